@@ -1,0 +1,35 @@
+// Durations in the syntax kubectl's --timeout takes (Go's time.ParseDuration),
+// because ROLLOUT_TIMEOUT was handed to `kubectl rollout status --timeout` by
+// the reference: "10m", "300s", "1m30s", "1.5h". A bare number has no unit and
+// kubectl rejects it; so do we, instead of guessing seconds or milliseconds.
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+};
+const WHOLE =
+  /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|ms|s|m|h)(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|ms|s|m|h))*$/;
+const PART = /([0-9]*\.?[0-9]*)(ns|us|µs|ms|s|m|h)/g;
+
+/** Milliseconds, or undefined when the text is not a Go duration. */
+export const parseDurationMs = (text: string): number | undefined => {
+  if (!WHOLE.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(PART)) {
+    total += Number(amount) * (UNIT_MS[unit ?? ''] ?? Number.NaN);
+  }
+  return Number.isFinite(total) ? total : undefined;
+};
+
+/** `10m`, `90s`, `1500ms` — for log lines. */
+export const formatDuration = (ms: number): string => {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
+  return `${ms}ms`;
+};

@@ -1,0 +1,38 @@
+// The chart's environment contract (SPEC §2). Names are load-bearing: the
+// CronJob template sets exactly these.
+export const ENV = {
+  releaseName: 'RELEASE_NAME',
+  releaseNamespace: 'RELEASE_NAMESPACE',
+  deploymentName: 'DEPLOYMENT_NAME',
+  requestsProxyDeployment: 'REQUESTS_PROXY_DEPLOYMENT',
+  resourceMonitorDaemonSet: 'RESOURCE_MONITOR_DAEMONSET',
+  nodeAgentsNamespace: 'NODE_AGENTS_NAMESPACE',
+  imageRegistry: 'IMAGE_REGISTRY',
+  imageTag: 'IMAGE_TAG',
+  rolloutTimeout: 'ROLLOUT_TIMEOUT',
+  maxRefreshAttempts: 'MAX_REFRESH_ATTEMPTS',
+  maxSkipTicks: 'MAX_SKIP_TICKS',
+  jobsManagerPinned: 'JOBS_MANAGER_PINNED',
+  podsMonitorPinned: 'PODS_MONITOR_PINNED',
+  resourceMonitorPinned: 'RESOURCE_MONITOR_PINNED',
+  requestsProxyPinned: 'REQUESTS_PROXY_PINNED',
+  // Ours, beyond the chart's.
+  settleTimeout: 'SETTLE_TIMEOUT',
+  apiTimeout: 'API_TIMEOUT',
+  registryTimeout: 'REGISTRY_TIMEOUT',
+  registryUrl: 'IMAGE_REFRESH_REGISTRY_URL',
+} as const;
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULTS = {
+  imageRegistry: 'docker.io',
+  nodeAgentsNamespace: 'tracebloc-node-agents',
+  rolloutTimeout: '10m',
+  maxRefreshAttempts: 3,
+  maxSkipTicks: 8,
+  settleTimeout: '10s',
+  apiTimeout: '15s',
+  registryTimeout: '10s',
+  registryUrl: 'https://registry-1.docker.io',
+} as const;

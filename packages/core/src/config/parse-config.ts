@@ -1,0 +1,146 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { PinName } from '../domain/workloads.js';
+import { parseDurationMs } from './duration.js';
+import { DEFAULTS, ENV, type Environment } from './environment.js';
+import type { ConfigError, TickConfig } from './tick-config.js';
+
+// Every problem at once, each naming the variable and its value: an operator
+// fixing a values file should not have to redeploy once per typo. Nothing here
+// silently disables a guard — the reference's `[ n -ge abc ]` is false, which
+// turned a typo'd ceiling into no ceiling (SPEC §5).
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
+const POSITIVE_INTEGER = /^[0-9]+$/;
+
+class Problems {
+  readonly list: ConfigError[] = [];
+  add(variable: string, value: string | undefined, problem: string): void {
+    this.list.push({ variable, value, problem });
+  }
+}
+
+/** Unset and empty are the same: the shell's `${X:-default}`. */
+const read = (env: Environment, variable: string): string | undefined => {
+  const value = env[variable];
+  return value === undefined || value === '' ? undefined : value;
+};
+
+const required = (env: Environment, problems: Problems, variable: string, why: string): string => {
+  const value = read(env, variable);
+  if (value === undefined) problems.add(variable, undefined, `is required (${why})`);
+  return value ?? '';
+};
+
+const kubernetesName = (problems: Problems, variable: string, value: string, shape: 'namespace' | 'object'): string => {
+  const pattern = shape === 'namespace' ? DNS_LABEL : DNS_SUBDOMAIN;
+  if (value !== '' && !pattern.test(value)) {
+    problems.add(
+      variable,
+      value,
+      shape === 'namespace'
+        ? 'is not a valid namespace name (lowercase letters, digits and "-", at most 63)'
+        : 'is not a valid Kubernetes object name (lowercase letters, digits, "-" and ".", at most 253)',
+    );
+  }
+  return value;
+};
+
+const ceiling = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
+  const value = read(env, variable);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) {
+    problems.add(
+      variable,
+      value,
+      'must be a whole number of at least 1 (a ceiling that is not a number would disable its guard)',
+    );
+    return fallback;
+  }
+  return parsed;
+};
+
+const duration = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
+  const value = read(env, variable) ?? fallback;
+  const ms = parseDurationMs(value);
+  if (ms === undefined) {
+    problems.add(variable, value, 'is not a duration (use a unit, e.g. 30s, 10m, 1h30m)');
+    return 0;
+  }
+  if (ms <= 0) {
+    problems.add(variable, value, 'must be longer than zero');
+    return 0;
+  }
+  return ms;
+};
+
+const pin = (env: Environment, problems: Problems, variable: string): boolean => {
+  const value = read(env, variable);
+  if (value === undefined || value === '0') return false;
+  if (value === '1') return true;
+  problems.add(variable, value, 'must be "1" (pinned) or "0" (refreshed)');
+  return false;
+};
+
+export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError[], TickConfig> => {
+  const problems = new Problems();
+  const releaseName = kubernetesName(
+    problems,
+    ENV.releaseName,
+    required(env, problems, ENV.releaseName, 'the Helm release name'),
+    'object',
+  );
+  const releaseNamespace = kubernetesName(
+    problems,
+    ENV.releaseNamespace,
+    required(env, problems, ENV.releaseNamespace, 'the namespace of the jobs-manager Deployment'),
+    'namespace',
+  );
+  const derived = (suffix: string): string => (releaseName === '' ? '' : `${releaseName}-${suffix}`);
+  const objectName = (variable: string, suffix: string): string =>
+    kubernetesName(problems, variable, read(env, variable) ?? derived(suffix), 'object');
+
+  const pins: Record<PinName, boolean> = {
+    jobsManager: pin(env, problems, ENV.jobsManagerPinned),
+    podsMonitor: pin(env, problems, ENV.podsMonitorPinned),
+    resourceMonitor: pin(env, problems, ENV.resourceMonitorPinned),
+    requestsProxy: pin(env, problems, ENV.requestsProxyPinned),
+  };
+
+  const imageTag = required(env, problems, ENV.imageTag, 'the floating tag to follow');
+  if (imageTag !== '' && !IMAGE_TAG.test(imageTag)) {
+    problems.add(ENV.imageTag, imageTag, 'is not a valid image tag');
+  }
+  const registryUrl = read(env, ENV.registryUrl) ?? DEFAULTS.registryUrl;
+  if (!HTTP_URL.test(registryUrl)) {
+    problems.add(ENV.registryUrl, registryUrl, 'must be an http(s) URL such as https://registry-1.docker.io');
+  }
+
+  const config: TickConfig = {
+    releaseName,
+    releaseNamespace,
+    deploymentName: objectName(ENV.deploymentName, 'jobs-manager'),
+    requestsProxyDeployment: objectName(ENV.requestsProxyDeployment, 'requests-proxy'),
+    resourceMonitorDaemonSet: objectName(ENV.resourceMonitorDaemonSet, 'resource-monitor'),
+    nodeAgentsNamespace: kubernetesName(
+      problems,
+      ENV.nodeAgentsNamespace,
+      read(env, ENV.nodeAgentsNamespace) ?? DEFAULTS.nodeAgentsNamespace,
+      'namespace',
+    ),
+    imageRegistry: read(env, ENV.imageRegistry) ?? DEFAULTS.imageRegistry,
+    imageTag,
+    rolloutTimeoutMs: duration(env, problems, ENV.rolloutTimeout, DEFAULTS.rolloutTimeout),
+    maxRefreshAttempts: ceiling(env, problems, ENV.maxRefreshAttempts, DEFAULTS.maxRefreshAttempts),
+    maxSkipTicks: ceiling(env, problems, ENV.maxSkipTicks, DEFAULTS.maxSkipTicks),
+    pins,
+    settleTimeoutMs: duration(env, problems, ENV.settleTimeout, DEFAULTS.settleTimeout),
+    apiTimeoutMs: duration(env, problems, ENV.apiTimeout, DEFAULTS.apiTimeout),
+    registryTimeoutMs: duration(env, problems, ENV.registryTimeout, DEFAULTS.registryTimeout),
+    registryUrl: registryUrl.replace(/\/+$/, ''),
+  };
+  return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
+};

@@ -1,0 +1,18 @@
+import type { Option } from 'fp-ts/lib/Option.js';
+
+// SPEC §2: a counter whose value is absent, empty or not a decimal integer
+// counts as 0 — the reference's `case ''|*[!0-9]*) n=0`. A decimal too large to
+// count exactly is still "very large", never 0: collapsing it would reset a
+// streak that is certainly past its ceiling (#1964).
+const DECIMAL = /^[0-9]+$/;
+const LARGEST = Number.MAX_SAFE_INTEGER - 1;
+
+export const counterValue = (raw: Option<string>): number => {
+  if (raw._tag === 'None' || !DECIMAL.test(raw.value)) return 0;
+  const parsed = Number.parseInt(raw.value, 10);
+  return Math.min(parsed, LARGEST);
+};
+
+/** The streak is "recorded" when the annotation holds anything at all (reference: `[ -n "$skips" ]`). */
+export const isRecorded = (raw: Option<string>): raw is Option<string> & { _tag: 'Some' } =>
+  raw._tag === 'Some' && raw.value !== '';

@@ -1,0 +1,87 @@
+// Is a workload settled? The same meaning as `kubectl rollout status`
+// succeeding (kubectl pkg/polymorphichelpers/rollout_status.go): the checks run
+// in kubectl's order and every "not yet" says what it waits for, with numbers.
+// The adapter fetches; this decides. Pure.
+
+export type Settledness =
+  | { readonly _tag: 'Settled'; readonly message: string }
+  | { readonly _tag: 'Waiting'; readonly reason: string }
+  | { readonly _tag: 'Failed'; readonly reason: string };
+
+export const settled = (message: string): Settledness => ({ _tag: 'Settled', message });
+export const waiting = (reason: string): Settledness => ({ _tag: 'Waiting', reason });
+export const failed = (reason: string): Settledness => ({ _tag: 'Failed', reason });
+
+/** The fields of an apps/v1 Deployment that rollout status reads. */
+export interface DeploymentRolloutView {
+  readonly name: string;
+  readonly generation: number;
+  /** spec.replicas; the API server defaults an absent value to 1. */
+  readonly specReplicas: number;
+  readonly observedGeneration: number;
+  readonly replicas: number;
+  readonly updatedReplicas: number;
+  readonly availableReplicas: number;
+  readonly conditions: readonly { readonly type: string; readonly reason?: string | undefined }[];
+}
+
+/** The fields of an apps/v1 DaemonSet that rollout status reads. */
+export interface DaemonSetRolloutView {
+  readonly name: string;
+  readonly updateStrategy: string;
+  readonly generation: number;
+  readonly observedGeneration: number;
+  readonly desiredNumberScheduled: number;
+  readonly updatedNumberScheduled: number;
+  readonly numberAvailable: number;
+}
+
+export const deploymentSettledness = (d: DeploymentRolloutView): Settledness => {
+  if (d.generation > d.observedGeneration) {
+    return waiting(`Waiting for deployment "${d.name}" spec update to be observed...`);
+  }
+  const progressing = d.conditions.find((c) => c.type === 'Progressing');
+  if (progressing?.reason === 'ProgressDeadlineExceeded') {
+    return failed(`deployment "${d.name}" exceeded its progress deadline`);
+  }
+  if (d.updatedReplicas < d.specReplicas) {
+    return waiting(
+      `Waiting for deployment "${d.name}" rollout to finish: ${d.updatedReplicas} out of ${d.specReplicas} new replicas have been updated...`,
+    );
+  }
+  if (d.replicas > d.updatedReplicas) {
+    return waiting(
+      `Waiting for deployment "${d.name}" rollout to finish: ${d.replicas - d.updatedReplicas} old replicas are pending termination...`,
+    );
+  }
+  if (d.availableReplicas < d.updatedReplicas) {
+    return waiting(
+      `Waiting for deployment "${d.name}" rollout to finish: ${d.availableReplicas} of ${d.updatedReplicas} updated replicas are available...`,
+    );
+  }
+  return settled(`deployment "${d.name}" successfully rolled out`);
+};
+
+export const daemonSetSettledness = (ds: DaemonSetRolloutView): Settledness => {
+  // kubectl reports OnDelete as "done" with an error; a rollout that only
+  // happens when someone deletes pods is never "settled" for us.
+  if (ds.updateStrategy !== 'RollingUpdate') {
+    return failed(
+      `daemon set "${ds.name}" uses the ${ds.updateStrategy || 'unknown'} update strategy; rollout status is only available for RollingUpdate`,
+    );
+  }
+  if (ds.generation > ds.observedGeneration) {
+    return waiting(`Waiting for daemon set "${ds.name}" spec update to be observed...`);
+  }
+  if (ds.updatedNumberScheduled < ds.desiredNumberScheduled) {
+    return waiting(
+      `Waiting for daemon set "${ds.name}" rollout to finish: ${ds.updatedNumberScheduled} out of ${ds.desiredNumberScheduled} new pods have been updated...`,
+    );
+  }
+  if (ds.numberAvailable < ds.desiredNumberScheduled) {
+    return waiting(
+      `Waiting for daemon set "${ds.name}" rollout to finish: ${ds.numberAvailable} of ${ds.desiredNumberScheduled} updated pods are available...`,
+    );
+  }
+  return settled(`daemon set "${ds.name}" successfully rolled out`);
+};

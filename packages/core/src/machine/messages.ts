@@ -1,0 +1,266 @@
+import { formatDuration } from '../config/duration.js';
+import type { TickConfig } from '../config/tick-config.js';
+import type { ImageVerdict, WorkloadChange } from '../domain/plan.js';
+import { workloadRef } from '../domain/plan.js';
+import type { Settledness } from '../domain/settledness.js';
+import { ANNOTATION, describeWorkload, type ImageSpec } from '../domain/workloads.js';
+import type { RolloutError } from '../ports/cluster-port.js';
+import { describePortError, type PortError } from '../ports/port-error.js';
+import type { RegistryError } from '../ports/registry-port.js';
+import type { TickEvent } from './tick-event.js';
+
+// Every operator-facing sentence of a tick, in one place. The quoted phrases
+// are the reference script's (tracebloc/client image-refresh.sh) and are what
+// operators grep for: keep them verbatim.
+
+const event = (
+  level: TickEvent['level'],
+  code: TickEvent['code'],
+  message: string,
+  hints?: readonly string[],
+): TickEvent => (hints === undefined ? { level, code, message } : { level, code, message, hints });
+
+const jobsManager = (c: TickConfig): string => describeWorkload(workloadRef(c, 'jobs-manager'));
+const requestsProxy = (c: TickConfig): string => describeWorkload(workloadRef(c, 'requests-proxy'));
+const resourceMonitor = (c: TickConfig): string => describeWorkload(workloadRef(c, 'resource-monitor'));
+
+const describeRegistryError = (e: RegistryError): string =>
+  e._tag === 'RateLimited' ? `RateLimited: ${e.message}` : describePortError(e);
+
+const describeRolloutError = (e: RolloutError): string =>
+  e._tag === 'RolloutFailed' || e._tag === 'RolloutTimedOut' ? `${e._tag}: ${e.message}` : describePortError(e);
+
+export const tickStart = (c: TickConfig): TickEvent =>
+  event(
+    'info',
+    'TICK_START',
+    `release=${c.releaseName} namespace=${c.releaseNamespace} deployment=${c.deploymentName}`,
+    [
+      `client images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on ${c.imageRegistry} under tag=${c.imageTag}`,
+      `also reconciling: ${requestsProxy(c)} (jobs-manager image), ${resourceMonitor(c)} in ${c.nodeAgentsNamespace}`,
+    ],
+  );
+
+export const mirrorInert = (c: TickConfig): TickEvent =>
+  event(
+    'info',
+    'MIRROR_INERT',
+    `NOTE: images are served from private mirror '${c.imageRegistry}' (global.imageRegistry), but this script resolves digests from docker.io. Pinning a docker.io digest onto a mirrored reference could pin an image the mirror does not hold, so auto-refresh is INERT on this edge.`,
+    [
+      'Update the control-plane images by syncing your mirror and restarting the workloads, or pin images.<image>.digest explicitly.',
+    ],
+  );
+
+export const deploymentUnreadable = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'error',
+    'DEPLOYMENT_UNREADABLE',
+    `ERROR: cannot read ${jobsManager(c)} (${describePortError(e)}) -- not a benign skip; failing the tick so it is visible`,
+  );
+
+export const skipStreakUncountable = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'error',
+    'SKIP_STREAK_UNCOUNTABLE',
+    `ERROR: ${jobsManager(c)} is not settled AND the ${ANNOTATION.skipStreak} annotation could not be read (${describePortError(e)}), so the skip streak cannot be counted. Failing the tick rather than skipping silently: an uncounted skip is how this freezes forever.`,
+  );
+
+export const skipStreakWriteFailed = (c: TickConfig, streak: number, e: PortError): TickEvent =>
+  event(
+    'error',
+    'SKIP_STREAK_WRITE_FAILED',
+    `ERROR: ${jobsManager(c)} is not settled and ${ANNOTATION.skipStreak}=${streak} could not be written (${describePortError(e)}), so the skip streak cannot be counted. Failing the tick rather than skipping silently.`,
+  );
+
+/** Workloads reconciled after the settled guard, hence frozen with it (#1964). */
+const frozenWithJobsManager = (c: TickConfig): string[] => [
+  ...(c.pins.requestsProxy || c.pins.jobsManager ? [] : [requestsProxy(c)]),
+  ...(c.pins.resourceMonitor ? [] : [resourceMonitor(c)]),
+];
+
+export const frozen = (c: TickConfig, streak: number, settledness: Settledness): TickEvent => {
+  const others = frozenWithJobsManager(c);
+  const alsoFrozen =
+    others.length === 0
+      ? 'No other workload is reconciled by this tick (the rest are pinned).'
+      : `and not only for jobs-manager: ${others.join(' and ')} ${others.length === 1 ? 'is' : 'are'} reconciled after this guard, so ${others.length === 1 ? 'it has' : 'they have'} received NO image updates either.`;
+  return event(
+    'error',
+    'FROZEN',
+    `ERROR: ${jobsManager(c)} has been unsettled for ${streak} consecutive ticks (>= MAX_SKIP_TICKS=${c.maxSkipTicks}). IMAGE REFRESH IS FROZEN, ${alsoFrozen} Last status: ${settlednessText(settledness)}`,
+    [
+      'MANUAL ATTENTION NEEDED. Most likely the jobs-manager pod is Running but never Ready, which the readiness probe reports and nothing kills:',
+      `  kubectl -n ${c.releaseNamespace} get pods -l app.kubernetes.io/component=jobs-manager`,
+      `  kubectl -n ${c.releaseNamespace} logs deployment/${c.deploymentName} -c api | grep -i 'ingestion HTTP server'`,
+      "A 'Failed to start ingestion HTTP server' line means 8080 never opened: check ingestion-authz.yaml parses, that the DB user may create the ingestion_runs table, and that 8080 is free. Refresh resumes by itself once the pod goes Ready.",
+    ],
+  );
+};
+
+export const settlednessText = (s: Settledness): string => (s._tag === 'Settled' ? s.message : s.reason);
+
+export const skipping = (c: TickConfig, streak: number, settledness: Settledness): TickEvent =>
+  event(
+    'info',
+    'NOT_SETTLED_SKIP',
+    `${jobsManager(c)} not settled (rollout in progress or pod not Ready) -- skipping this refresh tick ${streak}/${c.maxSkipTicks}; will retry when settled. Status: ${settlednessText(settledness)}`,
+  );
+
+export const settledAgain = (c: TickConfig, streak: string): TickEvent =>
+  event(
+    'info',
+    'SETTLED_AGAIN',
+    `${jobsManager(c)} is settled again after ${streak} skipped tick(s) -- clearing ${ANNOTATION.skipStreak}`,
+  );
+
+export const skipStreakUnreadableOnSettle = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'SKIP_STREAK_UNREADABLE',
+    `WARNING: ${jobsManager(c)} is settled but ${ANNOTATION.skipStreak} could not be read (${describePortError(e)}); cannot tell whether a skip streak needs clearing. Continuing with this tick -- a stale streak only makes the next streak trip its ceiling sooner.`,
+  );
+
+export const skipStreakClearFailed = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'SKIP_STREAK_CLEAR_FAILED',
+    `WARNING: could not clear ${ANNOTATION.skipStreak} on ${jobsManager(c)}: ${describePortError(e)}. Continuing with this tick anyway -- the annotation is bookkeeping and a stale value only makes the next skip streak trip its ceiling sooner. Clear it by hand if that is unwanted: kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.skipStreak}-`,
+  );
+
+export const checkingImage = (c: TickConfig, image: ImageSpec): TickEvent =>
+  event('info', 'CHECKING_IMAGE', `checking ${image.repo}:${c.imageTag} (annotation=${image.recordKey})`);
+
+export const imagePinned = (image: ImageSpec): TickEvent =>
+  event(
+    'info',
+    'IMAGE_PINNED',
+    `${image.repo}: pinned by digest in values; skipping (auto-refresh disabled for this image)`,
+  );
+
+export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent =>
+  event(
+    'warn',
+    'RESOLVE_FAILED',
+    `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag} (${describeRegistryError(e)}); skipping this image this tick, the others go on`,
+  );
+
+export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'RECORDED_DIGESTS_UNREADABLE',
+    `WARN: could not read the recorded digests on ${jobsManager(c)} (${describePortError(e)}); treating that as "first observation" would skip a needed re-image, so nothing is recorded or re-imaged this tick. Will retry next tick.`,
+  );
+
+export const verdict = (image: ImageSpec, v: ImageVerdict): TickEvent => {
+  switch (v._tag) {
+    case 'FirstObservation':
+      return event(
+        'info',
+        'FIRST_OBSERVATION',
+        `${image.repo}: latest=${v.digest} recorded=<unset> -- first observation; recording without re-imaging`,
+      );
+    case 'Unchanged':
+      return event(
+        'info',
+        'DIGEST_UNCHANGED',
+        `${image.repo}: latest=${v.digest} -- digest unchanged since last refresh; no-op`,
+      );
+    case 'Drift':
+      return event('info', 'DIGEST_CHANGED', `${image.repo}: digest changed (${v.from} -> ${v.to}); re-image needed`);
+  }
+};
+
+export const requestsProxyPinned = (): TickEvent =>
+  event(
+    'info',
+    'REQUESTS_PROXY_PINNED',
+    'requests-proxy is pinned by images.requestsProxy.digest; not following this digest',
+  );
+
+export const attemptUnreadable = (e: PortError): TickEvent =>
+  event(
+    'warn',
+    'ATTEMPT_UNREADABLE',
+    `WARN: could not read ${ANNOTATION.refreshAttempt} annotation (${describePortError(e)}); cannot confirm the rollout attempt count -- skipping the re-image this tick rather than risk churning a flapping workload. Will retry next tick.`,
+  );
+
+export const flapDetected = (c: TickConfig, attempt: number, asFinding: boolean): TickEvent =>
+  event(
+    asFinding ? 'error' : 'warn',
+    'FLAP_DETECTED',
+    `WARN: rollout for the current image digest(s) failed ${attempt} time(s) in a row (>= MAX_REFRESH_ATTEMPTS=${c.maxRefreshAttempts}) -- FLAP DETECTED. NOT re-imaging the control-plane workloads (a workload becomes Ready then crashes; retrying only churns ReplicaSets). MANUAL ATTENTION NEEDED: investigate ${jobsManager(c)}, ${requestsProxy(c)} and ${resourceMonitor(c)}, then clear the ${ANNOTATION.refreshAttempt} annotation on ${jobsManager(c)} to re-arm refresh.`,
+    [
+      `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}- ${ANNOTATION.flapDetected}-   (or: image-refresh rearm)`,
+    ],
+  );
+
+export const flapMarkFailed = (c: TickConfig, attempt: number, e: PortError): TickEvent =>
+  event(
+    'error',
+    'FLAP_MARK_FAILED',
+    `ERROR: flap detected after ${attempt} failed attempt(s) but ${ANNOTATION.flapDetected} could not be written on ${jobsManager(c)} (${describePortError(e)}). Nothing was re-imaged.`,
+  );
+
+export const attemptWriteFailed = (c: TickConfig, attempt: number, e: PortError): TickEvent =>
+  event(
+    'error',
+    'ATTEMPT_WRITE_FAILED',
+    `ERROR: could not persist ${ANNOTATION.refreshAttempt}=${attempt} on ${jobsManager(c)} (${describePortError(e)}); not re-imaging without a persisted attempt (#563).`,
+  );
+
+export const reimaging = (c: TickConfig, attempt: number): TickEvent =>
+  event('info', 'REIMAGING', `re-imaging control-plane workloads (attempt ${attempt}/${c.maxRefreshAttempts})`);
+
+export const setImage = (change: WorkloadChange): TickEvent =>
+  event(
+    'info',
+    'SET_IMAGE',
+    `set image ${describeWorkload(change.workload)} in ${change.workload.namespace}: ${change.images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
+  );
+
+export const setImageFailed = (change: WorkloadChange, e: PortError): TickEvent =>
+  event(
+    'error',
+    'SET_IMAGE_FAILED',
+    `ERROR: set image on ${describeWorkload(change.workload)} failed (${describePortError(e)}); the attempt counter stays incremented and the new digests are not recorded.`,
+  );
+
+export const rolloutComplete = (change: WorkloadChange): TickEvent =>
+  event('info', 'ROLLOUT_COMPLETE', `${describeWorkload(change.workload)} rollout complete`);
+
+export const rolloutFailed = (c: TickConfig, change: WorkloadChange, e: RolloutError): TickEvent =>
+  event(
+    'error',
+    'ROLLOUT_FAILED',
+    `ERROR: rollout of ${describeWorkload(change.workload)} did not complete within ROLLOUT_TIMEOUT=${formatDuration(c.rolloutTimeoutMs)} (${describeRolloutError(e)}); the attempt counter stays incremented and the new digests are not recorded.`,
+  );
+
+export const reimageComplete = (): TickEvent => event('info', 'REIMAGE_COMPLETE', 're-image complete');
+
+export const successResetFailed = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'error',
+    'SUCCESS_RESET_FAILED',
+    `ERROR: every rollout completed but ${ANNOTATION.refreshAttempt}/${ANNOTATION.flapDetected} could not be cleared on ${jobsManager(c)} (${describePortError(e)}). The digests are still recorded; a stale attempt count makes the next drift reach the flap lockout sooner.`,
+    [
+      `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}- ${ANNOTATION.flapDetected}-   (or: image-refresh rearm)`,
+    ],
+  );
+
+export const recordingDigests = (changes: Readonly<Record<string, string>>): TickEvent =>
+  event(
+    'info',
+    'RECORDING_DIGESTS',
+    `updating deployment annotations: ${Object.entries(changes)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
+
+export const recordFailed = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'error',
+    'RECORD_FAILED',
+    `ERROR: could not record the new digests on ${jobsManager(c)} (${describePortError(e)}); the next tick will see the same change again.`,
+  );
+
+export const tickComplete = (): TickEvent => event('info', 'TICK_COMPLETE', 'tick complete');

@@ -1,0 +1,24 @@
+import type { TickConfig } from '../config/tick-config.js';
+
+// The longest each port call may take (I17). The adapters bound every request
+// on their own; these are the sums the tick holds them to, with a grace so the
+// adapter's own timeout — which names the request — fires first.
+export const BACKSTOP_GRACE_MS = 2_000;
+
+/** Registry requests per repo in the worst case: HEAD → 401, token, HEAD again. */
+const REGISTRY_REQUESTS_PER_REPO = 3;
+
+export interface PortBounds {
+  readonly apiMs: number;
+  readonly observeMs: number;
+  readonly rolloutMs: number;
+  readonly resolveMs: (repos: number) => number;
+}
+
+export const portBounds = (config: TickConfig): PortBounds => ({
+  apiMs: config.apiTimeoutMs + BACKSTOP_GRACE_MS,
+  // The settle window, plus the request that may be in flight when it closes.
+  observeMs: config.settleTimeoutMs + config.apiTimeoutMs + BACKSTOP_GRACE_MS,
+  rolloutMs: config.rolloutTimeoutMs + config.apiTimeoutMs + BACKSTOP_GRACE_MS,
+  resolveMs: (repos) => config.registryTimeoutMs * REGISTRY_REQUESTS_PER_REPO * Math.max(repos, 1) + BACKSTOP_GRACE_MS,
+});

@@ -1,0 +1,41 @@
+import * as O from 'fp-ts/lib/Option.js';
+import type { TickConfig } from '../config/tick-config.js';
+import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
+import type { Settledness } from '../domain/settledness.js';
+import type { RecordedDigests } from '../ports/cluster-port.js';
+import type { TickEvent } from './tick-event.js';
+import type { AnnotationWrite, Reimage } from './tick-outcome.js';
+
+export interface TickContext {
+  readonly config: TickConfig;
+  readonly settledness: O.Option<Settledness>;
+  /** The streak as read before this tick (raw annotation value). */
+  readonly priorSkipStreak: O.Option<string>;
+  /** The streak this tick writes on an unsettled tick. */
+  readonly skipStreak: number;
+  readonly resolutions: readonly ImageResolution[];
+  readonly recorded: O.Option<RecordedDigests>;
+  readonly plan: O.Option<RefreshPlan>;
+  /** refresh-attempt as read this tick (absent or garbage = 0). */
+  readonly attempt: number;
+  /** Index into plan.changes of the workload being re-imaged. */
+  readonly reimageIndex: number;
+  readonly events: readonly TickEvent[];
+  readonly writes: readonly AnnotationWrite[];
+  readonly reimages: readonly Reimage[];
+}
+
+export const initialContext = (config: TickConfig): TickContext => ({
+  config,
+  settledness: O.none,
+  priorSkipStreak: O.none,
+  skipStreak: 0,
+  resolutions: [],
+  recorded: O.none,
+  plan: O.none,
+  attempt: 0,
+  reimageIndex: 0,
+  events: [],
+  writes: [],
+  reimages: [],
+});

@@ -1,0 +1,47 @@
+import type { Either } from 'fp-ts/lib/Either.js';
+import type { TickConfig } from '../config/tick-config.js';
+import { isWellFormedDigest } from '../domain/digest.js';
+import type { ImageResolution } from '../domain/plan.js';
+import { IMAGES } from '../domain/workloads.js';
+import { malformed } from '../ports/port-error.js';
+import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
+
+// Pure helpers the machine's actions call. Kept out of the state tree so it
+// stays pure structure (STYLE §2).
+
+/** A pinned image is not even resolved (I13): it costs no registry request. */
+export const unpinnedRequests = (config: TickConfig): DigestRequest[] =>
+  IMAGES.filter((image) => !config.pins[image.pin]).map((image) => ({ repo: image.repo, tag: config.imageTag }));
+
+/**
+ * Pair the registry's answers with the images asked for. A digest that is not
+ * a well-formed OCI digest is a resolution failure (I19): it never reaches a
+ * pod spec or an annotation. A missing answer is a failure too, never a skip.
+ */
+export const acceptResolutions = (
+  config: TickConfig,
+  answers: readonly Either<RegistryError, Resolution>[],
+): ImageResolution[] => {
+  let next = 0;
+  return IMAGES.map((image): ImageResolution => {
+    if (config.pins[image.pin]) return { _tag: 'Pinned', image: image.name };
+    const answer = answers[next++];
+    if (answer === undefined) {
+      return {
+        _tag: 'Unresolved',
+        image: image.name,
+        error: malformed('the registry port gave no answer for this image'),
+      };
+    }
+    if (answer._tag === 'Left') return { _tag: 'Unresolved', image: image.name, error: answer.left };
+    const { digest, rateLimitRemaining } = answer.right;
+    if (!isWellFormedDigest(digest)) {
+      return {
+        _tag: 'Unresolved',
+        image: image.name,
+        error: malformed(`the registry answered ${JSON.stringify(digest.slice(0, 100))}, which is not an OCI digest`),
+      };
+    }
+    return { _tag: 'Resolved', image: image.name, digest, rateLimitRemaining };
+  });
+};

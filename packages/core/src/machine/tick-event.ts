@@ -1,0 +1,52 @@
+// What an operator sees, as data. The CLI prints one `[image-refresh]` line per
+// event (hints as continuation lines) or one JSON object per event; codes are
+// stable for machines, messages keep the reference's phrases for humans who
+// grep (SPEC §3: "operators grep for the phrases quoted above").
+
+export type EventLevel = 'info' | 'warn' | 'error';
+
+export type EventCode =
+  | 'TICK_START'
+  | 'CONFIG_INVALID'
+  | 'MIRROR_INERT'
+  | 'DEPLOYMENT_UNREADABLE'
+  | 'NOT_SETTLED_SKIP'
+  | 'SKIP_STREAK_UNCOUNTABLE'
+  | 'SKIP_STREAK_WRITE_FAILED'
+  | 'FROZEN'
+  | 'SETTLED_AGAIN'
+  | 'SKIP_STREAK_UNREADABLE'
+  | 'SKIP_STREAK_CLEAR_FAILED'
+  | 'CHECKING_IMAGE'
+  | 'IMAGE_PINNED'
+  | 'RESOLVE_FAILED'
+  | 'RECORDED_DIGESTS_UNREADABLE'
+  | 'FIRST_OBSERVATION'
+  | 'DIGEST_UNCHANGED'
+  | 'DIGEST_CHANGED'
+  | 'REQUESTS_PROXY_PINNED'
+  | 'ATTEMPT_UNREADABLE'
+  | 'FLAP_DETECTED'
+  | 'FLAP_MARK_FAILED'
+  | 'ATTEMPT_WRITE_FAILED'
+  | 'REIMAGING'
+  | 'SET_IMAGE'
+  | 'SET_IMAGE_FAILED'
+  | 'ROLLOUT_COMPLETE'
+  | 'ROLLOUT_FAILED'
+  | 'REIMAGE_COMPLETE'
+  | 'SUCCESS_RESET_FAILED'
+  | 'RECORDING_DIGESTS'
+  | 'RECORD_FAILED'
+  | 'TICK_COMPLETE';
+
+export interface TickEvent {
+  readonly level: EventLevel;
+  readonly code: EventCode;
+  readonly message: string;
+  /** Continuation lines: commands to run, likely causes. */
+  readonly hints?: readonly string[];
+}
+
+/** A finding is an event an operator must see; any finding makes the tick exit 1 (I18). */
+export const isFinding = (event: TickEvent): boolean => event.level === 'error';

@@ -1,0 +1,598 @@
+import type { Either } from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import { assign, fromPromise, setup } from 'xstate';
+import type { TickConfig } from '../config/tick-config.js';
+import { counterValue, isRecorded } from '../domain/counter.js';
+import {
+  digestsToRecord,
+  hasDrift,
+  type ImageResolution,
+  planRefresh,
+  type RefreshPlan,
+  type WorkloadChange,
+} from '../domain/plan.js';
+import type { Settledness } from '../domain/settledness.js';
+import { ANNOTATION, IMAGES, type ImageName, imageSpec } from '../domain/workloads.js';
+import type { RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import { isPortError, type PortError, transport } from '../ports/port-error.js';
+import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
+import * as say from './messages.js';
+import { initialContext, type TickContext } from './tick-context.js';
+import { acceptResolutions, unpinnedRequests } from './tick-decisions.js';
+import type { TickEvent } from './tick-event.js';
+import type { AnnotationWrite, TickOutcome, TickResult } from './tick-outcome.js';
+import { outcomeOf } from './tick-outcome-of.js';
+
+// One tick of SPEC §3 as a state machine. Every step is a state, every decision
+// a named guard, every port call a named actor; the machine does no I/O and
+// reads no clock. The actors below are typed placeholders: runTick provides
+// the real ones, bound to the ports, with `machine.provide({ actors })`.
+
+export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
+export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
+
+const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
+
+export const tickActors = {
+  observeJobsManager: fromPromise<Settledness>(unprovided('observeJobsManager')),
+  readSkipStreak: fromPromise<O.Option<string>>(unprovided('readSkipStreak')),
+  writeSkipStreak: fromPromise<void, { streak: number }>(unprovided('writeSkipStreak')),
+  clearSkipStreak: fromPromise<void>(unprovided('clearSkipStreak')),
+  resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
+  readRecordedDigests: fromPromise<RecordedDigests>(unprovided('readRecordedDigests')),
+  readRefreshAttempt: fromPromise<O.Option<string>>(unprovided('readRefreshAttempt')),
+  markFlapDetected: fromPromise<void, { attempt: number }>(unprovided('markFlapDetected')),
+  writeRefreshAttempt: fromPromise<void, { attempt: number }>(unprovided('writeRefreshAttempt')),
+  setImages: fromPromise<void, { change: WorkloadChange }>(unprovided('setImages')),
+  waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
+  clearFlapState: fromPromise<void>(unprovided('clearFlapState')),
+  recordDigests: fromPromise<void, { digests: DigestsToRecord }>(unprovided('recordDigests')),
+};
+
+/** Port failures reach the machine as actor errors; anything else is a defect of the port, still a failure. */
+export const portErrorOf = (event: { error: unknown }): PortError =>
+  isPortError(event.error) ? event.error : transport(`unexpected failure: ${String(event.error)}`);
+
+const rolloutErrorOf = (event: { error: unknown }): RolloutError => {
+  const e = event.error as { _tag?: unknown; message?: unknown } | null;
+  return typeof e === 'object' &&
+    e !== null &&
+    (e._tag === 'RolloutFailed' || e._tag === 'RolloutTimedOut') &&
+    typeof e.message === 'string'
+    ? { _tag: e._tag, message: e.message }
+    : portErrorOf(event);
+};
+
+const withPortError = ({ event }: { event: { error: unknown } }) => ({ error: portErrorOf(event) });
+
+const emit = (context: TickContext, ...events: readonly TickEvent[]): readonly TickEvent[] => [
+  ...context.events,
+  ...events,
+];
+
+const noteWrite = (context: TickContext, write: AnnotationWrite): readonly AnnotationWrite[] => [
+  ...context.writes,
+  write,
+];
+
+const planOf = (context: TickContext): RefreshPlan => {
+  if (context.plan._tag === 'None') throw new Error('the refresh plan is read before it was made');
+  return context.plan.value;
+};
+
+const currentChange = (context: TickContext): WorkloadChange => {
+  const change = planOf(context).changes[context.reimageIndex];
+  if (change === undefined) throw new Error(`no workload change at index ${context.reimageIndex}`);
+  return change;
+};
+
+const settlednessOf = (context: TickContext): Settledness =>
+  O.getOrElse((): Settledness => ({ _tag: 'Waiting', reason: 'not observed' }))(context.settledness);
+
+/** The annotations the record write sets: first observations and, on the success path, drift. */
+const recordAnnotations = (context: TickContext): Record<string, string> => {
+  const digests = digestsToRecord(planOf(context));
+  return Object.fromEntries(
+    IMAGES.flatMap(({ name, recordKey }) => {
+      const digest = digests[name];
+      return digest === undefined ? [] : [[recordKey, digest]];
+    }),
+  );
+};
+
+const announceResolutions = (config: TickConfig, resolutions: readonly ImageResolution[]): TickEvent[] =>
+  resolutions.flatMap((r): TickEvent[] => {
+    const image = imageSpec(r.image);
+    const checking = say.checkingImage(config, image);
+    if (r._tag === 'Pinned') return [checking, say.imagePinned(image)];
+    if (r._tag === 'Unresolved') return [checking, say.resolveFailed(config, image, r.error)];
+    return [checking];
+  });
+
+const announcePlan = (config: TickConfig, plan: RefreshPlan): TickEvent[] =>
+  plan.verdicts.flatMap((v) => [
+    say.verdict(imageSpec(v.image), v),
+    ...(v._tag === 'Drift' && v.image === 'jobs-manager' && config.pins.requestsProxy
+      ? [say.requestsProxyPinned()]
+      : []),
+  ]);
+
+/** Each final state hands out its own outcome (NOTES: the root output would see the previous state). */
+const outcome =
+  (result: TickResult) =>
+  ({ context }: { context: TickContext }): TickOutcome =>
+    outcomeOf(result, context);
+
+export const tickMachine = setup({
+  types: {
+    context: {} as TickContext,
+    input: {} as TickConfig,
+    output: {} as TickOutcome,
+  },
+  actors: tickActors,
+  guards: {
+    /** §3.1 — behind a private mirror a docker.io digest may be unpullable (I14, #569). */
+    isMirrorRegistry: ({ context }) => context.config.imageRegistry !== 'docker.io',
+    /** §3.2 — only a settled jobs-manager lets the tick act (I1, #546). */
+    isJobsManagerSettled: (_, params: { settledness: Settledness }) => params.settledness._tag === 'Settled',
+    /** §3.2 — the streak just written reached MAX_SKIP_TICKS: a finding, not a skip (I3, I5, #1964). */
+    isAtSkipCeiling: ({ context }) => context.skipStreak >= context.config.maxSkipTicks,
+    /** §3.2 — only a streak that is there is cleared: a healthy edge is not patched every tick (I6). */
+    hasRecordedSkipStreak: (_, params: { streak: O.Option<string> }) => isRecorded(params.streak),
+    /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
+    isNothingResolved: ({ context }) => !context.resolutions.some((r) => r._tag === 'Resolved'),
+    /** §3.4 — a recorded digest differs from the registry's: a re-image is needed. */
+    hasDrift: ({ context }) => hasDrift(planOf(context)),
+    /** §3.4 — first observations are recorded without a re-image (I8). */
+    hasDigestsToRecord: ({ context }) => Object.keys(digestsToRecord(planOf(context))).length > 0,
+    /** §3.5 — MAX_REFRESH_ATTEMPTS failed re-images in a row: stop and flag, no auto-resume (I10, #563). */
+    isFlapLockedOut: ({ context }, params: { attempt: number }) => params.attempt >= context.config.maxRefreshAttempts,
+    /** §3.6 — more workloads to re-image this tick. */
+    hasMoreWorkloads: ({ context }) => context.reimageIndex + 1 < planOf(context).changes.length,
+  },
+  actions: {
+    announceTick: assign({ events: ({ context }) => emit(context, say.tickStart(context.config)) }),
+    announceMirrorInert: assign({ events: ({ context }) => emit(context, say.mirrorInert(context.config)) }),
+    announceTickComplete: assign({ events: ({ context }) => emit(context, say.tickComplete()) }),
+    rememberSettledness: assign({
+      settledness: (_, params: { settledness: Settledness }) => O.some(params.settledness),
+    }),
+    reportDeploymentUnreadable: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.deploymentUnreadable(context.config, params.error)),
+    }),
+
+    countSkip: assign({
+      priorSkipStreak: (_, params: { streak: O.Option<string> }) => params.streak,
+      skipStreak: (_, params: { streak: O.Option<string> }) => counterValue(params.streak) + 1,
+    }),
+    reportSkipStreakUncountable: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.skipStreakUncountable(context.config, params.error)),
+    }),
+    noteSkipStreakWritten: assign({
+      writes: ({ context }) =>
+        noteWrite(context, {
+          kind: 'writeSkipStreak',
+          annotations: { [ANNOTATION.skipStreak]: String(context.skipStreak) },
+        }),
+    }),
+    reportSkipStreakWriteFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.skipStreakWriteFailed(context.config, context.skipStreak, params.error)),
+    }),
+    announceSkip: assign({
+      events: ({ context }) => emit(context, say.skipping(context.config, context.skipStreak, settlednessOf(context))),
+    }),
+    announceFrozen: assign({
+      events: ({ context }) => emit(context, say.frozen(context.config, context.skipStreak, settlednessOf(context))),
+    }),
+
+    announceSettledAgain: assign({
+      priorSkipStreak: (_, params: { streak: O.Option<string> }) => params.streak,
+      events: ({ context }, params: { streak: O.Option<string> }) =>
+        emit(context, say.settledAgain(context.config, O.getOrElse(() => '')(params.streak))),
+    }),
+    warnSkipStreakUnreadable: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.skipStreakUnreadableOnSettle(context.config, params.error)),
+    }),
+    noteSkipStreakCleared: assign({
+      writes: ({ context }) =>
+        noteWrite(context, { kind: 'clearSkipStreak', annotations: { [ANNOTATION.skipStreak]: null } }),
+    }),
+    warnSkipStreakClearFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.skipStreakClearFailed(context.config, params.error)),
+    }),
+
+    acceptResolutions: assign(({ context }, params: { answers: ResolveAnswers }) => {
+      const resolutions = acceptResolutions(context.config, params.answers);
+      return { resolutions, events: emit(context, ...announceResolutions(context.config, resolutions)) };
+    }),
+    failAllResolutions: assign(({ context }, params: { error: PortError }) => {
+      const answers = unpinnedRequests(context.config).map(
+        (): Either<RegistryError, Resolution> => ({
+          _tag: 'Left',
+          left: params.error,
+        }),
+      );
+      const resolutions = acceptResolutions(context.config, answers);
+      return { resolutions, events: emit(context, ...announceResolutions(context.config, resolutions)) };
+    }),
+    planRefresh: assign(({ context }, params: { recorded: RecordedDigests }) => {
+      const plan = planRefresh(context.config, context.resolutions, params.recorded);
+      return {
+        recorded: O.some(params.recorded),
+        plan: O.some(plan),
+        events: emit(context, ...announcePlan(context.config, plan)),
+      };
+    }),
+    warnRecordedDigestsUnreadable: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.recordedDigestsUnreadable(context.config, params.error)),
+    }),
+
+    rememberAttempt: assign({ attempt: (_, params: { attempt: number }) => params.attempt }),
+    warnAttemptUnreadable: assign({
+      events: ({ context }, params: { error: PortError }) => emit(context, say.attemptUnreadable(params.error)),
+    }),
+    noteFlapMarked: assign({
+      writes: ({ context }) =>
+        noteWrite(context, {
+          kind: 'markFlapDetected',
+          annotations: { [ANNOTATION.flapDetected]: String(context.attempt) },
+        }),
+    }),
+    announceFlapDetected: assign({
+      events: ({ context }) => emit(context, say.flapDetected(context.config, context.attempt, false)),
+    }),
+    reportFlapMarkFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.flapMarkFailed(context.config, context.attempt, params.error)),
+    }),
+    noteAttemptPersisted: assign({
+      writes: ({ context }) =>
+        noteWrite(context, {
+          kind: 'writeRefreshAttempt',
+          annotations: { [ANNOTATION.refreshAttempt]: String(context.attempt + 1) },
+        }),
+      events: ({ context }) => emit(context, say.reimaging(context.config, context.attempt + 1)),
+    }),
+    reportAttemptWriteFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.attemptWriteFailed(context.config, context.attempt + 1, params.error)),
+    }),
+
+    announceSetImage: assign({ events: ({ context }) => emit(context, say.setImage(currentChange(context))) }),
+    noteImagesSet: assign({
+      reimages: ({ context }) => {
+        const { workload, images } = currentChange(context);
+        return [...context.reimages, { workload, images, rolledOut: false }];
+      },
+    }),
+    reportSetImageFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.setImageFailed(currentChange(context), params.error)),
+    }),
+    noteRolloutComplete: assign({
+      reimages: ({ context }) =>
+        context.reimages.map((r, i) => (i === context.reimages.length - 1 ? { ...r, rolledOut: true } : r)),
+      events: ({ context }) => emit(context, say.rolloutComplete(currentChange(context))),
+    }),
+    reportRolloutFailed: assign({
+      events: ({ context }, params: { error: RolloutError }) =>
+        emit(context, say.rolloutFailed(context.config, currentChange(context), params.error)),
+    }),
+    advanceToNextWorkload: assign({ reimageIndex: ({ context }) => context.reimageIndex + 1 }),
+    announceReimageComplete: assign({ events: ({ context }) => emit(context, say.reimageComplete()) }),
+
+    noteFlapStateCleared: assign({
+      writes: ({ context }) =>
+        noteWrite(context, {
+          kind: 'clearFlapState',
+          annotations: { [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null },
+        }),
+    }),
+    reportSuccessResetFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.successResetFailed(context.config, params.error)),
+    }),
+
+    announceRecording: assign({
+      events: ({ context }) => emit(context, say.recordingDigests(recordAnnotations(context))),
+    }),
+    noteDigestsRecorded: assign({
+      writes: ({ context }) => noteWrite(context, { kind: 'recordDigests', annotations: recordAnnotations(context) }),
+    }),
+    reportRecordFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.recordFailed(context.config, params.error)),
+    }),
+  },
+}).createMachine({
+  id: 'tick',
+  context: ({ input }) => initialContext(input),
+  // The root hands out the outcome its final state computed.
+  output: ({ event }) => (event as unknown as { output: TickOutcome }).output,
+  initial: 'checkingMirror',
+  states: {
+    // §3.1 Mirror guard: inert behind a private mirror, touching and calling nothing (I14).
+    checkingMirror: {
+      entry: 'announceTick',
+      always: [{ guard: 'isMirrorRegistry', target: 'mirrorInert' }, { target: 'settledGuard' }],
+    },
+
+    // §3.2 Settled guard. Unreadable → exit 1 (#571). Unsettled → count the skip
+    // fail-closed and fail at the ceiling (#1964). Settled → clear the streak.
+    settledGuard: {
+      initial: 'observingJobsManager',
+      states: {
+        observingJobsManager: {
+          invoke: {
+            src: 'observeJobsManager',
+            onDone: [
+              {
+                guard: { type: 'isJobsManagerSettled', params: ({ event }) => ({ settledness: event.output }) },
+                target: '#tick.clearingStreakOnSettle',
+                actions: { type: 'rememberSettledness', params: ({ event }) => ({ settledness: event.output }) },
+              },
+              {
+                target: 'readingSkipStreak',
+                actions: { type: 'rememberSettledness', params: ({ event }) => ({ settledness: event.output }) },
+              },
+            ],
+            onError: {
+              target: '#tick.deploymentUnreadable',
+              actions: { type: 'reportDeploymentUnreadable', params: withPortError },
+            },
+          },
+        },
+        readingSkipStreak: {
+          invoke: {
+            src: 'readSkipStreak',
+            onDone: {
+              target: 'writingSkipStreak',
+              actions: { type: 'countSkip', params: ({ event }) => ({ streak: event.output }) },
+            },
+            onError: {
+              target: '#tick.skipStreakUncountable',
+              actions: { type: 'reportSkipStreakUncountable', params: withPortError },
+            },
+          },
+        },
+        writingSkipStreak: {
+          invoke: {
+            src: 'writeSkipStreak',
+            input: ({ context }) => ({ streak: context.skipStreak }),
+            onDone: [
+              {
+                guard: 'isAtSkipCeiling',
+                target: '#tick.frozen',
+                actions: ['noteSkipStreakWritten', 'announceFrozen'],
+              },
+              { target: '#tick.skipped', actions: ['noteSkipStreakWritten', 'announceSkip'] },
+            ],
+            onError: {
+              target: '#tick.skipStreakWriteFailed',
+              actions: { type: 'reportSkipStreakWriteFailed', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+
+    // §3.2 Settled again: the streak is over. Clearing it is best effort: a
+    // failure is a WARNING and the tick goes on (#2007).
+    clearingStreakOnSettle: {
+      initial: 'readingSkipStreak',
+      states: {
+        readingSkipStreak: {
+          invoke: {
+            src: 'readSkipStreak',
+            onDone: [
+              {
+                guard: { type: 'hasRecordedSkipStreak', params: ({ event }) => ({ streak: event.output }) },
+                target: 'clearingSkipStreak',
+                actions: { type: 'announceSettledAgain', params: ({ event }) => ({ streak: event.output }) },
+              },
+              { target: '#tick.resolvingDigests' },
+            ],
+            onError: {
+              target: '#tick.resolvingDigests',
+              actions: { type: 'warnSkipStreakUnreadable', params: withPortError },
+            },
+          },
+        },
+        clearingSkipStreak: {
+          invoke: {
+            src: 'clearSkipStreak',
+            onDone: { target: '#tick.resolvingDigests', actions: 'noteSkipStreakCleared' },
+            onError: {
+              target: '#tick.resolvingDigests',
+              actions: { type: 'warnSkipStreakClearFailed', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+
+    // §3.3 Resolve every unpinned image; a failure skips that image only (I13, I15, I19).
+    resolvingDigests: {
+      invoke: {
+        src: 'resolveDigests',
+        input: ({ context }) => ({ requests: unpinnedRequests(context.config) }),
+        onDone: {
+          target: 'readingRecordedDigests',
+          actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+        },
+        // The port promises one answer per repo; a batch failing as a whole is a
+        // defect of the port and leaves every image unresolved.
+        onError: {
+          target: 'readingRecordedDigests',
+          actions: { type: 'failAllResolutions', params: withPortError },
+        },
+      },
+    },
+
+    // §5: recorded digests are read fail-closed — unreadable is never "first observation".
+    readingRecordedDigests: {
+      always: { guard: 'isNothingResolved', target: 'complete' },
+      invoke: {
+        src: 'readRecordedDigests',
+        onDone: {
+          target: 'comparingDigests',
+          actions: { type: 'planRefresh', params: ({ event }) => ({ recorded: event.output }) },
+        },
+        onError: {
+          target: 'recordedDigestsUnreadable',
+          actions: { type: 'warnRecordedDigestsUnreadable', params: withPortError },
+        },
+      },
+    },
+
+    // §3.4 Compare.
+    comparingDigests: {
+      always: [
+        { guard: 'hasDrift', target: 'flapBackoff' },
+        { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
+        { target: 'complete' },
+      ],
+    },
+
+    // §3.5 Flap back-off (#563, #626).
+    flapBackoff: {
+      initial: 'readingRefreshAttempt',
+      states: {
+        readingRefreshAttempt: {
+          invoke: {
+            src: 'readRefreshAttempt',
+            onDone: [
+              {
+                guard: { type: 'isFlapLockedOut', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+                target: 'markingFlapDetected',
+                actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+              },
+              {
+                target: 'persistingAttempt',
+                actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+              },
+            ],
+            // Fail-closed, safe branch: no re-image, exit 0, retry next tick (I11).
+            onError: {
+              target: '#tick.attemptUnreadable',
+              actions: { type: 'warnAttemptUnreadable', params: withPortError },
+            },
+          },
+        },
+        markingFlapDetected: {
+          invoke: {
+            src: 'markFlapDetected',
+            input: ({ context }) => ({ attempt: context.attempt }),
+            onDone: { target: '#tick.flapLockout', actions: ['noteFlapMarked', 'announceFlapDetected'] },
+            onError: {
+              target: '#tick.flapMarkFailed',
+              actions: { type: 'reportFlapMarkFailed', params: withPortError },
+            },
+          },
+        },
+        // Persisted BEFORE any workload is touched: never re-image without it (I9).
+        persistingAttempt: {
+          invoke: {
+            src: 'writeRefreshAttempt',
+            input: ({ context }) => ({ attempt: context.attempt + 1 }),
+            onDone: { target: '#tick.reimaging', actions: 'noteAttemptPersisted' },
+            onError: {
+              target: '#tick.attemptWriteFailed',
+              actions: { type: 'reportAttemptWriteFailed', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+
+    // §3.6 Re-image each workload in order, each followed by its rollout wait.
+    reimaging: {
+      initial: 'settingImages',
+      states: {
+        settingImages: {
+          entry: 'announceSetImage',
+          invoke: {
+            src: 'setImages',
+            input: ({ context }) => ({ change: currentChange(context) }),
+            onDone: { target: 'awaitingRollout', actions: 'noteImagesSet' },
+            onError: {
+              target: '#tick.reimageFailed',
+              actions: { type: 'reportSetImageFailed', params: withPortError },
+            },
+          },
+        },
+        awaitingRollout: {
+          invoke: {
+            src: 'waitForRollout',
+            input: ({ context }) => ({ change: currentChange(context), timeoutMs: context.config.rolloutTimeoutMs }),
+            onDone: [
+              {
+                guard: 'hasMoreWorkloads',
+                target: 'settingImages',
+                actions: ['noteRolloutComplete', 'advanceToNextWorkload'],
+              },
+              { target: '#tick.successReset', actions: ['noteRolloutComplete', 'announceReimageComplete'] },
+            ],
+            onError: {
+              target: '#tick.reimageFailed',
+              actions: { type: 'reportRolloutFailed', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+            },
+          },
+        },
+      },
+    },
+
+    // §3.7 Success reset, in a write of its own before the record (I12, #626).
+    // Its failure is a finding, but the rollouts did complete, so the record
+    // still happens (I7) and the next tick does not re-image for nothing.
+    successReset: {
+      invoke: {
+        src: 'clearFlapState',
+        onDone: { target: 'recordingDigests', actions: 'noteFlapStateCleared' },
+        onError: { target: 'recordingDigests', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
+      },
+    },
+
+    // §3.8 Record every new and first-observed digest in one write.
+    recordingDigests: {
+      entry: 'announceRecording',
+      invoke: {
+        src: 'recordDigests',
+        input: ({ context }) => ({ digests: digestsToRecord(planOf(context)) }),
+        onDone: { target: 'complete', actions: 'noteDigestsRecorded' },
+        onError: { target: 'recordFailed', actions: { type: 'reportRecordFailed', params: withPortError } },
+      },
+    },
+
+    mirrorInert: {
+      type: 'final',
+      entry: ['announceMirrorInert', 'announceTickComplete'],
+      output: outcome('mirrorInert'),
+    },
+    deploymentUnreadable: { type: 'final', output: outcome('deploymentUnreadable') },
+    skipStreakUncountable: { type: 'final', output: outcome('skipStreakUncountable') },
+    skipStreakWriteFailed: { type: 'final', output: outcome('skipStreakWriteFailed') },
+    skipped: { type: 'final', output: outcome('skipped') },
+    frozen: { type: 'final', output: outcome('frozen') },
+    recordedDigestsUnreadable: {
+      type: 'final',
+      entry: 'announceTickComplete',
+      output: outcome('recordedDigestsUnreadable'),
+    },
+    attemptUnreadable: { type: 'final', entry: 'announceTickComplete', output: outcome('attemptUnreadable') },
+    flapLockout: { type: 'final', entry: 'announceTickComplete', output: outcome('flapLockout') },
+    flapMarkFailed: { type: 'final', output: outcome('flapMarkFailed') },
+    attemptWriteFailed: { type: 'final', output: outcome('attemptWriteFailed') },
+    reimageFailed: { type: 'final', output: outcome('reimageFailed') },
+    recordFailed: { type: 'final', output: outcome('recordFailed') },
+    complete: { type: 'final', entry: 'announceTickComplete', output: outcome('complete') },
+  },
+});
+
+export type TickMachine = typeof tickMachine;

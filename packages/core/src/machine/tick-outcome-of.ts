@@ -1,0 +1,16 @@
+import type { TickContext } from './tick-context.js';
+import { isFinding } from './tick-event.js';
+import type { TickOutcome, TickResult } from './tick-outcome.js';
+
+/** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
+export const outcomeOf = (result: TickResult, context: TickContext): TickOutcome => {
+  const findings = context.events.filter(isFinding);
+  return {
+    result,
+    exitCode: findings.length > 0 ? 1 : 0,
+    events: context.events,
+    findings,
+    writes: context.writes,
+    reimages: context.reimages,
+  };
+};

@@ -1,0 +1,55 @@
+import type { WorkloadRef } from '../domain/workloads.js';
+import type { ContainerImage } from '../ports/cluster-port.js';
+import type { TickEvent } from './tick-event.js';
+
+/** How a tick ended: the name of the machine's final state. */
+export type TickResult =
+  | 'configInvalid'
+  | 'mirrorInert'
+  | 'deploymentUnreadable'
+  | 'skipStreakUncountable'
+  | 'skipStreakWriteFailed'
+  | 'skipped'
+  | 'frozen'
+  | 'recordedDigestsUnreadable'
+  | 'attemptUnreadable'
+  | 'flapLockout'
+  | 'flapMarkFailed'
+  | 'attemptWriteFailed'
+  | 'reimageFailed'
+  | 'recordFailed'
+  | 'complete';
+
+/** Why a write happened; one per logical write port. */
+export type WriteKind =
+  | 'writeSkipStreak'
+  | 'clearSkipStreak'
+  | 'writeRefreshAttempt'
+  | 'markFlapDetected'
+  | 'clearFlapState'
+  | 'recordDigests';
+
+/** A write to the jobs-manager Deployment's annotations that succeeded; `null` removes the key. */
+export interface AnnotationWrite {
+  readonly kind: WriteKind;
+  readonly annotations: Readonly<Record<string, string | null>>;
+}
+
+export interface Reimage {
+  readonly workload: WorkloadRef;
+  readonly images: readonly ContainerImage[];
+  /** True once its rollout completed within ROLLOUT_TIMEOUT. */
+  readonly rolledOut: boolean;
+}
+
+export interface TickOutcome {
+  readonly result: TickResult;
+  /** 0 ok, 1 a finding an operator must see, 2 configuration error (I18). */
+  readonly exitCode: 0 | 1 | 2;
+  /** Everything the operator is told, in order. */
+  readonly events: readonly TickEvent[];
+  /** The error-level events; non-empty iff exitCode is 1. */
+  readonly findings: readonly TickEvent[];
+  readonly writes: readonly AnnotationWrite[];
+  readonly reimages: readonly Reimage[];
+}

@@ -1,0 +1,170 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import { createActor, fromPromise, toPromise } from 'xstate';
+import type { Environment } from './config/environment.js';
+import { parseTickConfig } from './config/parse-config.js';
+import { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
+import type { WorkloadChange } from './domain/plan.js';
+import type { ImageName } from './domain/workloads.js';
+import { driveTick, type PortAnswer } from './machine/drive-tick.js';
+import { type PortBounds, portBounds } from './machine/port-bounds.js';
+import type { TickEvent } from './machine/tick-event.js';
+import { tickMachine } from './machine/tick-machine.js';
+import type { TickOutcome } from './machine/tick-outcome.js';
+import type { ClusterPort } from './ports/cluster-port.js';
+import { timeout } from './ports/port-error.js';
+import type { DigestRequest, RegistryPort } from './ports/registry-port.js';
+
+export interface TickPorts {
+  readonly cluster: ClusterPort;
+  readonly registry: RegistryPort;
+}
+
+/** The timers the backstop uses; the platform's by default. */
+export interface Timers {
+  readonly setTimeout: (callback: () => void, ms: number) => unknown;
+  readonly clearTimeout: (handle: unknown) => void;
+}
+
+export interface TickOptions {
+  readonly timers?: Timers;
+}
+
+const platformTimers = (): Timers => {
+  const g = globalThis as unknown as Timers;
+  return { setTimeout: (cb, ms) => g.setTimeout(cb, ms), clearTimeout: (h) => g.clearTimeout(h) };
+};
+
+/**
+ * A backstop under the adapters' own per-request timeouts (I17): whatever a
+ * port does — even never answer — its call ends as a Timeout once the bound
+ * has passed. The adapter's own timeout fires first and names the request;
+ * this catches a port that forgot to. A port that throws is failed, not fatal.
+ */
+const bounded = <A>(
+  timers: Timers,
+  boundMs: number,
+  operation: string,
+  te: TaskEither<unknown, A>,
+): Promise<E.Either<unknown, A>> =>
+  new Promise((resolve) => {
+    const timer = timers.setTimeout(
+      () => resolve(E.left(timeout(`${operation} gave no answer within ${boundMs} ms (the tick's own bound)`))),
+      boundMs,
+    );
+    const finish = (result: E.Either<unknown, A>) => {
+      timers.clearTimeout(timer);
+      resolve(result);
+    };
+    let started: Promise<E.Either<unknown, A>>;
+    try {
+      started = te();
+    } catch (defect) {
+      started = Promise.resolve(E.left(defect));
+    }
+    started.then(finish, (defect: unknown) => finish(E.left(defect)));
+  });
+
+type PortCalls = Readonly<Record<string, (input: never) => TaskEither<unknown, unknown>>>;
+
+/** What each named actor of the machine means in port calls, with its bound. */
+const portCalls = (ports: TickPorts, bounds: PortBounds) => {
+  const { cluster, registry } = ports;
+  return {
+    observeJobsManager: () => [bounds.observeMs, cluster.observeJobsManager()] as const,
+    readSkipStreak: () => [bounds.apiMs, cluster.readSkipStreak()] as const,
+    writeSkipStreak: (input: { streak: number }) => [bounds.apiMs, cluster.writeSkipStreak(input.streak)] as const,
+    clearSkipStreak: () => [bounds.apiMs, cluster.clearSkipStreak()] as const,
+    resolveDigests: (input: { requests: readonly DigestRequest[] }) => {
+      const task = registry.resolveDigests(input.requests);
+      return [bounds.resolveMs(input.requests.length), () => task().then(E.right)] as const;
+    },
+    readRecordedDigests: () => [bounds.apiMs, cluster.readRecordedDigests()] as const,
+    readRefreshAttempt: () => [bounds.apiMs, cluster.readRefreshAttempt()] as const,
+    markFlapDetected: (input: { attempt: number }) => [bounds.apiMs, cluster.markFlapDetected(input.attempt)] as const,
+    writeRefreshAttempt: (input: { attempt: number }) =>
+      [bounds.apiMs, cluster.writeRefreshAttempt(input.attempt)] as const,
+    setImages: (input: { change: WorkloadChange }) =>
+      [bounds.apiMs, cluster.setImages(input.change.workload, input.change.images)] as const,
+    waitForRollout: (input: { change: WorkloadChange; timeoutMs: number }) =>
+      [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
+    clearFlapState: () => [bounds.apiMs, cluster.clearFlapState()] as const,
+    recordDigests: (input: { digests: Readonly<Partial<Record<ImageName, string>>> }) =>
+      [bounds.apiMs, cluster.recordDigests(input.digests)] as const,
+  } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;
+};
+
+const callPort = (
+  calls: ReturnType<typeof portCalls>,
+  timers: Timers,
+  src: string,
+  input: unknown,
+): Promise<E.Either<unknown, unknown>> => {
+  const call = (
+    calls as unknown as Record<
+      string,
+      ((input: unknown) => readonly [number, TaskEither<unknown, unknown>]) | undefined
+    >
+  )[src];
+  if (call === undefined) return Promise.resolve(E.left(new Error(`no port call behind actor ${src}`)));
+  const [boundMs, te] = call(input);
+  return bounded(timers, boundMs, src, te);
+};
+
+/**
+ * The machine with every named actor bound to its port call, for running it
+ * as an xstate actor (inspection, a UI, your own interpreter). runTick does the
+ * same without spawning actors; a test holds the two to the same outcomes.
+ */
+export const provideTickPorts = (ports: TickPorts, config: TickConfig, timers: Timers = platformTimers()) => {
+  const calls = portCalls(ports, portBounds(config));
+  const actor = (src: string) =>
+    fromPromise(({ input }: { input: unknown }) =>
+      callPort(calls, timers, src, input).then((r) => (E.isRight(r) ? r.right : Promise.reject(r.left))),
+    );
+  const actors = Object.fromEntries(Object.keys(calls).map((src) => [src, actor(src)]));
+  return tickMachine.provide({ actors: actors as never });
+};
+
+/** Run the machine as a started xstate actor with provided port actors. */
+export const runTickAsActor = (config: TickConfig, ports: TickPorts, options: TickOptions = {}): Promise<TickOutcome> =>
+  toPromise(createActor(provideTickPorts(ports, config, options.timers), { input: config }).start());
+
+/**
+ * Run one tick to completion (SPEC §3). Same port answers in, same outcome
+ * out (I20): the machine does no I/O of its own.
+ */
+export const runTick = (config: TickConfig, ports: TickPorts, options: TickOptions = {}): Promise<TickOutcome> => {
+  const calls = portCalls(ports, portBounds(config));
+  const timers = options.timers ?? platformTimers();
+  return driveTick(config, (src, input) =>
+    callPort(calls, timers, src, input).then(
+      (r): PortAnswer => (E.isRight(r) ? { ok: true, value: r.right } : { ok: false, error: r.left }),
+    ),
+  );
+};
+
+const configInvalid = (errors: readonly ConfigError[]): TickOutcome => {
+  const events: TickEvent[] = errors.map((e) => ({
+    level: 'error',
+    code: 'CONFIG_INVALID',
+    message: `ERROR: configuration: ${describeConfigError(e)}`,
+  }));
+  return { result: 'configInvalid', exitCode: 2, events, findings: events, writes: [], reimages: [] };
+};
+
+/**
+ * Parse the chart's environment and run a tick. A malformed environment ends
+ * with exit 2 before any port is even built.
+ */
+export const runTickFromEnvironment = (
+  env: Environment,
+  makePorts: (config: TickConfig) => TickPorts,
+  options: TickOptions = {},
+): Promise<TickOutcome> =>
+  E.match(
+    (errors: readonly ConfigError[]) => Promise.resolve(configInvalid(errors)),
+    (config: TickConfig) => runTick(config, makePorts(config), options),
+  )(parseTickConfig(env));
+
+export type { PortCalls };

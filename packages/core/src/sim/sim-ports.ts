@@ -1,0 +1,209 @@
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { Settledness } from '../domain/settledness.js';
+import { ANNOTATION, IMAGES, type ImageName, type WorkloadId } from '../domain/workloads.js';
+import type { ClusterPort, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import { notFound, type PortError, type PortErrorTag, timeout } from '../ports/port-error.js';
+import type { RegistryError, Resolution } from '../ports/registry-port.js';
+import type { TickPorts } from '../run-tick.js';
+import type { ClusterOp, SimWorld } from './sim-world.js';
+
+// The ports on a SimWorld. Virtual time advances as a real adapter's would:
+// a request takes a few ms, a hang lasts until the request bound turns it into
+// a Timeout, an unsettled Deployment is watched for the whole settle window,
+// a failing rollout is waited on for the whole ROLLOUT_TIMEOUT.
+
+export const SIM_REQUEST_MS = 5;
+export const SIM_ROLLOUT_MS = 30_000;
+export const SIM_REGISTRY_MS = 20;
+
+const done =
+  <E, A>(result: E.Either<E, A>): TaskEither<E, A> =>
+  () =>
+    Promise.resolve(result);
+
+const errorOf = (tag: PortErrorTag, op: string): PortError => ({
+  _tag: tag,
+  message: `simulated ${tag} on ${op}`,
+  ...(tag === 'NotFound' ? { status: 404 } : tag === 'Forbidden' ? { status: 403 } : {}),
+});
+
+export const simPorts = (world: SimWorld): TickPorts => {
+  const { config } = world;
+
+  /** One API request against the jobs-manager Deployment (or another workload). */
+  const request = <A>(
+    op: ClusterOp,
+    detail: string,
+    target: WorkloadId,
+    act: () => E.Either<PortError, A>,
+  ): TaskEither<PortError, A> => {
+    const fault = world.takeClusterFault(op);
+    let result: E.Either<PortError, A>;
+    if (fault === 'Hang') {
+      world.clockMs += config.apiTimeoutMs;
+      result = E.left(timeout(`simulated ${op} hung; the ${config.apiTimeoutMs} ms request bound ended it`));
+    } else if (fault !== undefined) {
+      world.clockMs += SIM_REQUEST_MS;
+      result = E.left(errorOf(fault, op));
+    } else if (!world.workloads[target].exists) {
+      world.clockMs += SIM_REQUEST_MS;
+      result = E.left(notFound(`deployments.apps "${world.nameOf(target)}" not found`, 404));
+    } else {
+      world.clockMs += SIM_REQUEST_MS;
+      result = act();
+    }
+    world.log({ op, detail, outcome: E.isRight(result) ? 'ok' : result.left._tag });
+    return done(result);
+  };
+
+  const annotation = (key: string) => (): E.Either<PortError, O.Option<string>> =>
+    E.right(O.fromNullable(world.annotations[key]));
+
+  const annotate = (changes: Readonly<Record<string, string | null>>) => (): E.Either<PortError, void> => {
+    for (const [key, value] of Object.entries(changes)) world.setAnnotation(key, value ?? undefined);
+    return E.right(undefined);
+  };
+
+  const cluster: ClusterPort = {
+    observeJobsManager: () => {
+      const result = request('observeJobsManager', '', 'jobs-manager', (): E.Either<PortError, Settledness> => {
+        const settledness = world.settlednessOf('jobs-manager', 'top-of-tick');
+        // The adapter watches an unsettled Deployment for the whole window.
+        if (settledness._tag !== 'Settled') world.clockMs += config.settleTimeoutMs;
+        return E.right(settledness);
+      });
+      return result;
+    },
+    readSkipStreak: () => request('readSkipStreak', '', 'jobs-manager', annotation(ANNOTATION.skipStreak)),
+    writeSkipStreak: (streak) =>
+      request('writeSkipStreak', String(streak), 'jobs-manager', annotate({ [ANNOTATION.skipStreak]: String(streak) })),
+    clearSkipStreak: () => request('clearSkipStreak', '', 'jobs-manager', annotate({ [ANNOTATION.skipStreak]: null })),
+    readRefreshAttempt: () => request('readRefreshAttempt', '', 'jobs-manager', annotation(ANNOTATION.refreshAttempt)),
+    writeRefreshAttempt: (attempt) =>
+      request(
+        'writeRefreshAttempt',
+        String(attempt),
+        'jobs-manager',
+        annotate({ [ANNOTATION.refreshAttempt]: String(attempt) }),
+      ),
+    markFlapDetected: (attempt) =>
+      request(
+        'markFlapDetected',
+        String(attempt),
+        'jobs-manager',
+        annotate({ [ANNOTATION.flapDetected]: String(attempt) }),
+      ),
+    clearFlapState: () =>
+      request(
+        'clearFlapState',
+        '',
+        'jobs-manager',
+        annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
+      ),
+    readRecordedDigests: () =>
+      request('readRecordedDigests', '', 'jobs-manager', () =>
+        E.right(
+          Object.fromEntries(
+            IMAGES.map(({ name, recordKey }) => [name, O.fromNullable(world.annotations[recordKey])]),
+          ) as RecordedDigests,
+        ),
+      ),
+    recordDigests: (digests) => {
+      const changes = Object.fromEntries(
+        IMAGES.flatMap(({ name, recordKey }) => {
+          const digest = digests[name as ImageName];
+          return digest === undefined ? [] : [[recordKey, digest]];
+        }),
+      );
+      return request('recordDigests', JSON.stringify(changes), 'jobs-manager', annotate(changes));
+    },
+    setImages: (workload, images) =>
+      request(
+        'setImages',
+        `${workload.id} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
+        workload.id,
+        () => {
+          const w = world.workloads[workload.id];
+          const changed = images.some(({ container, image }) => w.images[container] !== image);
+          for (const { container, image } of images) w.images[container] = image;
+          // Setting the same image is a no-op patch: no new generation, no rollout.
+          if (changed) {
+            w.generation += 1;
+            w.rolloutPending = true;
+          }
+          return E.right(undefined);
+        },
+      ),
+    waitForRollout: (workload, timeoutMs) => {
+      const fault = world.takeClusterFault('waitForRollout');
+      const w = world.workloads[workload.id];
+      let result: E.Either<RolloutError, void>;
+      if (fault === 'Hang') {
+        world.clockMs += config.apiTimeoutMs;
+        result = E.left(timeout(`simulated waitForRollout hung; the ${config.apiTimeoutMs} ms request bound ended it`));
+      } else if (fault !== undefined) {
+        world.clockMs += SIM_REQUEST_MS;
+        result = E.left(errorOf(fault, 'waitForRollout'));
+      } else if (!w.exists) {
+        result = E.left(notFound(`${workload.kind.toLowerCase()}s.apps "${workload.name}" not found`, 404));
+      } else {
+        const settledness = world.settlednessOf(workload.id, 'rollout-wait');
+        if (settledness._tag === 'Settled') {
+          world.clockMs += w.rolloutPending ? SIM_ROLLOUT_MS : SIM_REQUEST_MS;
+          w.rolloutPending = false;
+          result = E.right(undefined);
+        } else {
+          world.clockMs += timeoutMs;
+          // A flapping workload is Ready again after the failed wait.
+          if (w.behaviour === 'flaps') w.rolloutPending = false;
+          result = E.left(
+            settledness._tag === 'Failed'
+              ? { _tag: 'RolloutFailed', message: settledness.reason }
+              : { _tag: 'RolloutTimedOut', message: settledness.reason },
+          );
+        }
+      }
+      world.log({ op: 'waitForRollout', detail: workload.id, outcome: E.isRight(result) ? 'ok' : result.left._tag });
+      return done(result);
+    },
+  };
+
+  const resolveOne = (repo: string, tag: string): E.Either<RegistryError, Resolution> => {
+    const fault = world.takeRegistryFault(repo);
+    world.clockMs += fault === 'Hang' ? config.registryTimeoutMs : SIM_REGISTRY_MS;
+    const digest = world.registry.get(`${repo}:${tag}`);
+    const rateLimitRemaining = O.fromNullable(world.rateLimitRemaining);
+    switch (fault) {
+      case undefined:
+        return digest === undefined
+          ? E.left({ _tag: 'NotFound', message: `manifest unknown: ${repo}:${tag}`, status: 404 })
+          : E.right({ digest, rateLimitRemaining });
+      case 'Hang':
+        return E.left(
+          timeout(`simulated registry hang for ${repo}; the ${config.registryTimeoutMs} ms bound ended it`),
+        );
+      case 'Garbage':
+        return E.right({ digest: 'sha256:not-a-digest', rateLimitRemaining });
+      case 'RateLimited':
+        return E.left({ _tag: 'RateLimited', message: 'toomanyrequests: You have reached your pull rate limit' });
+      default:
+        return E.left(errorOf(fault, `registry ${repo}`));
+    }
+  };
+
+  return {
+    cluster,
+    registry: {
+      resolveDigests: (requests) => () =>
+        Promise.resolve(
+          requests.map(({ repo, tag }) => {
+            const answer = resolveOne(repo, tag);
+            world.log({ op: 'resolveDigest', detail: repo, outcome: E.isRight(answer) ? 'ok' : answer.left._tag });
+            return answer;
+          }),
+        ),
+    },
+  };
+};

@@ -1,0 +1,226 @@
+import type { TickConfig } from '../config/tick-config.js';
+import {
+  type DaemonSetRolloutView,
+  type DeploymentRolloutView,
+  daemonSetSettledness,
+  deploymentSettledness,
+  type Settledness,
+} from '../domain/settledness.js';
+import { CONTAINER, IMAGES, type WorkloadId, type WorkloadKind } from '../domain/workloads.js';
+import type { ClusterPort } from '../ports/cluster-port.js';
+import type { PortErrorTag } from '../ports/port-error.js';
+import { simDigest } from './sim-digest.js';
+
+// An in-memory edge cluster and registry. Workloads carry a generation, spec
+// images, a rollout behaviour that decides their status, and (jobs-manager)
+// the bookkeeping annotations; the registry maps repo:tag to a digest. Faults
+// are injected per port operation. Every port call is logged.
+
+/**
+ * How a workload's rollouts behave:
+ * - settles: every rollout completes;
+ * - stalls: a rollout started by a re-image never completes, and the workload
+ *   stays unsettled afterwards (a skip streak, not a flap);
+ * - flaps: looks settled at the top of a tick, then fails the wait after a
+ *   re-image (Ready, then crashes) — the shape the flap lockout exists for;
+ * - neverReady: never settled at all (the pod Runs but is never Ready, #1964).
+ */
+export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady';
+
+export type ClusterOp = keyof ClusterPort;
+export type ClusterFault = PortErrorTag | 'Hang';
+export type RegistryFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Garbage';
+
+export interface SimCall {
+  readonly op: ClusterOp | 'resolveDigest';
+  readonly at: number;
+  readonly detail: string;
+  /** 'ok' or the error tag the call ended with. */
+  readonly outcome: string;
+}
+
+export interface SimWorkload {
+  readonly id: WorkloadId;
+  readonly kind: WorkloadKind;
+  exists: boolean;
+  generation: number;
+  /** container → image reference in the pod spec */
+  images: Record<string, string>;
+  behaviour: RolloutBehaviour;
+  /** A re-image started a rollout that has not completed. */
+  rolloutPending: boolean;
+}
+
+interface Armed<F> {
+  fault: F;
+  remaining: number;
+}
+
+/** Nodes the resource-monitor DaemonSet runs on. */
+const NODES = 3;
+
+const CONTAINERS: Record<WorkloadId, readonly { container: string; repo: string }[]> = {
+  'jobs-manager': [
+    { container: CONTAINER.api, repo: 'tracebloc/jobs-manager' },
+    { container: CONTAINER.podsMonitor, repo: 'tracebloc/pods-monitor' },
+  ],
+  'requests-proxy': [{ container: CONTAINER.proxy, repo: 'tracebloc/jobs-manager' }],
+  'resource-monitor': [{ container: CONTAINER.resourceMonitor, repo: 'tracebloc/resource-monitor' }],
+};
+
+const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
+  id,
+  kind: id === 'resource-monitor' ? 'DaemonSet' : 'Deployment',
+  exists: true,
+  generation: 1,
+  // A fresh install runs repo:tag (the first-tick contract, #569).
+  images: Object.fromEntries(
+    CONTAINERS[id].map(({ container, repo }) => [container, `${config.imageRegistry}/${repo}:${config.imageTag}`]),
+  ),
+  behaviour: 'settles',
+  rolloutPending: false,
+});
+
+export class SimWorld {
+  clockMs = 0;
+  readonly workloads: Record<WorkloadId, SimWorkload>;
+  /** Annotations of the jobs-manager Deployment. */
+  annotations: Record<string, string> = {};
+  /** `repo:tag` → digest */
+  readonly registry = new Map<string, string>();
+  /** What the registry reports in `ratelimit-remaining`; undefined sends none. */
+  rateLimitRemaining: number | undefined = 100;
+  readonly calls: SimCall[] = [];
+  private readonly clusterFaults = new Map<ClusterOp, Armed<ClusterFault>>();
+  private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
+
+  constructor(readonly config: TickConfig) {
+    this.workloads = {
+      'jobs-manager': freshWorkload('jobs-manager', config),
+      'requests-proxy': freshWorkload('requests-proxy', config),
+      'resource-monitor': freshWorkload('resource-monitor', config),
+    };
+    for (const { repo } of IMAGES) this.publish(repo, simDigest(`${repo}#1`));
+  }
+
+  // --- world events ---------------------------------------------------------
+
+  publish(repo: string, digest: string, tag: string = this.config.imageTag): void {
+    this.registry.set(`${repo}:${tag}`, digest);
+  }
+
+  setBehaviour(id: WorkloadId, behaviour: RolloutBehaviour): void {
+    const workload = this.workloads[id];
+    workload.behaviour = behaviour;
+    // A workload that starts settling finishes the rollout it was stuck in.
+    if (behaviour === 'settles' || behaviour === 'flaps') workload.rolloutPending = false;
+  }
+
+  /** Arm a fault for the next `times` calls of a cluster port operation (Infinity: until cleared). */
+  injectClusterFault(op: ClusterOp, fault: ClusterFault, times = 1): void {
+    this.clusterFaults.set(op, { fault, remaining: times });
+  }
+
+  injectRegistryFault(repo: string, fault: RegistryFault, times = 1): void {
+    this.registryFaults.set(repo, { fault, remaining: times });
+  }
+
+  clearFaults(): void {
+    this.clusterFaults.clear();
+    this.registryFaults.clear();
+  }
+
+  /** A human (or a monitoring system) edits the bookkeeping. */
+  setAnnotation(key: string, value: string | undefined): void {
+    if (value === undefined) delete this.annotations[key];
+    else this.annotations[key] = value;
+  }
+
+  deleteJobsManager(): void {
+    this.workloads['jobs-manager'].exists = false;
+    this.annotations = {};
+  }
+
+  /** `helm upgrade` re-creating it: repo:tag again, no annotations. */
+  recreateJobsManager(): void {
+    this.workloads['jobs-manager'] = freshWorkload('jobs-manager', this.config);
+    this.annotations = {};
+  }
+
+  // --- what the ports read ---------------------------------------------------
+
+  /** Takes the armed fault for an operation, if any. */
+  takeClusterFault(op: ClusterOp): ClusterFault | undefined {
+    return take(this.clusterFaults, op);
+  }
+
+  takeRegistryFault(repo: string): RegistryFault | undefined {
+    return take(this.registryFaults, repo);
+  }
+
+  settlednessOf(id: WorkloadId, phase: 'top-of-tick' | 'rollout-wait'): Settledness {
+    const w = this.workloads[id];
+    const status = statusOf(w, phase);
+    const name = this.nameOf(id);
+    if (w.kind === 'DaemonSet') {
+      const view: DaemonSetRolloutView = {
+        name,
+        updateStrategy: 'RollingUpdate',
+        generation: w.generation,
+        observedGeneration: w.generation,
+        desiredNumberScheduled: NODES,
+        updatedNumberScheduled: status.updated ? NODES : 0,
+        numberAvailable: status.available ? NODES : 0,
+      };
+      return daemonSetSettledness(view);
+    }
+    const view: DeploymentRolloutView = {
+      name,
+      generation: w.generation,
+      specReplicas: 1,
+      observedGeneration: w.generation,
+      replicas: 1,
+      updatedReplicas: status.updated ? 1 : 0,
+      availableReplicas: status.available ? 1 : 0,
+      conditions: [],
+    };
+    return deploymentSettledness(view);
+  }
+
+  nameOf(id: WorkloadId): string {
+    switch (id) {
+      case 'jobs-manager':
+        return this.config.deploymentName;
+      case 'requests-proxy':
+        return this.config.requestsProxyDeployment;
+      case 'resource-monitor':
+        return this.config.resourceMonitorDaemonSet;
+    }
+  }
+
+  log(call: Omit<SimCall, 'at'>): void {
+    this.calls.push({ ...call, at: this.clockMs });
+  }
+}
+
+const take = <K, F>(faults: Map<K, Armed<F>>, key: K): F | undefined => {
+  const armed = faults.get(key);
+  if (armed === undefined) return undefined;
+  armed.remaining -= 1;
+  if (armed.remaining <= 0) faults.delete(key);
+  return armed.fault;
+};
+
+/** Whether new pods exist and whether they are available, by behaviour. */
+const statusOf = (w: SimWorkload, phase: 'top-of-tick' | 'rollout-wait'): { updated: boolean; available: boolean } => {
+  switch (w.behaviour) {
+    case 'settles':
+      return { updated: true, available: true };
+    case 'stalls':
+      return w.rolloutPending ? { updated: false, available: true } : { updated: true, available: true };
+    case 'flaps':
+      return phase === 'rollout-wait' ? { updated: true, available: false } : { updated: true, available: true };
+    case 'neverReady':
+      return { updated: true, available: false };
+  }
+};

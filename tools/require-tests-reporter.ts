@@ -1,0 +1,24 @@
+import type { Reporter, TestModule } from 'vitest/node';
+
+// Vitest fails a run with no test files, but not a project whose files hold no
+// test, nor a filter that matches nothing in a project. Every project must run
+// at least one test, or the run fails.
+export default class RequireTestsReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const counts = new Map<string, number>();
+    for (const module of testModules) {
+      const name = module.project.name;
+      let tests = 0;
+      for (const _ of module.children.allTests()) tests += 1;
+      counts.set(name, (counts.get(name) ?? 0) + tests);
+    }
+    const empty = [...counts].filter(([, n]) => n === 0).map(([name]) => name);
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    if (total === 0 || empty.length > 0) {
+      console.error(
+        `\nrequire-tests: ${total === 0 ? 'the run collected no tests' : `project(s) ran no tests: ${empty.join(', ')}`} — failing.`,
+      );
+      process.exitCode = 1;
+    }
+  }
+}

@@ -1,0 +1,15 @@
+// The test projects, one per package. Vitest 4 no longer discovers this file
+// on its own (it silently runs nothing): vitest.config.ts imports it.
+import { defineProject } from 'vitest/config';
+
+const project = (name: string, extra: Parameters<typeof defineProject>[0]['test'] = {}) =>
+  defineProject({
+    test: {
+      name,
+      root: `packages/${name}`,
+      include: ['test/**/*.test.ts'],
+      ...extra,
+    },
+  });
+
+export default [project('core'), project('k8s-adapter'), project('cli')];
