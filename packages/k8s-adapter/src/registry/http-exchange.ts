@@ -1,0 +1,59 @@
+import { type RegistryError, timeout, transport } from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import type { RegistryClient } from './registry-client.js';
+
+// One HTTP request, bounded on its own (SPEC §2 REGISTRY_TIMEOUT, I17): the
+// signal covers connecting, the headers and the body. TLS verification is
+// whatever Node's fetch does by default — on, always; nothing here may pass a
+// dispatcher or agent that could turn it off.
+
+export interface Exchange {
+  readonly status: number;
+  readonly headers: Headers;
+  /** '' for a HEAD, or when the body was not asked for. */
+  readonly body: string;
+}
+
+/** Method and URL without query or credentials: safe for a log line. */
+export const describeRequest = (method: string, url: URL): string => `${method} ${url.origin}${url.pathname}`;
+
+const causeOf = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  // undici says "fetch failed" and keeps the useful part (ECONNREFUSED,
+  // ENOTFOUND, a certificate error) in the cause.
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === 'string' && !cause.message.includes(code)
+      ? `${error.message}: ${code} ${cause.message}`
+      : `${error.message}: ${cause.message}`;
+  }
+  return error.message;
+};
+
+const isAbort = (error: unknown): boolean =>
+  error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+
+export const exchange = async (
+  client: RegistryClient,
+  method: 'HEAD' | 'GET',
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+): Promise<E.Either<RegistryError, Exchange>> => {
+  const what = describeRequest(method, url);
+  try {
+    const response = await client.fetch(url, {
+      method,
+      headers,
+      signal: AbortSignal.timeout(client.timeoutMs),
+    });
+    const body = method === 'HEAD' ? '' : await response.text();
+    return E.right({ status: response.status, headers: response.headers, body });
+  } catch (error) {
+    return E.left(
+      isAbort(error)
+        ? timeout(`${what} did not answer within ${client.timeoutMs} ms`)
+        : transport(`${what} failed: ${causeOf(error)}`),
+    );
+  }
+};

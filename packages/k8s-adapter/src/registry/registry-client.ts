@@ -1,0 +1,34 @@
+import type { RateLimitBudget } from './rate-limit.js';
+
+/** What createRegistryPort needs; everything else is derived per request. */
+export interface RegistryPortOptions {
+  /** Registry API base: the config's registryUrl (SPEC §2: IMAGE_REFRESH_REGISTRY_URL). */
+  readonly baseUrl: string;
+  /** Bound of every single request; the config's registryTimeoutMs. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** For tests and instrumentation; the global fetch otherwise. */
+  readonly fetch?: typeof fetch;
+  /** Called with the budget every manifest HEAD reports, so the CLI can log it. */
+  readonly onRateLimit?: (budget: RateLimitBudget) => void;
+}
+
+/** The reference's `curl --max-time 10`. */
+export const DEFAULT_REGISTRY_TIMEOUT_MS = 10_000;
+
+export interface RegistryClient {
+  readonly baseUrl: URL;
+  readonly timeoutMs: number;
+  readonly fetch: typeof fetch;
+  readonly onRateLimit: (budget: RateLimitBudget) => void;
+}
+
+const ignore = (): void => undefined;
+
+export const registryClient = (options: RegistryPortOptions): RegistryClient => ({
+  // A trailing slash makes `new URL('v2/…', base)` keep a path prefix (a proxy
+  // mounted under /registry/ works as well as a bare host).
+  baseUrl: new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`),
+  timeoutMs: options.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS,
+  fetch: options.fetch ?? globalThis.fetch,
+  onRateLimit: options.onRateLimit ?? ignore,
+});

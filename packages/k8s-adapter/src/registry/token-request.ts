@@ -1,0 +1,62 @@
+import { malformed, type RegistryError } from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import { serverMessage } from './error-body.js';
+import { describeRequest, exchange } from './http-exchange.js';
+import type { RegistryClient } from './registry-client.js';
+import { statusError } from './status-error.js';
+import type { BearerChallenge } from './www-authenticate.js';
+
+// The anonymous bearer-token flow of the distribution spec (NOTES
+// "Registry"): GET the challenge's realm with its service and one `scope`
+// per repository, take `token` (or the OAuth2 `access_token`). Only anonymous
+// tokens: this job never holds registry credentials. The token itself never
+// goes into a message — a malformed answer is described by its keys only.
+
+/** `repository:tracebloc/jobs-manager:pull` — read-only, per the spec's scope grammar. */
+export const pullScope = (repo: string): string => `repository:${repo}:pull`;
+
+export const tokenUrl = (challenge: BearerChallenge, scopes: readonly string[]): URL => {
+  const url = new URL(challenge.realm);
+  if (O.isSome(challenge.service)) url.searchParams.set('service', challenge.service.value);
+  // Repeated `scope=` params, not one space-joined value: what Docker's own
+  // client sends and what distribution's token servers parse.
+  for (const scope of scopes) url.searchParams.append('scope', scope);
+  return url;
+};
+
+const describeKeys = (json: unknown): string =>
+  typeof json === 'object' && json !== null && !Array.isArray(json)
+    ? `an object with keys ${JSON.stringify(Object.keys(json).slice(0, 10))}`
+    : `a ${Array.isArray(json) ? 'list' : typeof json}`;
+
+const tokenOf = (what: string, body: string): E.Either<RegistryError, string> => {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (_notJson) {
+    return E.left(malformed(`${what} answered 200 with a body that is not JSON`));
+  }
+  const record = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
+  for (const key of ['token', 'access_token']) {
+    const value = record[key];
+    if (typeof value === 'string' && value !== '') return E.right(value);
+  }
+  return E.left(
+    malformed(`${what} answered 200 without a token (neither "token" nor "access_token"; got ${describeKeys(json)})`),
+  );
+};
+
+export const requestToken = async (
+  client: RegistryClient,
+  challenge: BearerChallenge,
+  scopes: readonly string[],
+): Promise<E.Either<RegistryError, string>> => {
+  const url = tokenUrl(challenge, scopes);
+  const what = `token endpoint ${describeRequest('GET', url)}`;
+  const answer = await exchange(client, 'GET', url, { Accept: 'application/json' });
+  if (E.isLeft(answer)) return E.left({ ...answer.left, message: `token endpoint: ${answer.left.message}` });
+  const { status, headers, body } = answer.right;
+  if (status === 200) return tokenOf(what, body);
+  return E.left(statusError({ what, status, headers, detail: serverMessage(body), budget: O.none }));
+};
