@@ -107,7 +107,14 @@ const callPort = (
     >
   )[src];
   if (call === undefined) return Promise.resolve(E.left(new Error(`no port call behind actor ${src}`)));
-  const [boundMs, te] = call(input);
+  let prepared: readonly [number, TaskEither<unknown, unknown>];
+  try {
+    prepared = call(input);
+  } catch (defect) {
+    // A port that throws while building its call has failed that call.
+    return Promise.resolve(E.left(defect));
+  }
+  const [boundMs, te] = prepared;
   return bounded(timers, boundMs, src, te);
 };
 

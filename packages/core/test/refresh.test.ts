@@ -1,0 +1,327 @@
+import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../src/domain/workloads.js';
+import { simDigest } from '../src/sim/index.js';
+import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
+
+// SPEC §3.3–§3.8: resolve, compare, flap back-off, re-image, success reset,
+// record. Assertions are the writes the simulated cluster received, in order.
+
+const JM_KEY = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+const PM_KEY = 'tracebloc.io/last-refreshed-pods-monitor-digest';
+const RM_KEY = 'tracebloc.io/last-refreshed-resource-monitor-digest';
+const ref = (repo: string, digest: string) => `docker.io/${repo}@${digest}`;
+
+describe('first observation (#569)', () => {
+  it('records every digest without re-imaging anything (I8)', async () => {
+    const edge = anEdge();
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.reimages).toEqual([]);
+    expect(edge.writes()).toEqual([
+      `recordDigests ${JSON.stringify({
+        [JM_KEY]: simDigest(`${JM}#1`),
+        [PM_KEY]: simDigest(`${PM}#1`),
+        [RM_KEY]: simDigest(`${RM}#1`),
+      })}`,
+    ]);
+    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+  });
+
+  it('a steady tick writes nothing at all', async () => {
+    const edge = await aSteadyEdge();
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.writes()).toEqual([]);
+    expect(outcome.events.filter((e) => e.code === 'DIGEST_UNCHANGED')).toHaveLength(3);
+  });
+});
+
+describe('drift: re-image in order, reset, then record (#569, #626)', () => {
+  it('both jobs-manager containers in one patch, requests-proxy follows, the DaemonSet in its own namespace (I16)', async () => {
+    const edge = await aSteadyEdge();
+    const jm2 = simDigest(`${JM}#2`);
+    const pm2 = simDigest(`${PM}#2`);
+    const rm2 = simDigest(`${RM}#2`);
+    edge.world.publish(JM, jm2);
+    edge.world.publish(PM, pm2);
+    edge.world.publish(RM, rm2);
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages jobs-manager api=${ref(JM, jm2)} pods-monitor-container=${ref(PM, pm2)}`,
+      `setImages requests-proxy proxy=${ref(JM, jm2)}`,
+      `setImages resource-monitor tracebloc-resource-monitor=${ref(RM, rm2)}`,
+      'clearFlapState',
+      `recordDigests ${JSON.stringify({ [JM_KEY]: jm2, [PM_KEY]: pm2, [RM_KEY]: rm2 })}`,
+    ]);
+    expect(outcome.writes.map((w) => w.kind)).toEqual(['writeRefreshAttempt', 'clearFlapState', 'recordDigests']);
+    expect(outcome.writes[1]?.annotations).toEqual({
+      [ANNOTATION.refreshAttempt]: null,
+      [ANNOTATION.flapDetected]: null,
+    });
+    expect(outcome.reimages.map((r) => [r.workload.kind, r.workload.namespace, r.workload.name, r.rolledOut])).toEqual([
+      ['Deployment', 'tracebloc', 'stg-jobs-manager', true],
+      ['Deployment', 'tracebloc', 'stg-requests-proxy', true],
+      ['DaemonSet', 'tracebloc-node-agents', 'stg-resource-monitor', true],
+    ]);
+  });
+
+  it('each set image is followed by its own rollout wait, before the next workload', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.publish(RM, simDigest(`${RM}#2`));
+    await edge.tick();
+    expect(edge.ops().filter((op) => op === 'setImages' || op === 'waitForRollout')).toEqual([
+      'setImages',
+      'waitForRollout',
+      'setImages',
+      'waitForRollout',
+      'setImages',
+      'waitForRollout',
+    ]);
+  });
+
+  it('only the drifted image moves: pods-monitor alone re-images jobs-manager alone', async () => {
+    const edge = await aSteadyEdge();
+    const pm2 = simDigest(`${PM}#2`);
+    edge.world.publish(PM, pm2);
+    await edge.tick();
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages jobs-manager pods-monitor-container=${ref(PM, pm2)}`,
+      'clearFlapState',
+      `recordDigests ${JSON.stringify({ [PM_KEY]: pm2 })}`,
+    ]);
+  });
+
+  it('a first observation rides along with drift and is recorded with it', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setAnnotation(RM_KEY, undefined);
+    const jm2 = simDigest(`${JM}#2`);
+    edge.world.publish(JM, jm2);
+    await edge.tick();
+    expect(edge.writes().at(-1)).toBe(
+      `recordDigests ${JSON.stringify({ [JM_KEY]: jm2, [RM_KEY]: simDigest(`${RM}#1`) })}`,
+    );
+    expect(edge.writes().some((w) => w.startsWith('setImages resource-monitor'))).toBe(false);
+  });
+
+  it('a stalled rollout fails the tick, leaves the attempt counted and the digests unrecorded', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setBehaviour('jobs-manager', 'stalls');
+    const jm2 = simDigest(`${JM}#2`);
+    edge.world.publish(JM, jm2);
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.result).toBe('reimageFailed');
+    expect(edge.line('ROLLOUT_FAILED')).toContain('RolloutTimedOut');
+    expect(edge.writes()).toEqual(['writeRefreshAttempt 1', `setImages jobs-manager api=${ref(JM, jm2)}`]);
+    expect(edge.world.annotations[ANNOTATION.refreshAttempt]).toBe('1');
+    expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#1`));
+  });
+
+  it('a failed set image fails the tick with the attempt counted', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.injectClusterFault('setImages', 'Forbidden');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(edge.line('SET_IMAGE_FAILED')).toContain('Forbidden (HTTP 403)');
+    expect(edge.world.annotations[ANNOTATION.refreshAttempt]).toBe('1');
+    expect(edge.ops()).not.toContain('waitForRollout');
+  });
+
+  it('the attempt is persisted before any workload is touched; a failed write re-images nothing (I9)', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.injectClusterFault('writeRefreshAttempt', 'Transport');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.result).toBe('attemptWriteFailed');
+    expect(edge.ops()).not.toContain('setImages');
+  });
+
+  it('a failed success reset is a finding, yet the completed rollouts are still recorded (I7, I12)', async () => {
+    const edge = await aSteadyEdge();
+    const jm2 = simDigest(`${JM}#2`);
+    edge.world.publish(JM, jm2);
+    edge.world.injectClusterFault('clearFlapState', 'Transport');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(edge.line('SUCCESS_RESET_FAILED')).toContain('could not be cleared');
+    expect(edge.writes().slice(-2)).toEqual(['clearFlapState', `recordDigests ${JSON.stringify({ [JM_KEY]: jm2 })}`]);
+    expect(edge.world.annotations[JM_KEY]).toBe(jm2);
+  });
+
+  it('a failed digest record is a finding; the success reset has already landed (#626)', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, '2');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.injectClusterFault('recordDigests', 'Timeout');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.result).toBe('recordFailed');
+    expect(edge.world.annotations[ANNOTATION.refreshAttempt]).toBeUndefined();
+  });
+});
+
+describe('flap back-off (#563, #626)', () => {
+  it('at MAX_REFRESH_ATTEMPTS: flap marker, MANUAL ATTENTION NEEDED, no re-image, exit 0 (I10)', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, '3');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.result).toBe('flapLockout');
+    expect(edge.writes()).toEqual(['markFlapDetected 3']);
+    const flap = edge.line('FLAP_DETECTED');
+    expect(flap).toContain('FLAP DETECTED');
+    expect(flap).toContain('MANUAL ATTENTION NEEDED');
+    expect(flap).toContain('deployment/stg-requests-proxy');
+    expect(flap).toContain('kubectl annotate deployment -n tracebloc stg-jobs-manager tracebloc.io/refresh-attempt-');
+  });
+
+  it('one below the ceiling still re-images, as attempt MAX', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, '2');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.line('REIMAGING')).toContain('attempt 3/3');
+    expect(edge.writes()[0]).toBe('writeRefreshAttempt 3');
+  });
+
+  it('a flapping workload fails MAX times, then is locked out until a human clears the counter', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setBehaviour('jobs-manager', 'flaps');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push((await edge.tick()).result);
+    expect(results).toEqual(['reimageFailed', 'reimageFailed', 'reimageFailed', 'flapLockout', 'flapLockout']);
+    edge.world.setBehaviour('jobs-manager', 'settles');
+    expect((await edge.tick()).result).toBe('flapLockout'); // no auto-resume
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, undefined);
+    const rearmed = await edge.tick();
+    expect(rearmed.result).toBe('complete');
+    expect(edge.world.annotations[ANNOTATION.flapDetected]).toBeUndefined();
+    expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#2`));
+  });
+
+  it('an unreadable attempt counter re-images nothing and exits 0 — the safe branch (I11)', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.injectClusterFault('readRefreshAttempt', 'Transport');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.result).toBe('attemptUnreadable');
+    expect(edge.line('ATTEMPT_UNREADABLE')).toContain('skipping the re-image this tick');
+    expect(edge.writes()).toEqual([]);
+  });
+
+  it('a flap marker that cannot be written fails the tick and still re-images nothing', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, '5');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.injectClusterFault('markFlapDetected', 'Forbidden');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.result).toBe('flapMarkFailed');
+    expect(edge.ops()).not.toContain('setImages');
+  });
+});
+
+describe('recorded digests are read fail-closed (SPEC §5)', () => {
+  it('unreadable records re-image nothing and record nothing: never "first observation"', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.injectClusterFault('readRecordedDigests', 'Transport');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.result).toBe('recordedDigestsUnreadable');
+    expect(edge.line('RECORDED_DIGESTS_UNREADABLE')).toContain('nothing is recorded or re-imaged');
+    expect(edge.writes()).toEqual([]);
+  });
+});
+
+describe('registry (#569, I15, I19)', () => {
+  it("one repo's failure skips that image only; the others refresh", async () => {
+    const edge = await aSteadyEdge();
+    const rm2 = simDigest(`${RM}#2`);
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.publish(RM, rm2);
+    edge.world.injectRegistryFault(JM, 'RateLimited');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.line('RESOLVE_FAILED')).toContain('could not resolve latest digest of tracebloc/jobs-manager:stg');
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages resource-monitor tracebloc-resource-monitor=${ref(RM, rm2)}`,
+      'clearFlapState',
+      `recordDigests ${JSON.stringify({ [RM_KEY]: rm2 })}`,
+    ]);
+  });
+
+  it('a digest that is not a well-formed OCI digest never reaches a pod spec or an annotation (I19)', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.injectRegistryFault(JM, 'Garbage');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.line('RESOLVE_FAILED')).toContain('not an OCI digest');
+    expect(edge.writes()).toEqual([]);
+  });
+
+  it('when nothing resolves, nothing is read, compared or written', async () => {
+    const edge = await aSteadyEdge();
+    for (const repo of [JM, PM, RM]) edge.world.injectRegistryFault(repo, 'Hang');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.ops()).not.toContain('readRecordedDigests');
+    expect(edge.writes()).toEqual([]);
+  });
+});
+
+describe('pins (#569, I13)', () => {
+  it('a pinned image is not even resolved, and its container is never re-imaged', async () => {
+    const edge = await aSteadyEdge({ PODS_MONITOR_PINNED: '1' });
+    edge.world.publish(PM, simDigest(`${PM}#2`));
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const outcome = await edge.tick();
+    expect(edge.calls().filter((c) => c.startsWith('resolveDigest'))).toEqual([
+      `resolveDigest ${JM}`,
+      `resolveDigest ${RM}`,
+    ]);
+    expect(edge.writes().filter((w) => w.includes('pods-monitor-container'))).toEqual([]);
+    expect(edge.line('IMAGE_PINNED')).toContain('tracebloc/pods-monitor: pinned by digest');
+    expect(outcome.exitCode).toBe(0);
+  });
+
+  it('a pinned requests-proxy does not follow the jobs-manager digest', async () => {
+    const edge = await aSteadyEdge({ REQUESTS_PROXY_PINNED: '1' });
+    const jm2 = simDigest(`${JM}#2`);
+    edge.world.publish(JM, jm2);
+    await edge.tick();
+    expect(edge.writes().filter((w) => w.startsWith('setImages'))).toEqual([
+      `setImages jobs-manager api=${ref(JM, jm2)}`,
+    ]);
+    expect(edge.line('REQUESTS_PROXY_PINNED')).toContain('not following this digest');
+  });
+
+  it('everything pinned: the registry is never asked and nothing is written', async () => {
+    const edge = anEdge({ JOBS_MANAGER_PINNED: '1', PODS_MONITOR_PINNED: '1', RESOURCE_MONITOR_PINNED: '1' });
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.ops()).toEqual(['observeJobsManager', 'readSkipStreak']);
+  });
+});
+
+describe('private mirror (#569, I14)', () => {
+  it('is inert: exit 0, loud, and not one port call', async () => {
+    const edge = anEdge({ IMAGE_REGISTRY: 'registry.corp.example:5000' });
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.result).toBe('mirrorInert');
+    expect(edge.line('MIRROR_INERT')).toContain("private mirror 'registry.corp.example:5000'");
+    expect(edge.calls()).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../src/domain/workloads.js';
+import type { TickPorts } from '../src/run-tick.js';
+import { runTick, runTickAsActor } from '../src/run-tick.js';
+import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { JM, RM } from './support/edge.js';
+
+// The runner: a plain fold over port answers (I20), bounded whatever the ports
+// do (I17), and the same outcomes as running the machine as an xstate actor.
+
+const driftingWorld = () => {
+  const config = simConfig();
+  const world = new SimWorld(config);
+  world.annotations = {
+    'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`),
+    [ANNOTATION.skipStreak]: '4',
+  };
+  world.publish(JM, simDigest(`${JM}#2`));
+  world.publish(RM, simDigest(`${RM}#7`));
+  return { config, world };
+};
+
+describe('runTick', () => {
+  it('is deterministic: the same port answers give the same outcome and the same calls (I20)', async () => {
+    const a = driftingWorld();
+    const b = driftingWorld();
+    const first = await runTick(a.config, simPorts(a.world));
+    const second = await runTick(b.config, simPorts(b.world));
+    expect(second).toEqual(first);
+    expect(b.world.calls).toEqual(a.world.calls);
+  });
+
+  it('gives the same outcome as the machine run as a started xstate actor with provided port actors', async () => {
+    const a = driftingWorld();
+    const b = driftingWorld();
+    const driven = await runTick(a.config, simPorts(a.world));
+    const asActor = await runTickAsActor(b.config, simPorts(b.world));
+    expect(asActor).toEqual(driven);
+    expect(b.world.calls).toEqual(a.world.calls);
+    expect(driven.reimages.length).toBeGreaterThan(0);
+  });
+
+  it('ends a port call that never answers as a Timeout at the bound, and the tick goes on (I17)', async () => {
+    const config = simConfig({ API_TIMEOUT: '20ms', SETTLE_TIMEOUT: '10ms' });
+    const world = new SimWorld(config);
+    const sim = simPorts(world);
+    const never = () => () => new Promise<never>(() => undefined);
+    const ports: TickPorts = { ...sim, cluster: { ...sim.cluster, observeJobsManager: never } };
+    const started = Date.now();
+    const outcome = await runTick(config, ports);
+    expect(outcome.result).toBe('deploymentUnreadable');
+    expect(outcome.findings[0]?.message).toContain('observeJobsManager gave no answer within');
+    // bound = settle 10 ms + api 20 ms + 2 s grace
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('a port that throws instead of returning Left is a failure of that call, not a crash', async () => {
+    const config = simConfig();
+    const world = new SimWorld(config);
+    const sim = simPorts(world);
+    const ports: TickPorts = {
+      ...sim,
+      cluster: {
+        ...sim.cluster,
+        readSkipStreak: () => {
+          throw new Error('boom');
+        },
+      },
+    };
+    world.setBehaviour('jobs-manager', 'neverReady');
+    const outcome = await runTick(config, ports);
+    expect(outcome.result).toBe('skipStreakUncountable');
+    expect(outcome.findings[0]?.message).toContain('unexpected failure: Error: boom');
+  });
+
+  it('a registry port that fails as a whole leaves every image unresolved, never recorded', async () => {
+    const config = simConfig();
+    const world = new SimWorld(config);
+    const sim = simPorts(world);
+    const ports: TickPorts = {
+      ...sim,
+      registry: { resolveDigests: () => () => Promise.reject(new Error('socket hang up')) },
+    };
+    const outcome = await runTick(config, ports);
+    expect(outcome.result).toBe('complete');
+    expect(outcome.events.filter((e) => e.code === 'RESOLVE_FAILED')).toHaveLength(3);
+    expect(outcome.writes).toEqual([]);
+  });
+
+  it('Left values from ports pass through with their tag and the server message', async () => {
+    const config = simConfig();
+    const world = new SimWorld(config);
+    const sim = simPorts(world);
+    const ports: TickPorts = {
+      ...sim,
+      cluster: {
+        ...sim.cluster,
+        observeJobsManager: () =>
+          TE.left({ _tag: 'Forbidden', status: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden' }),
+      },
+    };
+    const outcome = await runTick(config, ports);
+    expect(outcome.findings.map((f) => f.message)).toEqual([
+      'ERROR: cannot read deployment/stg-jobs-manager (Forbidden (HTTP 403): deployments.apps "stg-jobs-manager" is forbidden) -- not a benign skip; failing the tick so it is visible',
+    ]);
+  });
+});
