@@ -1,4 +1,4 @@
-import { type DigestRequest, type RegistryPort, transport } from '@image-refresh/core';
+import { type DigestRequest, type RegistryError, type RegistryPort, transport } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { headManifest } from './manifest-head.js';
@@ -34,6 +34,15 @@ const defect = (request: DigestRequest) => (error: unknown) =>
       `unexpected failure resolving ${request.repo}:${request.tag}: ${error instanceof Error ? error.message : String(error)}`,
     ),
   );
+
+/**
+ * A 4xx or a 200 without a token may be the token server choking on several
+ * scopes; a timeout, a dead connection, a 5xx or a 429 would only repeat per
+ * repo, n times slower.
+ */
+const mayBeBatchRefusal = (error: RegistryError): boolean =>
+  error._tag === 'Malformed' ||
+  (error._tag !== 'RateLimited' && error.status !== undefined && error.status >= 400 && error.status < 500);
 
 /** One repo's answer, whatever happens inside: a throw must not take the batch down (I15). */
 const guarded = (request: DigestRequest, answer: () => Promise<Answer>): Promise<Answer> =>
@@ -76,10 +85,9 @@ export const createRegistryPort = (options: RegistryPortOptions): RegistryPort =
     }
     // Learn the challenge again next time: the realm may have moved.
     knownChallenge = O.none;
-    const unreachable = token.left._tag === 'Timeout' || token.left._tag === 'Transport';
-    if (!batched || unreachable) return requests.map(() => token);
-    // The registry's token server refused the batch: maybe the multi-scope
-    // bug, so each repo asks for its own.
+    if (!batched || !mayBeBatchRefusal(token.left)) return requests.map(() => token);
+    // The token server refused the batch: maybe the multi-scope bug, so each
+    // repo asks for its own.
     return Promise.all(
       requests.map((request) => guarded(request, () => resolveWithOwnToken(client, fetchToken, request, challenge))),
     );
