@@ -115,7 +115,7 @@ describe('parseTickConfig', () => {
     ]);
   });
 
-  it('treats an empty value as unset, like the shell`s ${X:-default}', () => {
+  it('treats an empty value as unset, like the shell default expansion X:-default', () => {
     const config = simConfig({ MAX_SKIP_TICKS: '', IMAGE_REGISTRY: '', PODS_MONITOR_PINNED: '' });
     expect(config.maxSkipTicks).toBe(8);
     expect(config.imageRegistry).toBe('docker.io');

@@ -5,9 +5,11 @@ import type { TickOutcome, TickResult } from './tick-outcome.js';
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
 export const outcomeOf = (result: TickResult, context: TickContext): TickOutcome => {
   const findings = context.events.filter(isFinding);
+  const observed = context.settledness._tag === 'Some' ? { settledness: context.settledness.value } : {};
   return {
     result,
     exitCode: findings.length > 0 ? 1 : 0,
+    ...observed,
     events: context.events,
     findings,
     writes: context.writes,

@@ -1,3 +1,4 @@
+import type { Settledness } from '../domain/settledness.js';
 import type { WorkloadRef } from '../domain/workloads.js';
 import type { ContainerImage } from '../ports/cluster-port.js';
 import type { TickEvent } from './tick-event.js';
@@ -46,6 +47,8 @@ export interface TickOutcome {
   readonly result: TickResult;
   /** 0 ok, 1 a finding an operator must see, 2 configuration error (I18). */
   readonly exitCode: 0 | 1 | 2;
+  /** What the settled guard saw of jobs-manager; undefined when it was not (or could not be) read. */
+  readonly settledness?: Settledness;
   /** Everything the operator is told, in order. */
   readonly events: readonly TickEvent[];
   /** The error-level events; non-empty iff exitCode is 1. */

@@ -1,0 +1,54 @@
+import type { TickOutcome } from '@image-refresh/core';
+
+// One phrase per tick for timelines and the closing summary line: what the
+// tick decided, in an operator's words.
+
+const names = (outcome: TickOutcome): string =>
+  outcome.reimages.map((r) => `${r.workload.id}${r.rolledOut ? '' : ' (rollout failed)'}`).join(', ');
+
+const recorded = (outcome: TickOutcome): number =>
+  outcome.writes.filter((w) => w.kind === 'recordDigests').reduce((n, w) => n + Object.keys(w.annotations).length, 0);
+
+export const decisionOf = (outcome: TickOutcome): string => {
+  switch (outcome.result) {
+    case 'configInvalid':
+      return 'configuration error';
+    case 'mirrorInert':
+      return 'inert behind a private mirror';
+    case 'deploymentUnreadable':
+      return 'jobs-manager unreadable: not a benign skip';
+    case 'skipStreakUncountable':
+      return 'not settled, streak unreadable: failed';
+    case 'skipStreakWriteFailed':
+      return 'not settled, streak unwritable: failed';
+    case 'skipped':
+      return 'not settled: skip';
+    case 'frozen':
+      return 'IMAGE REFRESH IS FROZEN';
+    case 'recordedDigestsUnreadable':
+      return 'recorded digests unreadable: nothing done';
+    case 'attemptUnreadable':
+      return 'attempt counter unreadable: no re-image';
+    case 'flapLockout':
+      return 'FLAP DETECTED: no re-image';
+    case 'flapMarkFailed':
+      return 'flap detected, marker unwritable';
+    case 'attemptWriteFailed':
+      return 'attempt unwritable: no re-image';
+    case 'reimageFailed':
+      return `re-image failed: ${names(outcome)}`;
+    case 'recordFailed':
+      return outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; record failed` : 'record failed';
+    case 'complete': {
+      if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}`;
+      const n = recorded(outcome);
+      return n > 0 ? `first observation: recorded ${n} digest(s)` : 'no change';
+    }
+  }
+};
+
+export const jobsManagerState = (outcome: TickOutcome): string => {
+  if (outcome.result === 'deploymentUnreadable') return 'unreadable';
+  if (outcome.settledness === undefined) return 'not checked';
+  return outcome.settledness._tag === 'Settled' ? 'settled' : 'not settled';
+};

@@ -1,0 +1,46 @@
+import { ANNOTATION, shortDigest, type TickConfig } from '@image-refresh/core';
+import type { TimelineRow } from '@image-refresh/core/sim';
+import { decisionOf, jobsManagerState } from './decision.js';
+
+// `image-refresh simulate`: one row per tick, wide enough to read in a
+// terminal, plain text so it pastes into an issue or the README.
+
+const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+
+const column = (text: string, width: number): string =>
+  text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
+
+const COLUMNS = [
+  ['tick', 4],
+  ['world event', 44],
+  ['jobs-manager', 12],
+  ['decision', 44],
+  ['exit', 4],
+  ['streak', 6],
+  ['attempt', 7],
+  ['flap', 4],
+  ['recorded jobs-manager', 21],
+] as const;
+
+export const renderTimeline = (config: TickConfig, rows: readonly TimelineRow[]): string => {
+  const header = COLUMNS.map(([title, width]) => column(title, width)).join('  ');
+  const lines = rows.map((row) => {
+    const a = row.annotations;
+    const cells = [
+      String(row.tick),
+      row.event,
+      jobsManagerState(row.outcome),
+      decisionOf(row.outcome),
+      String(row.outcome.exitCode),
+      a[ANNOTATION.skipStreak] === undefined ? '-' : `${a[ANNOTATION.skipStreak]}/${config.maxSkipTicks}`,
+      a[ANNOTATION.refreshAttempt] === undefined ? '-' : `${a[ANNOTATION.refreshAttempt]}/${config.maxRefreshAttempts}`,
+      a[ANNOTATION.flapDetected] ?? '-',
+      a[JM_RECORD] === undefined ? '-' : shortDigest(a[JM_RECORD]),
+    ];
+    return cells
+      .map((cell, i) => column(cell, COLUMNS[i]?.[1] ?? 10))
+      .join('  ')
+      .trimEnd();
+  });
+  return [header.trimEnd(), ...lines].join('\n');
+};

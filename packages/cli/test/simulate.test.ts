@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+
+// `image-refresh simulate` is the README's main-job command: it must print a
+// timeline whose rows say what the real machine decided.
+
+const run = async (...argv: string[]) => {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const { exitCode } = await main(argv, { stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+  return { exitCode, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+};
+
+const row = (timeline: string, tick: number): string => {
+  const line = timeline.split('\n').find((l) => l.startsWith(`${tick} `));
+  if (line === undefined) throw new Error(`no row for tick ${tick} in:\n${timeline}`);
+  return line;
+};
+
+describe('image-refresh simulate', () => {
+  it('never-ready: seven counted skips, FROZEN with exit 1 on the eighth, resumes once settled', async () => {
+    const { exitCode, stdout } = await run('simulate', '--scenario', 'never-ready');
+    expect(exitCode).toBe(0);
+    expect(row(stdout, 8)).toMatch(/not settled: skip\s+0\s+7\/8/);
+    expect(row(stdout, 9)).toMatch(/IMAGE REFRESH IS FROZEN\s+1\s+8\/8/);
+    expect(row(stdout, 11)).toMatch(/settled\s+re-imaged jobs-manager, requests-proxy\s+0\s+-/);
+  });
+
+  it('flapping-readiness: three failed re-images, then the lockout exits 0 until re-armed', async () => {
+    const { stdout } = await run('simulate', '--scenario', 'flapping-readiness');
+    expect(row(stdout, 4)).toMatch(/re-image failed.*\s1\s+-\s+3\/3/);
+    expect(row(stdout, 5)).toMatch(/FLAP DETECTED: no re-image\s+0\s+-\s+3\/3\s+3/);
+    expect(row(stdout, 7)).toMatch(/re-imaged jobs-manager, requests-proxy\s+0\s+-\s+-\s+-/);
+  });
+
+  it('--list names every scenario', async () => {
+    const { stdout } = await run('simulate', '--list');
+    for (const name of [
+      'healthy-drift',
+      'never-ready',
+      'flapping-readiness',
+      'registry-outage',
+      'api-outage',
+      'first-install',
+    ]) {
+      expect(stdout).toMatch(new RegExp(`^${name} `, 'm'));
+    }
+  });
+
+  it('an unknown scenario or flag is a usage error, exit 2', async () => {
+    expect((await run('simulate', '--scenario', 'nope')).exitCode).toBe(2);
+    const flag = await run('simulate', '--frobnicate');
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toContain("Unknown option '--frobnicate'");
+  });
+});

@@ -1,0 +1,154 @@
+import type { Environment } from '../config/environment.js';
+import { ANNOTATION } from '../domain/workloads.js';
+import { simDigest } from './sim-digest.js';
+import type { SimWorld } from './sim-world.js';
+
+// Named stories for `image-refresh simulate`, the README and the tests: each
+// step is what happens in the world since the last tick, then one tick.
+
+export interface ScenarioStep {
+  /** What happened in the world before this tick, for the timeline. */
+  readonly event: string;
+  readonly act?: (world: SimWorld) => void;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly summary: string;
+  readonly env?: Environment;
+  readonly steps: readonly ScenarioStep[];
+}
+
+const JM = 'tracebloc/jobs-manager';
+const PM = 'tracebloc/pods-monitor';
+const RM = 'tracebloc/resource-monitor';
+const publish = (repo: string, build: number) => (world: SimWorld) =>
+  world.publish(repo, simDigest(`${repo}#${build}`));
+const quiet: ScenarioStep = { event: '-' };
+const repeat = (n: number, step: ScenarioStep): ScenarioStep[] => Array.from({ length: n }, () => step);
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'healthy-drift',
+    summary: 'A fresh install records digests; each new build behind the tag is rolled out once, then recorded.',
+    steps: [
+      { event: 'fresh install' },
+      quiet,
+      { event: `publish ${JM} build 2`, act: publish(JM, 2) },
+      quiet,
+      {
+        event: `publish ${PM} and ${RM} build 2`,
+        act: (w) => {
+          publish(PM, 2)(w);
+          publish(RM, 2)(w);
+        },
+      },
+      quiet,
+    ],
+  },
+  {
+    name: 'never-ready',
+    summary:
+      'jobs-manager Runs but is never Ready (#1964): 7 counted skips, FROZEN (exit 1) on the 8th, then it settles and refresh resumes by itself.',
+    steps: [
+      { event: 'fresh install' },
+      {
+        event: 'ingestion-authz.yaml typo: jobs-manager never Ready',
+        act: (w) => w.setBehaviour('jobs-manager', 'neverReady'),
+      },
+      ...repeat(6, quiet),
+      { event: `publish ${JM} build 2`, act: publish(JM, 2) },
+      quiet,
+      { event: 'operator fixes the ConfigMap: pod goes Ready', act: (w) => w.setBehaviour('jobs-manager', 'settles') },
+      quiet,
+    ],
+  },
+  {
+    name: 'flapping-readiness',
+    summary:
+      'A new build becomes Ready then crashes (#563): 3 failed re-images, lockout with FLAP DETECTED, a human re-arms, it recovers.',
+    steps: [
+      { event: 'fresh install' },
+      {
+        event: `publish ${JM} build 2, which flaps`,
+        act: (w) => {
+          publish(JM, 2)(w);
+          w.setBehaviour('jobs-manager', 'flaps');
+        },
+      },
+      quiet,
+      quiet,
+      quiet,
+      quiet,
+      {
+        event: `fixed build 3 published; operator runs \`image-refresh rearm\``,
+        act: (w) => {
+          publish(JM, 3)(w);
+          w.setBehaviour('jobs-manager', 'settles');
+          w.setAnnotation(ANNOTATION.refreshAttempt, undefined);
+          w.setAnnotation(ANNOTATION.flapDetected, undefined);
+        },
+      },
+      quiet,
+    ],
+  },
+  {
+    name: 'registry-outage',
+    summary:
+      'Docker Hub rate-limits this edge for two ticks: each image is skipped with a WARN, nothing is recorded, and the change lands when it recovers.',
+    steps: [
+      { event: 'fresh install' },
+      {
+        event: `publish ${JM} build 2; registry answers 429 for every repo`,
+        act: (w) => {
+          publish(JM, 2)(w);
+          for (const repo of [JM, PM, RM]) w.injectRegistryFault(repo, 'RateLimited');
+        },
+      },
+      {
+        event: `registry times out for ${JM}, answers garbage for ${RM}`,
+        act: (w) => {
+          w.injectRegistryFault(JM, 'Hang');
+          w.injectRegistryFault(RM, 'Garbage');
+        },
+      },
+      { event: 'registry healthy again' },
+      quiet,
+    ],
+  },
+  {
+    name: 'api-outage',
+    summary:
+      'The API server misbehaves: RBAC denial, a hung request, a lost bookkeeping write. Every one is a red tick naming its cause (#571), never a silent green one.',
+    steps: [
+      { event: 'fresh install' },
+      {
+        event: 'Role edited: get deployments is Forbidden',
+        act: (w) => w.injectClusterFault('observeJobsManager', 'Forbidden'),
+      },
+      { event: 'API server hangs on the read', act: (w) => w.injectClusterFault('observeJobsManager', 'Hang') },
+      {
+        event: `publish ${JM} build 2; the attempt-counter write fails`,
+        act: (w) => {
+          publish(JM, 2)(w);
+          w.injectClusterFault('writeRefreshAttempt', 'Transport');
+        },
+      },
+      { event: 'API healthy again' },
+      quiet,
+    ],
+  },
+  {
+    name: 'first-install',
+    summary:
+      'A fresh install with pods-monitor pinned: the first tick records what the tag points at and rolls nothing (#569); the pinned image is never even resolved.',
+    env: { PODS_MONITOR_PINNED: '1' },
+    steps: [
+      { event: 'fresh install (pods-monitor pinned)' },
+      quiet,
+      { event: `publish ${PM} build 2`, act: publish(PM, 2) },
+    ],
+  },
+];
+
+export const scenarioNamed = (name: string): Scenario | undefined => SCENARIOS.find((s) => s.name === name);
