@@ -35,6 +35,13 @@ export const parseChallenges = (header: string): Challenge[] => {
     while (i < header.length && TCHAR.test(header.charAt(i))) i += 1;
     return header.slice(start, i);
   };
+  // RFC 7235 allows only a token unquoted, but a realm or scope sent bare
+  // (`scope=repository:r:pull`) is common enough: read to the next comma.
+  const bare = (): string => {
+    const start = i;
+    while (i < header.length && !/[ \t,]/.test(header.charAt(i))) i += 1;
+    return header.slice(start, i);
+  };
   const quoted = (): string => {
     let value = '';
     i += 1; // opening quote
@@ -60,7 +67,7 @@ export const parseChallenges = (header: string): Challenge[] => {
     if (header.charAt(i) === '=' && current !== undefined) {
       i += 1;
       skip(WHITESPACE);
-      const value = header.charAt(i) === '"' ? quoted() : token();
+      const value = header.charAt(i) === '"' ? quoted() : bare();
       current.params[name.toLowerCase()] = value;
     } else {
       challenges.push({ scheme: name.toLowerCase(), params: {} });

@@ -5,12 +5,20 @@ import { createRegistryPort, MANIFEST_ACCEPT } from '../../src/registry/index.js
 import { startCountingProxy } from '../support/registry-counting-proxy.js';
 import { localOnlyFetch } from '../support/registry-local-fetch.js';
 import type { LocalServer } from '../support/registry-local-server.js';
-import { type RegistryProcess, registryBinaryMissing, startRegistry } from '../support/registry-process.js';
+import {
+  REGISTRY_SETUP_TIMEOUT_MS,
+  type RegistryProcess,
+  registryBinaryMissing,
+  startRegistry,
+} from '../support/registry-process.js';
 import { type Pushed, pushImage, pushIndex } from '../support/registry-push.js';
 
 // SPEC §3.3 against a real registry without auth (distribution 2.8.2, the
 // Debian docker-registry package): one HEAD per repo, the four media types in
 // one Accept, the tag's current digest, NotFound for what is not there.
+
+// The default reporter folds a skipped file into one line: say why on stderr too.
+if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
 
 describe.skipIf(registryBinaryMissing !== undefined)(
   `resolveDigests on an anonymous docker-registry${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
@@ -29,7 +37,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const amd64 = await pushImage(registry.url, 'tracebloc/resource-monitor', 'amd64');
       const arm64 = await pushImage(registry.url, 'tracebloc/resource-monitor', 'arm64');
       index = await pushIndex(registry.url, 'tracebloc/resource-monitor', 'prod', [amd64, arm64]);
-    });
+    }, REGISTRY_SETUP_TIMEOUT_MS);
     afterAll(async () => {
       await proxy?.close();
       await registry?.stop();

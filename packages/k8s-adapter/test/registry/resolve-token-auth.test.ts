@@ -5,7 +5,12 @@ import { createRegistryPort } from '../../src/registry/index.js';
 import { startCountingProxy } from '../support/registry-counting-proxy.js';
 import { localOnlyFetch } from '../support/registry-local-fetch.js';
 import type { LocalServer } from '../support/registry-local-server.js';
-import { type RegistryProcess, registryBinaryMissing, startRegistry } from '../support/registry-process.js';
+import {
+  REGISTRY_SETUP_TIMEOUT_MS,
+  type RegistryProcess,
+  registryBinaryMissing,
+  startRegistry,
+} from '../support/registry-process.js';
 import { type Pushed, pushImage } from '../support/registry-push.js';
 import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from '../support/registry-token-server.js';
 
@@ -17,6 +22,9 @@ import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from 
 const REPOS = ['tracebloc/jobs-manager', 'tracebloc/pods-monitor', 'tracebloc/resource-monitor'] as const;
 const requestsFor = (repos: readonly string[], tag = 'prod') => repos.map((repo) => ({ repo, tag }));
 const scope = (repo: string) => `repository:${repo}:pull`;
+
+// The default reporter folds a skipped file into one line: say why on stderr too.
+if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
 
 describe.skipIf(registryBinaryMissing !== undefined)(
   `resolveDigests on a token-auth docker-registry${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
@@ -39,7 +47,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         const token = tokens.mint([`repository:${repo}:pull,push`]);
         pushed.set(repo, await pushImage(registry.url, repo, 'prod', { token }));
       }
-    });
+    }, REGISTRY_SETUP_TIMEOUT_MS);
     afterAll(async () => {
       await proxy?.close();
       await registry?.stop();

@@ -17,6 +17,9 @@ export const registryBinaryMissing: string | undefined = existsSync(REGISTRY_BIN
   ? undefined
   : `needs ${REGISTRY_BINARY}: install the Debian package with "apt-get install -y docker-registry"`;
 
+/** For a beforeAll that starts a registry: its own start polls for at most 10 s. */
+export const REGISTRY_SETUP_TIMEOUT_MS = 30_000;
+
 export interface TokenAuth {
   readonly realm: string;
   readonly service: string;
