@@ -91,5 +91,9 @@ export const headManifest = async (
 /** A 401 that survived the token we fetched for it: access is refused, not missing. */
 export const refusedAfterAuth = (outcome: { challenge: BearerChallenge; what: string }): RegistryError => {
   const error = O.getOrElse(() => 'no error code')(outcome.challenge.error);
-  return forbidden(`${outcome.what} answered HTTP 401 (${error}) even with a pull token for it`, 401);
+  // Docker Hub answers a private and a missing repository alike: say both.
+  return forbidden(
+    `${outcome.what} answered HTTP 401 (${error}) even with a pull token for it: the repository is private or does not exist`,
+    401,
+  );
 };

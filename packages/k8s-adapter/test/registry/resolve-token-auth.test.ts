@@ -73,7 +73,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       expect(tokens.scopeRequests).toEqual([REPOS.map(scope)]);
       expect(wire()[0]).toBe('HEAD /v2/tracebloc/jobs-manager/manifests/prod anonymous');
       expect(wire().slice(1).sort()).toEqual(REPOS.map((repo) => `HEAD /v2/${repo}/manifests/prod token`));
-      expect(proxy.seen.length + tokens.seen.length).toBe(REPOS.length + 2);
+      expect(proxy.seen.length + tokens.scopeRequests.length).toBe(REPOS.length + 2);
     });
 
     it('challenge known (a later call on the same port): exactly 1 token request and 1 HEAD per repo', async () => {
