@@ -10,6 +10,8 @@ import { freePort, type LocalServer, listenLocal } from '../support/registry-loc
 // What a real registry will not do on demand: hang, rate-limit, answer a
 // garbage digest, hand out no token. Scripted node:http servers on
 // 127.0.0.1; each case states the registry it describes and shares nothing.
+// Mutations that redden it: no AbortSignal on a request (the hang cases), no
+// digest check in manifest-head.ts, no redaction of issued tokens.
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 const TOKEN = 'eyJhbGciOiJub25lIn0.c2VjcmV0LXRva2VuLXZhbHVl.c2ln';

@@ -18,6 +18,12 @@ import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from 
 // 2.8.2 `auth.token`, RS256 JWTs from a token server of our own), and the
 // request budget counted on the wire: at the token server and at a proxy in
 // front of the registry.
+//
+// Mutations of src/registry that redden this file (run by hand, then
+// reverted): asking the batch token for the first scope only; never falling
+// back to a per-repo token; no fallback when the token server refuses the
+// batch; forgetting the challenge between calls (the budget test); dropping
+// the OCI manifest type from Accept; dropping the redaction pass (faults).
 
 const REPOS = ['tracebloc/jobs-manager', 'tracebloc/pods-monitor', 'tracebloc/resource-monitor'] as const;
 const requestsFor = (repos: readonly string[], tag = 'prod') => repos.map((repo) => ({ repo, tag }));
