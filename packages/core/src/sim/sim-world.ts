@@ -147,6 +147,32 @@ export class SimWorld {
     this.annotations = {};
   }
 
+  /** A deep copy with the same state, armed faults and clock, and an empty call log (I20 replays a tick on it). */
+  clone(): SimWorld {
+    const copy = new SimWorld(this.config);
+    copy.clockMs = this.clockMs;
+    for (const id of Object.keys(this.workloads) as WorkloadId[]) {
+      const w = this.workloads[id];
+      copy.workloads[id] = { ...w, images: { ...w.images } };
+    }
+    copy.annotations = { ...this.annotations };
+    copy.registry.clear();
+    for (const [key, digest] of this.registry) copy.registry.set(key, digest);
+    copy.rateLimitRemaining = this.rateLimitRemaining;
+    for (const [op, armed] of this.clusterFaults) copy.clusterFaults.set(op, { ...armed });
+    for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
+    return copy;
+  }
+
+  /** The fault the next call of an operation will meet, without taking it. */
+  armedClusterFault(op: ClusterOp): ClusterFault | undefined {
+    return this.clusterFaults.get(op)?.fault;
+  }
+
+  armedRegistryFault(repo: string): RegistryFault | undefined {
+    return this.registryFaults.get(repo)?.fault;
+  }
+
   // --- what the ports read ---------------------------------------------------
 
   /** Takes the armed fault for an operation, if any. */

@@ -1,11 +1,14 @@
 import type { Environment } from '../../src/config/environment.js';
 import type { TickEvent } from '../../src/machine/tick-event.js';
 import type { TickOutcome } from '../../src/machine/tick-outcome.js';
-import { runTick } from '../../src/run-tick.js';
 import { type ClusterOp, SimWorld, simConfig, simPorts } from '../../src/sim/index.js';
+import { describeViolations, SpecChecker } from '../spec/spec-checker.js';
+import { recordTick } from '../spec/tick-record.js';
 
 // One simulated edge per test: each case states the cluster it describes and
-// shares nothing with the others (the seeds' bats practice).
+// shares nothing with the others (the seeds' bats practice). Every tick also
+// goes through the property suite's invariant checker: an example scenario
+// that breaks I1–I20 fails even if its own assertions missed it.
 
 export const WRITE_OPS: readonly ClusterOp[] = [
   'writeSkipStreak',
@@ -25,12 +28,16 @@ export const anEdge = (env: Environment = {}) => {
   const config = simConfig(env);
   const world = new SimWorld(config);
   const ports = simPorts(world);
+  const checker = new SpecChecker();
   let last: TickOutcome | undefined;
   return {
     config,
     world,
     async tick(): Promise<TickOutcome> {
-      last = await runTick(config, ports);
+      const record = await recordTick(world, ports, config);
+      const violations = checker.check(record);
+      if (violations.length > 0) throw new Error(`invariants broken:\n${describeViolations(violations)}`);
+      last = record.outcome;
       return last;
     },
     /** The calls the simulated cluster and registry received, in order, as `op detail`. */

@@ -1,0 +1,298 @@
+import { describe, expect, it } from 'vitest';
+import type { Environment } from '../../src/config/environment.js';
+import { ANNOTATION } from '../../src/domain/workloads.js';
+import { type SimCall, SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
+import { INVARIANTS } from './invariants.js';
+import { SpecChecker } from './spec-checker.js';
+import { recordTick, type TickRecord } from './tick-record.js';
+
+// The checker is itself tested: a trace that breaks an invariant must be
+// rejected, naming that invariant. Each case records a real tick, then
+// tampers with it the way a broken tick machine would have behaved.
+
+const JM = 'tracebloc/jobs-manager';
+const STREAK = ANNOTATION.skipStreak;
+
+/** A world after `setup`, with the given preceding ticks already run, and one more tick recorded. */
+const recorded = async (
+  setup: (world: SimWorld) => void,
+  env: Environment = {},
+  before: (world: SimWorld) => Promise<void> = async () => undefined,
+): Promise<{ checker: SpecChecker; record: TickRecord }> => {
+  const config = simConfig(env);
+  const world = new SimWorld(config);
+  const ports = simPorts(world);
+  const checker = new SpecChecker();
+  await before(world);
+  // A first, clean tick records the digests (and primes the checker's history).
+  checker.check(await recordTick(world, ports, config));
+  setup(world);
+  return { checker, record: await recordTick(world, ports, config) };
+};
+
+const call = (op: SimCall['op'], detail = '', outcome = 'ok'): SimCall => ({ op, detail, outcome, at: 0 });
+const ids = (checker: SpecChecker, record: TickRecord, replay?: TickRecord) =>
+  [...new Set(checker.check(record, replay).map((v) => v.invariant.id))].sort();
+
+const withExit = (record: TickRecord, exitCode: 0 | 1): TickRecord => ({
+  ...record,
+  outcome: { ...record.outcome, exitCode },
+});
+const withCalls = (record: TickRecord, calls: readonly SimCall[]): TickRecord => ({ ...record, calls });
+
+interface WrongTrace {
+  readonly breaks: readonly string[];
+  readonly trace: string;
+  readonly tampered: () => Promise<{ checker: SpecChecker; record: TickRecord; replay?: TickRecord }>;
+}
+
+const WRONG_TRACES: readonly WrongTrace[] = [
+  {
+    breaks: ['I1', 'I9'],
+    trace: 'a re-image on an unsettled tick',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.setBehaviour('jobs-manager', 'neverReady'));
+      const tampered = withCalls(record, [
+        ...record.calls,
+        call('setImages', `jobs-manager api=docker.io/${JM}@${simDigest('x')}`),
+      ]);
+      return { checker, record: tampered };
+    },
+  },
+  {
+    breaks: ['I2'],
+    trace: 'a write after the jobs-manager Deployment could not be read',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.injectClusterFault('observeJobsManager', 'Forbidden'));
+      return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
+    },
+  },
+  {
+    breaks: ['I3', 'I5', 'I18'],
+    trace: 'a tick at the skip ceiling that exits 0',
+    tampered: async () => {
+      const { checker, record } = await recorded(
+        (w) => {
+          w.setBehaviour('jobs-manager', 'neverReady');
+        },
+        { MAX_SKIP_TICKS: '1' },
+      );
+      expect(record.outcome.exitCode).toBe(1);
+      return { checker, record: withExit(record, 0) };
+    },
+  },
+  {
+    breaks: ['I3'],
+    trace: 'a streak that did not count up from the recorded one',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.setBehaviour('jobs-manager', 'neverReady');
+        w.setAnnotation(STREAK, '4');
+      });
+      const calls = record.calls.map((c) => (c.op === 'writeSkipStreak' ? { ...c, detail: '1' } : c));
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I4'],
+    trace: 'an unreadable streak collapsed to a write of 1',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.setBehaviour('jobs-manager', 'neverReady');
+        w.injectClusterFault('readSkipStreak', 'Transport');
+      });
+      return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
+    },
+  },
+  {
+    breaks: ['I6'],
+    trace: 'a settled tick that leaves a recorded streak in place',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.setAnnotation(STREAK, '3'));
+      return {
+        checker,
+        record: withCalls(
+          record,
+          record.calls.filter((c) => c.op !== 'clearSkipStreak'),
+        ),
+      };
+    },
+  },
+  {
+    breaks: ['I7', 'I12'],
+    trace: 'a digest recorded after a failed rollout',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.publish(JM, simDigest(`${JM}#2`));
+        w.setBehaviour('jobs-manager', 'stalls');
+      });
+      const after = {
+        ...record.after,
+        annotations: {
+          ...record.after.annotations,
+          'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#2`),
+        },
+      };
+      return { checker, record: { ...record, after, calls: [...record.calls, call('clearFlapState')] } };
+    },
+  },
+  {
+    breaks: ['I8'],
+    trace: 'a re-image on a first observation',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) =>
+        w.setAnnotation('tracebloc.io/last-refreshed-jobs-manager-digest', undefined),
+      );
+      const reimage = [
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `jobs-manager api=docker.io/${JM}@${simDigest(`${JM}#1`)}`),
+        call('waitForRollout', 'jobs-manager'),
+      ];
+      return { checker, record: withCalls(record, [...record.calls, ...reimage]) };
+    },
+  },
+  {
+    breaks: ['I10'],
+    trace: 'a re-image at the flap ceiling',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.publish(JM, simDigest(`${JM}#2`));
+        w.setAnnotation(ANNOTATION.refreshAttempt, '3');
+      });
+      const calls = [
+        ...record.calls.filter((c) => c.op !== 'markFlapDetected'),
+        call('writeRefreshAttempt', '4'),
+        call('setImages', `jobs-manager api=docker.io/${JM}@${simDigest(`${JM}#2`)}`),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I11'],
+    trace: 'a re-image after the attempt counter could not be read',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.publish(JM, simDigest(`${JM}#2`));
+        w.injectClusterFault('readRefreshAttempt', 'Timeout');
+      });
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `jobs-manager api=docker.io/${JM}@${simDigest(`${JM}#2`)}`),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I12'],
+    trace: 'a digest record that comes before the success reset',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      const reset = record.calls.find((c) => c.op === 'clearFlapState');
+      const calls = [...record.calls.filter((c) => c.op !== 'clearFlapState'), ...(reset ? [reset] : [])];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I13'],
+    trace: 'resolving a pinned image',
+    tampered: async () => {
+      const { checker, record } = await recorded(() => undefined, { JOBS_MANAGER_PINNED: '1' });
+      return { checker, record: withCalls(record, [...record.calls, call('resolveDigest', JM)]) };
+    },
+  },
+  {
+    breaks: ['I14'],
+    trace: 'any call behind a private mirror',
+    tampered: async () => {
+      const { checker, record } = await recorded(() => undefined, { IMAGE_REGISTRY: 'mirror.example' });
+      return { checker, record: withCalls(record, [call('observeJobsManager')]) };
+    },
+  },
+  {
+    breaks: ['I15'],
+    trace: 'a drifted image left behind because another failed to resolve',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.publish(JM, simDigest(`${JM}#2`));
+        w.publish('tracebloc/resource-monitor', simDigest('tracebloc/resource-monitor#2'));
+        w.injectRegistryFault('tracebloc/pods-monitor', 'RateLimited');
+      });
+      const calls = record.calls.filter((c) => !(c.op === 'setImages' && c.detail.startsWith('resource-monitor')));
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I16'],
+    trace: 'requests-proxy on a digest other than jobs-manager`s',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      const calls = record.calls.map((c) =>
+        c.op === 'setImages' && c.detail.startsWith('requests-proxy')
+          ? { ...c, detail: `requests-proxy proxy=docker.io/${JM}@${simDigest('other')}` }
+          : c,
+      );
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I17'],
+    trace: 'a tick that ran past the sum of its bounds',
+    tampered: async () => {
+      const { checker, record } = await recorded(() => undefined);
+      return {
+        checker,
+        record: { ...record, after: { ...record.after, clockMs: record.before.clockMs + 10 * 60 * 60_000 } },
+      };
+    },
+  },
+  {
+    breaks: ['I18'],
+    trace: 'a failed bookkeeping write that exits 0',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.publish(JM, simDigest(`${JM}#2`));
+        w.injectClusterFault('recordDigests', 'Transport');
+      });
+      return { checker, record: withExit(record, 0) };
+    },
+  },
+  {
+    breaks: ['I19'],
+    trace: 'a malformed digest in a pod spec',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      const calls = record.calls.map((c) =>
+        c.op === 'setImages' ? { ...c, detail: 'jobs-manager api=docker.io/tracebloc/jobs-manager@sha256:nope' } : c,
+      );
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I20'],
+    trace: 'a replay of the same tick that came out differently',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      return { checker, record, replay: withExit(record, 1) };
+    },
+  },
+];
+
+describe('the invariant checker', () => {
+  it('accepts the real, correct tick the wrong traces are tampered from', async () => {
+    const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+    expect(checker.check(record)).toEqual([]);
+  });
+
+  for (const wrong of WRONG_TRACES) {
+    it(`rejects ${wrong.trace}, naming ${wrong.breaks.join(', ')}`, async () => {
+      const { checker, record, replay } = await wrong.tampered();
+      expect(ids(checker, record, replay)).toEqual(expect.arrayContaining([...wrong.breaks]));
+    });
+  }
+
+  it('has a rejected wrong trace for every invariant of the suite', () => {
+    const covered = new Set(WRONG_TRACES.flatMap((w) => w.breaks));
+    expect(INVARIANTS.map((i) => i.id).filter((id) => !covered.has(id))).toEqual([]);
+  });
+});

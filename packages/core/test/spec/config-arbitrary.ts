@@ -1,0 +1,14 @@
+import fc from 'fast-check';
+import type { Environment } from '../../src/config/environment.js';
+
+// Configurations vary with the sequences: every ceiling the chart allows in
+// practice, any pin combination, and now and then a private mirror.
+export const environmentArbitrary: fc.Arbitrary<Environment> = fc.record({
+  MAX_SKIP_TICKS: fc.integer({ min: 1, max: 10 }).map(String),
+  MAX_REFRESH_ATTEMPTS: fc.integer({ min: 1, max: 5 }).map(String),
+  JOBS_MANAGER_PINNED: fc.constantFrom('0', '0', '0', '1'),
+  PODS_MONITOR_PINNED: fc.constantFrom('0', '0', '0', '1'),
+  RESOURCE_MONITOR_PINNED: fc.constantFrom('0', '0', '0', '1'),
+  REQUESTS_PROXY_PINNED: fc.constantFrom('0', '0', '0', '1'),
+  IMAGE_REGISTRY: fc.constantFrom(...Array(19).fill('docker.io'), 'mirror.corp.example:5000'),
+});

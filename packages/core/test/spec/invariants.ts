@@ -1,0 +1,339 @@
+import { isWellFormedDigest } from '../../src/domain/digest.js';
+import { IMAGES } from '../../src/domain/workloads.js';
+import { ATTEMPT, FLAP, STREAK, type TickView } from './tick-view.js';
+
+// What image-refresh promises, tick after tick (SPEC §4). Each invariant is
+// stated once: its id, one sentence, where the lesson comes from, the ticks it
+// speaks about (`appliesTo` — counted, so none can hold vacuously) and how a
+// tick breaks it (`violation` — undefined when it holds). The property suite
+// checks every tick of every fuzzed sequence, and every example scenario,
+// against this list.
+
+export interface Invariant {
+  readonly id: string;
+  readonly says: string;
+  readonly source: string;
+  readonly appliesTo: (t: TickView) => boolean;
+  readonly violation: (t: TickView) => string | undefined;
+}
+
+const unless = (holds: boolean, otherwise: () => string): string | undefined => (holds ? undefined : otherwise());
+
+export const INVARIANTS: readonly Invariant[] = [
+  {
+    id: 'I1',
+    says: 'No workload is re-imaged on a tick whose settled guard did not pass.',
+    source: '#546',
+    appliesTo: (t) => !t.isMirror && !t.guardShouldPass,
+    violation: (t) =>
+      unless(!t.reimaged, () => `re-imaged on an unsettled/unreadable tick: ${t.calls('setImages')[0]?.detail}`),
+  },
+  {
+    id: 'I2',
+    says: 'An unreadable jobs-manager Deployment ends the tick with exit 1 and no write.',
+    source: '#571',
+    appliesTo: (t) => !t.isMirror && !t.jobsManagerReadable,
+    violation: (t) =>
+      unless(
+        t.exitCode === 1 && t.writes.length === 0,
+        () => `exit ${t.exitCode}, writes ${t.writes.map((w) => w.op)}`,
+      ),
+  },
+  {
+    id: 'I3',
+    says: 'On an unsettled tick the streak written is previous+1 (absent/garbage = 0); exit is 0 below MAX_SKIP_TICKS, 1 at or above it.',
+    source: '#1964',
+    appliesTo: (t) => t.unsettledButReadable && t.succeeded('readSkipStreak') && t.succeeded('writeSkipStreak'),
+    violation: (t) => {
+      const expected = t.counterBefore(STREAK) + 1;
+      const written = t.calls('writeSkipStreak')[0]?.detail;
+      if (written !== String(expected)) return `wrote streak ${written}, expected ${expected}`;
+      const exit = expected >= t.config.maxSkipTicks ? 1 : 0;
+      return unless(t.exitCode === exit, () => `streak ${expected}/${t.config.maxSkipTicks} exited ${t.exitCode}`);
+    },
+  },
+  {
+    id: 'I4',
+    says: 'Unsettled + unreadable streak → exit 1 and no streak write (never collapse to 0).',
+    source: '#1964',
+    appliesTo: (t) => t.unsettledButReadable && t.record.before.clusterFaults.readSkipStreak !== undefined,
+    violation: (t) =>
+      unless(
+        t.exitCode === 1 && !t.called('writeSkipStreak'),
+        () => `exit ${t.exitCode}, streak written: ${t.called('writeSkipStreak')}`,
+      ),
+  },
+  {
+    id: 'I5',
+    says: 'In a run of consecutive unsettled ticks with working writes, tick k exits 1 iff k ≥ MAX_SKIP_TICKS — it never lapses back to green while unsettled.',
+    source: '#1964',
+    appliesTo: (t) => t.history.unsettledRun !== undefined && t.history.unsettledRun > 0,
+    violation: (t) => {
+      const k = t.history.unsettledRun ?? 0;
+      const exit = k >= t.config.maxSkipTicks ? 1 : 0;
+      if (t.history.frozenInRun && t.exitCode === 0) return `tick ${k} of an unsettled run lapsed back to green`;
+      return unless(
+        t.exitCode === exit,
+        () => `tick ${k} of an unsettled run (MAX ${t.config.maxSkipTicks}) exited ${t.exitCode}`,
+      );
+    },
+  },
+  {
+    id: 'I6',
+    says: 'A settled tick with a recorded streak attempts its removal; a failed removal is a WARNING and the tick still reaches the registry pass. A settled tick with no streak writes no streak.',
+    source: '#1964, #2007',
+    appliesTo: (t) => t.guardShouldPass && t.record.before.clusterFaults.readSkipStreak === undefined,
+    violation: (t) => {
+      const streak = t.annotationBefore(STREAK);
+      if (streak === undefined || streak === '') {
+        return unless(
+          !t.called('writeSkipStreak') && !t.called('clearSkipStreak'),
+          () => 'wrote a streak that was not there',
+        );
+      }
+      if (!t.called('clearSkipStreak')) return `streak ${streak} was not cleared`;
+      if (t.failed('clearSkipStreak')) {
+        const warned = t.record.outcome.events.some((e) => e.code === 'SKIP_STREAK_CLEAR_FAILED' && e.level === 'warn');
+        const anyUnpinned = IMAGES.some((image) => !t.pinned(image));
+        if (!warned) return 'a failed clear was not reported as a WARNING';
+        if (anyUnpinned && !t.called('resolveDigest'))
+          return 'a failed clear stopped the tick before the registry pass';
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I7',
+    says: 'A recorded digest changes only to the digest the registry reported, and only (a) on first observation or (b) after every rollout of that tick completed.',
+    source: '#569',
+    appliesTo: (t) => IMAGES.some((i) => t.record.after.annotations[i.recordKey] !== t.annotationBefore(i.recordKey)),
+    violation: (t) => {
+      for (const image of IMAGES) {
+        const before = t.annotationBefore(image.recordKey);
+        const after = t.record.after.annotations[image.recordKey];
+        if (after === before) continue;
+        if (after === undefined) return `${image.recordKey} was removed by the tick`;
+        if (after !== t.record.before.registry[image.repo])
+          return `${image.recordKey}=${after}, registry said ${t.record.before.registry[image.repo]}`;
+        const firstObservation = before === undefined || before === '';
+        if (!firstObservation && !(t.reimaged && t.everyRolloutCompleted())) {
+          return `${image.recordKey} moved ${before} → ${after} without every rollout completing`;
+        }
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I8',
+    says: 'First observation never re-images.',
+    source: '#569',
+    appliesTo: (t) => t.resolvedImages().some((i) => (t.annotationBefore(i.recordKey) ?? '') === ''),
+    violation: (t) => {
+      for (const image of t.resolvedImages()) {
+        if ((t.annotationBefore(image.recordKey) ?? '') !== '') continue;
+        const touched = t.setImageCalls().find((c) => t.containersOf(image.name).some((k) => k in c.images));
+        if (touched !== undefined) return `first observation of ${image.name} re-imaged ${touched.workload}`;
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I9',
+    says: 'Every set-image is preceded, on the same tick, by a successful write of refresh-attempt = previous+1.',
+    source: '#563, #626',
+    appliesTo: (t) => t.reimaged,
+    violation: (t) => {
+      const write = t.indexOf('writeRefreshAttempt', 'ok');
+      const setImage = t.indexOf('setImages');
+      if (write < 0 || write > setImage) return 'set image without a persisted attempt before it';
+      const written = t.record.calls[write]?.detail;
+      return unless(
+        written === String(t.counterBefore(ATTEMPT) + 1),
+        () => `attempt written ${written}, previous ${t.counterBefore(ATTEMPT)}`,
+      );
+    },
+  },
+  {
+    id: 'I10',
+    says: 'With nobody clearing refresh-attempt, no more than MAX_REFRESH_ATTEMPTS re-image ticks fail in a row; after that, drift ticks write refresh-flap-detected and re-image nothing until it is cleared.',
+    source: '#563',
+    appliesTo: (t) =>
+      t.history.failedReimagesSinceClear > 0 ||
+      (t.succeeded('readRefreshAttempt') && t.counterBefore(ATTEMPT) >= t.config.maxRefreshAttempts),
+    violation: (t) => {
+      if (t.history.failedReimagesSinceClear > t.config.maxRefreshAttempts) {
+        return `${t.history.failedReimagesSinceClear} failed re-image ticks in a row (MAX ${t.config.maxRefreshAttempts})`;
+      }
+      if (t.succeeded('readRefreshAttempt') && t.counterBefore(ATTEMPT) >= t.config.maxRefreshAttempts) {
+        if (t.reimaged) return `re-imaged with refresh-attempt ${t.counterBefore(ATTEMPT)} ≥ MAX`;
+        const marked = t.calls('markFlapDetected')[0]?.detail;
+        return unless(
+          marked === String(t.counterBefore(ATTEMPT)),
+          () => `flap marker ${marked}, attempt ${t.counterBefore(ATTEMPT)}`,
+        );
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I11',
+    says: 'Unreadable refresh-attempt → no re-image that tick.',
+    source: '#626',
+    appliesTo: (t) => t.failed('readRefreshAttempt'),
+    violation: (t) =>
+      unless(
+        !t.reimaged && t.writes.every((w) => w.op !== 'writeRefreshAttempt'),
+        () => 're-imaged without reading the attempt',
+      ),
+  },
+  {
+    id: 'I12',
+    says: 'refresh-attempt/refresh-flap-detected are removed only after a fully successful re-image, in a write that precedes the digest record.',
+    source: '#626',
+    appliesTo: (t) =>
+      t.called('clearFlapState') ||
+      [ATTEMPT, FLAP].some((k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined),
+    violation: (t) => {
+      const removedByTick = [ATTEMPT, FLAP].some(
+        (k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined,
+      );
+      if (removedByTick && !t.succeeded('clearFlapState')) return 'bookkeeping removed outside the success reset';
+      if (!t.called('clearFlapState')) return undefined;
+      if (!(t.reimaged && t.everyRolloutCompleted())) return 'success reset without every rollout completed';
+      const record = t.indexOf('recordDigests');
+      return unless(record < 0 || t.indexOf('clearFlapState') < record, () => 'digest record before the success reset');
+    },
+  },
+  {
+    id: 'I13',
+    says: 'A pinned image is neither resolved nor re-imaged; a pinned requests-proxy is never re-imaged.',
+    source: '#569',
+    appliesTo: (t) => Object.values(t.config.pins).some(Boolean),
+    violation: (t) => {
+      for (const image of IMAGES.filter((i) => t.pinned(i))) {
+        if (t.calls('resolveDigest').some((c) => c.detail === image.repo)) return `pinned ${image.repo} was resolved`;
+        const own = image.name === 'jobs-manager' ? ['api'] : t.containersOf(image.name);
+        if (t.setImageCalls().some((c) => own.some((k) => k in c.images))) return `pinned ${image.name} was re-imaged`;
+      }
+      if (t.config.pins.requestsProxy && t.setImageCalls().some((c) => c.workload === 'requests-proxy')) {
+        return 'pinned requests-proxy was re-imaged';
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I14',
+    says: 'A private mirror makes the tick inert: no API and no registry call, exit 0.',
+    source: '#569',
+    appliesTo: (t) => t.isMirror,
+    violation: (t) =>
+      unless(
+        t.record.calls.length === 0 && t.exitCode === 0,
+        () => `${t.record.calls.length} calls, exit ${t.exitCode}`,
+      ),
+  },
+  {
+    id: 'I15',
+    says: "A failed resolution of one image leaves the others' refresh unaffected.",
+    source: '#569',
+    appliesTo: (t) =>
+      t.resolvedImages().length > 0 &&
+      IMAGES.some((i) => !t.pinned(i) && t.called('resolveDigest') && !t.resolvedImages().includes(i)),
+    violation: (t) => {
+      const verdicts = t.record.outcome.events.filter((e) =>
+        ['FIRST_OBSERVATION', 'DIGEST_UNCHANGED', 'DIGEST_CHANGED'].includes(e.code),
+      );
+      if (t.succeeded('readRecordedDigests')) {
+        for (const image of t.resolvedImages()) {
+          if (!verdicts.some((e) => e.message.startsWith(`${image.repo}:`)))
+            return `${image.repo} resolved but was not compared`;
+        }
+      }
+      if (!t.reimaged || !t.everyRolloutCompleted()) return undefined;
+      for (const image of t.resolvedImages()) {
+        const before = t.annotationBefore(image.recordKey) ?? '';
+        const drifted = before !== '' && before !== t.record.before.registry[image.repo];
+        const set = t.setImageCalls().some((c) => t.containersOf(image.name).some((k) => k in c.images));
+        if (drifted && !set) return `${image.repo} drifted but was not re-imaged with the others`;
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I16',
+    says: "Both jobs-manager containers change in one patch; requests-proxy gets exactly jobs-manager's digest.",
+    source: '#569',
+    appliesTo: (t) => t.reimaged,
+    violation: (t) => {
+      const calls = t.setImageCalls();
+      const jm = calls.filter((c) => c.workload === 'jobs-manager');
+      if (jm.length > 1) return `${jm.length} patches for jobs-manager in one tick`;
+      const proxy = calls.find((c) => c.workload === 'requests-proxy');
+      if (proxy === undefined) return undefined;
+      const api = jm[0]?.images.api;
+      const expected = `docker.io/tracebloc/jobs-manager@${t.record.before.registry['tracebloc/jobs-manager']}`;
+      if (proxy.images.proxy !== expected) return `requests-proxy got ${proxy.images.proxy}, registry says ${expected}`;
+      return unless(api === undefined || api === proxy.images.proxy, () => `api ${api} ≠ proxy ${proxy.images.proxy}`);
+    },
+  },
+  {
+    id: 'I17',
+    says: 'Every tick terminates within the sum of its bounds, whatever the ports do.',
+    source: '#626',
+    appliesTo: () => true,
+    violation: (t) =>
+      unless(t.elapsedMs <= t.sumOfBounds(), () => `took ${t.elapsedMs} ms, bounds sum to ${t.sumOfBounds()} ms`),
+  },
+  {
+    id: 'I18',
+    says: 'Exit 1 iff the tick has a finding an operator must see; exit 0 otherwise; exit 2 only for configuration errors.',
+    source: '#1964',
+    appliesTo: () => true,
+    violation: (t) => {
+      // The findings, read off the calls: anything that failed except the
+      // best-effort streak clear/read on a settled tick and the fail-closed
+      // reads whose safe branch is exit 0; or a streak at its ceiling.
+      const benign = new Set(['clearSkipStreak', 'readRefreshAttempt', 'readRecordedDigests', 'resolveDigest']);
+      const failedCall = t.record.calls.find(
+        (c) => c.outcome !== 'ok' && !benign.has(c.op) && !(c.op === 'readSkipStreak' && t.guardShouldPass),
+      );
+      const streak = t.calls('writeSkipStreak').find((c) => c.outcome === 'ok')?.detail;
+      const atCeiling = streak !== undefined && Number(streak) >= t.config.maxSkipTicks;
+      const finding = failedCall !== undefined || atCeiling;
+      return unless(
+        t.exitCode === (finding ? 1 : 0),
+        () => `exit ${t.exitCode} but ${finding ? `finding: ${failedCall?.op ?? `streak ${streak}`}` : 'no finding'}`,
+      );
+    },
+  },
+  {
+    id: 'I19',
+    says: 'A digest that is not a well-formed OCI digest is a resolution failure; it never reaches a pod spec or an annotation.',
+    source: 'beyond the reference',
+    appliesTo: (t) =>
+      Object.values(t.record.before.registryFaults).includes('Garbage') || t.reimaged || t.called('recordDigests'),
+    violation: (t) => {
+      for (const call of t.setImageCalls()) {
+        for (const image of Object.values(call.images)) {
+          if (!isWellFormedDigest(image.slice(image.indexOf('@') + 1))) return `pod spec got ${image}`;
+        }
+      }
+      for (const image of IMAGES) {
+        const after = t.record.after.annotations[image.recordKey];
+        if (after !== undefined && after !== t.annotationBefore(image.recordKey) && !isWellFormedDigest(after)) {
+          return `${image.recordKey} recorded ${after}`;
+        }
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I20',
+    says: 'Same port answers in, same commands and outcome out: the machine is deterministic and does no I/O of its own.',
+    source: 'design',
+    appliesTo: () => true,
+    // Checked by replaying the tick on a clone of the world before it (see
+    // spec-checker.ts); a tick view alone cannot see a second run.
+    violation: () => undefined,
+  },
+];

@@ -1,0 +1,185 @@
+import { isDeepStrictEqual } from 'node:util';
+import { INVARIANTS, type Invariant } from './invariants.js';
+import type { TickRecord } from './tick-record.js';
+import { ATTEMPT, type History, NO_HISTORY, STREAK, TickView } from './tick-view.js';
+
+// Runs every invariant over each recorded tick of one sequence, keeping the
+// little history some of them need, and counts how often each one's
+// precondition held — an invariant whose precondition never held proved
+// nothing.
+
+export interface Violation {
+  readonly invariant: Invariant;
+  readonly detail: string;
+}
+
+/** Situations the generators must reach often enough, each named by the invariants it exercises. */
+export interface Situation {
+  readonly name: string;
+  readonly invariants: string;
+  readonly when: (t: TickView) => boolean;
+}
+
+export const SITUATIONS: readonly Situation[] = [
+  {
+    name: 'an unsettled tick at or past the skip ceiling',
+    invariants: 'I3 I5',
+    when: (t) =>
+      t.unsettledButReadable &&
+      t.calls('writeSkipStreak').some((c) => c.outcome === 'ok' && Number(c.detail) >= t.config.maxSkipTicks),
+  },
+  {
+    name: 'a tick at the ceiling of a clean unsettled run',
+    invariants: 'I5',
+    when: (t) => (t.history.unsettledRun ?? 0) >= t.config.maxSkipTicks,
+  },
+  {
+    name: 'an unsettled tick with an unreadable streak',
+    invariants: 'I4',
+    when: (t) => t.unsettledButReadable && t.failed('readSkipStreak'),
+  },
+  {
+    name: 'a settled tick with a streak whose clear failed',
+    invariants: 'I6',
+    when: (t) => t.guardShouldPass && t.failed('clearSkipStreak'),
+  },
+  {
+    name: 'an unreadable jobs-manager Deployment',
+    invariants: 'I2',
+    when: (t) => !t.isMirror && !t.jobsManagerReadable,
+  },
+  {
+    name: 'a deleted jobs-manager Deployment',
+    invariants: 'I2',
+    when: (t) => !t.isMirror && !t.record.before.workloads['jobs-manager'].exists,
+  },
+  {
+    name: 'a first observation',
+    invariants: 'I8',
+    when: (t) => t.record.outcome.events.some((e) => e.code === 'FIRST_OBSERVATION'),
+  },
+  { name: 'a re-image tick that failed', invariants: 'I9 I10', when: (t) => t.reimaged && !t.everyRolloutCompleted() },
+  {
+    name: 'a re-image tick that succeeded',
+    invariants: 'I7 I12 I16',
+    when: (t) => t.reimaged && t.everyRolloutCompleted(),
+  },
+  { name: 'a tick in flap lockout with drift', invariants: 'I10', when: (t) => t.called('markFlapDetected') },
+  { name: 'an unreadable attempt counter with drift', invariants: 'I11', when: (t) => t.failed('readRefreshAttempt') },
+  { name: 'a success reset that failed', invariants: 'I12 I18', when: (t) => t.failed('clearFlapState') },
+  {
+    name: 'one image unresolved while another re-imaged',
+    invariants: 'I15',
+    when: (t) => t.reimaged && t.calls('resolveDigest').length > t.resolvedImages().length,
+  },
+  {
+    name: 'a garbage digest from the registry',
+    invariants: 'I19',
+    when: (t) => Object.values(t.record.before.registryFaults).includes('Garbage'),
+  },
+  {
+    name: 'a pinned requests-proxy with jobs-manager drift',
+    invariants: 'I13 I16',
+    when: (t) =>
+      t.config.pins.requestsProxy && t.setImageCalls().some((c) => c.workload === 'jobs-manager' && 'api' in c.images),
+  },
+  { name: 'a private mirror', invariants: 'I14', when: (t) => t.isMirror },
+  {
+    name: 'a hung port call',
+    invariants: 'I17',
+    when: (t) => Object.values(t.record.before.clusterFaults).includes('Hang'),
+  },
+  { name: 'unreadable recorded digests', invariants: 'SPEC §5 I7', when: (t) => t.failed('readRecordedDigests') },
+];
+
+const cleanUnsettled = (t: TickView): boolean =>
+  t.unsettledButReadable && t.succeeded('readSkipStreak') && t.succeeded('writeSkipStreak');
+
+/** The history as of this tick, from the history after the previous one. */
+const historyFor = (record: TickRecord, after: History): History => {
+  const probe = new TickView(record, after);
+  let unsettledRun: number | undefined;
+  if (!cleanUnsettled(probe)) unsettledRun = probe.guardShouldPass ? 0 : undefined;
+  else if ((after.unsettledRun ?? 0) > 0 && !probe.editedSincePreviousTick(STREAK))
+    unsettledRun = (after.unsettledRun ?? 0) + 1;
+  else unsettledRun = probe.counterBefore(STREAK) === 0 ? 1 : undefined;
+
+  const cleared = probe.editedSincePreviousTick(ATTEMPT) || after.previous === undefined;
+  const failedReimage = probe.succeeded('writeRefreshAttempt') && probe.reimaged && !probe.everyRolloutCompleted();
+  const failedBefore = cleared ? 0 : after.failedReimagesSinceClear;
+  return {
+    previous: after.previous,
+    unsettledRun,
+    frozenInRun: unsettledRun !== undefined && unsettledRun > 1 && after.frozenInRun,
+    failedReimagesSinceClear: failedBefore + (failedReimage ? 1 : 0),
+  };
+};
+
+/** The history to carry to the next tick. */
+const historyAfter = (record: TickRecord, current: History): History => {
+  const view = new TickView(record, current);
+  return {
+    previous: record,
+    unsettledRun: current.unsettledRun,
+    frozenInRun:
+      current.unsettledRun !== undefined &&
+      current.unsettledRun > 0 &&
+      (current.frozenInRun || record.outcome.exitCode === 1),
+    failedReimagesSinceClear: view.succeeded('clearFlapState') ? 0 : current.failedReimagesSinceClear,
+  };
+};
+
+export class SpecChecker {
+  private history: History = NO_HISTORY;
+  readonly preconditionsMet = new Map<string, number>(INVARIANTS.map((i) => [i.id, 0]));
+  readonly situationsMet = new Map<string, number>(SITUATIONS.map((s) => [s.name, 0]));
+  ticks = 0;
+
+  /** Check one tick; `replay` is the same tick run again on a clone of the world before it (I20). */
+  check(record: TickRecord, replay?: TickRecord): Violation[] {
+    const history = historyFor(record, this.history);
+    const view = new TickView(record, history);
+    const violations: Violation[] = [];
+    this.ticks += 1;
+    for (const invariant of INVARIANTS) {
+      if (!invariant.appliesTo(view)) continue;
+      this.preconditionsMet.set(invariant.id, (this.preconditionsMet.get(invariant.id) ?? 0) + 1);
+      const detail = invariant.violation(view);
+      if (detail !== undefined) violations.push({ invariant, detail });
+    }
+    if (record.outcome.exitCode === 2) {
+      violations.push({ invariant: byId('I18'), detail: 'exit 2 on a valid configuration' });
+    }
+    if (
+      replay !== undefined &&
+      !(isDeepStrictEqual(replay.outcome, record.outcome) && isDeepStrictEqual(replay.calls, record.calls))
+    ) {
+      violations.push({
+        invariant: byId('I20'),
+        detail: 'the same tick replayed on the same world gave another outcome or other calls',
+      });
+    }
+    for (const situation of SITUATIONS) {
+      if (situation.when(view))
+        this.situationsMet.set(situation.name, (this.situationsMet.get(situation.name) ?? 0) + 1);
+    }
+    this.history = historyAfter(record, history);
+    return violations;
+  }
+
+  /** A new sequence starts: forget the previous one's history (counts are kept). */
+  reset(): void {
+    this.history = NO_HISTORY;
+  }
+}
+
+const byId = (id: string): Invariant => {
+  const found = INVARIANTS.find((i) => i.id === id);
+  if (found === undefined) throw new Error(`no invariant ${id}`);
+  return found;
+};
+
+export const describeViolations = (violations: readonly Violation[]): string =>
+  violations
+    .map((v) => `${v.invariant.id} (${v.invariant.source}) ${v.invariant.says}\n    violated: ${v.detail}`)
+    .join('\n');

@@ -1,0 +1,91 @@
+import type { TickConfig } from '../../src/config/tick-config.js';
+import type { Settledness } from '../../src/domain/settledness.js';
+import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
+import type { TickOutcome } from '../../src/machine/tick-outcome.js';
+import type { TickPorts } from '../../src/run-tick.js';
+import { runTick } from '../../src/run-tick.js';
+import type {
+  ClusterFault,
+  ClusterOp,
+  RegistryFault,
+  RolloutBehaviour,
+  SimCall,
+  SimWorld,
+} from '../../src/sim/index.js';
+
+// What the invariants look at: the world just before and just after one tick,
+// every port call the tick made, and its outcome. Snapshots are plain data, so
+// a record can also be written by hand — which is how the checker is shown to
+// reject a wrong trace.
+
+export interface WorkloadSnapshot {
+  readonly exists: boolean;
+  readonly behaviour: RolloutBehaviour;
+  readonly rolloutPending: boolean;
+  readonly images: Readonly<Record<string, string>>;
+}
+
+export interface WorldSnapshot {
+  readonly clockMs: number;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly workloads: Readonly<Record<WorkloadId, WorkloadSnapshot>>;
+  /** repo → digest under the config's tag */
+  readonly registry: Readonly<Record<string, string | undefined>>;
+  /** The settled guard's truth at the top of the tick, computed by the world, not by the tick. */
+  readonly jobsManagerTopOfTick: Settledness;
+  readonly clusterFaults: Readonly<Partial<Record<ClusterOp, ClusterFault>>>;
+  readonly registryFaults: Readonly<Record<string, RegistryFault | undefined>>;
+}
+
+export interface TickRecord {
+  readonly config: TickConfig;
+  readonly before: WorldSnapshot;
+  readonly after: WorldSnapshot;
+  readonly calls: readonly SimCall[];
+  readonly outcome: TickOutcome;
+}
+
+const CLUSTER_OPS: readonly ClusterOp[] = [
+  'observeJobsManager',
+  'readSkipStreak',
+  'writeSkipStreak',
+  'clearSkipStreak',
+  'readRefreshAttempt',
+  'writeRefreshAttempt',
+  'markFlapDetected',
+  'clearFlapState',
+  'readRecordedDigests',
+  'recordDigests',
+  'setImages',
+  'waitForRollout',
+];
+
+export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
+  clockMs: world.clockMs,
+  annotations: { ...world.annotations },
+  workloads: Object.fromEntries(
+    Object.values(world.workloads).map((w) => [
+      w.id,
+      { exists: w.exists, behaviour: w.behaviour, rolloutPending: w.rolloutPending, images: { ...w.images } },
+    ]),
+  ) as Record<WorkloadId, WorkloadSnapshot>,
+  registry: Object.fromEntries(
+    IMAGES.map(({ repo }) => [repo, world.registry.get(`${repo}:${world.config.imageTag}`)]),
+  ),
+  jobsManagerTopOfTick: world.settlednessOf('jobs-manager', 'top-of-tick'),
+  clusterFaults: Object.fromEntries(
+    CLUSTER_OPS.flatMap((op) => {
+      const fault = world.armedClusterFault(op);
+      return fault === undefined ? [] : [[op, fault]];
+    }),
+  ),
+  registryFaults: Object.fromEntries(IMAGES.map(({ repo }) => [repo, world.armedRegistryFault(repo)])),
+});
+
+/** Run one tick on the world through the given ports and record it. */
+export const recordTick = async (world: SimWorld, ports: TickPorts, config: TickConfig): Promise<TickRecord> => {
+  const before = snapshotOf(world);
+  const firstCall = world.calls.length;
+  const outcome = await runTick(config, ports);
+  return { config, before, after: snapshotOf(world), calls: world.calls.slice(firstCall), outcome };
+};

@@ -1,0 +1,181 @@
+import * as O from 'fp-ts/lib/Option.js';
+import { counterValue } from '../../src/domain/counter.js';
+import { ANNOTATION, CONTAINER, IMAGES, type ImageName, type ImageSpec } from '../../src/domain/workloads.js';
+import { portBounds } from '../../src/machine/port-bounds.js';
+import type { ClusterOp, SimCall } from '../../src/sim/index.js';
+import type { TickRecord } from './tick-record.js';
+
+// Questions the invariants ask of one recorded tick, answered from the world
+// and the call log — never from the machine's own account of itself, which is
+// what is under test.
+
+export const WRITE_OPS: readonly ClusterOp[] = [
+  'writeSkipStreak',
+  'clearSkipStreak',
+  'writeRefreshAttempt',
+  'markFlapDetected',
+  'clearFlapState',
+  'recordDigests',
+  'setImages',
+];
+
+/** What the checker remembers across the ticks of one sequence. */
+export interface History {
+  readonly previous: TickRecord | undefined;
+  /** Consecutive unsettled ticks with working streak reads and writes, counted from a streak of 0; undefined when unknown. */
+  readonly unsettledRun: number | undefined;
+  /** A tick of the current unsettled run already exited 1. */
+  readonly frozenInRun: boolean;
+  /** Failed re-image ticks since refresh-attempt was last cleared (by a success reset or a human). */
+  readonly failedReimagesSinceClear: number;
+}
+
+export const NO_HISTORY: History = {
+  previous: undefined,
+  unsettledRun: 0,
+  frozenInRun: false,
+  failedReimagesSinceClear: 0,
+};
+
+export class TickView {
+  constructor(
+    readonly record: TickRecord,
+    readonly history: History,
+  ) {}
+
+  get config() {
+    return this.record.config;
+  }
+  get exitCode() {
+    return this.record.outcome.exitCode;
+  }
+  get isMirror(): boolean {
+    return this.config.imageRegistry !== 'docker.io';
+  }
+
+  calls(op: SimCall['op']): readonly SimCall[] {
+    return this.record.calls.filter((c) => c.op === op);
+  }
+  called(op: SimCall['op']): boolean {
+    return this.calls(op).length > 0;
+  }
+  succeeded(op: SimCall['op']): boolean {
+    return this.calls(op).some((c) => c.outcome === 'ok');
+  }
+  failed(op: SimCall['op']): boolean {
+    return this.calls(op).some((c) => c.outcome !== 'ok');
+  }
+  indexOf(op: SimCall['op'], outcome?: string): number {
+    return this.record.calls.findIndex((c) => c.op === op && (outcome === undefined || c.outcome === outcome));
+  }
+  get writes(): readonly SimCall[] {
+    return this.record.calls.filter((c) => (WRITE_OPS as readonly string[]).includes(c.op));
+  }
+  get reimaged(): boolean {
+    return this.called('setImages');
+  }
+
+  /** The jobs-manager Deployment could be read at the top of the tick (world truth). */
+  get jobsManagerReadable(): boolean {
+    return (
+      this.record.before.workloads['jobs-manager'].exists &&
+      this.record.before.clusterFaults.observeJobsManager === undefined
+    );
+  }
+  /** The settled guard had to pass: readable and settled, by the world's own account. */
+  get guardShouldPass(): boolean {
+    return !this.isMirror && this.jobsManagerReadable && this.record.before.jobsManagerTopOfTick._tag === 'Settled';
+  }
+  get unsettledButReadable(): boolean {
+    return !this.isMirror && this.jobsManagerReadable && this.record.before.jobsManagerTopOfTick._tag !== 'Settled';
+  }
+
+  annotationBefore(key: string): string | undefined {
+    return this.record.before.annotations[key];
+  }
+  counterBefore(key: string): number {
+    return counterValue(O.fromNullable(this.annotationBefore(key)));
+  }
+  /** A human (or a deletion) changed this annotation between the previous tick and this one. */
+  editedSincePreviousTick(key: string): boolean {
+    const previous = this.history.previous;
+    return previous !== undefined && previous.after.annotations[key] !== this.record.before.annotations[key];
+  }
+
+  pinned(image: ImageSpec): boolean {
+    return this.config.pins[image.pin];
+  }
+  /** Images whose registry answer this tick was a well-formed digest. */
+  resolvedImages(): ImageSpec[] {
+    return IMAGES.filter(
+      (image) =>
+        !this.pinned(image) &&
+        this.calls('resolveDigest').some((c) => c.detail === image.repo && c.outcome === 'ok') &&
+        this.record.before.registryFaults[image.repo] !== 'Garbage',
+    );
+  }
+
+  /** `setImages` details as [workload, container=image …]. */
+  setImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
+    return this.calls('setImages').map((c) => {
+      const [workload = '', ...pairs] = c.detail.split(' ');
+      return {
+        workload,
+        images: Object.fromEntries(pairs.map((p) => p.split('=') as [string, string])),
+        outcome: c.outcome,
+      };
+    });
+  }
+
+  /** Every set image of this tick was followed by a completed rollout of the same workload. */
+  everyRolloutCompleted(): boolean {
+    const calls = this.record.calls;
+    return calls.every((c, i) => {
+      if (c.op !== 'setImages') return true;
+      if (c.outcome !== 'ok') return false;
+      const workload = c.detail.split(' ')[0];
+      return calls.slice(i + 1).some((w) => w.op === 'waitForRollout' && w.detail === workload && w.outcome === 'ok');
+    });
+  }
+
+  /** The containers an image runs in (requests-proxy follows jobs-manager unless pinned). */
+  containersOf(image: ImageName): string[] {
+    switch (image) {
+      case 'jobs-manager':
+        return [CONTAINER.api, ...(this.config.pins.requestsProxy ? [] : [CONTAINER.proxy])];
+      case 'pods-monitor':
+        return [CONTAINER.podsMonitor];
+      case 'resource-monitor':
+        return [CONTAINER.resourceMonitor];
+    }
+  }
+
+  /** I17: what the tick may spend at most, summed over the calls it made. */
+  sumOfBounds(): number {
+    const bounds = portBounds(this.config);
+    const repos = this.calls('resolveDigest').length;
+    return this.record.calls.reduce(
+      (sum, c) => {
+        switch (c.op) {
+          case 'resolveDigest':
+            return sum;
+          case 'observeJobsManager':
+            return sum + bounds.observeMs;
+          case 'waitForRollout':
+            return sum + bounds.rolloutMs;
+          default:
+            return sum + bounds.apiMs;
+        }
+      },
+      repos > 0 ? bounds.resolveMs(repos) : 0,
+    );
+  }
+
+  get elapsedMs(): number {
+    return this.record.after.clockMs - this.record.before.clockMs;
+  }
+}
+
+export const STREAK = ANNOTATION.skipStreak;
+export const ATTEMPT = ANNOTATION.refreshAttempt;
+export const FLAP = ANNOTATION.flapDetected;

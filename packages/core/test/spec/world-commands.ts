@@ -1,0 +1,216 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { TickConfig } from '../../src/config/tick-config.js';
+import { shortDigest } from '../../src/domain/digest.js';
+import { ANNOTATION, IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
+import type { TickPorts } from '../../src/run-tick.js';
+import {
+  type ClusterFault,
+  type ClusterOp,
+  type RegistryFault,
+  type RolloutBehaviour,
+  type SimWorld,
+  simDigest,
+  simPorts,
+} from '../../src/sim/index.js';
+import { describeViolations, type SpecChecker } from './spec-checker.js';
+import { recordTick } from './tick-record.js';
+
+// The vocabulary of the property suite: time passes (a tick) and the world
+// moves between ticks — rollouts settle, stall, flap or never become Ready,
+// builds are published, the registry and the API fail, humans edit the
+// bookkeeping, the Deployment is deleted and recreated. Each command's
+// toString is one clause of the story a shrunk counterexample tells.
+
+export interface Edge {
+  readonly config: TickConfig;
+  readonly world: SimWorld;
+  readonly ports: TickPorts;
+  readonly checker: SpecChecker;
+  /** Builds published so far, to make each digest new. */
+  build: number;
+}
+
+type Command = fc.AsyncCommand<object, Edge>;
+
+const label = (repo: string) => repo.replace('tracebloc/', '');
+
+class Tick implements Command {
+  private said = 'tick';
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    const replayWorld = edge.world.clone();
+    const record = await recordTick(edge.world, edge.ports, edge.config);
+    const replay = await recordTick(replayWorld, simPorts(replayWorld), edge.config);
+    this.said = `tick → exit ${record.outcome.exitCode} (${record.outcome.result})`;
+    const violations = edge.checker.check(record, replay);
+    if (violations.length > 0) {
+      expect.fail(
+        `${describeViolations(violations)}\n  tick events:\n${record.outcome.events.map((e) => `    ${e.level} ${e.message}`).join('\n')}\n  calls: ${record.calls.map((c) => `${c.op}${c.detail === '' ? '' : ` ${c.detail}`}=${c.outcome}`).join('; ')}`,
+      );
+    }
+  }
+  toString = () => this.said;
+}
+
+class Publish implements Command {
+  private digest = '';
+  constructor(readonly repo: string) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.build += 1;
+    this.digest = simDigest(`${this.repo}#${edge.build}`);
+    edge.world.publish(this.repo, this.digest);
+  }
+  toString = () => `publish ${label(this.repo)} ${shortDigest(this.digest)}`;
+}
+
+const BEHAVIOUR_WORDS: Record<RolloutBehaviour, string> = {
+  settles: 'settles',
+  stalls: 'stalls',
+  flaps: 'flaps',
+  neverReady: 'never becomes Ready',
+};
+
+class Behave implements Command {
+  constructor(
+    readonly workload: WorkloadId,
+    readonly behaviour: RolloutBehaviour,
+  ) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.setBehaviour(this.workload, this.behaviour);
+  }
+  toString = () => `${this.workload} ${BEHAVIOUR_WORDS[this.behaviour]}`;
+}
+
+class ApiFault implements Command {
+  constructor(
+    readonly op: ClusterOp,
+    readonly fault: ClusterFault,
+    readonly times: number,
+  ) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.injectClusterFault(this.op, this.fault, this.times);
+  }
+  toString = () =>
+    `API ${this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} on ${this.op}${this.times > 1 ? ` ×${this.times}` : ''}`;
+}
+
+class RegistryTrouble implements Command {
+  constructor(
+    readonly repo: string,
+    readonly fault: RegistryFault,
+  ) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.injectRegistryFault(this.repo, this.fault);
+  }
+  toString = () =>
+    `registry ${this.fault === 'Garbage' ? 'answers garbage' : this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} for ${label(this.repo)}`;
+}
+
+class Annotate implements Command {
+  constructor(
+    readonly key: string,
+    readonly value: string | undefined,
+  ) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.setAnnotation(this.key, this.value);
+  }
+  toString = () =>
+    this.value === undefined
+      ? `a human clears ${this.key.replace('tracebloc.io/', '')}`
+      : `${this.key.replace('tracebloc.io/', '')} holds ${JSON.stringify(this.value)}`;
+}
+
+class DeleteJobsManager implements Command {
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.deleteJobsManager();
+  }
+  toString = () => 'jobs-manager Deployment is deleted';
+}
+
+class RecreateJobsManager implements Command {
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.recreateJobsManager();
+  }
+  toString = () => 'jobs-manager Deployment is recreated (helm)';
+}
+
+const repos = fc.constantFrom(...IMAGES.map((i) => i.repo));
+const workloads = fc.constantFrom<WorkloadId>('jobs-manager', 'requests-proxy', 'resource-monitor');
+
+/** Ops weighted toward the guards' own reads and writes, where faults matter most. */
+const faultedOps = fc.oneof(
+  { arbitrary: fc.constantFrom<ClusterOp>('readSkipStreak', 'clearSkipStreak', 'clearFlapState'), weight: 4 },
+  { arbitrary: fc.constantFrom<ClusterOp>('writeSkipStreak', 'readRefreshAttempt', 'writeRefreshAttempt'), weight: 2 },
+  { arbitrary: fc.constantFrom<ClusterOp>('observeJobsManager'), weight: 2 },
+  {
+    arbitrary: fc.constantFrom<ClusterOp>(
+      'markFlapDetected',
+      'readRecordedDigests',
+      'recordDigests',
+      'setImages',
+      'waitForRollout',
+    ),
+    weight: 1,
+  },
+);
+
+const clusterFaults = fc.constantFrom<ClusterFault>(
+  'NotFound',
+  'Forbidden',
+  'Timeout',
+  'Transport',
+  'Malformed',
+  'Hang',
+);
+const registryFaults = fc.constantFrom<RegistryFault>(
+  'Transport',
+  'Timeout',
+  'RateLimited',
+  'NotFound',
+  'Garbage',
+  'Hang',
+);
+const bookkeepingKeys = fc.constantFrom(ANNOTATION.skipStreak, ANNOTATION.refreshAttempt, ANNOTATION.flapDetected);
+const garbage = fc.constantFrom('', 'x7', '-3', '1e3', '99999999999999999999', '007', ' 2');
+
+export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
+  // A fresh Tick per step: each remembers its own result for the story.
+  { arbitrary: fc.constant(null).map(() => new Tick()), weight: 40 },
+  { arbitrary: repos.map((r) => new Publish(r)), weight: 7 },
+  {
+    arbitrary: fc
+      .tuple(workloads, fc.constantFrom<RolloutBehaviour>('settles', 'stalls', 'flaps', 'neverReady'))
+      .map(([w, b]) => new Behave(w, b)),
+    weight: 6,
+  },
+  // jobs-manager's own behaviour drives both the streak and the flap guard.
+  {
+    arbitrary: fc
+      .constantFrom<RolloutBehaviour>('flaps', 'neverReady', 'settles')
+      .map((b) => new Behave('jobs-manager', b)),
+    weight: 4,
+  },
+  {
+    arbitrary: fc
+      .tuple(faultedOps, clusterFaults, fc.constantFrom(1, 1, 1, 2, 3))
+      .map(([op, f, n]) => new ApiFault(op, f, n)),
+    weight: 8,
+  },
+  { arbitrary: fc.tuple(repos, registryFaults).map(([r, f]) => new RegistryTrouble(r, f)), weight: 6 },
+  { arbitrary: bookkeepingKeys.map((k) => new Annotate(k, undefined)), weight: 3 },
+  { arbitrary: fc.tuple(bookkeepingKeys, garbage).map(([k, v]) => new Annotate(k, v)), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(...IMAGES.map((i) => i.recordKey)).map((k) => new Annotate(k, undefined)),
+    weight: 1,
+  },
+  { arbitrary: fc.constant(new DeleteJobsManager()), weight: 1 },
+  { arbitrary: fc.constant(new RecreateJobsManager()), weight: 3 },
+);
