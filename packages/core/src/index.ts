@@ -37,13 +37,14 @@ export {
   type WorkloadKind,
   type WorkloadRef,
 } from './domain/workloads.js';
+export { mermaidDiagram } from './machine/diagram.js';
 export { type PortBounds, portBounds } from './machine/port-bounds.js';
 export type { EventCode, EventLevel, TickEvent } from './machine/tick-event.js';
 export { isFinding } from './machine/tick-event.js';
-
 export { type TickMachine, tickMachine } from './machine/tick-machine.js';
 export type { AnnotationWrite, Reimage, TickOutcome, TickResult, WriteKind } from './machine/tick-outcome.js';
 export type { ClusterPort, ContainerImage, RecordedDigests, RolloutError } from './ports/cluster-port.js';
+export { dryRunPorts } from './ports/dry-run.js';
 export * from './ports/port-error.js';
 export type { DigestRequest, RegistryError, RegistryPort, Resolution } from './ports/registry-port.js';
 export {

@@ -28,6 +28,8 @@ export interface Timers {
 
 export interface TickOptions {
   readonly timers?: Timers;
+  /** Called with each event as the tick emits it (the outcome has them all, at the end). */
+  readonly onEvent?: (event: TickEvent) => void;
 }
 
 const platformTimers = (): Timers => {
@@ -144,10 +146,13 @@ export const runTickAsActor = (config: TickConfig, ports: TickPorts, options: Ti
 export const runTick = (config: TickConfig, ports: TickPorts, options: TickOptions = {}): Promise<TickOutcome> => {
   const calls = portCalls(ports, portBounds(config));
   const timers = options.timers ?? platformTimers();
-  return driveTick(config, (src, input) =>
-    callPort(calls, timers, src, input).then(
-      (r): PortAnswer => (E.isRight(r) ? { ok: true, value: r.right } : { ok: false, error: r.left }),
-    ),
+  return driveTick(
+    config,
+    (src, input) =>
+      callPort(calls, timers, src, input).then(
+        (r): PortAnswer => (E.isRight(r) ? { ok: true, value: r.right } : { ok: false, error: r.left }),
+      ),
+    options.onEvent,
   );
 };
 

@@ -1,6 +1,8 @@
 import type { AnyActorRef, AnyActorScope, AnyMachineSnapshot } from 'xstate';
 import { createActor } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
+import type { TickContext } from './tick-context.js';
+import type { TickEvent } from './tick-event.js';
 import { type TickMachine, tickMachine } from './tick-machine.js';
 import type { TickOutcome } from './tick-outcome.js';
 
@@ -55,9 +57,26 @@ const invokedChild = (snapshot: AnyMachineSnapshot): AnyActorRef => {
   return child;
 };
 
-export const driveTick = async (config: TickConfig, handle: InvokeHandler): Promise<TickOutcome> => {
+const eventsOf = (snapshot: AnyMachineSnapshot): readonly TickEvent[] => (snapshot.context as TickContext).events;
+
+/**
+ * Fold the machine over port answers until it reaches a final state.
+ * `onEvent` sees each operator event as soon as the machine emits it, so a
+ * CronJob's log shows "set image …" before the rollout wait, not after.
+ */
+export const driveTick = async (
+  config: TickConfig,
+  handle: InvokeHandler,
+  onEvent: (event: TickEvent) => void = () => undefined,
+): Promise<TickOutcome> => {
   scope ??= inertScope(tickMachine);
   let snapshot: AnyMachineSnapshot = tickMachine.getInitialSnapshot(scope, config);
+  let told = 0;
+  const tell = () => {
+    const events = eventsOf(snapshot);
+    for (; told < events.length; told++) onEvent(events[told] as TickEvent);
+  };
+  tell();
   while (snapshot.status === 'active') {
     const child = invokedChild(snapshot);
     const input: unknown = (child as unknown as { options: { input: unknown } }).options.input;
@@ -66,6 +85,7 @@ export const driveTick = async (config: TickConfig, handle: InvokeHandler): Prom
       ? { type: `xstate.done.actor.${child.id}`, output: answer.value, actorId: child.id }
       : { type: `xstate.error.actor.${child.id}`, error: answer.error, actorId: child.id };
     snapshot = tickMachine.transition(snapshot as never, event as never, scope);
+    tell();
   }
   if (snapshot.status !== 'done')
     throw new Error(`the tick machine ended ${snapshot.status}: ${String(snapshot.error)}`);

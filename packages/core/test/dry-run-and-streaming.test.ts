@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../src/domain/workloads.js';
+import type { TickEvent } from '../src/machine/tick-event.js';
+import { dryRunPorts } from '../src/ports/dry-run.js';
+import { runTick } from '../src/run-tick.js';
+import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { JM } from './support/edge.js';
+
+const JM_KEY = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+
+describe('--dry-run ports', () => {
+  it('decide as the real tick would, write nothing, and say every write they would have made', async () => {
+    const config = simConfig();
+    const world = new SimWorld(config);
+    world.annotations = { [JM_KEY]: simDigest(`${JM}#1`), [ANNOTATION.skipStreak]: '2' };
+    world.publish(JM, simDigest(`${JM}#2`));
+    const wouldDo: string[] = [];
+    const outcome = await runTick(
+      config,
+      dryRunPorts(simPorts(world), config, (a) => wouldDo.push(a)),
+    );
+    expect(outcome.result).toBe('complete');
+    expect(world.calls.map((c) => c.op)).not.toContain('setImages');
+    expect(world.annotations[ANNOTATION.skipStreak]).toBe('2');
+    expect(wouldDo).toEqual([
+      'annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-skip-streak-',
+      'annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-attempt=1',
+      `set image deployment/stg-jobs-manager -n tracebloc api=docker.io/${JM}@${simDigest(`${JM}#2`)}`,
+      'wait for the rollout of deployment/stg-jobs-manager (up to 10m)',
+      `set image deployment/stg-requests-proxy -n tracebloc proxy=docker.io/${JM}@${simDigest(`${JM}#2`)}`,
+      'wait for the rollout of deployment/stg-requests-proxy (up to 10m)',
+      'annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-attempt- tracebloc.io/refresh-flap-detected-',
+      expect.stringMatching(
+        /^annotate deployment\/stg-jobs-manager -n tracebloc tracebloc\.io\/last-refreshed-jobs-manager-digest=sha256:[0-9a-f]{64}/,
+      ),
+    ]);
+  });
+
+  it('pass reads through: an unsettled jobs-manager is still a counted skip, on paper', async () => {
+    const config = simConfig();
+    const world = new SimWorld(config);
+    world.setBehaviour('jobs-manager', 'neverReady');
+    const wouldDo: string[] = [];
+    const outcome = await runTick(
+      config,
+      dryRunPorts(simPorts(world), config, (a) => wouldDo.push(a)),
+    );
+    expect(outcome.result).toBe('skipped');
+    expect(wouldDo).toEqual(['annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-skip-streak=1']);
+    expect(world.annotations).toEqual({});
+  });
+});
+
+describe('event streaming', () => {
+  it('hands each event out as the machine emits it, before the next port call', async () => {
+    const config = simConfig();
+    const world = new SimWorld(config);
+    world.annotations = { [JM_KEY]: simDigest(`${JM}#1`) };
+    world.publish(JM, simDigest(`${JM}#2`));
+    const seen: string[] = [];
+    const ports = simPorts(world);
+    const spied = {
+      ...ports,
+      cluster: {
+        ...ports.cluster,
+        waitForRollout: (...args: Parameters<typeof ports.cluster.waitForRollout>) => {
+          seen.push(`(waiting on ${args[0].id})`);
+          return ports.cluster.waitForRollout(...args);
+        },
+      },
+    };
+    const outcome = await runTick(config, spied, { onEvent: (e: TickEvent) => seen.push(e.code) });
+    expect(seen.slice(seen.indexOf('SET_IMAGE'), seen.indexOf('SET_IMAGE') + 3)).toEqual([
+      'SET_IMAGE',
+      '(waiting on jobs-manager)',
+      'ROLLOUT_COMPLETE',
+    ]);
+    expect(seen.filter((s) => !s.startsWith('('))).toEqual(outcome.events.map((e) => e.code));
+  });
+});
