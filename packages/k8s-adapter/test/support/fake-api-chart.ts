@@ -1,0 +1,81 @@
+import { rmSync } from 'node:fs';
+import type { RolloutBehaviour } from './fake-api-controller.js';
+import { type FakeKubeconfig, writeFakeKubeconfig } from './fake-api-kubeconfig.js';
+import { chartWorkloads } from './fake-api-objects.js';
+import type { JsonObject } from './fake-api-patch.js';
+import { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from './fake-api-server.js';
+
+// A fake API server holding one release of the chart (SPEC §2, named as the
+// core simulator's SIM_ENVIRONMENT names it), with a kubeconfig for it.
+
+export const NS = 'tracebloc';
+export const AGENTS_NS = 'tracebloc-node-agents';
+export const JOBS_MANAGER = 'stg-jobs-manager';
+export const REQUESTS_PROXY = 'stg-requests-proxy';
+export const RESOURCE_MONITOR = 'stg-resource-monitor';
+
+export interface ChartCluster {
+  readonly server: FakeApiServer;
+  readonly kubeconfig: FakeKubeconfig;
+  /** The jobs-manager Deployment as the server holds it now. */
+  readonly jobsManager: () => JsonObject;
+  readonly requestsProxy: () => JsonObject;
+  readonly resourceMonitor: () => JsonObject;
+  readonly close: () => Promise<void>;
+}
+
+export interface ChartOptions extends FakeApiServerOptions {
+  readonly behaviour?: RolloutBehaviour;
+  /** Annotations the jobs-manager Deployment starts with. */
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** The DaemonSet's update strategy (default RollingUpdate). */
+  readonly daemonSetStrategy?: string;
+  /** Leave the jobs-manager Deployment out (a release without it). */
+  readonly withoutJobsManager?: boolean;
+}
+
+const must = (object: JsonObject | undefined, what: string): JsonObject => {
+  if (object === undefined) throw new Error(`the fake API server holds no ${what}`);
+  return object;
+};
+
+export const startChartCluster = async (options: ChartOptions = {}): Promise<ChartCluster> => {
+  const server = await startFakeApiServer(options);
+  const w = chartWorkloads();
+  const behaviour = options.behaviour ?? 'settles';
+  if (options.annotations !== undefined) {
+    const metadata = w.jobsManager.metadata as JsonObject;
+    metadata.annotations = { ...(metadata.annotations as JsonObject), ...options.annotations };
+  }
+  if (options.daemonSetStrategy !== undefined) {
+    (w.resourceMonitor.spec as JsonObject).updateStrategy = { type: options.daemonSetStrategy };
+  }
+  if (options.withoutJobsManager !== true) server.store.put(w.jobsManager, behaviour);
+  server.store.put(w.requestsProxy, behaviour);
+  server.store.put(w.resourceMonitor, behaviour);
+  const kubeconfig = writeFakeKubeconfig(server, { namespace: NS });
+  return {
+    server,
+    kubeconfig,
+    jobsManager: () => must(server.store.get('Deployment', NS, JOBS_MANAGER), JOBS_MANAGER),
+    requestsProxy: () => must(server.store.get('Deployment', NS, REQUESTS_PROXY), REQUESTS_PROXY),
+    resourceMonitor: () => must(server.store.get('DaemonSet', AGENTS_NS, RESOURCE_MONITOR), RESOURCE_MONITOR),
+    close: async () => {
+      await server.close();
+      rmSync(kubeconfig.dir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** Container name → image of a workload object. */
+export const imagesOf = (object: JsonObject): Record<string, string> => {
+  const containers = ((object.spec as JsonObject).template as JsonObject).spec as JsonObject;
+  return Object.fromEntries(
+    (containers.containers as JsonObject[]).map((c) => [String(c.name), String(c.image)] as const),
+  );
+};
+
+export const annotationsOf = (object: JsonObject): Record<string, string> =>
+  ((object.metadata as JsonObject).annotations ?? {}) as Record<string, string>;
+
+export const generationOf = (object: JsonObject): number => Number((object.metadata as JsonObject).generation);
