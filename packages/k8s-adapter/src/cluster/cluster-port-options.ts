@@ -1,0 +1,20 @@
+// What a caller may tune on the cluster port. The bounds themselves — the
+// request bound, the settle window, ROLLOUT_TIMEOUT — come from TickConfig,
+// the one place an operator sets them.
+
+export interface ClusterPortOptions {
+  /** How often an unsettled workload is re-read while waiting (default 2 s; NOTES: 2–5 s). */
+  readonly pollIntervalMs?: number;
+  /** How often `onProgress` is called while waiting (default 30 s). */
+  readonly progressIntervalMs?: number;
+  /**
+   * Told, at least every `progressIntervalMs` while a wait lasts, what it is
+   * waiting for: `waiting for deployment/x: 0 of 1 updated replicas are available (1m30s of 10m)`.
+   */
+  readonly onProgress?: (line: string) => void;
+  /** The field manager of every write (default `image-refresh`). */
+  readonly fieldManager?: string;
+}
+
+export const DEFAULT_POLL_INTERVAL_MS = 2_000;
+export const DEFAULT_PROGRESS_INTERVAL_MS = 30_000;

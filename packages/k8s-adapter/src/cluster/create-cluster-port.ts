@@ -1,0 +1,200 @@
+import {
+  ANNOTATION,
+  type ClusterPort,
+  type ContainerImage,
+  describePortError,
+  describeWorkload,
+  IMAGES,
+  type ImageName,
+  notFound,
+  type PortError,
+  type RecordedDigests,
+  type RolloutError,
+  type Settledness,
+  type TickConfig,
+  type WorkloadRef,
+  workloadRef,
+} from '@image-refresh/core';
+import type { KubeConfig } from '@kubernetes/client-node';
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as O from 'fp-ts/lib/Option.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import { type AppsApi, createAppsApi } from './apps-api.js';
+import {
+  type ClusterPortOptions,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+} from './cluster-port-options.js';
+import { goDuration } from './go-duration.js';
+import { type PollEnd, type PollSettings, pollUntilSettled } from './poll-until-settled.js';
+import {
+  type AnnotationChanges,
+  FIELD_MANAGER,
+  patchAnnotations,
+  patchContainerImages,
+  readWorkload,
+} from './workload-api.js';
+import { type WorkloadSnapshot, workloadSnapshot } from './workload-snapshot.js';
+
+// core's ClusterPort on the Kubernetes API (SPEC §3), one instance per tick.
+// The jobs-manager Deployment is read once per tick: observeJobsManager GETs
+// it (re-reading only while it is not settled, within the settle window) and
+// keeps a plain snapshot; the bookkeeping reads are answered from that
+// snapshot, and every write refreshes it from the object the PATCH returns.
+// A steady tick — settled, nothing drifted — therefore costs exactly one
+// request.
+
+const sameWorkload = (a: WorkloadRef, b: WorkloadRef): boolean =>
+  a.kind === b.kind && a.name === b.name && a.namespace === b.namespace;
+
+export const createClusterPort = (
+  kubeConfig: KubeConfig,
+  config: TickConfig,
+  options: ClusterPortOptions = {},
+): ClusterPort => {
+  const jobsManager = workloadRef(config, 'jobs-manager');
+  const fieldManager = options.fieldManager ?? FIELD_MANAGER;
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const progressEveryMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  const apps: E.Either<PortError, AppsApi> = createAppsApi(kubeConfig, config.apiTimeoutMs);
+  let snapshot: WorkloadSnapshot | undefined;
+
+  const withApps = <A>(use: (api: AppsApi) => TE.TaskEither<PortError, A>): TE.TaskEither<PortError, A> =>
+    pipe(TE.fromEither(apps), TE.chain(use));
+
+  const remember = (ref: WorkloadRef, read: WorkloadSnapshot): void => {
+    if (sameWorkload(ref, jobsManager)) snapshot = read;
+  };
+
+  const read = (ref: WorkloadRef): TE.TaskEither<PortError, WorkloadSnapshot> =>
+    pipe(
+      withApps((api) => readWorkload(api, ref)),
+      TE.tap((s) => TE.fromIO(() => remember(ref, s))),
+    );
+
+  /** The tick's snapshot of the jobs-manager Deployment; one GET if nothing has read it yet. */
+  const current = (): TE.TaskEither<PortError, WorkloadSnapshot> =>
+    snapshot === undefined ? read(jobsManager) : TE.right(snapshot);
+
+  /**
+   * A write's answer is the object after the write: it becomes the snapshot.
+   * An answer that does not check out only drops the snapshot (the next read
+   * GETs it again) — the write itself succeeded and is not failed for it.
+   */
+  const refreshFrom = (ref: WorkloadRef) => (object: unknown) => () => {
+    if (!sameWorkload(ref, jobsManager)) return;
+    const checked = workloadSnapshot(ref, object);
+    snapshot = E.isRight(checked) ? checked.right : undefined;
+  };
+
+  const annotate = (changes: AnnotationChanges): TE.TaskEither<PortError, void> =>
+    pipe(
+      withApps((api) => patchAnnotations(api, jobsManager, changes, fieldManager)),
+      TE.chainIOK(refreshFrom(jobsManager)),
+    );
+
+  const annotation = (key: string): TE.TaskEither<PortError, O.Option<string>> =>
+    pipe(
+      current(),
+      TE.map((s) => O.fromNullable(s.annotations[key])),
+    );
+
+  const poll = (ref: WorkloadRef, settings: Omit<PollSettings, 'intervalMs' | 'progressEveryMs' | 'onProgress'>) =>
+    pipe(
+      apps,
+      E.match(
+        (error): Promise<PollEnd> => Promise.resolve({ _tag: 'Unreadable', error }),
+        () =>
+          pollUntilSettled(ref, () => read(ref)(), {
+            ...settings,
+            intervalMs: pollIntervalMs,
+            progressEveryMs,
+            onProgress: options.onProgress,
+          }),
+      ),
+    );
+
+  const observeJobsManager = (): TE.TaskEither<PortError, Settledness> => async () => {
+    const end = await poll(jobsManager, { windowMs: config.settleTimeoutMs, firstErrorIsFinal: true });
+    return end._tag === 'Unreadable' ? E.left(end.error) : E.right(end.snapshot.settledness);
+  };
+
+  /** Refuses to add a container: a strategic merge of an unknown name would append one to the pod. */
+  const checkContainers = (ref: WorkloadRef, images: readonly ContainerImage[]) => (s: WorkloadSnapshot) => {
+    const missing = images.map((i) => i.container).filter((c) => !(c in s.images));
+    return missing.length === 0
+      ? E.right(s)
+      : E.left(
+          notFound(
+            `${describeWorkload(ref)} in ${ref.namespace} has no container ${missing.map((c) => `"${c}"`).join(', ')} (it has ${Object.keys(s.images).join(', ')}); refusing to add one`,
+          ),
+        );
+  };
+
+  const setImages = (ref: WorkloadRef, images: readonly ContainerImage[]): TE.TaskEither<PortError, void> =>
+    images.length === 0
+      ? TE.right(undefined)
+      : pipe(
+          sameWorkload(ref, jobsManager) ? current() : read(ref),
+          TE.chainEitherK(checkContainers(ref, images)),
+          TE.chain(() => withApps((api) => patchContainerImages(api, ref, images, fieldManager))),
+          TE.chainIOK(refreshFrom(ref)),
+        );
+
+  const waitForRollout =
+    (ref: WorkloadRef, timeoutMs: number): TE.TaskEither<RolloutError, void> =>
+    async () => {
+      const end = await poll(ref, { windowMs: timeoutMs, firstErrorIsFinal: false });
+      switch (end._tag) {
+        case 'Unreadable':
+          return E.left(end.error);
+        case 'Decided':
+          return end.snapshot.settledness._tag === 'Failed'
+            ? E.left({ _tag: 'RolloutFailed', message: end.snapshot.settledness.reason })
+            : E.right(undefined);
+        case 'WindowClosed': {
+          const { settledness } = end.snapshot;
+          const reason = settledness._tag === 'Waiting' ? settledness.reason : settledness._tag;
+          const after =
+            end.lastError === undefined ? '' : `; the last read failed: ${describePortError(end.lastError)}`;
+          return E.left({
+            _tag: 'RolloutTimedOut',
+            message: `${describeWorkload(ref)} did not finish rolling out within ${goDuration(timeoutMs)}: ${reason}${after}`,
+          });
+        }
+      }
+    };
+
+  return {
+    observeJobsManager,
+    readSkipStreak: () => annotation(ANNOTATION.skipStreak),
+    writeSkipStreak: (streak) => annotate({ [ANNOTATION.skipStreak]: String(streak) }),
+    clearSkipStreak: () => annotate({ [ANNOTATION.skipStreak]: null }),
+    readRefreshAttempt: () => annotation(ANNOTATION.refreshAttempt),
+    writeRefreshAttempt: (attempt) => annotate({ [ANNOTATION.refreshAttempt]: String(attempt) }),
+    markFlapDetected: (attempt) => annotate({ [ANNOTATION.flapDetected]: String(attempt) }),
+    clearFlapState: () => annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
+    readRecordedDigests: () =>
+      pipe(
+        current(),
+        TE.map(
+          (s): RecordedDigests =>
+            Object.fromEntries(
+              IMAGES.map(({ name, recordKey }) => [name, O.fromNullable(s.annotations[recordKey])]),
+            ) as Record<ImageName, O.Option<string>>,
+        ),
+      ),
+    recordDigests: (digests) => {
+      const changes = Object.fromEntries(
+        IMAGES.flatMap(({ name, recordKey }) => {
+          const digest = digests[name];
+          return digest === undefined ? [] : [[recordKey, digest]];
+        }),
+      );
+      return Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes);
+    },
+    setImages,
+    waitForRollout,
+  };
+};

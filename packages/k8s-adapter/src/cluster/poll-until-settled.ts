@@ -1,0 +1,81 @@
+import type { PortError, Settledness, WorkloadRef } from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import { progressLine } from './progress-line.js';
+import type { WorkloadSnapshot } from './workload-snapshot.js';
+
+// Waiting for a workload to settle, by polling: one bounded GET every
+// `intervalMs` until it is Settled or Failed or the window closes, the last
+// read landing on the deadline itself. No Watch: client-node 1.4.0's Watch has
+// no effective timeout and can hang forever (NOTES), and a wait must end
+// (I17). A read that fails with Timeout or Transport is retried within the
+// window — a rollout outlives a blip of the apiserver — while NotFound,
+// Forbidden and Malformed end the wait at once: they do not heal by waiting.
+
+export interface PollSettings {
+  /** How long to wait for the workload to settle (the settle window, or ROLLOUT_TIMEOUT). */
+  readonly windowMs: number;
+  readonly intervalMs: number;
+  /** How often onProgress is told what the wait is waiting for. */
+  readonly progressEveryMs: number;
+  readonly onProgress: ((line: string) => void) | undefined;
+  /**
+   * The settled guard asks "can it be read at all?" first (#571): an error of
+   * the very first read answers that at once instead of being retried.
+   */
+  readonly firstErrorIsFinal: boolean;
+}
+
+export type PollEnd =
+  /** Settled, or Failed (a progress deadline exceeded, an OnDelete DaemonSet): waiting cannot change it. */
+  | { readonly _tag: 'Decided'; readonly snapshot: WorkloadSnapshot }
+  /** The window closed; the last successful read was still Waiting. */
+  | { readonly _tag: 'WindowClosed'; readonly snapshot: WorkloadSnapshot; readonly lastError: PortError | undefined }
+  /** It could not be read (at all, or in a way waiting will not heal). */
+  | { readonly _tag: 'Unreadable'; readonly error: PortError };
+
+const isTransient = (e: PortError): boolean => e._tag === 'Timeout' || e._tag === 'Transport';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const pollUntilSettled = async (
+  ref: WorkloadRef,
+  read: () => Promise<E.Either<PortError, WorkloadSnapshot>>,
+  settings: PollSettings,
+): Promise<PollEnd> => {
+  const start = Date.now();
+  let good: WorkloadSnapshot | undefined;
+  let latest: { readonly settledness: Settledness } | { readonly error: PortError } | undefined;
+  const { onProgress } = settings;
+  const ticker =
+    onProgress === undefined
+      ? undefined
+      : setInterval(
+          () => onProgress(progressLine(ref, latest, Date.now() - start, settings.windowMs)),
+          settings.progressEveryMs,
+        );
+  try {
+    for (let first = true; ; first = false) {
+      const answer = await read();
+      let lastError: PortError | undefined;
+      if (E.isLeft(answer)) {
+        lastError = answer.left;
+        latest = { error: answer.left };
+        if ((first && settings.firstErrorIsFinal) || !isTransient(answer.left)) {
+          return { _tag: 'Unreadable', error: answer.left };
+        }
+      } else {
+        good = answer.right;
+        latest = { settledness: good.settledness };
+        if (good.settledness._tag !== 'Waiting') return { _tag: 'Decided', snapshot: good };
+      }
+      const elapsed = Date.now() - start;
+      if (elapsed >= settings.windowMs) {
+        if (good !== undefined) return { _tag: 'WindowClosed', snapshot: good, lastError };
+        return { _tag: 'Unreadable', error: lastError ?? { _tag: 'Transport', message: 'no read was made' } };
+      }
+      await sleep(Math.min(settings.intervalMs, settings.windowMs - elapsed));
+    }
+  } finally {
+    if (ticker !== undefined) clearInterval(ticker);
+  }
+};

@@ -1,0 +1,20 @@
+// The bearer token must never reach a log line or an error text (SPEC §2: the
+// CronJob's output is read by whoever can read pod logs). Error texts come
+// from the server and from the transport, and either may echo a request
+// header — a proxy's error page, a debugging sidecar — so every message the
+// adapter hands out passes through here first.
+
+const BEARER = /\b(Bearer)\s+[A-Za-z0-9._~+/=-]+/gi;
+/** A JWT (service-account tokens are JWTs): three base64url segments, the first two JSON objects. */
+const JWT = /\beyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+const REDACTED = '[REDACTED]';
+
+/** `text` with every known secret and anything shaped like a bearer credential removed. */
+export const redactSecrets = (text: string, secrets: readonly string[] = []): string => {
+  let out = text;
+  for (const secret of secrets) {
+    // Too short to be a credential, and replacing it would mangle the text.
+    if (secret.length >= 8) out = out.split(secret).join(REDACTED);
+  }
+  return out.replace(BEARER, `$1 ${REDACTED}`).replace(JWT, REDACTED);
+};

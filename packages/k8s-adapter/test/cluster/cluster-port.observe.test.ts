@@ -1,0 +1,174 @@
+import * as O from 'fp-ts/lib/Option.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type ChartCluster,
+  type ChartOptions,
+  JOBS_MANAGER,
+  NS,
+  startChartCluster,
+} from '../support/fake-api-chart.js';
+import { calls, expectCleanTraffic, left, portOn, right, run, testConfig } from './cluster-test-kit.js';
+
+// The settled guard's question and the bookkeeping reads (SPEC §3.2): one GET
+// of the jobs-manager Deployment per tick, re-read only while it is not
+// settled, within the settle window; every read after it is served from the
+// snapshot it kept.
+
+const STREAK = 'tracebloc.io/refresh-skip-streak';
+const ATTEMPT = 'tracebloc.io/refresh-attempt';
+const DIGEST = `sha256:${'c'.repeat(64)}`;
+
+let cluster: ChartCluster | undefined;
+const start = async (options: ChartOptions = {}) => {
+  cluster = await startChartCluster(options);
+  return cluster;
+};
+afterEach(async () => {
+  const c = cluster;
+  cluster = undefined;
+  if (c === undefined) return;
+  expectCleanTraffic(c);
+  await c.close();
+});
+
+describe('observeJobsManager and the reads it serves', () => {
+  it('costs a steady tick exactly one request: observe, then read streak, attempt and digests', async () => {
+    const c = await start({
+      annotations: { 'tracebloc.io/last-refreshed-jobs-manager-digest': DIGEST },
+    });
+    const port = portOn(c);
+    expect(right(await run(port.observeJobsManager()))._tag).toBe('Settled');
+    expect(right(await run(port.readSkipStreak()))).toEqual(O.none);
+    expect(right(await run(port.readRefreshAttempt()))).toEqual(O.none);
+    const recorded = right(await run(port.readRecordedDigests()));
+    expect(recorded['jobs-manager']).toEqual(O.some(DIGEST));
+    expect(recorded['pods-monitor']).toEqual(O.none);
+    expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
+  });
+
+  it('reads the bookkeeping annotations as they are on the Deployment', async () => {
+    const c = await start({ annotations: { [STREAK]: '4', [ATTEMPT]: 'garbage' } });
+    const port = portOn(c);
+    await run(port.observeJobsManager());
+    expect(right(await run(port.readSkipStreak()))).toEqual(O.some('4'));
+    expect(right(await run(port.readRefreshAttempt()))).toEqual(O.some('garbage'));
+  });
+
+  it('GETs the Deployment itself when a read comes before any observe, then serves the rest from it', async () => {
+    const c = await start({ annotations: { [STREAK]: '2' } });
+    const port = portOn(c);
+    expect(right(await run(port.readSkipStreak()))).toEqual(O.some('2'));
+    expect(right(await run(port.readRefreshAttempt()))).toEqual(O.none);
+    expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
+  });
+
+  it('re-reads an unsettled Deployment through the settle window, then answers Waiting with numbers', async () => {
+    const c = await start();
+    c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 0 });
+    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '300ms' }), { pollIntervalMs: 60 });
+    const began = Date.now();
+    const settledness = right(await run(port.observeJobsManager()));
+    const took = Date.now() - began;
+    expect(settledness).toEqual({
+      _tag: 'Waiting',
+      reason: `Waiting for deployment "${JOBS_MANAGER}" rollout to finish: 0 of 1 updated replicas are available...`,
+    });
+    expect(took).toBeGreaterThanOrEqual(300);
+    expect(took).toBeLessThan(300 + 400 + 200);
+    // 0, 60, 120, 180, 240, and the last read on the deadline itself.
+    expect(c.server.requests.length).toBeGreaterThanOrEqual(5);
+    expect(c.server.requests.length).toBeLessThanOrEqual(7);
+  });
+
+  it('answers Settled as soon as a re-read within the window finds it settled, and stops reading', async () => {
+    const c = await start();
+    c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 0 });
+    setTimeout(() => c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 1 }), 100);
+    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '2s' }), { pollIntervalMs: 40 });
+    const began = Date.now();
+    expect(right(await run(port.observeJobsManager()))._tag).toBe('Settled');
+    expect(Date.now() - began).toBeLessThan(1000);
+    const reads = c.server.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(c.server.requests.length).toBe(reads);
+  });
+
+  it('keeps the last read as the snapshot: annotations written during the window are seen', async () => {
+    const c = await start();
+    c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { observedGeneration: 0 });
+    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '200ms' }));
+    setTimeout(() => {
+      // A human annotates while the tick watches the Deployment.
+      c.server.store.patch(
+        'Deployment',
+        NS,
+        JOBS_MANAGER,
+        'merge',
+        { metadata: { annotations: { [STREAK]: '7' } } },
+        'kubectl-annotate',
+      );
+    }, 50);
+    const settledness = right(await run(port.observeJobsManager()));
+    expect(settledness).toEqual({
+      _tag: 'Waiting',
+      reason: `Waiting for deployment "${JOBS_MANAGER}" spec update to be observed...`,
+    });
+    const requests = c.server.requests.length;
+    expect(right(await run(port.readSkipStreak()))).toEqual(O.some('7'));
+    expect(c.server.requests.length).toBe(requests);
+  });
+
+  it('answers Failed at once for a Deployment past its progress deadline, without waiting the window out', async () => {
+    const c = await start();
+    c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, {
+      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+    });
+    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }));
+    const began = Date.now();
+    expect(right(await run(port.observeJobsManager()))).toEqual({
+      _tag: 'Failed',
+      reason: `deployment "${JOBS_MANAGER}" exceeded its progress deadline`,
+    });
+    expect(Date.now() - began).toBeLessThan(1000);
+    expect(c.server.requests).toHaveLength(1);
+  });
+
+  it('is Left NotFound, naming the object, when the Deployment does not exist (#571), after one request', async () => {
+    const c = await start({ withoutJobsManager: true });
+    const error = left(await run(portOn(c).observeJobsManager()));
+    expect(error).toMatchObject({ _tag: 'NotFound', status: 404 });
+    expect(error.message).toContain(`deployments.apps "${JOBS_MANAGER}" not found`);
+    expect(c.server.requests).toHaveLength(1);
+  });
+
+  it('does not retry a first read that failed: the guard cannot read it, and says so at once', async () => {
+    const c = await start();
+    c.server.inject({ route: 'get' }, { kind: 'status', code: 503, message: 'etcdserver: leader changed' });
+    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }));
+    const error = left(await run(port.observeJobsManager()));
+    expect(error).toMatchObject({ _tag: 'Transport', status: 503 });
+    expect(error.message).toContain('etcdserver: leader changed');
+    expect(c.server.requests).toHaveLength(1);
+  });
+
+  it('rides out a transient failure of a re-read within the window and answers from the reads that worked', async () => {
+    const c = await start();
+    c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 0 });
+    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '300ms' }), { pollIntervalMs: 50 });
+    // The first read goes through; the next two fail.
+    setTimeout(() => c.server.inject({ route: 'get' }, { kind: 'status', code: 500, message: 'boom' }, 2), 10);
+    const settledness = right(await run(port.observeJobsManager()));
+    expect(settledness._tag).toBe('Waiting');
+    expect(c.server.requests.filter((r) => r.fault === 'status')).toHaveLength(2);
+  });
+
+  it('ends the window at once when a re-read finds the Deployment gone', async () => {
+    const c = await start();
+    c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 0 });
+    setTimeout(() => c.server.store.delete('Deployment', NS, JOBS_MANAGER), 60);
+    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }), { pollIntervalMs: 40 });
+    const began = Date.now();
+    expect(left(await run(port.observeJobsManager()))._tag).toBe('NotFound');
+    expect(Date.now() - began).toBeLessThan(1000);
+  });
+});

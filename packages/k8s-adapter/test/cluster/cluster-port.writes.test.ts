@@ -1,0 +1,222 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AGENTS_NS,
+  annotationsOf,
+  type ChartCluster,
+  type ChartOptions,
+  generationOf,
+  imagesOf,
+  JOBS_MANAGER,
+  REQUESTS_PROXY,
+  RESOURCE_MONITOR,
+  startChartCluster,
+} from '../support/fake-api-chart.js';
+import type { JsonObject } from '../support/fake-api-patch.js';
+import { calls, expectCleanTraffic, left, portOn, refs, right, run } from './cluster-test-kit.js';
+
+// Every write of the port: the bookkeeping annotations as JSON merge patches
+// on the jobs-manager Deployment only, and the images as one strategic merge
+// patch per workload, all as the field manager `image-refresh`. Effects are
+// asserted on the server's objects and on the requests it received.
+
+const STREAK = 'tracebloc.io/refresh-skip-streak';
+const ATTEMPT = 'tracebloc.io/refresh-attempt';
+const FLAP = 'tracebloc.io/refresh-flap-detected';
+const RECORD = {
+  'jobs-manager': 'tracebloc.io/last-refreshed-jobs-manager-digest',
+  'pods-monitor': 'tracebloc.io/last-refreshed-pods-monitor-digest',
+  'resource-monitor': 'tracebloc.io/last-refreshed-resource-monitor-digest',
+} as const;
+const D1 = `sha256:${'1'.repeat(64)}`;
+const D2 = `sha256:${'2'.repeat(64)}`;
+
+let cluster: ChartCluster | undefined;
+const start = async (options: ChartOptions = {}) => {
+  cluster = await startChartCluster(options);
+  return cluster;
+};
+afterEach(async () => {
+  const c = cluster;
+  cluster = undefined;
+  if (c === undefined) return;
+  expectCleanTraffic(c);
+  await c.close();
+});
+
+const patches = (c: ChartCluster) => c.server.requests.filter((r) => r.route === 'patch');
+
+describe('annotation writes', () => {
+  it('writes the skip streak as a merge patch of that one annotation, as field manager image-refresh', async () => {
+    const c = await start({ annotations: { [ATTEMPT]: '1' } });
+    right(await run(portOn(c).writeSkipStreak(3)));
+    expect(annotationsOf(c.jobsManager())).toMatchObject({ [STREAK]: '3', [ATTEMPT]: '1' });
+    const [patch] = patches(c);
+    expect(patch?.contentType).toBe('application/merge-patch+json');
+    expect(patch?.query.fieldManager).toBe('image-refresh');
+    expect(JSON.parse(patch?.body ?? '')).toEqual({ metadata: { annotations: { [STREAK]: '3' } } });
+    expect(patch?.name).toBe(JOBS_MANAGER);
+  });
+
+  it('removes the streak with null, leaving every other annotation', async () => {
+    const c = await start({ annotations: { [STREAK]: '5', [RECORD['jobs-manager']]: D1 } });
+    right(await run(portOn(c).clearSkipStreak()));
+    const annotations = annotationsOf(c.jobsManager());
+    expect(annotations).not.toHaveProperty(STREAK);
+    expect(annotations[RECORD['jobs-manager']]).toBe(D1);
+  });
+
+  it('writes refresh-attempt and refresh-flap-detected, and clears both in one write of their own (#626)', async () => {
+    const c = await start();
+    const port = portOn(c);
+    right(await run(port.writeRefreshAttempt(2)));
+    right(await run(port.markFlapDetected(3)));
+    expect(annotationsOf(c.jobsManager())).toMatchObject({ [ATTEMPT]: '2', [FLAP]: '3' });
+    c.server.resetLog();
+    right(await run(port.clearFlapState()));
+    expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);
+    expect(annotationsOf(c.jobsManager())).not.toHaveProperty(FLAP);
+    expect(patches(c).map((p) => JSON.parse(p.body))).toEqual([
+      { metadata: { annotations: { [ATTEMPT]: null, [FLAP]: null } } },
+    ]);
+  });
+
+  it('records every digest of the tick in one write, under each image recordKey', async () => {
+    const c = await start({ annotations: { [RECORD['resource-monitor']]: D1 } });
+    right(await run(portOn(c).recordDigests({ 'jobs-manager': D1, 'pods-monitor': D2 })));
+    expect(annotationsOf(c.jobsManager())).toMatchObject({
+      [RECORD['jobs-manager']]: D1,
+      [RECORD['pods-monitor']]: D2,
+      [RECORD['resource-monitor']]: D1,
+    });
+    expect(patches(c)).toHaveLength(1);
+  });
+
+  it('sends nothing to record no digest', async () => {
+    const c = await start();
+    right(await run(portOn(c).recordDigests({})));
+    expect(c.server.requests).toEqual([]);
+  });
+
+  it('never bumps the generation: bookkeeping is not a rollout', async () => {
+    const c = await start();
+    right(await run(portOn(c).writeSkipStreak(1)));
+    expect(generationOf(c.jobsManager())).toBe(1);
+  });
+
+  it('reads back what it wrote from the PATCH answer, without another request', async () => {
+    const c = await start();
+    const port = portOn(c);
+    right(await run(port.observeJobsManager()));
+    right(await run(port.writeRefreshAttempt(1)));
+    right(await run(port.recordDigests({ 'jobs-manager': D2 })));
+    expect(right(await run(port.readRefreshAttempt()))).toEqual({ _tag: 'Some', value: '1' });
+    expect(right(await run(port.readRecordedDigests()))['jobs-manager']).toEqual({ _tag: 'Some', value: D2 });
+    expect(calls(c)).toEqual([
+      `GET get Deployment/${JOBS_MANAGER}`,
+      `PATCH patch Deployment/${JOBS_MANAGER}`,
+      `PATCH patch Deployment/${JOBS_MANAGER}`,
+    ]);
+  });
+
+  it('fails a write the server refuses, with its words (a failed write fails the tick: SPEC §3.5)', async () => {
+    const c = await start();
+    c.server.inject(
+      { route: 'patch' },
+      { kind: 'status', code: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden: cannot patch' },
+    );
+    const error = left(await run(portOn(c).writeRefreshAttempt(1)));
+    expect(error).toMatchObject({ _tag: 'Forbidden', status: 403 });
+    expect(error.message).toContain('cannot patch');
+    expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);
+  });
+});
+
+describe('setImages', () => {
+  it('changes both jobs-manager containers in ONE strategic merge patch (I16), leaving the rest of each container', async () => {
+    const c = await start();
+    const api = `docker.io/tracebloc/jobs-manager@${D1}`;
+    const monitor = `docker.io/tracebloc/pods-monitor@${D2}`;
+    right(
+      await run(
+        portOn(c).setImages(refs().jobsManager, [
+          { container: 'api', image: api },
+          { container: 'pods-monitor-container', image: monitor },
+        ]),
+      ),
+    );
+    const after = c.jobsManager();
+    expect(imagesOf(after)).toEqual({ api, 'pods-monitor-container': monitor });
+    expect(generationOf(after)).toBe(2);
+    const containers = (((after.spec as JsonObject).template as JsonObject).spec as JsonObject)
+      .containers as JsonObject[];
+    expect(containers.map((x) => x.imagePullPolicy)).toEqual(['IfNotPresent', 'IfNotPresent']);
+    expect(patches(c)).toHaveLength(1);
+    const [patch] = patches(c);
+    expect(patch?.contentType).toBe('application/strategic-merge-patch+json');
+    expect(patch?.query.fieldManager).toBe('image-refresh');
+  });
+
+  it('changes only the named container when given one', async () => {
+    const c = await start();
+    const before = imagesOf(c.jobsManager());
+    const api = `docker.io/tracebloc/jobs-manager@${D1}`;
+    right(await run(portOn(c).setImages(refs().jobsManager, [{ container: 'api', image: api }])));
+    expect(imagesOf(c.jobsManager())).toEqual({ ...before, api });
+  });
+
+  it('patches requests-proxy and the DaemonSet in their own namespaces, by kind', async () => {
+    const c = await start();
+    const port = portOn(c);
+    const proxy = `docker.io/tracebloc/jobs-manager@${D1}`;
+    const monitor = `docker.io/tracebloc/resource-monitor@${D2}`;
+    right(await run(port.setImages(refs().requestsProxy, [{ container: 'proxy', image: proxy }])));
+    right(
+      await run(port.setImages(refs().resourceMonitor, [{ container: 'tracebloc-resource-monitor', image: monitor }])),
+    );
+    expect(imagesOf(c.requestsProxy())).toEqual({ proxy });
+    expect(imagesOf(c.resourceMonitor())).toEqual({ 'tracebloc-resource-monitor': monitor });
+    expect(patches(c).map((p) => [p.kind, p.namespace, p.name])).toEqual([
+      ['Deployment', 'tracebloc', REQUESTS_PROXY],
+      ['DaemonSet', AGENTS_NS, RESOURCE_MONITOR],
+    ]);
+    expect(imagesOf(c.jobsManager()).api).toBe('docker.io/tracebloc/jobs-manager:stg');
+  });
+
+  it('leaves managedFields saying image-refresh set the image', async () => {
+    const c = await start();
+    right(await run(portOn(c).setImages(refs().requestsProxy, [{ container: 'proxy', image: `docker.io/x@${D1}` }])));
+    const managers = ((c.requestsProxy().metadata as JsonObject).managedFields as JsonObject[]).map((m) => m.manager);
+    expect(managers).toContain('image-refresh');
+  });
+
+  it('refuses to add a container the workload does not have, sending no patch', async () => {
+    const c = await start();
+    const error = left(
+      await run(
+        portOn(c).setImages(refs().requestsProxy, [{ container: 'renamed-proxy', image: `docker.io/x@${D1}` }]),
+      ),
+    );
+    expect(error._tag).toBe('NotFound');
+    expect(error.message).toContain('has no container "renamed-proxy" (it has proxy)');
+    expect(patches(c)).toEqual([]);
+    expect(imagesOf(c.requestsProxy())).toEqual({ proxy: 'docker.io/tracebloc/jobs-manager:stg' });
+  });
+
+  it('is Left NotFound for a workload that does not exist', async () => {
+    const c = await start();
+    c.server.store.delete('DaemonSet', AGENTS_NS, RESOURCE_MONITOR);
+    const error = left(
+      await run(portOn(c).setImages(refs().resourceMonitor, [{ container: 'tracebloc-resource-monitor', image: 'x' }])),
+    );
+    expect(error).toMatchObject({ _tag: 'NotFound', status: 404 });
+    expect(error.message).toContain(`daemonsets.apps "${RESOURCE_MONITOR}" not found`);
+  });
+
+  it('uses the tick snapshot of the jobs-manager to check its containers: observe + set image = two requests', async () => {
+    const c = await start();
+    const port = portOn(c);
+    right(await run(port.observeJobsManager()));
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`, `PATCH patch Deployment/${JOBS_MANAGER}`]);
+  });
+});

@@ -1,0 +1,60 @@
+import { type ClusterPort, type TickConfig, workloadRef } from '@image-refresh/core';
+import { simConfig } from '@image-refresh/core/sim';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Either } from 'fp-ts/lib/Either.js';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import { expect } from 'vitest';
+import { type ClusterPortOptions, createClusterPort } from '../../src/cluster/index.js';
+import type { ChartCluster } from '../support/fake-api-chart.js';
+
+// Shared by the adapter's tests: the chart's config with bounds short enough
+// for a test (SIM_ENVIRONMENT names the same release the fake cluster holds),
+// a client-node KubeConfig for the fake server, and a port on it.
+
+export const SHORT = { API_TIMEOUT: '400ms', SETTLE_TIMEOUT: '300ms', ROLLOUT_TIMEOUT: '2s' } as const;
+
+export const testConfig = (overrides: Readonly<Record<string, string>> = {}): TickConfig =>
+  simConfig({ ...SHORT, ...overrides });
+
+export const kubeConfigFor = (cluster: ChartCluster): KubeConfig => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.kubeconfig.path);
+  return kc;
+};
+
+export const FAST: ClusterPortOptions = { pollIntervalMs: 40, progressIntervalMs: 100 };
+
+export const portOn = (
+  cluster: ChartCluster,
+  config: TickConfig = testConfig(),
+  options: ClusterPortOptions = {},
+): ClusterPort => createClusterPort(kubeConfigFor(cluster), config, { ...FAST, ...options });
+
+export const refs = (config: TickConfig = testConfig()) => ({
+  jobsManager: workloadRef(config, 'jobs-manager'),
+  requestsProxy: workloadRef(config, 'requests-proxy'),
+  resourceMonitor: workloadRef(config, 'resource-monitor'),
+});
+
+export const run = <E, A>(te: TaskEither<E, A>): Promise<Either<E, A>> => te();
+
+/** The Right of an Either, failing the test with the Left otherwise. */
+export const right = <E, A>(result: Either<E, A>): A => {
+  if (result._tag === 'Left') expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}`);
+  return result.right;
+};
+
+export const left = <E, A>(result: Either<E, A>): E => {
+  if (result._tag === 'Right') expect.fail(`expected Left, got Right ${JSON.stringify(result.right)}`);
+  return result.left;
+};
+
+/** What the adapter asked of the server, as `METHOD route kind/name`. */
+export const calls = (cluster: ChartCluster): string[] =>
+  cluster.server.requests.map((r) => `${r.method} ${r.route} ${r.kind ?? ''}/${r.name ?? ''}`);
+
+/** Every request carried the kubeconfig's token and nothing was unexpected. */
+export const expectCleanTraffic = (cluster: ChartCluster): void => {
+  expect(cluster.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`)).toEqual([]);
+  expect(cluster.server.requests.filter((r) => r.auth !== 'token').map((r) => r.path)).toEqual([]);
+};
