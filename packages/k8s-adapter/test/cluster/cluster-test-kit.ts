@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { type ClusterPort, type TickConfig, workloadRef } from '@image-refresh/core';
 import { simConfig } from '@image-refresh/core/sim';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -6,6 +7,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { expect } from 'vitest';
 import { type ClusterPortOptions, createClusterPort } from '../../src/cluster/index.js';
 import type { ChartCluster } from '../support/fake-api-chart.js';
+import type { FakeKubeconfig } from '../support/fake-api-kubeconfig.js';
 
 // Shared by the adapter's tests: the chart's config with bounds short enough
 // for a test (SIM_ENVIRONMENT names the same release the fake cluster holds),
@@ -16,11 +18,15 @@ export const SHORT = { API_TIMEOUT: '400ms', SETTLE_TIMEOUT: '300ms', ROLLOUT_TI
 export const testConfig = (overrides: Readonly<Record<string, string>> = {}): TickConfig =>
   simConfig({ ...SHORT, ...overrides });
 
-export const kubeConfigFor = (cluster: ChartCluster): KubeConfig => {
+/** client-node's KubeConfig for a kubeconfig written by writeFakeKubeconfig; the file is removed once read. */
+export const kubeConfigAt = (kubeconfig: FakeKubeconfig, keep = false): KubeConfig => {
   const kc = new KubeConfig();
-  kc.loadFromFile(cluster.kubeconfig.path);
+  kc.loadFromFile(kubeconfig.path);
+  if (!keep) rmSync(kubeconfig.dir, { recursive: true, force: true });
   return kc;
 };
+
+export const kubeConfigFor = (cluster: ChartCluster): KubeConfig => kubeConfigAt(cluster.kubeconfig, true);
 
 export const FAST: ClusterPortOptions = { pollIntervalMs: 40, progressIntervalMs: 100 };
 

@@ -1,0 +1,167 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AGENTS_NS,
+  type ChartCluster,
+  type ChartOptions,
+  JOBS_MANAGER,
+  NS,
+  RESOURCE_MONITOR,
+  startChartCluster,
+} from '../support/fake-api-chart.js';
+import { expectCleanTraffic, left, portOn, refs, right, run, testConfig } from './cluster-test-kit.js';
+
+// waitForRollout (SPEC §3.6): poll under ROLLOUT_TIMEOUT until the workload is
+// settled by kubectl's rules; a rollout that can never finish fails at once,
+// one still waiting at the deadline times out with what it waited for; and
+// while it waits, it says so at least every progress interval.
+
+const D1 = `sha256:${'1'.repeat(64)}`;
+
+let cluster: ChartCluster | undefined;
+const start = async (options: ChartOptions = {}) => {
+  cluster = await startChartCluster({ stepMs: 60, ...options });
+  return cluster;
+};
+afterEach(async () => {
+  const c = cluster;
+  cluster = undefined;
+  if (c === undefined) return;
+  expectCleanTraffic(c);
+  await c.close();
+});
+
+describe('waitForRollout', () => {
+  it('returns once a re-imaged Deployment has rolled out, having watched it go through the rollout', async () => {
+    const c = await start({ behaviour: 'settles' });
+    const port = portOn(c);
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    const began = Date.now();
+    right(await run(port.waitForRollout(refs().jobsManager, 5_000)));
+    // Two controller steps of 60 ms: observed-but-unavailable, then available.
+    expect(Date.now() - began).toBeGreaterThanOrEqual(100);
+    expect(Date.now() - began).toBeLessThan(2_000);
+    const status = c.jobsManager().status as { availableReplicas: number; observedGeneration: number };
+    expect(status).toMatchObject({ availableReplicas: 1, observedGeneration: 2 });
+  });
+
+  it('returns at once for a workload already settled (setting the same image starts no rollout)', async () => {
+    const c = await start();
+    right(await run(portOn(c).waitForRollout(refs().requestsProxy, 5_000)));
+    expect(c.server.requests).toHaveLength(1);
+  });
+
+  it('follows a DaemonSet rollout in the node-agents namespace to the end', async () => {
+    const c = await start({ behaviour: 'settles' });
+    const port = portOn(c);
+    right(
+      await run(
+        port.setImages(refs().resourceMonitor, [
+          { container: 'tracebloc-resource-monitor', image: `docker.io/x@${D1}` },
+        ]),
+      ),
+    );
+    right(await run(port.waitForRollout(refs().resourceMonitor, 5_000)));
+    expect(c.server.requests.every((r) => r.namespace === AGENTS_NS)).toBe(true);
+  });
+
+  it('times out a rollout that stalls with RolloutTimedOut, the last waiting message and its numbers', async () => {
+    const c = await start({ behaviour: 'stalls' });
+    const port = portOn(c);
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    const began = Date.now();
+    const error = left(await run(port.waitForRollout(refs().jobsManager, 400)));
+    const took = Date.now() - began;
+    expect(error).toEqual({
+      _tag: 'RolloutTimedOut',
+      message: `deployment/${JOBS_MANAGER} did not finish rolling out within 400ms: Waiting for deployment "${JOBS_MANAGER}" rollout to finish: 0 of 1 updated replicas are available...`,
+    });
+    expect(took).toBeGreaterThanOrEqual(400);
+    expect(took).toBeLessThan(400 + testConfig().apiTimeoutMs + 300);
+  });
+
+  it('times out a pod that never becomes Ready, naming the old replica it keeps', async () => {
+    const c = await start({ behaviour: 'neverReady' });
+    const port = portOn(c);
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    const error = left(await run(port.waitForRollout(refs().jobsManager, 300)));
+    expect(error._tag).toBe('RolloutTimedOut');
+    expect(error.message).toContain('1 old replicas are pending termination');
+  });
+
+  it('times out a rollout the controller never observes, saying so', async () => {
+    const c = await start({ behaviour: 'unobserved' });
+    const port = portOn(c);
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    const error = left(await run(port.waitForRollout(refs().jobsManager, 300)));
+    expect(error._tag).toBe('RolloutTimedOut');
+    expect(error.message).toContain('spec update to be observed');
+  });
+
+  it('fails a Deployment past its progress deadline as RolloutFailed, without waiting for ROLLOUT_TIMEOUT', async () => {
+    const c = await start({ behaviour: 'progressDeadline' });
+    const port = portOn(c);
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    const began = Date.now();
+    const error = left(await run(port.waitForRollout(refs().jobsManager, 10_000)));
+    expect(error).toEqual({
+      _tag: 'RolloutFailed',
+      message: `deployment "${JOBS_MANAGER}" exceeded its progress deadline`,
+    });
+    expect(Date.now() - began).toBeLessThan(2_000);
+  });
+
+  it('fails an OnDelete DaemonSet as RolloutFailed: its pods change only when someone deletes them', async () => {
+    const c = await start({ daemonSetStrategy: 'OnDelete' });
+    const error = left(await run(portOn(c).waitForRollout(refs().resourceMonitor, 10_000)));
+    expect(error._tag).toBe('RolloutFailed');
+    expect(error.message).toContain(`daemon set "${RESOURCE_MONITOR}" uses the OnDelete update strategy`);
+    expect(c.server.requests).toHaveLength(1);
+  });
+
+  it('is Left NotFound when the workload is gone', async () => {
+    const c = await start();
+    c.server.store.delete('Deployment', NS, JOBS_MANAGER);
+    expect(left(await run(portOn(c).waitForRollout(refs().jobsManager, 10_000)))).toMatchObject({
+      _tag: 'NotFound',
+      status: 404,
+    });
+  });
+
+  it('retries transient read failures within the deadline and still sees the rollout finish', async () => {
+    const c = await start({ behaviour: 'settles' });
+    const port = portOn(c);
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    c.server.inject({ route: 'get' }, { kind: 'status', code: 503, message: 'apiserver is shutting down' }, 2);
+    right(await run(port.waitForRollout(refs().jobsManager, 5_000)));
+    expect(c.server.requests.filter((r) => r.status === 503)).toHaveLength(2);
+  });
+
+  it('times out with the last waiting message and the failure of the last read when the API fails at the end', async () => {
+    const c = await start({ behaviour: 'stalls' });
+    const port = portOn(c);
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    setTimeout(() => c.server.inject({ route: 'get' }, { kind: 'status', code: 500, message: 'boom' }, Infinity), 250);
+    const error = left(await run(port.waitForRollout(refs().jobsManager, 500)));
+    expect(error._tag).toBe('RolloutTimedOut');
+    expect(error.message).toContain('0 of 1 updated replicas are available');
+    expect(error.message).toContain('the last read failed: Transport (HTTP 500)');
+  });
+
+  it('says what it waits for, with numbers and elapsed/limit, at least every progress interval', async () => {
+    const c = await start({ behaviour: 'stalls' });
+    const lines: string[] = [];
+    const port = portOn(c, testConfig(), { progressIntervalMs: 100, onProgress: (line) => lines.push(line) });
+    right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
+    left(await run(port.waitForRollout(refs().jobsManager, 450)));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.length).toBeLessThanOrEqual(5);
+    expect(lines.at(-1)).toMatch(
+      new RegExp(
+        `^waiting for deployment/${JOBS_MANAGER}: 0 of 1 updated replicas are available \\(\\d+ms of 450ms\\)$`,
+      ),
+    );
+    const before = lines.length;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(lines).toHaveLength(before);
+  });
+});
