@@ -1,0 +1,29 @@
+// @ts-check
+// Mutation proof (the seeds' practice, automated): every guard of the tick must
+// be load-bearing — removing it reddens a test. `pnpm mutation` runs this and
+// prints the score; packages/core/test/spec/README.md records the result, and
+// EQUIVALENT_MUTANTS.md beside it lists the survivors that cannot be killed.
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'pnpm',
+  // pnpm does not hoist the runner where Stryker's plugin discovery looks.
+  plugins: ['@stryker-mutator/vitest-runner'],
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.stryker.config.ts' },
+  // The tick and everything it decides with. Not mutated:
+  // - src/sim/**: the simulated cluster is test equipment (the world the
+  //   property suite and the examples run against), not the product; a mutant
+  //   there measures the tests' scaffolding, not the tick.
+  // - src/index.ts: only re-exports, no code a mutant could change.
+  mutate: ['packages/core/src/**/*.ts', '!packages/core/src/sim/**', '!packages/core/src/index.ts'],
+  coverageAnalysis: 'perTest',
+  // Two cores here and in CI.
+  concurrency: 2,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};

@@ -1,0 +1,37 @@
+import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// The vitest configuration Stryker runs (stryker.config.mjs, `pnpm mutation`):
+// only the core project, whose src is what is mutated. The other projects need
+// a docker-registry and a fake API server and test code that is not mutated;
+// the require-tests reporter would fail runs in which Stryker filters a
+// project down to no test on purpose.
+
+/**
+ * Stryker bails at a mutant's first failing test, and vitest runs the slowest
+ * file first. The example scenarios kill most mutants in milliseconds; the
+ * property suite, slowest even at Stryker's small sample, goes last.
+ */
+class ExamplesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const last = (file: TestSpecification) => (file.moduleId.endsWith('/test/spec/properties.test.ts') ? 1 : 0);
+    return (await super.sort(files)).sort((a, b) => last(a) - last(b));
+  }
+}
+
+export default defineConfig({
+  test: {
+    sequence: { sequencer: ExamplesFirst },
+    projects: [
+      {
+        test: {
+          name: 'core',
+          root: 'packages/core',
+          include: ['test/**/*.test.ts'],
+          // Fixes the property suite's seed and sample size under Stryker.
+          setupFiles: ['test/support/under-stryker.ts'],
+        },
+      },
+    ],
+  },
+});
