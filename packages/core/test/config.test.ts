@@ -36,6 +36,9 @@ describe('parseTickConfig', () => {
         apiTimeoutMs: 15_000,
         registryTimeoutMs: 10_000,
         registryUrl: 'https://registry-1.docker.io',
+        flapLockoutIsFinding: false,
+        registryBudgetFloor: 10,
+        kubernetesEvents: true,
       }),
     );
   });
@@ -49,6 +52,9 @@ describe('parseTickConfig', () => {
       API_TIMEOUT: '2500ms',
       REGISTRY_TIMEOUT: '3s',
       IMAGE_REFRESH_REGISTRY_URL: 'http://127.0.0.1:5000/',
+      FLAP_LOCKOUT_EXIT: '1',
+      REGISTRY_BUDGET_FLOOR: '0',
+      IMAGE_REFRESH_EVENTS: '0',
       JOBS_MANAGER_PINNED: '1',
       REQUESTS_PROXY_PINNED: '1',
     });
@@ -60,6 +66,9 @@ describe('parseTickConfig', () => {
       apiTimeoutMs: 2_500,
       registryTimeoutMs: 3_000,
       registryUrl: 'http://127.0.0.1:5000',
+      flapLockoutIsFinding: true,
+      registryBudgetFloor: 0,
+      kubernetesEvents: false,
       pins: { jobsManager: true, podsMonitor: false, resourceMonitor: false, requestsProxy: true },
     });
   });
@@ -101,6 +110,10 @@ describe('parseTickConfig', () => {
     ['DEPLOYMENT_NAME', 'Stg_Jobs'],
     ['NODE_AGENTS_NAMESPACE', 'a.b'],
     ['IMAGE_TAG', 'no spaces'],
+    ['FLAP_LOCKOUT_EXIT', 'yes'],
+    ['REGISTRY_BUDGET_FLOOR', '-1'],
+    ['REGISTRY_BUDGET_FLOOR', 'ten'],
+    ['IMAGE_REFRESH_EVENTS', 'off'],
   ])('%s=%j is a configuration error naming the variable', (variable, value) => {
     const found = problems({ ...SIM_ENVIRONMENT, [variable]: value });
     expect(found).toHaveLength(1);

@@ -250,7 +250,7 @@ describe('registry (#569, I15, I19)', () => {
     const rm2 = simDigest(`${RM}#2`);
     edge.world.publish(JM, simDigest(`${JM}#2`));
     edge.world.publish(RM, rm2);
-    edge.world.injectRegistryFault(JM, 'RateLimited');
+    edge.world.injectRegistryFault(JM, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(edge.line('RESOLVE_FAILED')).toContain('could not resolve latest digest of tracebloc/jobs-manager:stg');
@@ -278,6 +278,73 @@ describe('registry (#569, I15, I19)', () => {
     expect(outcome.exitCode).toBe(0);
     expect(edge.ops()).not.toContain('readRecordedDigests');
     expect(edge.writes()).toEqual([]);
+  });
+});
+
+describe('registry pull budget (issue 6)', () => {
+  it('a 429 on any repo holds every re-image back: WARN, nothing rolled, changed digests unrecorded, exit 0', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(RM, simDigest(`${RM}#2`));
+    edge.world.injectRegistryFault(PM, 'RateLimited');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.line('REGISTRY_BUDGET_LOW')).toContain('the registry answered 429');
+    expect(edge.writes()).toEqual([]);
+    expect(edge.world.annotations[RM_KEY]).toBe(simDigest(`${RM}#1`));
+  });
+
+  it('a budget below REGISTRY_BUDGET_FLOOR defers the re-image, and first observations are still recorded', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setAnnotation(PM_KEY, undefined);
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.rateLimitRemaining = 9;
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.line('REGISTRY_BUDGET_LOW')).toContain('ratelimit-remaining 9 < REGISTRY_BUDGET_FLOOR=10');
+    expect(edge.writes()).toEqual([`recordDigests ${JSON.stringify({ [PM_KEY]: simDigest(`${PM}#1`) })}`]);
+  });
+
+  it('at exactly the floor the re-image goes ahead, and the next tick after a deferral catches up', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.rateLimitRemaining = 3;
+    expect((await edge.tick()).reimages).toEqual([]);
+    edge.world.rateLimitRemaining = 10;
+    const caughtUp = await edge.tick();
+    expect(caughtUp.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#2`));
+  });
+
+  it('REGISTRY_BUDGET_FLOOR=0 leaves only a 429 to hold re-images back', async () => {
+    const edge = await aSteadyEdge({ REGISTRY_BUDGET_FLOOR: '0' });
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.rateLimitRemaining = 0;
+    expect((await edge.tick()).reimages).toHaveLength(2);
+  });
+});
+
+describe('flap lockout as a finding (FLAP_LOCKOUT_EXIT, issue 6)', () => {
+  it('FLAP_LOCKOUT_EXIT=1 makes every lockout tick with drift exit 1 until re-armed', async () => {
+    const edge = await aSteadyEdge({ FLAP_LOCKOUT_EXIT: '1' });
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, '3');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    for (let i = 0; i < 2; i++) {
+      const outcome = await edge.tick();
+      expect(outcome.result).toBe('flapLockout');
+      expect(outcome.exitCode).toBe(1);
+      expect(outcome.findings.map((f) => f.code)).toEqual(['FLAP_DETECTED']);
+    }
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, undefined);
+    expect((await edge.tick()).exitCode).toBe(0);
+  });
+
+  it('by default (drop-in) the lockout exits 0 with the same FLAP DETECTED warning', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, '3');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.events.find((e) => e.code === 'FLAP_DETECTED')?.level).toBe('warn');
   });
 });
 

@@ -21,6 +21,9 @@ export const ENV = {
   apiTimeout: 'API_TIMEOUT',
   registryTimeout: 'REGISTRY_TIMEOUT',
   registryUrl: 'IMAGE_REFRESH_REGISTRY_URL',
+  flapLockoutExit: 'FLAP_LOCKOUT_EXIT',
+  registryBudgetFloor: 'REGISTRY_BUDGET_FLOOR',
+  kubernetesEvents: 'IMAGE_REFRESH_EVENTS',
 } as const;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -35,4 +38,5 @@ export const DEFAULTS = {
   apiTimeout: '15s',
   registryTimeout: '10s',
   registryUrl: 'https://registry-1.docker.io',
+  registryBudgetFloor: 10,
 } as const;

@@ -77,12 +77,29 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
   return ms;
 };
 
-const pin = (env: Environment, problems: Problems, variable: string): boolean => {
+const switchOf =
+  (meaning: string) =>
+  (env: Environment, problems: Problems, variable: string, fallback = false): boolean => {
+    const value = read(env, variable);
+    if (value === undefined) return fallback;
+    if (value === '0') return false;
+    if (value === '1') return true;
+    problems.add(variable, value, `must be ${meaning}`);
+    return fallback;
+  };
+
+const pin = switchOf('"1" (pinned) or "0" (refreshed)');
+const onOff = switchOf('"1" (on) or "0" (off)');
+
+const floor = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
   const value = read(env, variable);
-  if (value === undefined || value === '0') return false;
-  if (value === '1') return true;
-  problems.add(variable, value, 'must be "1" (pinned) or "0" (refreshed)');
-  return false;
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(parsed)) {
+    problems.add(variable, value, 'must be a whole number, 0 or more (0: only a 429 holds re-images back)');
+    return fallback;
+  }
+  return parsed;
 };
 
 export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError[], TickConfig> => {
@@ -141,6 +158,9 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     apiTimeoutMs: duration(env, problems, ENV.apiTimeout, DEFAULTS.apiTimeout),
     registryTimeoutMs: duration(env, problems, ENV.registryTimeout, DEFAULTS.registryTimeout),
     registryUrl: registryUrl.replace(/\/+$/, ''),
+    flapLockoutIsFinding: onOff(env, problems, ENV.flapLockoutExit),
+    registryBudgetFloor: floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor),
+    kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),
   };
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

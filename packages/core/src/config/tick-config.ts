@@ -24,6 +24,16 @@ export interface TickConfig {
   readonly registryTimeoutMs: number;
   /** Registry API base the digests are resolved from. */
   readonly registryUrl: string;
+  /**
+   * FLAP_LOCKOUT_EXIT=1: a tick in flap lockout with drift pending exits 1.
+   * Off by default for drop-in compatibility: the reference exits 0 there
+   * (SPEC §5, "green while frozen", noted in the seeds but left alone).
+   */
+  readonly flapLockoutIsFinding: boolean;
+  /** Below this `ratelimit-remaining` (or after any 429) no re-image starts: every re-image makes nodes pull. */
+  readonly registryBudgetFloor: number;
+  /** IMAGE_REFRESH_EVENTS=0 turns off the Kubernetes Events a tick records. */
+  readonly kubernetesEvents: boolean;
 }
 
 export type ConfigError = {

@@ -1,12 +1,13 @@
 import { formatDuration } from '../config/duration.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { ImageVerdict, WorkloadChange } from '../domain/plan.js';
+import type { ImageResolution, ImageVerdict, WorkloadChange } from '../domain/plan.js';
 import { workloadRef } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
 import { ANNOTATION, describeWorkload, type ImageSpec } from '../domain/workloads.js';
 import type { RolloutError } from '../ports/cluster-port.js';
 import { describePortError, type PortError } from '../ports/port-error.js';
 import type { RegistryError } from '../ports/registry-port.js';
+import { lowestRateLimitRemaining, wasRateLimited } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
 
 // Every operator-facing sentence of a tick, in one place. The quoted phrases
@@ -168,6 +169,21 @@ export const verdict = (image: ImageSpec, v: ImageVerdict): TickEvent => {
     case 'Drift':
       return event('info', 'DIGEST_CHANGED', `${image.repo}: digest changed (${v.from} -> ${v.to}); re-image needed`);
   }
+};
+
+export const registryBudgetLow = (c: TickConfig, resolutions: readonly ImageResolution[]): TickEvent => {
+  const lowest = lowestRateLimitRemaining(resolutions);
+  const why = [
+    ...(wasRateLimited(resolutions) ? ['the registry answered 429 (rate limited)'] : []),
+    ...(lowest !== undefined && lowest < c.registryBudgetFloor
+      ? [`ratelimit-remaining ${lowest} < REGISTRY_BUDGET_FLOOR=${c.registryBudgetFloor}`]
+      : []),
+  ].join(' and ');
+  return event(
+    'warn',
+    'REGISTRY_BUDGET_LOW',
+    `WARN: registry pull budget is low (${why}): not starting a re-image this tick -- every re-image makes the kubelets pull (a DaemonSet once per node), and a rollout that dies of ImagePullBackOff only burns the flap guard. First observations are still recorded; changed digests wait for the next tick.`,
+  );
 };
 
 export const requestsProxyPinned = (): TickEvent =>

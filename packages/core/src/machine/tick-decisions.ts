@@ -45,3 +45,20 @@ export const acceptResolutions = (
     return { _tag: 'Resolved', image: image.name, digest, rateLimitRemaining };
   });
 };
+
+/** The lowest `ratelimit-remaining` the registry reported this tick, if any did. */
+export const lowestRateLimitRemaining = (resolutions: readonly ImageResolution[]): number | undefined => {
+  const reported = resolutions.flatMap((r) =>
+    r._tag === 'Resolved' && r.rateLimitRemaining._tag === 'Some' ? [r.rateLimitRemaining.value] : [],
+  );
+  return reported.length === 0 ? undefined : Math.min(...reported);
+};
+
+export const wasRateLimited = (resolutions: readonly ImageResolution[]): boolean =>
+  resolutions.some((r) => r._tag === 'Unresolved' && r.error._tag === 'RateLimited');
+
+/** Any 429 this tick, or a reported budget below REGISTRY_BUDGET_FLOOR. */
+export const isRegistryBudgetLow = (config: TickConfig, resolutions: readonly ImageResolution[]): boolean => {
+  const lowest = lowestRateLimitRemaining(resolutions);
+  return wasRateLimited(resolutions) || (lowest !== undefined && lowest < config.registryBudgetFloor);
+};

@@ -18,7 +18,7 @@ import { isPortError, type PortError, transport } from '../ports/port-error.js';
 import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
 import * as say from './messages.js';
 import { initialContext, type TickContext } from './tick-context.js';
-import { acceptResolutions, unpinnedRequests } from './tick-decisions.js';
+import { acceptResolutions, isRegistryBudgetLow, unpinnedRequests } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite, TickOutcome, TickResult } from './tick-outcome.js';
 import { outcomeOf } from './tick-outcome-of.js';
@@ -145,6 +145,12 @@ export const tickMachine = setup({
     hasDrift: ({ context }) => hasDrift(planOf(context)),
     /** §3.4 — first observations are recorded without a re-image (I8). */
     hasDigestsToRecord: ({ context }) => Object.keys(digestsToRecord(planOf(context))).length > 0,
+    /**
+     * Every re-image makes the kubelets pull (a DaemonSet: one pull per node);
+     * with the registry's pull budget nearly spent, a rollout dies of
+     * ImagePullBackOff — the churn the flap guard exists to prevent (issue 6).
+     */
+    isRegistryBudgetLow: ({ context }) => isRegistryBudgetLow(context.config, context.resolutions),
     /** §3.5 — MAX_REFRESH_ATTEMPTS failed re-images in a row: stop and flag, no auto-resume (I10, #563). */
     isFlapLockedOut: ({ context }, params: { attempt: number }) => params.attempt >= context.config.maxRefreshAttempts,
     /** §3.6 — more workloads to re-image this tick. */
@@ -233,6 +239,13 @@ export const tickMachine = setup({
         emit(context, say.recordedDigestsUnreadable(context.config, params.error)),
     }),
 
+    warnRegistryBudgetLow: assign({
+      events: ({ context }) => emit(context, say.registryBudgetLow(context.config, context.resolutions)),
+    }),
+    /** Hold the drift back for a later tick; first observations (which pull nothing) still get recorded. */
+    setDriftAside: assign({
+      plan: ({ context }) => O.some({ ...planOf(context), drift: {}, changes: [] }),
+    }),
     rememberAttempt: assign({ attempt: (_, params: { attempt: number }) => params.attempt }),
     warnAttemptUnreadable: assign({
       events: ({ context }, params: { error: PortError }) => emit(context, say.attemptUnreadable(params.error)),
@@ -245,7 +258,8 @@ export const tickMachine = setup({
         }),
     }),
     announceFlapDetected: assign({
-      events: ({ context }) => emit(context, say.flapDetected(context.config, context.attempt, false)),
+      events: ({ context }) =>
+        emit(context, say.flapDetected(context.config, context.attempt, context.config.flapLockoutIsFinding)),
     }),
     reportFlapMarkFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -454,10 +468,19 @@ export const tickMachine = setup({
     // §3.4 Compare.
     comparingDigests: {
       always: [
-        { guard: 'hasDrift', target: 'flapBackoff' },
+        { guard: 'hasDrift', target: 'checkingRegistryBudget' },
         { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
         { target: 'complete' },
       ],
+    },
+
+    // Before a re-image: is there pull budget left for the kubelets? (issue 6)
+    checkingRegistryBudget: {
+      always: [{ guard: 'isRegistryBudgetLow', target: 'deferringReimage' }, { target: 'flapBackoff' }],
+    },
+    deferringReimage: {
+      entry: ['warnRegistryBudgetLow', 'setDriftAside'],
+      always: [{ guard: 'hasDigestsToRecord', target: 'recordingDigests' }, { target: 'complete' }],
     },
 
     // §3.5 Flap back-off (#563, #626).

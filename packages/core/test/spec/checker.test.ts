@@ -137,6 +137,22 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I7b'],
+    trace: 'a re-image started with the registry pull budget below the floor',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.publish(JM, simDigest(`${JM}#2`));
+        w.rateLimitRemaining = 2;
+      });
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `jobs-manager api=docker.io/${JM}@${simDigest(`${JM}#2`)}`),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
     breaks: ['I8'],
     trace: 'a re-image on a first observation',
     tampered: async () => {
@@ -216,7 +232,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
       const { checker, record } = await recorded((w) => {
         w.publish(JM, simDigest(`${JM}#2`));
         w.publish('tracebloc/resource-monitor', simDigest('tracebloc/resource-monitor#2'));
-        w.injectRegistryFault('tracebloc/pods-monitor', 'RateLimited');
+        w.injectRegistryFault('tracebloc/pods-monitor', 'Transport');
       });
       const calls = record.calls.filter((c) => !(c.op === 'setImages' && c.detail.startsWith('resource-monitor')));
       return { checker, record: withCalls(record, calls) };

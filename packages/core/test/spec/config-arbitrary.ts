@@ -11,4 +11,6 @@ export const environmentArbitrary: fc.Arbitrary<Environment> = fc.record({
   RESOURCE_MONITOR_PINNED: fc.constantFrom('0', '0', '0', '1'),
   REQUESTS_PROXY_PINNED: fc.constantFrom('0', '0', '0', '1'),
   IMAGE_REGISTRY: fc.constantFrom(...Array(19).fill('docker.io'), 'mirror.corp.example:5000'),
+  FLAP_LOCKOUT_EXIT: fc.constantFrom('0', '1'),
+  REGISTRY_BUDGET_FLOOR: fc.constantFrom('10', '10', '0', '40'),
 });

@@ -124,6 +124,20 @@ export const INVARIANTS: readonly Invariant[] = [
     },
   },
   {
+    id: 'I7b',
+    says: 'A tick whose registry pull budget is low (any 429, or ratelimit-remaining below REGISTRY_BUDGET_FLOOR) re-images nothing and records no changed digest; first observations may still be recorded.',
+    source: 'issue 6',
+    appliesTo: (t) => t.registryBudgetLow,
+    violation: (t) => {
+      if (t.reimaged) return 're-imaged with the registry budget low';
+      const changed = IMAGES.find((i) => {
+        const before = t.annotationBefore(i.recordKey) ?? '';
+        return before !== '' && t.record.after.annotations[i.recordKey] !== t.annotationBefore(i.recordKey);
+      });
+      return changed === undefined ? undefined : `${changed.recordKey} changed with the registry budget low`;
+    },
+  },
+  {
     id: 'I8',
     says: 'First observation never re-images.',
     source: '#569',
@@ -236,7 +250,9 @@ export const INVARIANTS: readonly Invariant[] = [
     id: 'I15',
     says: "A failed resolution of one image leaves the others' refresh unaffected.",
     source: '#569',
+    // A rate limit is the exception on purpose: it holds every re-image back (I7b).
     appliesTo: (t) =>
+      !t.registryBudgetLow &&
       t.resolvedImages().length > 0 &&
       IMAGES.some((i) => !t.pinned(i) && t.called('resolveDigest') && !t.resolvedImages().includes(i)),
     violation: (t) => {
@@ -299,7 +315,9 @@ export const INVARIANTS: readonly Invariant[] = [
       );
       const streak = t.calls('writeSkipStreak').find((c) => c.outcome === 'ok')?.detail;
       const atCeiling = streak !== undefined && Number(streak) >= t.config.maxSkipTicks;
-      const finding = failedCall !== undefined || atCeiling;
+      // FLAP_LOCKOUT_EXIT=1 makes the lockout a finding (issue 6); by default it is not (SPEC §5).
+      const lockoutFinding = t.config.flapLockoutIsFinding && t.succeeded('markFlapDetected');
+      const finding = failedCall !== undefined || atCeiling || lockoutFinding;
       return unless(
         t.exitCode === (finding ? 1 : 0),
         () => `exit ${t.exitCode} but ${finding ? `finding: ${failedCall?.op ?? `streak ${streak}`}` : 'no finding'}`,

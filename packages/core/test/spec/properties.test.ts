@@ -9,11 +9,11 @@ import { commandArbitrary, type Edge } from './world-commands.js';
 // The specification of image-refresh, as a property: over every generated
 // sequence of world events and ticks, every tick satisfies I1–I20
 // (invariants.ts). A run explores IMAGE_REFRESH_PROPERTY_RUNS sequences
-// (default 1,000) of up to 60 steps; raise it for a deep run, e.g.
+// (default 1,500) of up to 60 steps; raise it for a deep run, e.g.
 //   IMAGE_REFRESH_PROPERTY_RUNS=100000 npx -y pnpm@10.34.9 exec vitest run --project core test/spec
 // Every run prints its seed; a failure prints the shrunk story and a replay line.
 
-const RUNS = Number(process.env.IMAGE_REFRESH_PROPERTY_RUNS ?? 1_000);
+const RUNS = Number(process.env.IMAGE_REFRESH_PROPERTY_RUNS ?? 1_500);
 const SEED = Number(process.env.IMAGE_REFRESH_PROPERTY_SEED ?? Date.now() % 2_147_483_647);
 const PATH = process.env.IMAGE_REFRESH_PROPERTY_PATH;
 const MIN_PRECONDITIONS = Number(process.env.IMAGE_REFRESH_PROPERTY_MIN ?? 50);

@@ -85,6 +85,16 @@ export const SITUATIONS: readonly Situation[] = [
   },
   { name: 'a private mirror', invariants: 'I14', when: (t) => t.isMirror },
   {
+    name: 'drift held back by a low registry budget',
+    invariants: 'I7b',
+    when: (t) => t.registryBudgetLow && t.record.outcome.events.some((e) => e.code === 'REGISTRY_BUDGET_LOW'),
+  },
+  {
+    name: 'a flap lockout that is a finding (FLAP_LOCKOUT_EXIT=1)',
+    invariants: 'I18',
+    when: (t) => t.config.flapLockoutIsFinding && t.called('markFlapDetected'),
+  },
+  {
     name: 'a hung port call',
     invariants: 'I17',
     when: (t) => Object.values(t.record.before.clusterFaults).includes('Hang'),

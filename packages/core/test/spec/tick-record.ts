@@ -31,6 +31,8 @@ export interface WorldSnapshot {
   readonly workloads: Readonly<Record<WorkloadId, WorkloadSnapshot>>;
   /** repo → digest under the config's tag */
   readonly registry: Readonly<Record<string, string | undefined>>;
+  /** What the registry reports as `ratelimit-remaining`. */
+  readonly rateLimitRemaining: number | undefined;
   /** The settled guard's truth at the top of the tick, computed by the world, not by the tick. */
   readonly jobsManagerTopOfTick: Settledness;
   readonly clusterFaults: Readonly<Partial<Record<ClusterOp, ClusterFault>>>;
@@ -72,6 +74,7 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
   registry: Object.fromEntries(
     IMAGES.map(({ repo }) => [repo, world.registry.get(`${repo}:${world.config.imageTag}`)]),
   ),
+  rateLimitRemaining: world.rateLimitRemaining,
   jobsManagerTopOfTick: world.settlednessOf('jobs-manager', 'top-of-tick'),
   clusterFaults: Object.fromEntries(
     CLUSTER_OPS.flatMap((op) => {

@@ -115,6 +115,17 @@ export class TickView {
     );
   }
 
+  /** The registry's pull budget was low this tick: a 429 for some repo, or a remaining budget under the floor. */
+  get registryBudgetLow(): boolean {
+    const answered = this.resolvedImages().length > 0;
+    const remaining = this.record.before.rateLimitRemaining;
+    const rateLimited = IMAGES.some(
+      (i) =>
+        !this.pinned(i) && this.called('resolveDigest') && this.record.before.registryFaults[i.repo] === 'RateLimited',
+    );
+    return rateLimited || (answered && remaining !== undefined && remaining < this.config.registryBudgetFloor);
+  }
+
   /** `setImages` details as [workload, container=image …]. */
   setImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
     return this.calls('setImages').map((c) => {

@@ -111,6 +111,18 @@ class RegistryTrouble implements Command {
     `registry ${this.fault === 'Garbage' ? 'answers garbage' : this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} for ${label(this.repo)}`;
 }
 
+class RegistryBudget implements Command {
+  constructor(readonly remaining: number | undefined) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.rateLimitRemaining = this.remaining;
+  }
+  toString = () =>
+    this.remaining === undefined
+      ? 'registry stops sending ratelimit-remaining'
+      : `registry budget is ${this.remaining} pulls`;
+}
+
 class Annotate implements Command {
   constructor(
     readonly key: string,
@@ -147,17 +159,14 @@ const workloads = fc.constantFrom<WorkloadId>('jobs-manager', 'requests-proxy', 
 
 /** Ops weighted toward the guards' own reads and writes, where faults matter most. */
 const faultedOps = fc.oneof(
-  { arbitrary: fc.constantFrom<ClusterOp>('readSkipStreak', 'clearSkipStreak', 'clearFlapState'), weight: 4 },
+  {
+    arbitrary: fc.constantFrom<ClusterOp>('readSkipStreak', 'clearSkipStreak', 'clearFlapState', 'readRecordedDigests'),
+    weight: 5,
+  },
   { arbitrary: fc.constantFrom<ClusterOp>('writeSkipStreak', 'readRefreshAttempt', 'writeRefreshAttempt'), weight: 2 },
   { arbitrary: fc.constantFrom<ClusterOp>('observeJobsManager'), weight: 2 },
   {
-    arbitrary: fc.constantFrom<ClusterOp>(
-      'markFlapDetected',
-      'readRecordedDigests',
-      'recordDigests',
-      'setImages',
-      'waitForRollout',
-    ),
+    arbitrary: fc.constantFrom<ClusterOp>('markFlapDetected', 'recordDigests', 'setImages', 'waitForRollout'),
     weight: 1,
   },
 );
@@ -191,20 +200,25 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       .map(([w, b]) => new Behave(w, b)),
     weight: 6,
   },
-  // jobs-manager's own behaviour drives both the streak and the flap guard.
+  // jobs-manager's own behaviour drives both the streak and the flap guard:
+  // streaks need it unsettled, and clearing them needs it to recover.
   {
     arbitrary: fc
-      .constantFrom<RolloutBehaviour>('flaps', 'neverReady', 'settles')
+      .constantFrom<RolloutBehaviour>('flaps', 'flaps', 'neverReady', 'neverReady', 'settles', 'settles', 'settles')
       .map((b) => new Behave('jobs-manager', b)),
-    weight: 4,
+    weight: 8,
   },
   {
     arbitrary: fc
       .tuple(faultedOps, clusterFaults, fc.constantFrom(1, 1, 1, 2, 3))
       .map(([op, f, n]) => new ApiFault(op, f, n)),
-    weight: 8,
+    weight: 10,
   },
-  { arbitrary: fc.tuple(repos, registryFaults).map(([r, f]) => new RegistryTrouble(r, f)), weight: 6 },
+  { arbitrary: fc.tuple(repos, registryFaults).map(([r, f]) => new RegistryTrouble(r, f)), weight: 9 },
+  {
+    arbitrary: fc.constantFrom(undefined, 0, 5, 9, 10, 60, 100).map((n) => new RegistryBudget(n)),
+    weight: 2,
+  },
   { arbitrary: bookkeepingKeys.map((k) => new Annotate(k, undefined)), weight: 3 },
   { arbitrary: fc.tuple(bookkeepingKeys, garbage).map(([k, v]) => new Annotate(k, v)), weight: 1 },
   {
@@ -212,5 +226,7 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
     weight: 1,
   },
   { arbitrary: fc.constant(new DeleteJobsManager()), weight: 1 },
-  { arbitrary: fc.constant(new RecreateJobsManager()), weight: 3 },
+  // Recreation outweighs deletion: a deleted Deployment is a short outage in
+  // the story, not half of it.
+  { arbitrary: fc.constant(new RecreateJobsManager()), weight: 6 },
 );
