@@ -1,6 +1,13 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { describeConfigError, parseTickConfig } from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './commands/command.js';
+import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
+import { REARM_HELP, rearm } from './commands/rearm.js';
 import { SIMULATE_HELP, simulate } from './commands/simulate.js';
+import { STATUS_HELP, status } from './commands/status.js';
+import { TICK_HELP, tick } from './commands/tick.js';
+import type { Connect } from './connection.js';
 
 // `image-refresh <command>`: the CronJob entrypoint and an operator's tool.
 // Exit codes: 0 ok, 1 a finding, 2 a usage or configuration error.
@@ -14,12 +21,78 @@ Keeps the long-lived workloads of an edge cluster on the newest image digest
 behind a floating tag, safely. Drop-in for the chart's image-refresh.sh.
 
 Commands:
+  tick       run one refresh tick against the cluster (the CronJob's command)
+  status     what the guards think now: settledness, counters, digests
+  rearm      clear the flap lockout (refresh-attempt, refresh-flap-detected)
   simulate   run the tick on the built-in simulated cluster, print a timeline
+  diagram    print the tick machine as a Mermaid state diagram
 
 Options:
-  --help     help for image-refresh or a command
+  --help     help for image-refresh or a command (image-refresh <command> --help)
   --version  print the version
+
+Configuration comes from the chart's environment: RELEASE_NAME,
+RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, MAX_REFRESH_ATTEMPTS, … (README).
 `;
+
+export interface Environment {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly connect: Connect;
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  readonly help: string;
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  readonly run: (values: Values, out: Output, platform: Environment) => Promise<CommandResult> | CommandResult;
+}
+
+/** status and rearm read the same environment as tick; a bad one is exit 2 before any call. */
+const withConfig = (
+  out: Output,
+  platform: Environment,
+  run: (
+    config: ReturnType<typeof parseTickConfig> extends E.Either<unknown, infer C> ? C : never,
+  ) => Promise<CommandResult>,
+): Promise<CommandResult> =>
+  E.match((errors: readonly Parameters<typeof describeConfigError>[0][]) => {
+    for (const e of errors) out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(e)}`);
+    return Promise.resolve({ exitCode: 2 });
+  }, run)(parseTickConfig(platform.env));
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  tick: {
+    help: TICK_HELP,
+    options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+    run: (v, out, p) => tick({ json: v.json === true, dryRun: v['dry-run'] === true }, p.env, p.connect, out),
+  },
+  status: {
+    help: STATUS_HELP,
+    options: { 'no-registry': { type: 'boolean' } },
+    run: (v, out, p) =>
+      withConfig(out, p, (config) => status({ noRegistry: v['no-registry'] === true }, config, p.connect, out)),
+  },
+  rearm: {
+    help: REARM_HELP,
+    options: {},
+    run: (_, out, p) => withConfig(out, p, (config) => rearm(config, p.connect, out)),
+  },
+  simulate: {
+    help: SIMULATE_HELP,
+    options: { scenario: { type: 'string' }, list: { type: 'boolean' }, verbose: { type: 'boolean' } },
+    run: (v, out) =>
+      simulate(
+        {
+          scenario: typeof v.scenario === 'string' ? v.scenario : undefined,
+          list: v.list === true,
+          verbose: v.verbose === true,
+        },
+        out,
+      ),
+  },
+  diagram: { help: DIAGRAM_HELP, options: {}, run: (_, out) => diagram(out) },
+};
 
 const usageError = (out: Output, message: string): CommandResult => {
   out.stderr(`image-refresh: ${message}`);
@@ -27,44 +100,40 @@ const usageError = (out: Output, message: string): CommandResult => {
   return { exitCode: 2 };
 };
 
-export const main = async (argv: readonly string[], out: Output): Promise<CommandResult> => {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+const isParseArgsError = (error: unknown): error is Error =>
+  error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+
+export const main = async (argv: readonly string[], out: Output, platform: Environment): Promise<CommandResult> => {
+  const [name, ...rest] = argv;
+  if (name === '--help' || name === '-h' || name === 'help') {
     out.stdout(HELP);
-    return { exitCode: command === undefined ? 2 : 0 };
+    return { exitCode: 0 };
   }
-  if (command === '--version') {
+  if (name === undefined) {
+    out.stderr(HELP);
+    return { exitCode: 2 };
+  }
+  if (name === '--version') {
     out.stdout(version);
     return { exitCode: 0 };
   }
+  const command = COMMANDS[name];
+  if (command === undefined) return usageError(out, `unknown command '${name}'`);
+  let values: Values;
   try {
-    switch (command) {
-      case 'simulate': {
-        const { values } = parseArgs({
-          args: [...rest],
-          options: {
-            scenario: { type: 'string' },
-            list: { type: 'boolean' },
-            verbose: { type: 'boolean' },
-            help: { type: 'boolean', short: 'h' },
-          },
-          strict: true,
-          allowPositionals: false,
-        });
-        if (values.help === true) {
-          out.stdout(SIMULATE_HELP);
-          return { exitCode: 0 };
-        }
-        return await simulate(values, out);
-      }
-      default:
-        return usageError(out, `unknown command '${command}'`);
-    }
+    ({ values } = parseArgs({
+      args: [...rest],
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
-    // parseArgs throws typed errors for unknown flags and missing values.
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      return usageError(out, `${command}: ${error.message}`);
-    }
+    if (isParseArgsError(error)) return usageError(out, `${name}: ${error.message}`);
     throw error;
   }
+  if (values.help === true) {
+    out.stdout(command.help);
+    return { exitCode: 0 };
+  }
+  return command.run(values, out, platform);
 };

@@ -7,7 +7,16 @@ import { main } from '../src/main.js';
 const run = async (...argv: string[]) => {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const { exitCode } = await main(argv, { stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+  const { exitCode } = await main(
+    argv,
+    { stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) },
+    {
+      env: {},
+      connect: () => {
+        throw new Error('simulate must not connect');
+      },
+    },
+  );
   return { exitCode, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
 };
 

@@ -1,1 +1,4 @@
-export {};
+// Public surface of @image-refresh/k8s-adapter: core's ports on the
+// Kubernetes API (@kubernetes/client-node) and the OCI distribution API.
+export * from './cluster/index.js';
+export * from './registry/index.js';

@@ -1,13 +1,17 @@
 import type { TickEvent } from '@image-refresh/core';
 
 // The reference's stderr format: every line `[image-refresh] …`, so operators
-// keep grepping what they grep today. Hints continue under their event.
+// keep grepping what they grep today. Hints continue under their event. The
+// CLI adds a few events of its own (cluster source, rollout progress, registry
+// budget, dry-run intentions) with codes outside the tick's.
 export const PREFIX = '[image-refresh]';
 
-export const logLines = (event: TickEvent): string[] => [
+export type LogEvent = Omit<TickEvent, 'code'> & { readonly code: string };
+
+export const logLines = (event: LogEvent): string[] => [
   `${PREFIX} ${event.message}`,
   ...(event.hints ?? []).map((hint) => `${PREFIX}   ${hint}`),
 ];
 
 /** `--json`: one object per line, same codes and messages. */
-export const jsonLine = (event: TickEvent): string => JSON.stringify(event);
+export const jsonLine = (event: LogEvent): string => JSON.stringify(event);

@@ -1,0 +1,46 @@
+import { ANNOTATION, describePortError, type TickConfig, workloadRef } from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import type { Connect } from '../connection.js';
+import { PREFIX } from '../render/log-lines.js';
+import type { CommandResult, Output } from './command.js';
+
+export const REARM_HELP = `Usage: image-refresh rearm
+
+The human action the flap lockout asks for (#563): removes
+tracebloc.io/refresh-attempt and tracebloc.io/refresh-flap-detected from the
+jobs-manager Deployment, in one write, and says what it removed. The next tick
+with drift re-images again, as attempt 1.
+`;
+
+export const rearm = async (config: TickConfig, connect: Connect, out: Output): Promise<CommandResult> => {
+  const connection = connect(config);
+  const target = `deployment/${config.deploymentName} in ${config.releaseNamespace}`;
+  const inspected = await connection.inspect(workloadRef(config, 'jobs-manager'));
+  if (E.isLeft(inspected)) {
+    out.stderr(`${PREFIX} ERROR: cannot read ${target} (${describePortError(inspected.left)}); nothing was changed`);
+    return { exitCode: 1 };
+  }
+  const present = [ANNOTATION.refreshAttempt, ANNOTATION.flapDetected].filter(
+    (key) => inspected.right.annotations[key] !== undefined,
+  );
+  if (present.length === 0) {
+    out.stdout(
+      `nothing to re-arm: neither ${ANNOTATION.refreshAttempt} nor ${ANNOTATION.flapDetected} is set on ${target}`,
+    );
+    return { exitCode: 0 };
+  }
+  const cleared = await connection
+    .ports({ onProgress: () => undefined, onRateLimit: () => undefined })
+    .cluster.clearFlapState()();
+  if (E.isLeft(cleared)) {
+    out.stderr(
+      `${PREFIX} ERROR: could not clear ${present.join(' and ')} on ${target} (${describePortError(cleared.left)})`,
+    );
+    return { exitCode: 1 };
+  }
+  const removed = present.map((key) => `${key}=${inspected.right.annotations[key]}`).join(' and ');
+  out.stdout(
+    `re-armed ${target}: removed ${removed}. The next tick with drift re-images again (attempt 1/${config.maxRefreshAttempts}).`,
+  );
+  return { exitCode: 0 };
+};

@@ -1,0 +1,121 @@
+import {
+  ANNOTATION,
+  CONTAINER,
+  counterValue,
+  describePortError,
+  describeWorkload,
+  IMAGES,
+  type ImageName,
+  isWellFormedDigest,
+  shortDigest,
+  type TickConfig,
+  workloadRef,
+} from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import type { Connect, WorkloadInspection } from '../connection.js';
+import { liveOf } from '../render/digests.js';
+import type { CommandResult, Output } from './command.js';
+
+export const STATUS_HELP = `Usage: image-refresh status [--no-registry]
+
+What the guards think right now, for a human: is jobs-manager settled, the
+skip streak and attempt counter against their ceilings, the flap marker, and
+per image the recorded, registry and live digests. Reads only.
+
+  --no-registry  do not ask the registry (one manifest HEAD per unpinned image otherwise)
+`;
+
+const settledText = (i: WorkloadInspection): string =>
+  `${i.settledness._tag === 'Settled' ? 'settled' : i.settledness._tag === 'Waiting' ? 'NOT settled' : 'FAILED'}: ${
+    i.settledness._tag === 'Settled' ? i.settledness.message : i.settledness.reason
+  }`;
+
+const counter = (raw: string | undefined, max: number): string =>
+  raw === undefined
+    ? `0/${max} (not set)`
+    : `${counterValue(O.some(raw))}/${max}${/^[0-9]+$/.test(raw) ? '' : ` (holds ${JSON.stringify(raw)}, counts as 0)`}`;
+
+/** Where each image runs live, by workload and container. */
+const LIVE: Record<
+  ImageName,
+  readonly { workload: 'jobs-manager' | 'requests-proxy' | 'resource-monitor'; container: string }[]
+> = {
+  'jobs-manager': [
+    { workload: 'jobs-manager', container: CONTAINER.api },
+    { workload: 'requests-proxy', container: CONTAINER.proxy },
+  ],
+  'pods-monitor': [{ workload: 'jobs-manager', container: CONTAINER.podsMonitor }],
+  'resource-monitor': [{ workload: 'resource-monitor', container: CONTAINER.resourceMonitor }],
+};
+
+export const status = async (
+  options: { noRegistry?: boolean | undefined },
+  config: TickConfig,
+  connect: Connect,
+  out: Output,
+): Promise<CommandResult> => {
+  const connection = connect(config);
+  out.stdout(
+    `image-refresh status: release ${config.releaseName} in ${config.releaseNamespace} (cluster: ${connection.source})`,
+  );
+  const inspected = {
+    'jobs-manager': await connection.inspect(workloadRef(config, 'jobs-manager')),
+    'requests-proxy': await connection.inspect(workloadRef(config, 'requests-proxy')),
+    'resource-monitor': await connection.inspect(workloadRef(config, 'resource-monitor')),
+  };
+  const jm = inspected['jobs-manager'];
+  if (E.isLeft(jm)) {
+    out.stdout(
+      `jobs-manager   ${describeWorkload(workloadRef(config, 'jobs-manager'))}: cannot read it (${describePortError(jm.left)})`,
+    );
+    return { exitCode: 1 };
+  }
+  const a = jm.right.annotations;
+  out.stdout(`jobs-manager   ${describeWorkload(workloadRef(config, 'jobs-manager'))}: ${settledText(jm.right)}`);
+  for (const id of ['requests-proxy', 'resource-monitor'] as const) {
+    const inspection = inspected[id];
+    out.stdout(
+      `${id.padEnd(15)}${describeWorkload(workloadRef(config, id))}: ${E.isRight(inspection) ? settledText(inspection.right) : `cannot read it (${describePortError(inspection.left)})`}`,
+    );
+  }
+  out.stdout(`skip streak    ${counter(a[ANNOTATION.skipStreak], config.maxSkipTicks)}`);
+  out.stdout(`attempts       ${counter(a[ANNOTATION.refreshAttempt], config.maxRefreshAttempts)}`);
+  out.stdout(
+    `flap marker    ${a[ANNOTATION.flapDetected] === undefined ? 'none' : `FLAP DETECTED after ${a[ANNOTATION.flapDetected]} failed attempt(s) — run 'image-refresh rearm' once fixed`}`,
+  );
+
+  const unpinned = IMAGES.filter((i) => !config.pins[i.pin]);
+  const answers =
+    options.noRegistry === true || unpinned.length === 0
+      ? []
+      : await connection
+          .ports({ onProgress: () => undefined, onRateLimit: () => undefined })
+          .registry.resolveDigests(unpinned.map((i) => ({ repo: i.repo, tag: config.imageTag })))();
+  out.stdout(`${'image'.padEnd(18)}${'recorded'.padEnd(24)}${'registry'.padEnd(30)}live`);
+  for (const image of IMAGES) {
+    const recorded = a[image.recordKey];
+    let registry = 'not asked';
+    if (config.pins[image.pin]) registry = 'pinned (not resolved)';
+    else {
+      const answer = answers[unpinned.indexOf(image)];
+      if (answer !== undefined) {
+        registry = E.isLeft(answer)
+          ? `unknown (${answer.left._tag})`
+          : isWellFormedDigest(answer.right.digest)
+            ? `${shortDigest(answer.right.digest)}${recorded !== undefined && recorded !== answer.right.digest ? ' DRIFT' : ''}`
+            : 'malformed answer';
+      }
+    }
+    const live = LIVE[image.name]
+      .map(({ workload, container }) => {
+        const inspection = inspected[workload];
+        return `${container}=${E.isRight(inspection) ? liveOf(inspection.right.images[container]) : '?'}`;
+      })
+      .join(' ');
+    out.stdout(
+      `${image.name.padEnd(18)}${(recorded === undefined ? '-' : shortDigest(recorded)).padEnd(24)}${registry.padEnd(30)}${live}`,
+    );
+  }
+  return { exitCode: 0 };
+};

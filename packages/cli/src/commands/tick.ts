@@ -1,0 +1,59 @@
+import { dryRunPorts, runTickFromEnvironment, type TickPorts } from '@image-refresh/core';
+import type { Connect } from '../connection.js';
+import { jsonLine, type LogEvent, logLines, PREFIX } from '../render/log-lines.js';
+import { summaryLine } from '../render/summary.js';
+import type { CommandResult, Output } from './command.js';
+
+export const TICK_HELP = `Usage: image-refresh tick [--json] [--dry-run]
+
+Runs one refresh tick against the cluster, configured by the chart's
+environment (RELEASE_NAME, RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, …).
+Drop-in for image-refresh.sh: same annotations, phrases and exit codes.
+
+  --json     one JSON object per event on stdout instead of [image-refresh] lines
+  --dry-run  read and decide, write nothing; print every write and re-image it would make
+
+Exit codes: 0 ok (including a counted skip below MAX_SKIP_TICKS), 1 a finding an
+operator must see (FROZEN, unreadable Deployment, failed rollout, …), 2 a
+configuration error (nothing was called).
+`;
+
+export interface TickOptions {
+  readonly json?: boolean | undefined;
+  readonly dryRun?: boolean | undefined;
+}
+
+export const tick = async (
+  options: TickOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  connect: Connect,
+  out: Output,
+): Promise<CommandResult> => {
+  const say = (event: LogEvent) => {
+    if (options.json === true) out.stdout(jsonLine(event));
+    else for (const line of logLines(event)) out.stderr(line);
+  };
+  const note = (code: string, message: string) => say({ level: 'info', code, message });
+
+  const outcome = await runTickFromEnvironment(
+    env,
+    (config) => {
+      const connection = connect(config);
+      note('CLUSTER', `cluster: ${connection.source}`);
+      const ports: TickPorts = connection.ports({
+        onProgress: (line) => note('ROLLOUT_PROGRESS', `  ${line}`),
+        onRateLimit: (line) => note('REGISTRY_BUDGET', `  ${line}`),
+      });
+      if (options.dryRun !== true) return ports;
+      note('DRY_RUN', 'dry-run: reading and deciding only; nothing will be written or re-imaged');
+      return dryRunPorts(ports, config, (action) => note('DRY_RUN', `  dry-run: would ${action}`));
+    },
+    { onEvent: say },
+  );
+  // A configuration error ends before any event streams: print it now.
+  if (outcome.result === 'configInvalid') for (const event of outcome.events) say(event);
+  const summary = summaryLine(outcome);
+  if (options.json === true) out.stdout(JSON.stringify({ level: 'info', code: 'SUMMARY', message: summary }));
+  else out.stderr(`${PREFIX} ${options.dryRun === true ? 'dry-run ' : ''}${summary}`);
+  return { exitCode: outcome.exitCode };
+};

@@ -1,0 +1,28 @@
+import type { PortError, Settledness, TickConfig, TickPorts, WorkloadRef } from '@image-refresh/core';
+import type { Either } from 'fp-ts/lib/Either.js';
+
+// What the commands need from the outside world, in one interface: the real
+// one is built on the k8s-adapter (wiring/connect.ts); tests pass their own.
+
+export interface WorkloadInspection {
+  readonly settledness: Settledness;
+  /** container name → image reference in the pod template */
+  readonly images: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+export interface ConnectionHooks {
+  /** A rollout wait is still going: what it waits for, with numbers. */
+  readonly onProgress: (line: string) => void;
+  /** The registry reported its remaining pull budget. */
+  readonly onRateLimit: (line: string) => void;
+}
+
+export interface Connection {
+  /** How the cluster is reached, for the log ("in-cluster service account", "kubeconfig …"). */
+  readonly source: string;
+  readonly ports: (hooks: ConnectionHooks) => TickPorts;
+  readonly inspect: (workload: WorkloadRef) => Promise<Either<PortError, WorkloadInspection>>;
+}
+
+export type Connect = (config: TickConfig) => Connection;

@@ -1,0 +1,59 @@
+import { type ClusterPort, type Environment, type PortError, type TickConfig, transport } from '@image-refresh/core';
+import {
+  createClusterPort,
+  createRegistryPort,
+  describeBudget,
+  inspectWorkload,
+  loadClusterConfig,
+} from '@image-refresh/k8s-adapter';
+import * as E from 'fp-ts/lib/Either.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import type { Connect } from '../connection.js';
+
+// The real world: the cluster through the k8s-adapter (in-cluster service
+// account, else kubeconfig) and the registry named by the config. Credentials
+// are looked up lazily, when a command first needs the cluster: behind a
+// private mirror a tick never does, and must stay inert (I14) even where no
+// credentials exist.
+
+/** Every operation fails with the reason there is no cluster to talk to. */
+const unreachableCluster = (reason: string): ClusterPort => {
+  const fail = <A>(): TE.TaskEither<PortError, A> => TE.left(transport(reason));
+  return {
+    observeJobsManager: fail,
+    readSkipStreak: fail,
+    writeSkipStreak: fail,
+    clearSkipStreak: fail,
+    readRefreshAttempt: fail,
+    writeRefreshAttempt: fail,
+    markFlapDetected: fail,
+    clearFlapState: fail,
+    readRecordedDigests: fail,
+    recordDigests: fail,
+    setImages: fail,
+    waitForRollout: fail,
+  };
+};
+
+export const connectToCluster =
+  (env: Environment): Connect =>
+  (config: TickConfig) => {
+    const loaded = loadClusterConfig(env);
+    return {
+      source: E.isRight(loaded) ? loaded.right.source : `unavailable: ${loaded.left.message}`,
+      ports: (hooks) => ({
+        cluster: E.isRight(loaded)
+          ? createClusterPort(loaded.right.kubeConfig, config, { onProgress: hooks.onProgress })
+          : unreachableCluster(loaded.left.message),
+        registry: createRegistryPort({
+          baseUrl: config.registryUrl,
+          timeoutMs: config.registryTimeoutMs,
+          onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
+        }),
+      }),
+      inspect: (ref) =>
+        E.isRight(loaded)
+          ? inspectWorkload(loaded.right.kubeConfig, ref, { apiTimeoutMs: config.apiTimeoutMs })()
+          : Promise.resolve(E.left(transport(loaded.left.message))),
+    };
+  };

@@ -1,0 +1,80 @@
+import { ANNOTATION } from '@image-refresh/core';
+import { simDigest } from '@image-refresh/core/sim';
+import { describe, expect, it } from 'vitest';
+import { aWorld, runCli, theLine } from './support/sim-connection.js';
+
+// `image-refresh tick` as the CronJob runs it: the chart's environment in, the
+// reference's stderr lines and exit codes out.
+
+const JM = 'tracebloc/jobs-manager';
+
+describe('image-refresh tick', () => {
+  it('prints the reference phrases with the [image-refresh] prefix and exits 1 at the skip ceiling', async () => {
+    const world = aWorld();
+    world.setBehaviour('jobs-manager', 'neverReady');
+    world.setAnnotation(ANNOTATION.skipStreak, '7');
+    const { exitCode, stderr } = await runCli(['tick'], world);
+    expect(exitCode).toBe(1);
+    const frozen = theLine(stderr, 'IMAGE REFRESH IS FROZEN');
+    expect(frozen).toMatch(
+      /^\[image-refresh\] ERROR: deployment\/stg-jobs-manager has been unsettled for 8 consecutive ticks/,
+    );
+    expect(frozen).toContain('deployment/stg-requests-proxy');
+    expect(world.annotations[ANNOTATION.skipStreak]).toBe('8');
+  });
+
+  it('ends with a one-line summary: outcome, exit code, writes, re-images', async () => {
+    const world = aWorld();
+    world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
+    world.publish(JM, simDigest(`${JM}#2`));
+    const { exitCode, stderr } = await runCli(['tick'], world);
+    expect(exitCode).toBe(0);
+    expect(stderr.at(-1)).toBe(
+      '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/stg-jobs-manager, deployment/stg-requests-proxy)',
+    );
+    // 'set image' is printed before its rollout completes: events stream.
+    expect(stderr.findIndex((l) => l.includes('set image deployment/stg-jobs-manager'))).toBeLessThan(
+      stderr.findIndex((l) => l.includes('deployment/stg-jobs-manager rollout complete')),
+    );
+  });
+
+  it('--json writes one JSON event per line on stdout, same codes, and nothing on stderr', async () => {
+    const world = aWorld();
+    world.setBehaviour('jobs-manager', 'neverReady');
+    const { exitCode, stdout, stderr } = await runCli(['tick', '--json'], world);
+    expect(exitCode).toBe(0);
+    expect(stderr).toEqual([]);
+    const events = stdout.map((l) => JSON.parse(l) as { code: string; message: string });
+    expect(events.map((e) => e.code)).toEqual(['CLUSTER', 'TICK_START', 'NOT_SETTLED_SKIP', 'SUMMARY']);
+    expect(events[2]?.message).toContain('skipping this refresh tick 1/8');
+  });
+
+  it('a malformed environment is exit 2, names the variable, and never connects', async () => {
+    const world = aWorld();
+    const { exitCode, stderr, connected } = await runCli(['tick'], world, { MAX_REFRESH_ATTEMPTS: 'three' });
+    expect(exitCode).toBe(2);
+    expect(theLine(stderr, 'MAX_REFRESH_ATTEMPTS')).toContain('MAX_REFRESH_ATTEMPTS="three"');
+    expect(connected).toBe(0);
+    expect(world.calls).toEqual([]);
+  });
+
+  it('--dry-run decides and prints the plan, and the cluster receives no write', async () => {
+    const world = aWorld();
+    world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
+    world.publish(JM, simDigest(`${JM}#2`));
+    const { exitCode, stderr } = await runCli(['tick', '--dry-run'], world);
+    expect(exitCode).toBe(0);
+    expect(stderr.filter((l) => l.includes('dry-run: would set image'))).toHaveLength(2);
+    expect(stderr.at(-1)).toMatch(/^\[image-refresh\] dry-run summary: outcome=complete/);
+    expect(
+      world.calls.filter((c) => c.op === 'setImages' || c.op.startsWith('write') || c.op === 'recordDigests'),
+    ).toEqual([]);
+    expect(world.annotations['tracebloc.io/last-refreshed-jobs-manager-digest']).toBe(simDigest(`${JM}#1`));
+  });
+
+  it('an unknown flag is a usage error, exit 2', async () => {
+    const { exitCode, stderr } = await runCli(['tick', '--force'], aWorld());
+    expect(exitCode).toBe(2);
+    expect(stderr[0]).toContain("Unknown option '--force'");
+  });
+});
