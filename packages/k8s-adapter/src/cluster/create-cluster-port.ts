@@ -122,7 +122,7 @@ export const createClusterPort = (
 
   /** Refuses to add a container: a strategic merge of an unknown name would append one to the pod. */
   const checkContainers = (ref: WorkloadRef, images: readonly ContainerImage[]) => (s: WorkloadSnapshot) => {
-    const missing = images.map((i) => i.container).filter((c) => !(c in s.images));
+    const missing = images.map((i) => i.container).filter((c) => !Object.hasOwn(s.images, c));
     return missing.length === 0
       ? E.right(s)
       : E.left(

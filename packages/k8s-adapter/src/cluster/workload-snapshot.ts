@@ -64,15 +64,16 @@ const containerImages = (spec: unknown): Check<Record<string, string>> => {
   if (!Array.isArray(containers) || containers.length === 0) {
     return E.left('spec.template.spec.containers is missing or empty');
   }
-  const images: Record<string, string> = {};
+  const images: [string, string][] = [];
   for (const c of containers) {
     const name = field(c, 'name');
     const image = field(c, 'image');
     if (typeof name !== 'string' || name === '') return E.left('a container of spec.template.spec has no name');
     if (image !== undefined && typeof image !== 'string') return E.left(`container ${name} has a non-string image`);
-    images[name] = image ?? '';
+    images.push([name, image ?? '']);
   }
-  return E.right(images);
+  // Own properties only, whatever the names: fromEntries never touches the prototype.
+  return E.right(Object.fromEntries(images));
 };
 
 const conditionsOf = (status: unknown): Check<DeploymentRolloutView['conditions']> => {
