@@ -5,6 +5,7 @@ import { createClusterPort } from '../../src/cluster/index.js';
 import { type ChartCluster, type ChartOptions, JOBS_MANAGER, startChartCluster } from '../support/fake-api-chart.js';
 import type { Fault } from '../support/fake-api-faults.js';
 import { writeFakeKubeconfig } from '../support/fake-api-kubeconfig.js';
+import { chartWorkloads } from '../support/fake-api-objects.js';
 import { expectCleanTraffic, kubeConfigAt, left, portOn, refs, run, testConfig } from './cluster-test-kit.js';
 
 // Every way a request can fail, classified into core's PortError tags with
@@ -21,8 +22,11 @@ afterEach(async () => {
   const c = cluster;
   cluster = undefined;
   if (c === undefined) return;
-  expectCleanTraffic(c);
-  await c.close();
+  try {
+    expectCleanTraffic(c);
+  } finally {
+    await c.close();
+  }
 });
 
 const observeWith = async (fault: Fault) => {
@@ -117,8 +121,7 @@ describe('answers that cannot be read are Malformed, never zeros', () => {
   });
 
   it('a Deployment whose status counts are not numbers', async () => {
-    const c = await start();
-    const object = c.jobsManager();
+    const object = chartWorkloads().jobsManager;
     object.status = { observedGeneration: 1, replicas: 'one', updatedReplicas: 1, availableReplicas: 1 };
     const { error } = await observeWith({ kind: 'wrongShape', body: JSON.stringify(object) });
     expect(error._tag).toBe('Malformed');
@@ -126,8 +129,7 @@ describe('answers that cannot be read are Malformed, never zeros', () => {
   });
 
   it('an annotation that is not a string', async () => {
-    const c = await start();
-    const object = c.jobsManager();
+    const object = chartWorkloads().jobsManager;
     (object.metadata as Record<string, unknown>).annotations = { 'tracebloc.io/refresh-skip-streak': 3 };
     const { error } = await observeWith({ kind: 'wrongShape', body: JSON.stringify(object) });
     expect(error._tag).toBe('Malformed');

@@ -26,8 +26,11 @@ afterEach(async () => {
   const c = cluster;
   cluster = undefined;
   if (c === undefined) return;
-  expectCleanTraffic(c);
-  await c.close();
+  try {
+    expectCleanTraffic(c);
+  } finally {
+    await c.close();
+  }
 });
 
 describe('waitForRollout', () => {

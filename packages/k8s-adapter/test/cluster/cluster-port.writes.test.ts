@@ -39,8 +39,11 @@ afterEach(async () => {
   const c = cluster;
   cluster = undefined;
   if (c === undefined) return;
-  expectCleanTraffic(c);
-  await c.close();
+  try {
+    expectCleanTraffic(c);
+  } finally {
+    await c.close();
+  }
 });
 
 const patches = (c: ChartCluster) => c.server.requests.filter((r) => r.route === 'patch');

@@ -21,8 +21,11 @@ afterEach(async () => {
   const c = cluster;
   cluster = undefined;
   if (c === undefined) return;
-  expectCleanTraffic(c);
-  await c.close();
+  try {
+    expectCleanTraffic(c);
+  } finally {
+    await c.close();
+  }
 });
 
 const DIGEST = `sha256:${'f'.repeat(64)}`;

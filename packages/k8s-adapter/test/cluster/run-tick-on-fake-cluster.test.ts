@@ -59,8 +59,11 @@ afterEach(async () => {
   const c = cluster;
   cluster = undefined;
   if (c === undefined) return;
-  expectCleanTraffic(c);
-  await c.close();
+  try {
+    expectCleanTraffic(c);
+  } finally {
+    await c.close();
+  }
 });
 
 const tick = (c: ChartCluster, published: Readonly<Record<string, string>>, config: TickConfig = testConfig()) =>
