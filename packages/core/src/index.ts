@@ -7,6 +7,7 @@ export type { ConfigError, TickConfig } from './config/tick-config.js';
 export { describeConfigError } from './config/tick-config.js';
 export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
+export { kubernetesEventsFor } from './domain/kubernetes-events.js';
 export {
   type ImageResolution,
   type ImageVerdict,
@@ -42,9 +43,17 @@ export { type PortBounds, portBounds } from './machine/port-bounds.js';
 export type { EventCode, EventLevel, TickEvent } from './machine/tick-event.js';
 export { isFinding } from './machine/tick-event.js';
 export { type TickMachine, tickMachine } from './machine/tick-machine.js';
-export type { AnnotationWrite, Reimage, TickOutcome, TickResult, WriteKind } from './machine/tick-outcome.js';
+export type {
+  AnnotationWrite,
+  DigestChange,
+  Reimage,
+  TickOutcome,
+  TickResult,
+  WriteKind,
+} from './machine/tick-outcome.js';
 export type { ClusterPort, ContainerImage, RecordedDigests, RolloutError } from './ports/cluster-port.js';
 export { dryRunPorts } from './ports/dry-run.js';
+export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export * from './ports/port-error.js';
 export type { DigestRequest, RegistryError, RegistryPort, Resolution } from './ports/registry-port.js';
 export {

@@ -4,6 +4,7 @@ import { createActor, fromPromise, toPromise } from 'xstate';
 import type { Environment } from './config/environment.js';
 import { parseTickConfig } from './config/parse-config.js';
 import { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
+import { kubernetesEventsFor } from './domain/kubernetes-events.js';
 import type { WorkloadChange } from './domain/plan.js';
 import type { ImageName } from './domain/workloads.js';
 import { driveTick, type PortAnswer } from './machine/drive-tick.js';
@@ -12,12 +13,15 @@ import type { TickEvent } from './machine/tick-event.js';
 import { tickMachine } from './machine/tick-machine.js';
 import type { TickOutcome } from './machine/tick-outcome.js';
 import type { ClusterPort } from './ports/cluster-port.js';
-import { timeout } from './ports/port-error.js';
+import type { EventsPort } from './ports/events-port.js';
+import { describePortError, isPortError, timeout } from './ports/port-error.js';
 import type { DigestRequest, RegistryPort } from './ports/registry-port.js';
 
 export interface TickPorts {
   readonly cluster: ClusterPort;
   readonly registry: RegistryPort;
+  /** Where findings are also recorded as Kubernetes Events; optional, and never able to change the outcome. */
+  readonly events?: EventsPort;
 }
 
 /** The timers the backstop uses; the platform's by default. */
@@ -136,17 +140,29 @@ export const provideTickPorts = (ports: TickPorts, config: TickConfig, timers: T
 };
 
 /** Run the machine as a started xstate actor with provided port actors. */
-export const runTickAsActor = (config: TickConfig, ports: TickPorts, options: TickOptions = {}): Promise<TickOutcome> =>
-  toPromise(createActor(provideTickPorts(ports, config, options.timers), { input: config }).start());
+export const runTickAsActor = async (
+  config: TickConfig,
+  ports: TickPorts,
+  options: TickOptions = {},
+): Promise<TickOutcome> => {
+  const outcome = await toPromise(
+    createActor(provideTickPorts(ports, config, options.timers), { input: config }).start(),
+  );
+  return afterTheTick(outcome, config, ports, options);
+};
 
 /**
  * Run one tick to completion (SPEC §3). Same port answers in, same outcome
  * out (I20): the machine does no I/O of its own.
  */
-export const runTick = (config: TickConfig, ports: TickPorts, options: TickOptions = {}): Promise<TickOutcome> => {
+export const runTick = async (
+  config: TickConfig,
+  ports: TickPorts,
+  options: TickOptions = {},
+): Promise<TickOutcome> => {
   const calls = portCalls(ports, portBounds(config));
   const timers = options.timers ?? platformTimers();
-  return driveTick(
+  const outcome = await driveTick(
     config,
     (src, input) =>
       callPort(calls, timers, src, input).then(
@@ -154,6 +170,46 @@ export const runTick = (config: TickConfig, ports: TickPorts, options: TickOptio
       ),
     options.onEvent,
   );
+  return afterTheTick(outcome, config, ports, options);
+};
+
+const afterTheTick = (outcome: TickOutcome, config: TickConfig, ports: TickPorts, options: TickOptions) =>
+  ports.events === undefined || !config.kubernetesEvents
+    ? outcome
+    : publishKubernetesEvents(
+        outcome,
+        ports.events,
+        portBounds(config).apiMs,
+        options.timers ?? platformTimers(),
+        options.onEvent,
+      );
+
+/**
+ * After the tick has decided, record its findings as Kubernetes Events. An
+ * Event that cannot be written is a WARN line — the outcome's result, exit
+ * code, findings and writes stay exactly as the tick left them (I18b).
+ */
+const publishKubernetesEvents = async (
+  outcome: TickOutcome,
+  port: EventsPort,
+  boundMs: number,
+  timers: Timers,
+  onEvent: ((event: TickEvent) => void) | undefined,
+): Promise<TickOutcome> => {
+  const warnings: TickEvent[] = [];
+  for (const kubeEvent of kubernetesEventsFor(outcome)) {
+    const recorded = await bounded(timers, boundMs, 'recordEvent', port.record(kubeEvent));
+    if (E.isRight(recorded)) continue;
+    const cause = isPortError(recorded.left) ? describePortError(recorded.left) : String(recorded.left);
+    const warning: TickEvent = {
+      level: 'warn',
+      code: 'EVENT_NOT_RECORDED',
+      message: `WARN: could not record the Kubernetes Event ${kubeEvent.reason} (${cause}); the tick's outcome is unchanged`,
+    };
+    warnings.push(warning);
+    onEvent?.(warning);
+  }
+  return warnings.length === 0 ? outcome : { ...outcome, events: [...outcome.events, ...warnings] };
 };
 
 const configInvalid = (errors: readonly ConfigError[]): TickOutcome => {
@@ -162,7 +218,15 @@ const configInvalid = (errors: readonly ConfigError[]): TickOutcome => {
     code: 'CONFIG_INVALID',
     message: `ERROR: configuration: ${describeConfigError(e)}`,
   }));
-  return { result: 'configInvalid', exitCode: 2, events, findings: events, writes: [], reimages: [] };
+  return {
+    result: 'configInvalid',
+    exitCode: 2,
+    events,
+    findings: events,
+    writes: [],
+    reimages: [],
+    digestChanges: [],
+  };
 };
 
 /**

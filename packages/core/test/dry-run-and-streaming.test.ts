@@ -33,7 +33,11 @@ describe('--dry-run ports', () => {
       expect.stringMatching(
         /^annotate deployment\/stg-jobs-manager -n tracebloc tracebloc\.io\/last-refreshed-jobs-manager-digest=sha256:[0-9a-f]{64}/,
       ),
+      expect.stringMatching(
+        /^record the Normal Event RefreshReimaged: deployment\/stg-jobs-manager re-imaged: api sha256:/,
+      ),
     ]);
+    expect(world.kubeEvents).toEqual([]);
   });
 
   it('pass reads through: an unsettled jobs-manager is still a counted skip, on paper', async () => {
@@ -46,7 +50,10 @@ describe('--dry-run ports', () => {
       dryRunPorts(simPorts(world), config, (a) => wouldDo.push(a)),
     );
     expect(outcome.result).toBe('skipped');
-    expect(wouldDo).toEqual(['annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-skip-streak=1']);
+    expect(wouldDo).toEqual([
+      'annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-skip-streak=1',
+      expect.stringMatching(/^record the Normal Event RefreshSkipped: deployment\/stg-jobs-manager not settled/),
+    ]);
     expect(world.annotations).toEqual({});
   });
 });

@@ -121,7 +121,8 @@ describe('settled guard: an unsettled jobs-manager is a skip that counts (#546, 
   it('an unsettled tick never reaches the registry or a workload (I1)', async () => {
     const edge = unsettledWithStreak('3');
     await edge.tick();
-    expect(edge.ops()).toEqual(['observeJobsManager', 'readSkipStreak', 'writeSkipStreak']);
+    // …and the Kubernetes Event that says so comes after the tick decided.
+    expect(edge.ops()).toEqual(['observeJobsManager', 'readSkipStreak', 'writeSkipStreak', 'recordEvent']);
   });
 });
 
@@ -158,7 +159,7 @@ describe('settled guard: an unreadable jobs-manager is not a benign skip (#571)'
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('DEPLOYMENT_UNREADABLE')).toContain('Timeout');
-    expect(edge.world.clockMs).toBe(edge.config.apiTimeoutMs);
+    expect(edge.world.calls.find((c) => c.op === 'observeJobsManager')?.at).toBe(edge.config.apiTimeoutMs);
   });
 });
 

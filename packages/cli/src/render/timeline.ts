@@ -20,6 +20,7 @@ const COLUMNS = [
   ['attempt', 7],
   ['flap', 4],
   ['recorded jobs-manager', 21],
+  ['kubernetes events', 60],
 ] as const;
 
 export const renderTimeline = (config: TickConfig, rows: readonly TimelineRow[]): string => {
@@ -36,6 +37,7 @@ export const renderTimeline = (config: TickConfig, rows: readonly TimelineRow[])
       a[ANNOTATION.refreshAttempt] === undefined ? '-' : `${a[ANNOTATION.refreshAttempt]}/${config.maxRefreshAttempts}`,
       a[ANNOTATION.flapDetected] ?? '-',
       a[JM_RECORD] === undefined ? '-' : shortDigest(a[JM_RECORD]),
+      row.kubeEvents.length === 0 ? '-' : row.kubeEvents.join(', '),
     ];
     return cells
       .map((cell, i) => column(cell, COLUMNS[i]?.[1] ?? 10))

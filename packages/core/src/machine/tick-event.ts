@@ -39,7 +39,8 @@ export type EventCode =
   | 'SUCCESS_RESET_FAILED'
   | 'RECORDING_DIGESTS'
   | 'RECORD_FAILED'
-  | 'TICK_COMPLETE';
+  | 'TICK_COMPLETE'
+  | 'EVENT_NOT_RECORDED';
 
 export interface TickEvent {
   readonly level: EventLevel;

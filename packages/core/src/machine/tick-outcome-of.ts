@@ -14,5 +14,13 @@ export const outcomeOf = (result: TickResult, context: TickContext): TickOutcome
     findings,
     writes: context.writes,
     reimages: context.reimages,
+    digestChanges:
+      context.plan._tag === 'None'
+        ? []
+        : context.plan.value.verdicts.flatMap((v) =>
+            v._tag === 'Drift' && context.plan._tag === 'Some' && context.plan.value.drift[v.image] !== undefined
+              ? [{ image: v.image, from: v.from, to: v.to }]
+              : [],
+          ),
   };
 };

@@ -1,5 +1,5 @@
 import type { Settledness } from '../domain/settledness.js';
-import type { WorkloadRef } from '../domain/workloads.js';
+import type { ImageName, WorkloadRef } from '../domain/workloads.js';
 import type { ContainerImage } from '../ports/cluster-port.js';
 import type { TickEvent } from './tick-event.js';
 
@@ -43,6 +43,13 @@ export interface Reimage {
   readonly rolledOut: boolean;
 }
 
+/** A digest the registry moved to, against the one recorded; acted on unless the tick says otherwise. */
+export interface DigestChange {
+  readonly image: ImageName;
+  readonly from: string;
+  readonly to: string;
+}
+
 export interface TickOutcome {
   readonly result: TickResult;
   /** 0 ok, 1 a finding an operator must see, 2 configuration error (I18). */
@@ -55,4 +62,6 @@ export interface TickOutcome {
   readonly findings: readonly TickEvent[];
   readonly writes: readonly AnnotationWrite[];
   readonly reimages: readonly Reimage[];
+  /** The drift this tick found and set out to roll out (empty when held back or when nothing moved). */
+  readonly digestChanges: readonly DigestChange[];
 }

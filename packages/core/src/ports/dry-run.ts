@@ -44,5 +44,11 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     waitForRollout: (workload, timeoutMs) =>
       pretend(`wait for the rollout of ${describeWorkload(workload)} (up to ${formatDuration(timeoutMs)})`),
   };
-  return { cluster, registry: ports.registry };
+  return ports.events === undefined
+    ? { cluster, registry: ports.registry }
+    : {
+        cluster,
+        registry: ports.registry,
+        events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
+      };
 };

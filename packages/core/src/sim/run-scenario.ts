@@ -16,6 +16,8 @@ export interface TimelineRow {
   readonly images: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Virtual time spent by this tick, in ms. */
   readonly elapsedMs: number;
+  /** Kubernetes Events the tick recorded, as `Type Reason`. */
+  readonly kubeEvents: readonly string[];
 }
 
 /** Run a scenario on a fresh simulated edge, one tick per step. */
@@ -27,6 +29,7 @@ export const runScenario = async (scenario: Scenario): Promise<{ config: TickCon
   for (const [index, step] of scenario.steps.entries()) {
     step.act?.(world);
     const startedAt = world.clockMs;
+    const firstCall = world.calls.length;
     const outcome = await runTick(config, ports);
     rows.push({
       tick: index + 1,
@@ -35,6 +38,9 @@ export const runScenario = async (scenario: Scenario): Promise<{ config: TickCon
       annotations: { ...world.annotations },
       images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
       elapsedMs: world.clockMs - startedAt,
+      kubeEvents: world.calls
+        .slice(firstCall)
+        .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),
     });
   }
   return { config, rows };

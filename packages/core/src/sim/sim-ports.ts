@@ -4,6 +4,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { Settledness } from '../domain/settledness.js';
 import { ANNOTATION, IMAGES, type ImageName, type WorkloadId } from '../domain/workloads.js';
 import type { ClusterPort, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import type { EventsPort } from '../ports/events-port.js';
 import { notFound, type PortError, type PortErrorTag, timeout } from '../ports/port-error.js';
 import type { RegistryError, Resolution } from '../ports/registry-port.js';
 import type { TickPorts } from '../run-tick.js';
@@ -193,8 +194,38 @@ export const simPorts = (world: SimWorld): TickPorts => {
     }
   };
 
+  const events: EventsPort = {
+    record: (event) => {
+      const fault = world.takeClusterFault('recordEvent');
+      let result: E.Either<PortError, void>;
+      if (fault === 'Hang') {
+        world.clockMs += config.apiTimeoutMs;
+        result = E.left(timeout(`simulated recordEvent hung; the ${config.apiTimeoutMs} ms request bound ended it`));
+      } else if (fault !== undefined) {
+        world.clockMs += SIM_REQUEST_MS;
+        result = E.left(errorOf(fault, 'recordEvent'));
+      } else {
+        world.clockMs += SIM_REQUEST_MS;
+        const existing = world.kubeEvents.find((e) => e.reason === event.reason);
+        if (existing === undefined) world.kubeEvents.push({ ...event, count: 1 });
+        else {
+          existing.count += 1;
+          existing.message = event.message;
+        }
+        result = E.right(undefined);
+      }
+      world.log({
+        op: 'recordEvent',
+        detail: `${event.type} ${event.reason}`,
+        outcome: E.isRight(result) ? 'ok' : result.left._tag,
+      });
+      return done(result);
+    },
+  };
+
   return {
     cluster,
+    events,
     registry: {
       resolveDigests: (requests) => () =>
         Promise.resolve(

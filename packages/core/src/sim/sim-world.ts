@@ -27,7 +27,16 @@ import { simDigest } from './sim-digest.js';
  */
 export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady';
 
-export type ClusterOp = keyof ClusterPort;
+/** Every fault-injectable cluster-side operation: the port's, and recording an Event. */
+export type ClusterOp = keyof ClusterPort | 'recordEvent';
+
+export interface SimKubeEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  message: string;
+  /** How many times this reason was recorded: repeats update one Event. */
+  count: number;
+}
 export type ClusterFault = PortErrorTag | 'Hang';
 export type RegistryFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Garbage';
 
@@ -91,6 +100,8 @@ export class SimWorld {
   /** What the registry reports in `ratelimit-remaining`; undefined sends none. */
   rateLimitRemaining: number | undefined = 100;
   readonly calls: SimCall[] = [];
+  /** Kubernetes Events recorded on the jobs-manager Deployment, one per reason. */
+  readonly kubeEvents: SimKubeEvent[] = [];
   private readonly clusterFaults = new Map<ClusterOp, Armed<ClusterFault>>();
   private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
 
@@ -159,6 +170,7 @@ export class SimWorld {
     copy.registry.clear();
     for (const [key, digest] of this.registry) copy.registry.set(key, digest);
     copy.rateLimitRemaining = this.rateLimitRemaining;
+    for (const e of this.kubeEvents) copy.kubeEvents.push({ ...e });
     for (const [op, armed] of this.clusterFaults) copy.clusterFaults.set(op, { ...armed });
     for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
     return copy;

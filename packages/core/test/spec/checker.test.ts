@@ -274,6 +274,14 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I18b'],
+    trace: 'a Deployment write made after an Event was recorded',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.setBehaviour('jobs-manager', 'neverReady'));
+      return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '2')]) };
+    },
+  },
+  {
     breaks: ['I19'],
     trace: 'a malformed digest in a pod spec',
     tampered: async () => {

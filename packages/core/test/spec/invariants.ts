@@ -309,7 +309,13 @@ export const INVARIANTS: readonly Invariant[] = [
       // The findings, read off the calls: anything that failed except the
       // best-effort streak clear/read on a settled tick and the fail-closed
       // reads whose safe branch is exit 0; or a streak at its ceiling.
-      const benign = new Set(['clearSkipStreak', 'readRefreshAttempt', 'readRecordedDigests', 'resolveDigest']);
+      const benign = new Set([
+        'clearSkipStreak',
+        'readRefreshAttempt',
+        'readRecordedDigests',
+        'resolveDigest',
+        'recordEvent',
+      ]);
       const failedCall = t.record.calls.find(
         (c) => c.outcome !== 'ok' && !benign.has(c.op) && !(c.op === 'readSkipStreak' && t.guardShouldPass),
       );
@@ -322,6 +328,17 @@ export const INVARIANTS: readonly Invariant[] = [
         t.exitCode === (finding ? 1 : 0),
         () => `exit ${t.exitCode} but ${finding ? `finding: ${failedCall?.op ?? `streak ${streak}`}` : 'no finding'}`,
       );
+    },
+  },
+  {
+    id: 'I18b',
+    says: 'Kubernetes Events never change a tick: they are recorded after its last decision, and one that cannot be written changes neither the exit code nor any write to the Deployment.',
+    source: 'issue 6',
+    appliesTo: (t) => t.called('recordEvent'),
+    // The exit-code half is I18's model, which counts no Event failure as a finding.
+    violation: (t) => {
+      const after = t.record.calls.slice(t.indexOf('recordEvent')).filter((c) => c.op !== 'recordEvent');
+      return unless(after.length === 0, () => `port calls after the first Event: ${after.map((c) => c.op).join(', ')}`);
     },
   },
   {

@@ -94,6 +94,7 @@ export const SITUATIONS: readonly Situation[] = [
     invariants: 'I18',
     when: (t) => t.config.flapLockoutIsFinding && t.called('markFlapDetected'),
   },
+  { name: 'a Kubernetes Event that could not be written', invariants: 'I18b', when: (t) => t.failed('recordEvent') },
   {
     name: 'a hung port call',
     invariants: 'I17',

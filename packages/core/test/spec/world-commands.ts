@@ -166,7 +166,13 @@ const faultedOps = fc.oneof(
   { arbitrary: fc.constantFrom<ClusterOp>('writeSkipStreak', 'readRefreshAttempt', 'writeRefreshAttempt'), weight: 2 },
   { arbitrary: fc.constantFrom<ClusterOp>('observeJobsManager'), weight: 2 },
   {
-    arbitrary: fc.constantFrom<ClusterOp>('markFlapDetected', 'recordDigests', 'setImages', 'waitForRollout'),
+    arbitrary: fc.constantFrom<ClusterOp>(
+      'markFlapDetected',
+      'recordDigests',
+      'setImages',
+      'waitForRollout',
+      'recordEvent',
+    ),
     weight: 1,
   },
 );

@@ -1,0 +1,68 @@
+import type { EventCode, TickEvent } from '../machine/tick-event.js';
+import type { TickOutcome } from '../machine/tick-outcome.js';
+import type { KubeEvent } from '../ports/events-port.js';
+import { shortDigest } from './digest.js';
+import { describeWorkload } from './workloads.js';
+
+// Which of a tick's events become Kubernetes Events, under which stable
+// reason. Every finding and warning does; so do skips (a streak shows its
+// count in one Event) and each successful re-image (old → new per container).
+// Pure: the publishing happens after the tick and can never change its
+// outcome (I18b).
+
+const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: string }>> = {
+  FROZEN: { type: 'Warning', reason: 'RefreshFrozen' },
+  NOT_SETTLED_SKIP: { type: 'Normal', reason: 'RefreshSkipped' },
+  DEPLOYMENT_UNREADABLE: { type: 'Warning', reason: 'RefreshDeploymentUnreadable' },
+  SKIP_STREAK_UNCOUNTABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  SKIP_STREAK_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  ATTEMPT_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  RECORDED_DIGESTS_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  SKIP_STREAK_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  ATTEMPT_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  FLAP_MARK_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  SUCCESS_RESET_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  RECORD_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  SKIP_STREAK_CLEAR_FAILED: { type: 'Warning', reason: 'RefreshStreakClearFailed' },
+  SET_IMAGE_FAILED: { type: 'Warning', reason: 'RefreshRolloutFailed' },
+  ROLLOUT_FAILED: { type: 'Warning', reason: 'RefreshRolloutFailed' },
+  FLAP_DETECTED: { type: 'Warning', reason: 'RefreshFlapDetected' },
+  REGISTRY_BUDGET_LOW: { type: 'Warning', reason: 'RefreshRegistryBudgetLow' },
+};
+
+/** Kubernetes caps what `describe` shows; keep each message readable. */
+const MAX_MESSAGE = 1024;
+const clip = (message: string): string =>
+  message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 1)}…`;
+
+const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
+  if (event.code === 'RESOLVE_FAILED') {
+    return event.message.includes('(RateLimited:')
+      ? { type: 'Warning', reason: 'RefreshRegistryRateLimited' }
+      : { type: 'Warning', reason: 'RefreshResolveFailed' };
+  }
+  return REASONS[event.code];
+};
+
+/** One Kubernetes Event per reason per tick (several messages of one reason are joined). */
+export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
+  const byReason = new Map<string, { type: KubeEvent['type']; messages: string[] }>();
+  const add = (type: KubeEvent['type'], reason: string, message: string) => {
+    const entry = byReason.get(reason) ?? { type, messages: [] };
+    entry.messages.push(message);
+    byReason.set(reason, entry);
+  };
+  for (const event of outcome.events) {
+    const mapped = reasonOf(event);
+    if (mapped !== undefined) add(mapped.type, mapped.reason, event.message);
+  }
+  for (const reimage of outcome.reimages.filter((r) => r.rolledOut)) {
+    const moves = reimage.images.map(({ container, image }) => {
+      const digest = image.slice(image.indexOf('@') + 1);
+      const from = outcome.digestChanges.find((c) => c.to === digest)?.from;
+      return `${container} ${from === undefined ? '?' : shortDigest(from)} → ${shortDigest(digest)}`;
+    });
+    add('Normal', 'RefreshReimaged', `${describeWorkload(reimage.workload)} re-imaged: ${moves.join(', ')}`);
+  }
+  return [...byReason].map(([reason, { type, messages }]) => ({ type, reason, message: clip(messages.join(' | ')) }));
+};
