@@ -27,7 +27,7 @@ const render = (): Manifest[] =>
   loadAllYaml(execFileSync(kubectl.path, ['kustomize', DEPLOY], { encoding: 'utf8' })) as Manifest[];
 
 describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
-  it('grants get/patch on the two Deployments and the one DaemonSet by name, and nothing else', () => {
+  it('grants get/patch on the two Deployments and the one DaemonSet by name, events create/patch, and nothing else', () => {
     const roles = render().filter((m) => m.kind === 'Role');
     expect(
       roles
@@ -43,6 +43,7 @@ describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
             resourceNames: ['stg-jobs-manager', 'stg-requests-proxy'],
             verbs: ['get', 'patch'],
           },
+          { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
         ],
       },
       {

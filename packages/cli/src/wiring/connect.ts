@@ -1,6 +1,7 @@
 import { type ClusterPort, type Environment, type PortError, type TickConfig, transport } from '@image-refresh/core';
 import {
   createClusterPort,
+  createEventsPort,
   createRegistryPort,
   describeBudget,
   inspectWorkload,
@@ -45,6 +46,13 @@ export const connectToCluster =
         cluster: E.isRight(loaded)
           ? createClusterPort(loaded.right.kubeConfig, config, { onProgress: hooks.onProgress })
           : unreachableCluster(loaded.left.message),
+        ...(E.isRight(loaded)
+          ? {
+              events: createEventsPort(loaded.right.kubeConfig, config, {
+                reportingInstance: env.HOSTNAME ?? 'image-refresh',
+              }),
+            }
+          : {}),
         registry: createRegistryPort({
           baseUrl: config.registryUrl,
           timeoutMs: config.registryTimeoutMs,

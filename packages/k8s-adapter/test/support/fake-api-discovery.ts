@@ -49,6 +49,14 @@ export const CORE_V1_RESOURCES: JsonObject = {
   resources: [
     { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'] },
     { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'] },
+    {
+      name: 'events',
+      singularName: 'event',
+      namespaced: true,
+      kind: 'Event',
+      verbs: ['create', 'get', 'list', 'patch'],
+      shortNames: ['ev'],
+    },
   ],
 };
 

@@ -5,7 +5,7 @@ import type { FakeKind } from './fake-api-objects.js';
 // the proxy in front of it) sends, a hang, a body that never ends, malformed
 // or unexpected JSON, a dropped connection, a slow answer.
 
-export type FakeRoute = 'version' | 'discovery' | 'namespace' | 'get' | 'list' | 'watch' | 'patch';
+export type FakeRoute = 'version' | 'discovery' | 'namespace' | 'get' | 'list' | 'watch' | 'patch' | 'event';
 
 export type Fault =
   /** A Kubernetes Status object with this code, reason and message. */

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { RolloutBehaviour } from './fake-api-controller.js';
 import { API_GROUP_LIST, APPS_V1_RESOURCES, apiVersions, CORE_V1_RESOURCES, VERSION } from './fake-api-discovery.js';
+import { FakeEvents } from './fake-api-events.js';
 import {
   type ArmedFault,
   type FakeRoute,
@@ -52,6 +53,8 @@ export interface FakeApiServer {
   /** The bearer token the server accepts; anything else is a 401. */
   readonly token: string;
   readonly store: FakeApiStore;
+  /** core/v1 Events recorded on the server. */
+  readonly events: FakeEvents;
   readonly requests: readonly RecordedRequest[];
   readonly unexpected: readonly RecordedRequest[];
   /** Answer the next `times` requests matching `match` with `fault` (Infinity: until cleared). */
@@ -67,6 +70,7 @@ export interface FakeApiServer {
 const RESOURCES: Readonly<Record<string, FakeKind>> = { deployments: 'Deployment', daemonsets: 'DaemonSet' };
 const OBJECT_PATH = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/(deployments|daemonsets)(?:\/([^/]+))?$/;
 const DISCOVERY_PATHS = new Set(['/api', '/apis', '/api/v1', '/apis/apps/v1']);
+const EVENTS_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/events(?:\/([^/]+))?$/;
 /** kubectl asks whether the namespace exists when an object in it is not found, to word its error. */
 const NAMESPACE_PATH = /^\/api\/v1\/namespaces\/([^/]+)$/;
 
@@ -87,6 +91,7 @@ const KNOWN_QUERY: Readonly<Record<FakeRoute, readonly string[]>> = {
     'resourceVersionMatch',
   ],
   patch: ['timeout', 'fieldManager', 'fieldValidation', 'pretty'],
+  event: ['timeout', 'fieldManager', 'fieldValidation', 'pretty', 'limit', 'resourceVersion', 'fieldSelector'],
 };
 
 const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
@@ -140,6 +145,7 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
   const token = options.token ?? `fake-token-${randomBytes(12).toString('hex')}`;
   const anonymous = options.anonymous ?? false;
   const store = new FakeApiStore();
+  const events = new FakeEvents();
   if (options.stepMs !== undefined) store.stepMs = options.stepMs;
   const requests: RecordedRequest[] = [];
   const unexpected: RecordedRequest[] = [];
@@ -299,6 +305,7 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
     const method = req.method ?? 'GET';
     const objectPath = OBJECT_PATH.exec(url.pathname);
     const namespacePath = NAMESPACE_PATH.exec(url.pathname);
+    const eventsPath = EVENTS_PATH.exec(url.pathname);
     const kind = objectPath?.[2] === undefined ? undefined : RESOURCES[objectPath[2]];
     const namespace = objectPath?.[1];
     const name = objectPath?.[3];
@@ -309,17 +316,19 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
           ? 'discovery'
           : namespacePath !== null && method === 'GET'
             ? 'namespace'
-            : objectPath === null
-              ? undefined
-              : method === 'GET' && name !== undefined
-                ? 'get'
-                : method === 'GET' && (query.watch === 'true' || query.watch === '1')
-                  ? 'watch'
-                  : method === 'GET'
-                    ? 'list'
-                    : method === 'PATCH' && name !== undefined
-                      ? 'patch'
-                      : undefined;
+            : eventsPath !== null && ['GET', 'POST', 'PATCH'].includes(method)
+              ? 'event'
+              : objectPath === null
+                ? undefined
+                : method === 'GET' && name !== undefined
+                  ? 'get'
+                  : method === 'GET' && (query.watch === 'true' || query.watch === '1')
+                    ? 'watch'
+                    : method === 'GET'
+                      ? 'list'
+                      : method === 'PATCH' && name !== undefined
+                        ? 'patch'
+                        : undefined;
     const authorization = req.headers.authorization;
     const record: RecordedRequest = {
       auth: authorization === undefined ? 'anonymous' : authorization === `Bearer ${token}` ? 'token' : 'wrong-token',
@@ -384,6 +393,37 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
                     : APPS_V1_RESOURCES,
             );
             return;
+          case 'event': {
+            const eventNamespace = decodeURIComponent(eventsPath?.[1] ?? '');
+            const eventName = eventsPath?.[2] === undefined ? undefined : decodeURIComponent(eventsPath[2]);
+            let parsed: Json = null;
+            if (method !== 'GET') {
+              try {
+                parsed = JSON.parse(body) as Json;
+              } catch (e) {
+                sendStatus(res, 400, `error decoding body: ${(e as Error).message}`);
+                return;
+              }
+            }
+            const answer =
+              method === 'POST' && eventName === undefined
+                ? events.create(eventNamespace, parsed)
+                : method === 'PATCH' && eventName !== undefined
+                  ? (record.contentType ?? '').startsWith('application/merge-patch+json')
+                    ? events.patch(eventNamespace, eventName, parsed)
+                    : undefined
+                  : method === 'GET' && eventName !== undefined
+                    ? events.get(eventNamespace, eventName)
+                    : method === 'GET'
+                      ? { code: 200, body: events.list(eventNamespace) }
+                      : undefined;
+            if (answer === undefined)
+              throw new NotModelled(`${method} on events with ${record.contentType ?? 'no body'}`);
+            const statusish = answer.body as { message?: string; reason?: string };
+            if (answer.code >= 400) sendStatus(res, answer.code, statusish.message ?? 'failed', statusish.reason);
+            else sendJson(res, answer.code, answer.body as Json);
+            return;
+          }
           case 'namespace': {
             const wanted = decodeURIComponent(namespacePath?.[1] ?? '');
             if (store.namespaces().has(wanted) || wanted === 'default') {
@@ -432,6 +472,7 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
     port,
     token,
     store,
+    events,
     requests,
     unexpected,
     inject: (match, fault, times = 1) => {
