@@ -1,0 +1,95 @@
+import { IMAGES, runTick } from '@image-refresh/core';
+import { SCENARIOS, type Scenario, SimWorld, simConfig, simPorts } from '@image-refresh/core/sim';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { armedInSim, type Injected, noteInjected, simState, tickView } from './support/compare.js';
+import {
+  type ParityRegistry,
+  REGISTRY_SETUP_TIMEOUT_MS,
+  registryBinaryMissing,
+  startParityRegistry,
+} from './support/parity-registry.js';
+import { RealStack } from './support/real-stack.js';
+import { recordingWorld } from './support/recording-world.js';
+
+// Parity: every named story of core's simulator (SCENARIOS, the ones
+// `image-refresh simulate` tells), replayed tick by tick on (a) a SimWorld
+// with simPorts and (b) the real adapters against the fake API server and a
+// real docker-registry. The world events are the scenario's own code, run on
+// a recording SimWorld and translated (support/real-stack.ts), so a story
+// edited in core is replayed here as edited, and a world event the real
+// stack cannot stage fails this file instead of passing as parity.
+//
+// Per tick: result, exit code, settledness, event codes in order, findings,
+// the successful writes with their values, the re-images with their images
+// and rollout result, the drift acted on, which staged faults the tick met,
+// and afterwards the bookkeeping annotations and every workload's images.
+// Digests are compared exactly through the sim → registry map (see
+// real-stack.ts).
+//
+// Small bounds: a hung request, an unsettled guard and a failed rollout each
+// cost exactly one of them on the real stack.
+const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', ROLLOUT_TIMEOUT: '1s', REGISTRY_TIMEOUT: '1s' } as const;
+
+// The default reporter folds a skipped file into one line: say why on stderr too.
+if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
+
+describe.skipIf(registryBinaryMissing !== undefined)(
+  `core's scenarios on the simulator and on the real adapters${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
+  () => {
+    let registry: ParityRegistry;
+    beforeAll(async () => {
+      registry = await startParityRegistry();
+    }, REGISTRY_SETUP_TIMEOUT_MS);
+    afterAll(async () => {
+      await registry?.close();
+    });
+
+    const replay = async (scenario: Scenario) => {
+      const config = simConfig({ ...scenario.env, ...BOUNDS, IMAGE_REFRESH_REGISTRY_URL: registry.url });
+      const sim = new SimWorld(config);
+      const ports = simPorts(sim);
+      // Build 1 of every image, as the SimWorld publishes it when created.
+      const firstBuilds = new Map(
+        IMAGES.flatMap(({ repo }) => {
+          const digest = sim.registry.get(`${repo}:${config.imageTag}`);
+          return digest === undefined ? [] : [[repo, digest] as const];
+        }),
+      );
+      const real = await RealStack.start({ config, registry, pollIntervalMs: 25, stepMs: 15 }, firstBuilds);
+      const injected: Injected = { ops: new Set(), repos: new Set() };
+      try {
+        for (const [index, step] of scenario.steps.entries()) {
+          const label = `${scenario.name} tick ${index + 1} (${step.event})`;
+          const { world, calls } = recordingWorld(sim);
+          step.act?.(world);
+          noteInjected(injected, calls);
+          for (const call of calls) await real.apply(call);
+
+          const armedBefore = armedInSim(sim, injected);
+          const expected = await runTick(config, ports);
+          const metInSim = armedBefore.filter((fault) => !armedInSim(sim, injected).includes(fault));
+          const actual = await real.tick();
+
+          expect(tickView(actual.outcome), label).toEqual(real.translate(tickView(expected)));
+          expect([...actual.faultsMet].sort(), label).toEqual(metInSim.sort());
+          expect(real.state(), label).toEqual(real.translate(simState(sim)));
+          // Every request was one the fake models, with the kubeconfig's token.
+          expect(
+            actual.apiRequests.filter((r) => r.route === 'unexpected' || r.auth !== 'token').map((r) => r.path),
+            label,
+          ).toEqual([]);
+          expect(
+            actual.registryRequests.filter((r) => !r.startsWith('HEAD /v2/')),
+            label,
+          ).toEqual([]);
+        }
+      } finally {
+        await real.close();
+      }
+    };
+
+    for (const scenario of SCENARIOS) {
+      it(`${scenario.name}: ${scenario.summary}`, () => replay(scenario), 30_000);
+    }
+  },
+);

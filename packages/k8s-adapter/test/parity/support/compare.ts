@@ -1,0 +1,53 @@
+import type { TickOutcome, WorkloadId } from '@image-refresh/core';
+import type { ClusterOp, SimWorld } from '@image-refresh/core/sim';
+import type { WorldCall } from './recording-world.js';
+
+// What "the same outcome" means between the simulator and the real stack:
+// everything the tick decided and did, without the free text. Messages name
+// request paths, status numbers and durations that legitimately differ
+// (kubectl's "1 old replicas are pending termination" against the
+// simulator's "0 of 1 updated replicas are available"); the codes, the
+// writes with their values, the re-images and the final state must not.
+
+export const tickView = (outcome: TickOutcome) => ({
+  result: outcome.result,
+  exitCode: outcome.exitCode,
+  settledness: outcome.settledness?._tag,
+  codes: outcome.events.map((e) => e.code),
+  findings: outcome.findings.map((e) => e.code),
+  writes: outcome.writes.map((w) => ({ kind: w.kind, annotations: w.annotations })),
+  reimages: outcome.reimages.map((r) => ({ workload: r.workload.id, images: r.images, rolledOut: r.rolledOut })),
+  digestChanges: outcome.digestChanges,
+});
+
+export const simState = (world: SimWorld) => ({
+  annotations: { ...world.annotations },
+  images: Object.fromEntries(
+    (Object.keys(world.workloads) as WorkloadId[]).map((id) => [id, { ...world.workloads[id].images }]),
+  ),
+});
+
+/** The operations and repos a scenario armed faults for, so far. */
+export interface Injected {
+  readonly ops: Set<ClusterOp>;
+  readonly repos: Set<string>;
+}
+
+export const noteInjected = (injected: Injected, calls: readonly WorldCall[]): void => {
+  for (const call of calls) {
+    if (call.method === 'injectClusterFault') injected.ops.add(call.args[0]);
+    if (call.method === 'injectRegistryFault') injected.repos.add(call.args[0]);
+  }
+};
+
+/** The faults the simulator holds armed, as `op fault` / `registry repo fault`. */
+export const armedInSim = (world: SimWorld, injected: Injected): string[] => [
+  ...[...injected.ops].flatMap((op) => {
+    const fault = world.armedClusterFault(op);
+    return fault === undefined ? [] : [`${op} ${fault}`];
+  }),
+  ...[...injected.repos].flatMap((repo) => {
+    const fault = world.armedRegistryFault(repo);
+    return fault === undefined ? [] : [`registry ${repo} ${fault}`];
+  }),
+];

@@ -1,0 +1,394 @@
+import {
+  ANNOTATION,
+  IMAGES,
+  runTick,
+  type TickConfig,
+  type TickOutcome,
+  type TickPorts,
+  WORKLOAD_ORDER,
+  type WorkloadId,
+  workloadRef,
+} from '@image-refresh/core';
+import type { ClusterFault, ClusterOp, RolloutBehaviour } from '@image-refresh/core/sim';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createClusterPort } from '../../../src/cluster/index.js';
+import { createRegistryPort } from '../../../src/registry/index.js';
+import {
+  annotationsOf,
+  type ChartCluster,
+  imagesOf,
+  JOBS_MANAGER,
+  NS,
+  startChartCluster,
+} from '../../support/fake-api-chart.js';
+import { type RolloutBehaviour as FakeBehaviour, rolloutSteps } from '../../support/fake-api-controller.js';
+import type { Fault, FaultMatch } from '../../support/fake-api-faults.js';
+import type { RecordedRequest } from '../../support/fake-api-server.js';
+import { localOnlyFetch } from '../../support/registry-local-fetch.js';
+import type { ParityRegistry } from './parity-registry.js';
+import type { WorldCall } from './recording-world.js';
+import { isProxyFault, type ProxyFault } from './registry-fault-proxy.js';
+
+// The simulator's world, staged on the real stack: the fake Kubernetes API
+// server holding the chart's release, and the real registry behind the
+// fault proxy. Each world event a core scenario causes (recording-world.ts)
+// is translated into what would cause it there — a manifest pushed, a status
+// the Deployment controller would write, a fault armed on the API route the
+// port operation uses — and a tick runs core's machine on the REAL adapters
+// (createClusterPort + createRegistryPort), a fresh pair per tick as the
+// CronJob makes them.
+//
+// Digests: the simulator's are labels hashed (simDigest), the registry's are
+// sha256 of pushed manifests, so they can never be equal. Every publish in
+// the simulator pushes a fresh manifest here and remembers sim digest → real
+// digest; `translate` rewrites a simulator value with that map, so outcomes,
+// annotations and images are compared for exact equality, digest for digest.
+
+/** Where each port operation's requests go on the real API, and how to tell its request apart. */
+interface FaultRoute {
+  readonly match: FaultMatch;
+  /** An annotation key the operation's PATCH body carries: proves the fault hit the intended write. */
+  readonly carries: string;
+}
+
+const JOBS_MANAGER_PATCH: FaultMatch = { route: 'patch', kind: 'Deployment', name: JOBS_MANAGER };
+
+/**
+ * The operations a fault can be staged for on the real API. The others are
+ * not expressible and throw: the adapter answers readSkipStreak,
+ * readRefreshAttempt and readRecordedDigests from the one GET of the tick, so
+ * they cannot fail on their own there (SPEC §5); setImages and waitForRollout
+ * of jobs-manager share their route with the writes and the guard's read.
+ */
+const FAULT_ROUTES: Partial<Record<ClusterOp, FaultRoute>> = {
+  observeJobsManager: { match: { route: 'get', kind: 'Deployment', name: JOBS_MANAGER }, carries: '' },
+  writeSkipStreak: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.skipStreak },
+  clearSkipStreak: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.skipStreak },
+  writeRefreshAttempt: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.refreshAttempt },
+  markFlapDetected: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.flapDetected },
+  clearFlapState: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.refreshAttempt },
+  recordDigests: { match: JOBS_MANAGER_PATCH, carries: 'tracebloc.io/last-refreshed-' },
+};
+
+/** What the API server (or the network) answers for each of the simulator's fault classes. */
+const API_FAULTS: Readonly<Record<ClusterFault, Fault>> = {
+  NotFound: { kind: 'status', code: 404, message: `deployments.apps "${JOBS_MANAGER}" not found` },
+  Forbidden: {
+    kind: 'status',
+    code: 403,
+    message: `deployments.apps "${JOBS_MANAGER}" is forbidden: User "system:serviceaccount:${NS}:image-refresh" cannot get resource "deployments" in API group "apps" in the namespace "${NS}"`,
+  },
+  // The apiserver's own request timeout.
+  Timeout: { kind: 'status', code: 504, message: 'the server was unable to return a response in the time allotted' },
+  // A dropped connection: no HTTP answer at all.
+  Transport: { kind: 'reset' },
+  Malformed: { kind: 'malformed' },
+  Hang: { kind: 'hang' },
+};
+
+interface ArmedApiFault {
+  readonly op: ClusterOp;
+  readonly fault: ClusterFault;
+  readonly route: FaultRoute;
+}
+
+export interface RealTick {
+  readonly outcome: TickOutcome;
+  /** Every request the fake API server received during the tick. */
+  readonly apiRequests: readonly RecordedRequest[];
+  /** Every request that reached the registry proxy during the tick, as `METHOD path auth`. */
+  readonly registryRequests: readonly string[];
+  /** The scopes of each token request of the tick. */
+  readonly tokenRequests: readonly (readonly string[])[];
+  /** The staged faults this tick met, as `op fault` / `registry repo fault`, in the order met. */
+  readonly faultsMet: readonly string[];
+  readonly elapsedMs: number;
+}
+
+export interface RealState {
+  /** The tick's bookkeeping on the jobs-manager Deployment (the `tracebloc.io/` annotations). */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** Container images of every workload, by workload id. */
+  readonly images: Readonly<Record<WorkloadId, Readonly<Record<string, string>>>>;
+}
+
+export interface RealStackOptions {
+  readonly config: TickConfig;
+  readonly registry: ParityRegistry;
+  /** How often the cluster port re-reads an unsettled workload. */
+  readonly pollIntervalMs: number;
+  /** How long each step of the fake Deployment controller takes. */
+  readonly stepMs: number;
+}
+
+/** The status a rollout of `behaviour` comes to rest in, as the fake controller writes it. */
+const restingStatus = (cluster: ChartCluster, config: TickConfig, id: WorkloadId, behaviour: FakeBehaviour) => {
+  const ref = workloadRef(config, id);
+  const object = cluster.server.store.get(ref.kind, ref.namespace, ref.name);
+  if (object === undefined) throw new Error(`the fake API server holds no ${ref.kind} ${ref.name}`);
+  const last = rolloutSteps(ref.kind, object, behaviour).at(-1);
+  if (last === undefined) throw new Error(`a ${behaviour} rollout writes no status`);
+  return { ref, status: last.status };
+};
+
+export class RealStack {
+  /** Simulator digest → the registry's digest of the manifest pushed for it. */
+  private readonly digests = new Map<string, string>();
+  /** Workloads that flap, in the simulator's meaning (see setBehaviour). */
+  private readonly flapping = new Set<WorkloadId>();
+  private readonly apiFaults: ArmedApiFault[] = [];
+  private readonly registryFaults = new Map<string, { fault: ProxyFault; remaining: number }>();
+  private readonly kubeConfig = new KubeConfig();
+
+  private constructor(
+    readonly cluster: ChartCluster,
+    private readonly options: RealStackOptions,
+  ) {
+    this.kubeConfig.loadFromFile(cluster.kubeconfig.path);
+  }
+
+  /** The chart's release, fresh, and build 1 of every image pushed — the simulator's starting world. */
+  static async start(options: RealStackOptions, firstBuilds: ReadonlyMap<string, string>): Promise<RealStack> {
+    const stack = new RealStack(await startChartCluster({ stepMs: options.stepMs }), options);
+    try {
+      for (const { repo } of IMAGES) {
+        const simulated = firstBuilds.get(repo);
+        if (simulated === undefined) throw new Error(`the simulator published no first build of ${repo}`);
+        await stack.publish(repo, simulated, options.config.imageTag);
+      }
+      stack.watchForFlaps();
+      return stack;
+    } catch (error) {
+      await stack.close();
+      throw error;
+    }
+  }
+
+  get config(): TickConfig {
+    return this.options.config;
+  }
+
+  /** A simulator value with every simulator digest replaced by the registry's digest for the same build. */
+  translate<T>(value: T): T {
+    if (typeof value === 'string') {
+      return value.replace(/sha256:[0-9a-f]{64}/g, (digest) => this.digests.get(digest) ?? digest) as T;
+    }
+    if (Array.isArray(value)) return value.map((v: unknown) => this.translate(v)) as T;
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.translate(v)])) as T;
+    }
+    return value;
+  }
+
+  /** Cause on the real stack what `call` caused in the simulator. */
+  async apply(call: WorldCall): Promise<void> {
+    switch (call.method) {
+      case 'publish': {
+        const [repo, digest, tag] = call.args;
+        await this.publish(repo, digest, tag ?? this.config.imageTag);
+        return;
+      }
+      case 'setBehaviour':
+        this.setBehaviour(...call.args);
+        return;
+      case 'setAnnotation': {
+        const [key, value] = call.args;
+        // A human with `kubectl annotate`: a merge patch under kubectl's field manager.
+        this.cluster.server.store.patch(
+          'Deployment',
+          NS,
+          JOBS_MANAGER,
+          'merge',
+          { metadata: { annotations: { [key]: value ?? null } } },
+          'kubectl-annotate',
+        );
+        return;
+      }
+      case 'injectClusterFault': {
+        const [op, fault, times = 1] = call.args;
+        const route = FAULT_ROUTES[op];
+        if (route === undefined) {
+          throw new Error(`a fault on ${op} is not expressible on the real API (see FAULT_ROUTES)`);
+        }
+        // The simulator counts port calls, the fake server counts requests, and
+        // one call can be several requests (an unsettled guard polls): only a
+        // single fault, on the operation's first request, means the same on both.
+        if (times !== 1) throw new Error(`a fault armed for ${times} calls of ${op} is not expressible as requests`);
+        this.cluster.server.inject(route.match, API_FAULTS[fault], 1);
+        this.apiFaults.push({ op, fault, route });
+        return;
+      }
+      case 'injectRegistryFault': {
+        const [repo, fault, times = 1] = call.args;
+        if (!isProxyFault(fault)) throw new Error(`registry fault ${fault} is not staged by the fault proxy`);
+        // The simulator resolves each repo once per tick, the adapter may send
+        // it two requests (anonymous probe, then with a token): the fault holds
+        // for every request of the tick, for `times` ticks that resolve it.
+        this.registryFaults.set(repo, { fault, remaining: times });
+        this.options.registry.proxy.arm(repo, fault);
+        return;
+      }
+    }
+  }
+
+  /** One tick of core's machine on the real adapters (fresh ones unless given); what it did and what it cost. */
+  async tick(ports: TickPorts = this.ports()): Promise<RealTick> {
+    const { server } = this.cluster;
+    const { proxy, tokens } = this.options.registry;
+    const from = {
+      api: server.requests.length,
+      registry: proxy.seen.length,
+      tokens: tokens.scopeRequests.length,
+      faulted: proxy.faulted.length,
+    };
+    const started = Date.now();
+    const outcome = await runTick(this.config, ports);
+    const elapsedMs = Date.now() - started;
+    const apiRequests = server.requests.slice(from.api);
+    const faultsMet = [...this.apiFaultsMet(apiRequests), ...this.registryFaultsMet(proxy.faulted.slice(from.faulted))];
+    // The simulator's flapping workload is Ready again once the failed wait is over.
+    for (const id of this.flapping) this.rest(id, 'settles');
+    return {
+      outcome,
+      apiRequests,
+      registryRequests: proxy.seen
+        .slice(from.registry)
+        .map((r) => `${r.method} ${r.url} ${r.authorization === undefined ? 'anonymous' : 'token'}`),
+      tokenRequests: tokens.scopeRequests.slice(from.tokens),
+      faultsMet,
+      elapsedMs,
+    };
+  }
+
+  /** The tick's bookkeeping and every workload's images, as the API server holds them now. */
+  state(): RealState {
+    // Only the tick's own annotations: the fake seeds the Deployment
+    // controller's revision annotation, which the simulator does not model.
+    const annotations = Object.fromEntries(
+      Object.entries(annotationsOf(this.cluster.jobsManager())).filter(([key]) => key.startsWith('tracebloc.io/')),
+    );
+    return {
+      annotations,
+      images: {
+        'jobs-manager': imagesOf(this.cluster.jobsManager()),
+        'requests-proxy': imagesOf(this.cluster.requestsProxy()),
+        'resource-monitor': imagesOf(this.cluster.resourceMonitor()),
+      },
+    };
+  }
+
+  /** Fresh ports, as the CronJob builds them for its one tick. */
+  ports(): TickPorts {
+    return {
+      cluster: createClusterPort(this.kubeConfig, this.config, {
+        pollIntervalMs: this.options.pollIntervalMs,
+        progressIntervalMs: 60_000,
+      }),
+      registry: createRegistryPort({
+        baseUrl: this.config.registryUrl,
+        timeoutMs: this.config.registryTimeoutMs,
+        fetch: localOnlyFetch,
+      }),
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const repo of this.registryFaults.keys()) this.options.registry.proxy.disarm(repo);
+    await this.cluster.close();
+  }
+
+  private async publish(repo: string, simulated: string, tag: string): Promise<void> {
+    if (this.digests.has(simulated)) {
+      throw new Error(`${simulated} was published before: moving a tag back to an old build is not modelled`);
+    }
+    this.digests.set(simulated, await this.options.registry.push(repo, tag));
+  }
+
+  /**
+   * The simulator's rollout behaviours, staged with the fake controller:
+   * - settles: the controller completes rollouts, and one in flight finishes now;
+   * - stalls: the next rollout never completes (the fake's stalls);
+   * - neverReady: unsettled right away — a new pod Runs, never Ready, the old
+   *   one kept (the fake's neverReady resting status);
+   * - flaps: settled whenever a tick looks, unavailable once the tick has
+   *   committed to a re-image, Ready again after the tick. The fake's own
+   *   `flaps` is a different story (the rollout completes, then the pods
+   *   crash: the adapter sees success and the next tick an unsettled
+   *   Deployment), so this is staged with the controller stalling a rollout
+   *   and a watch that crashes the pods when refresh-attempt is written.
+   */
+  private setBehaviour(id: WorkloadId, behaviour: RolloutBehaviour): void {
+    const ref = workloadRef(this.config, id);
+    const { store } = this.cluster.server;
+    this.flapping.delete(id);
+    switch (behaviour) {
+      case 'settles':
+        store.setBehaviour(ref.kind, ref.namespace, ref.name, 'settles');
+        this.rest(id, 'settles');
+        return;
+      case 'stalls':
+        store.setBehaviour(ref.kind, ref.namespace, ref.name, 'stalls');
+        return;
+      case 'neverReady':
+        store.setBehaviour(ref.kind, ref.namespace, ref.name, 'neverReady');
+        this.rest(id, 'neverReady');
+        return;
+      case 'flaps':
+        store.setBehaviour(ref.kind, ref.namespace, ref.name, 'stalls');
+        this.flapping.add(id);
+        this.rest(id, 'settles');
+        return;
+    }
+  }
+
+  /** Write the status a rollout of `behaviour` rests in, now. */
+  private rest(id: WorkloadId, behaviour: FakeBehaviour): void {
+    const { ref, status } = restingStatus(this.cluster, this.config, id, behaviour);
+    this.cluster.server.store.setStatus(ref.kind, ref.namespace, ref.name, status);
+  }
+
+  /** Flapping workloads crash as soon as a tick persists a new refresh-attempt (it is about to re-image). */
+  private watchForFlaps(): void {
+    let seen: string | undefined;
+    this.cluster.server.store.watch('Deployment', NS, JOBS_MANAGER, (event) => {
+      const attempt = annotationsOf(event.object)[ANNOTATION.refreshAttempt];
+      if (attempt === seen) return;
+      seen = attempt;
+      if (attempt === undefined) return;
+      // The fake's flaps resting status: updated, and none available.
+      for (const id of WORKLOAD_ORDER) if (this.flapping.has(id)) this.rest(id, 'flaps');
+    });
+  }
+
+  /** The API faults met this tick, each checked to have hit the request of its own operation. */
+  private apiFaultsMet(requests: readonly RecordedRequest[]): string[] {
+    const met: string[] = [];
+    for (const request of requests) {
+      if (request.fault === undefined) continue;
+      const index = this.apiFaults.findIndex(
+        (f) => f.route.match.route === request.route && f.route.match.name === request.name,
+      );
+      const armed = this.apiFaults[index];
+      if (armed === undefined) throw new Error(`a fault nobody armed met ${request.method} ${request.path}`);
+      this.apiFaults.splice(index, 1);
+      const onItsOwnRequest = request.route !== 'patch' || request.body.includes(armed.route.carries);
+      met.push(onItsOwnRequest ? `${armed.op} ${armed.fault}` : `${armed.op} ${armed.fault} met another write`);
+    }
+    return met;
+  }
+
+  /** The registry faults met this tick; a fault is used up by the tick that resolved its repo. */
+  private registryFaultsMet(faulted: readonly string[]): string[] {
+    const met: string[] = [];
+    for (const [repo, armed] of this.registryFaults) {
+      if (!faulted.includes(`${repo} ${armed.fault}`)) continue;
+      met.push(`registry ${repo} ${armed.fault}`);
+      armed.remaining -= 1;
+      if (armed.remaining <= 0) {
+        this.registryFaults.delete(repo);
+        this.options.registry.proxy.disarm(repo);
+      }
+    }
+    return met;
+  }
+}
