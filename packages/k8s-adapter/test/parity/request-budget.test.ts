@@ -1,0 +1,105 @@
+import { IMAGES, type TickConfig } from '@image-refresh/core';
+import { simConfig, simDigest } from '@image-refresh/core/sim';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRegistryPort } from '../../src/registry/index.js';
+import { localOnlyFetch } from '../support/registry-local-fetch.js';
+import {
+  type ParityRegistry,
+  REGISTRY_SETUP_TIMEOUT_MS,
+  registryBinaryMissing,
+  startParityRegistry,
+} from './support/parity-registry.js';
+import { RealStack } from './support/real-stack.js';
+
+// What a steady tick — settled, nothing drifted — costs on the real stack,
+// counted where it lands: at the fake API server, at the proxy in front of
+// the registry, and at the token server. SPEC §2: "a tick costs one manifest
+// HEAD per unpinned image" against a budget of 100 pulls / 6 h per IP; the
+// adapter reads the jobs-manager Deployment once per tick.
+//
+// One line of that budget does not hold for the CronJob as shipped, and the
+// third case pins what it costs instead: the registry port learns the
+// Bearer challenge with an anonymous HEAD of the first repo, and the CronJob
+// builds a fresh port for its only tick, so every tick pays that probe. On
+// Docker Hub a HEAD never counts as a pull (NOTES), so it costs latency, not
+// budget; it is reported, not hidden.
+
+const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', ROLLOUT_TIMEOUT: '1s', REGISTRY_TIMEOUT: '1s' } as const;
+const JM = 'tracebloc/jobs-manager';
+const RM = 'tracebloc/resource-monitor';
+const scope = (repo: string) => `repository:${repo}:pull`;
+const head = (repo: string, auth: 'anonymous' | 'token') => `HEAD /v2/${repo}/manifests/stg ${auth}`;
+
+// The default reporter folds a skipped file into one line: say why on stderr too.
+if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
+
+describe.skipIf(registryBinaryMissing !== undefined)(
+  `the request budget of a steady tick on the real adapters${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
+  () => {
+    let registry: ParityRegistry;
+    let stack: RealStack | undefined;
+    beforeAll(async () => {
+      registry = await startParityRegistry();
+    }, REGISTRY_SETUP_TIMEOUT_MS);
+    afterAll(async () => {
+      await registry?.close();
+    });
+    afterEach(async () => {
+      await stack?.close();
+      stack = undefined;
+    });
+
+    /** A release whose first tick has recorded every digest: the next tick is steady. */
+    const steady = async (env: Readonly<Record<string, string>> = {}) => {
+      const config: TickConfig = simConfig({ ...BOUNDS, ...env, IMAGE_REFRESH_REGISTRY_URL: registry.url });
+      const builds = new Map(IMAGES.map(({ repo }) => [repo, simDigest(`${repo}#1`)]));
+      const started = await RealStack.start({ config, registry, pollIntervalMs: 25, stepMs: 15 }, builds);
+      stack = started;
+      const first = await started.tick();
+      expect(first.outcome.writes.map((w) => w.kind)).toEqual(['recordDigests']);
+      return started;
+    };
+
+    it('a steady tick costs exactly one Kubernetes API request: the GET of the jobs-manager Deployment', async () => {
+      const real = await steady();
+      const tick = await real.tick();
+      expect(tick.outcome.result).toBe('complete');
+      expect(tick.outcome.events.filter((e) => e.code === 'DIGEST_UNCHANGED')).toHaveLength(3);
+      expect(tick.apiRequests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        'GET /apis/apps/v1/namespaces/tracebloc/deployments/stg-jobs-manager',
+      ]);
+    });
+
+    it('once the registry challenge is known: exactly 1 token request for every unpinned repo and 1 HEAD per unpinned image', async () => {
+      const real = await steady();
+      // A port that has resolved before knows the challenge (realm, service).
+      const registryPort = createRegistryPort({ baseUrl: registry.url, timeoutMs: 1_000, fetch: localOnlyFetch });
+      await registryPort.resolveDigests([{ repo: JM, tag: 'stg' }])();
+      const tick = await real.tick({ cluster: real.ports().cluster, registry: registryPort });
+      expect(tick.outcome.result).toBe('complete');
+      expect(tick.apiRequests).toHaveLength(1);
+      expect(tick.tokenRequests).toEqual([IMAGES.map(({ repo }) => scope(repo))]);
+      expect([...tick.registryRequests].sort()).toEqual(IMAGES.map(({ repo }) => head(repo, 'token')));
+    });
+
+    it("the CronJob's tick (a fresh registry port per process) pays one HEAD more: the anonymous probe that learns the challenge", async () => {
+      const real = await steady();
+      const tick = await real.tick();
+      expect(tick.outcome.result).toBe('complete');
+      expect(tick.apiRequests).toHaveLength(1);
+      expect(tick.tokenRequests).toEqual([IMAGES.map(({ repo }) => scope(repo))]);
+      const [probe, ...resolving] = tick.registryRequests;
+      expect(probe).toBe(head(JM, 'anonymous'));
+      expect([...resolving].sort()).toEqual(IMAGES.map(({ repo }) => head(repo, 'token')));
+    });
+
+    it('a pinned image is neither in the token scopes nor HEADed (I13 on the wire)', async () => {
+      const real = await steady({ PODS_MONITOR_PINNED: '1' });
+      const tick = await real.tick();
+      expect(tick.outcome.result).toBe('complete');
+      expect(tick.apiRequests).toHaveLength(1);
+      expect(tick.tokenRequests).toEqual([[scope(JM), scope(RM)]]);
+      expect(tick.registryRequests).toEqual([head(JM, 'anonymous'), head(JM, 'token'), head(RM, 'token')]);
+    });
+  },
+);
