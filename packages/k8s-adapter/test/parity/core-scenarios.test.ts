@@ -1,7 +1,8 @@
 import { IMAGES, runTick } from '@image-refresh/core';
 import { SCENARIOS, type Scenario, SimWorld, simConfig, simPorts } from '@image-refresh/core/sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { armedInSim, type Injected, noteInjected, simState, tickView } from './support/compare.js';
+import { armedInSim, type Injected, noteInjected, simKubeEvents, simState, tickView } from './support/compare.js';
+import { EXTRA_STORIES } from './support/extra-stories.js';
 import {
   type ParityRegistry,
   REGISTRY_SETUP_TIMEOUT_MS,
@@ -22,10 +23,23 @@ import { recordingWorld } from './support/recording-world.js';
 // Per tick: result, exit code, settledness, event codes in order, findings,
 // the successful writes with their values, the re-images with their images
 // and rollout result, the drift acted on, which staged faults the tick met,
-// and afterwards the bookkeeping annotations and every workload's images.
+// and afterwards the bookkeeping annotations, every workload's images and
+// the Kubernetes Events recorded (type, reason, count).
 // Digests are compared exactly through the sim → registry map (see
 // real-stack.ts).
 //
+// Mutations of the adapter's src that redden it, each run by hand in a
+// private copy of the tree (never in the shared one), then discarded:
+// a rollout wait whose window closes counted as success (flapping-readiness,
+// stalled-rollout, daemonset-never-ready); status.replicas read as
+// updatedReplicas (never-ready: old pods no longer keep it unsettled); the
+// OCI manifest type dropped from Accept (every story); a repeated Event's
+// count not incremented (4 stories); a single-digest record skipped (8);
+// set image as a JSON merge patch instead of a strategic one (7); the batch
+// token asked for the first scope only (every story); the success reset
+// leaving refresh-flap-detected (rearm-by-attempt-only alone — core's
+// flapping story has the human clear both annotations, so it cannot see it).
+
 // Small bounds: a hung request, an unsettled guard and a failed rollout each
 // cost exactly one of them on the real stack.
 const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', ROLLOUT_TIMEOUT: '1s', REGISTRY_TIMEOUT: '1s' } as const;
@@ -73,6 +87,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           expect(tickView(actual.outcome), label).toEqual(real.translate(tickView(expected)));
           expect([...actual.faultsMet].sort(), label).toEqual(metInSim.sort());
           expect(real.state(), label).toEqual(real.translate(simState(sim)));
+          expect(real.kubeEvents(), label).toEqual(simKubeEvents(sim));
           // Every request was one the fake models, with the kubeconfig's token.
           expect(
             actual.apiRequests.filter((r) => r.route === 'unexpected' || r.auth !== 'token').map((r) => r.path),
@@ -90,6 +105,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
 
     for (const scenario of SCENARIOS) {
       it(`${scenario.name}: ${scenario.summary}`, () => replay(scenario), 30_000);
+    }
+    for (const story of EXTRA_STORIES) {
+      it(`(beyond core's scenarios) ${story.name}: ${story.summary}`, () => replay(story), 30_000);
     }
   },
 );

@@ -27,6 +27,13 @@ export const simState = (world: SimWorld) => ({
   ),
 });
 
+/**
+ * The Kubernetes Events recorded so far, one per reason, as `type reason ×count`.
+ * Messages are left out for the reason above: they quote the settledness text.
+ */
+export const simKubeEvents = (world: SimWorld): string[] =>
+  world.kubeEvents.map((e) => `${e.type} ${e.reason} ×${e.count}`).sort();
+
 /** The operations and repos a scenario armed faults for, so far. */
 export interface Injected {
   readonly ops: Set<ClusterOp>;

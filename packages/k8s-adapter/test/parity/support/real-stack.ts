@@ -12,6 +12,7 @@ import {
 import type { ClusterFault, ClusterOp, RolloutBehaviour } from '@image-refresh/core/sim';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createClusterPort } from '../../../src/cluster/index.js';
+import { createEventsPort } from '../../../src/events/index.js';
 import { createRegistryPort } from '../../../src/registry/index.js';
 import {
   annotationsOf,
@@ -277,13 +278,22 @@ export class RealStack {
     };
   }
 
-  /** Fresh ports, as the CronJob builds them for its one tick. */
+  /** The Kubernetes Events recorded so far, one per reason, as `type reason ×count`. */
+  kubeEvents(): string[] {
+    return this.cluster.server.events
+      .all()
+      .map((e) => `${String(e.type)} ${String(e.reason)} ×${String(e.count)}`)
+      .sort();
+  }
+
+  /** Fresh ports, as the CronJob builds them for its one tick (wiring/connect.ts). */
   ports(): TickPorts {
     return {
       cluster: createClusterPort(this.kubeConfig, this.config, {
         pollIntervalMs: this.options.pollIntervalMs,
         progressIntervalMs: 60_000,
       }),
+      events: createEventsPort(this.kubeConfig, this.config, { reportingInstance: 'parity' }),
       registry: createRegistryPort({
         baseUrl: this.config.registryUrl,
         timeoutMs: this.config.registryTimeoutMs,
