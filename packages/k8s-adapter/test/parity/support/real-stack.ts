@@ -5,7 +5,6 @@ import {
   type TickConfig,
   type TickOutcome,
   type TickPorts,
-  WORKLOAD_ORDER,
   type WorkloadId,
   workloadRef,
 } from '@image-refresh/core';
@@ -22,13 +21,13 @@ import {
   NS,
   startChartCluster,
 } from '../../support/fake-api-chart.js';
-import { type RolloutBehaviour as FakeBehaviour, rolloutSteps } from '../../support/fake-api-controller.js';
 import type { Fault, FaultMatch } from '../../support/fake-api-faults.js';
 import type { RecordedRequest } from '../../support/fake-api-server.js';
 import { localOnlyFetch } from '../../support/registry-local-fetch.js';
 import type { ParityRegistry } from './parity-registry.js';
 import type { WorldCall } from './recording-world.js';
 import { isProxyFault, type ProxyFault } from './registry-fault-proxy.js';
+import { type Flapping, restAs, stageFlapping } from './world-controls.js';
 
 // The simulator's world, staged on the real stack: the fake Kubernetes API
 // server holding the chart's release, and the real registry behind the
@@ -122,21 +121,11 @@ export interface RealStackOptions {
   readonly stepMs: number;
 }
 
-/** The status a rollout of `behaviour` comes to rest in, as the fake controller writes it. */
-const restingStatus = (cluster: ChartCluster, config: TickConfig, id: WorkloadId, behaviour: FakeBehaviour) => {
-  const ref = workloadRef(config, id);
-  const object = cluster.server.store.get(ref.kind, ref.namespace, ref.name);
-  if (object === undefined) throw new Error(`the fake API server holds no ${ref.kind} ${ref.name}`);
-  const last = rolloutSteps(ref.kind, object, behaviour).at(-1);
-  if (last === undefined) throw new Error(`a ${behaviour} rollout writes no status`);
-  return { ref, status: last.status };
-};
-
 export class RealStack {
   /** Simulator digest → the registry's digest of the manifest pushed for it. */
   private readonly digests = new Map<string, string>();
-  /** Workloads that flap, in the simulator's meaning (see setBehaviour). */
-  private readonly flapping = new Set<WorkloadId>();
+  /** Workloads that flap, in the simulator's meaning (world-controls.ts). */
+  private readonly flapping: Flapping;
   private readonly apiFaults: ArmedApiFault[] = [];
   private readonly registryFaults = new Map<string, { fault: ProxyFault; remaining: number }>();
   private readonly kubeConfig = new KubeConfig();
@@ -146,6 +135,7 @@ export class RealStack {
     private readonly options: RealStackOptions,
   ) {
     this.kubeConfig.loadFromFile(cluster.kubeconfig.path);
+    this.flapping = stageFlapping(cluster);
   }
 
   /** The chart's release, fresh, and build 1 of every image pushed — the simulator's starting world. */
@@ -157,7 +147,6 @@ export class RealStack {
         if (simulated === undefined) throw new Error(`the simulator published no first build of ${repo}`);
         await stack.publish(repo, simulated, options.config.imageTag);
       }
-      stack.watchForFlaps();
       return stack;
     } catch (error) {
       await stack.close();
@@ -248,7 +237,7 @@ export class RealStack {
     const apiRequests = server.requests.slice(from.api);
     const faultsMet = [...this.apiFaultsMet(apiRequests), ...this.registryFaultsMet(proxy.faulted.slice(from.faulted))];
     // The simulator's flapping workload is Ready again once the failed wait is over.
-    for (const id of this.flapping) this.rest(id, 'settles');
+    this.flapping.readyAgain();
     return {
       outcome,
       apiRequests,
@@ -303,6 +292,7 @@ export class RealStack {
   }
 
   async close(): Promise<void> {
+    this.flapping.stop();
     for (const repo of this.registryFaults.keys()) this.options.registry.proxy.disarm(repo);
     await this.cluster.close();
   }
@@ -320,54 +310,29 @@ export class RealStack {
    * - stalls: the next rollout never completes (the fake's stalls);
    * - neverReady: unsettled right away — a new pod Runs, never Ready, the old
    *   one kept (the fake's neverReady resting status);
-   * - flaps: settled whenever a tick looks, unavailable once the tick has
-   *   committed to a re-image, Ready again after the tick. The fake's own
-   *   `flaps` is a different story (the rollout completes, then the pods
-   *   crash: the adapter sees success and the next tick an unsettled
-   *   Deployment), so this is staged with the controller stalling a rollout
-   *   and a watch that crashes the pods when refresh-attempt is written.
+   * - flaps: see stageFlapping — not the fake's own `flaps`, which tells
+   *   another story.
    */
   private setBehaviour(id: WorkloadId, behaviour: RolloutBehaviour): void {
     const ref = workloadRef(this.config, id);
     const { store } = this.cluster.server;
-    this.flapping.delete(id);
+    this.flapping.delete(ref);
     switch (behaviour) {
       case 'settles':
         store.setBehaviour(ref.kind, ref.namespace, ref.name, 'settles');
-        this.rest(id, 'settles');
+        restAs(this.cluster, ref, 'settles');
         return;
       case 'stalls':
         store.setBehaviour(ref.kind, ref.namespace, ref.name, 'stalls');
         return;
       case 'neverReady':
         store.setBehaviour(ref.kind, ref.namespace, ref.name, 'neverReady');
-        this.rest(id, 'neverReady');
+        restAs(this.cluster, ref, 'neverReady');
         return;
       case 'flaps':
-        store.setBehaviour(ref.kind, ref.namespace, ref.name, 'stalls');
-        this.flapping.add(id);
-        this.rest(id, 'settles');
+        this.flapping.add(ref);
         return;
     }
-  }
-
-  /** Write the status a rollout of `behaviour` rests in, now. */
-  private rest(id: WorkloadId, behaviour: FakeBehaviour): void {
-    const { ref, status } = restingStatus(this.cluster, this.config, id, behaviour);
-    this.cluster.server.store.setStatus(ref.kind, ref.namespace, ref.name, status);
-  }
-
-  /** Flapping workloads crash as soon as a tick persists a new refresh-attempt (it is about to re-image). */
-  private watchForFlaps(): void {
-    let seen: string | undefined;
-    this.cluster.server.store.watch('Deployment', NS, JOBS_MANAGER, (event) => {
-      const attempt = annotationsOf(event.object)[ANNOTATION.refreshAttempt];
-      if (attempt === seen) return;
-      seen = attempt;
-      if (attempt === undefined) return;
-      // The fake's flaps resting status: updated, and none available.
-      for (const id of WORKLOAD_ORDER) if (this.flapping.has(id)) this.rest(id, 'flaps');
-    });
   }
 
   /** The API faults met this tick, each checked to have hit the request of its own operation. */
