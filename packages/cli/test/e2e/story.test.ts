@@ -1,0 +1,394 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { shortDigest, type WorkloadRef } from '@image-refresh/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ParityRegistry,
+  REGISTRY_SETUP_TIMEOUT_MS,
+  registryBinaryMissing,
+  startParityRegistry,
+} from '../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { type Flapping, restAs, stageFlapping } from '../../../k8s-adapter/test/parity/support/world-controls.js';
+import {
+  AGENTS_NS,
+  annotationsOf,
+  type ChartCluster,
+  generationOf,
+  imagesOf,
+  JOBS_MANAGER,
+  NS,
+  REQUESTS_PROXY,
+  RESOURCE_MONITOR,
+  startChartCluster,
+} from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
+import { shippedCronJobEnv } from './support/chart-env.js';
+import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
+
+// The story an edge lives through, told to what ships: the bundled CLI
+// (`node dist/image-refresh.mjs`, a child process per command, as the
+// CronJob runs it) against the fake Kubernetes API server holding the chart's
+// release and a real docker-registry with token auth. The environment is the
+// shipped CronJob's (deploy/cronjob.yaml) with short bounds; KUBECONFIG names
+// the fake server and HOME is a temp dir, so ~/.kube is never read.
+//
+// One cluster, chapter after chapter, each starting where the last ended:
+// first install → a new jobs-manager build re-imaged → jobs-manager never
+// Ready until FROZEN at MAX_SKIP_TICKS → it settles → a flapping build, three
+// failed re-images, then the lockout → `status` → `rearm` → recovery; and a
+// malformed environment that never reaches the server. Assertions are exit
+// codes, what the servers hold afterwards, and the one log line that matters
+// — never a banner: the TICK_START banner names requests-proxy and
+// resource-monitor on every tick, so a whole-output grep for them proves
+// nothing (shared/seeds/000: that exact assertion once passed while the
+// script exited long before the guard).
+//
+// Mutations of the CLI's src that redden it, each run by hand in a private
+// copy of the tree (never in the shared one), bundle rebuilt, then discarded:
+// rearm clearing the skip streak instead of the flap state (rearm, recovery);
+// a configuration error not printed (the malformed environment); exit 1
+// reported as 0 by bin.ts (FROZEN, the flap chapter, and the chapters after);
+// status counting attempts against MAX_SKIP_TICKS (status).
+
+const JM = 'tracebloc/jobs-manager';
+const PM = 'tracebloc/pods-monitor';
+const RM = 'tracebloc/resource-monitor';
+const RECORD = {
+  jm: 'tracebloc.io/last-refreshed-jobs-manager-digest',
+  pm: 'tracebloc.io/last-refreshed-pods-monitor-digest',
+  rm: 'tracebloc.io/last-refreshed-resource-monitor-digest',
+} as const;
+const STREAK = 'tracebloc.io/refresh-skip-streak';
+const ATTEMPT = 'tracebloc.io/refresh-attempt';
+const FLAP = 'tracebloc.io/refresh-flap-detected';
+const JM_REF: WorkloadRef = { id: 'jobs-manager', kind: 'Deployment', name: JOBS_MANAGER, namespace: NS };
+const pinned = (repo: string, digest: string) => `docker.io/${repo}@${digest}`;
+const FLOATING = {
+  pm: 'docker.io/tracebloc/pods-monitor:stg',
+  rm: 'docker.io/tracebloc/resource-monitor:stg',
+};
+const REIMAGED_BOTH = 're-images=2 (deployment/stg-jobs-manager, deployment/stg-requests-proxy)';
+
+// A chapter is several CLI runs of ~0.5–2 s each on a loaded 2-core machine.
+const CHAPTER_MS = 60_000;
+
+// The default reporter folds a skipped file into one line: say why on stderr too.
+if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
+
+describe.skipIf(registryBinaryMissing !== undefined)(
+  `the bundled CLI, tick after tick, on the fake API server and a real registry (MAX_SKIP_TICKS=8, as shipped)${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
+  () => {
+    let registry: ParityRegistry;
+    let cluster: ChartCluster;
+    let flapping: Flapping;
+    let home: string;
+    const digest: Record<string, string> = {};
+
+    beforeAll(async () => {
+      // With a service-account token on this machine the CLI prefers it to
+      // KUBECONFIG (loadClusterConfig) and the story would test the wrong wiring.
+      const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+      if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
+      ensureBundle();
+      registry = await startParityRegistry();
+      cluster = await startChartCluster({ stepMs: 20 });
+      flapping = stageFlapping(cluster);
+      home = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-home-'));
+      digest.jm1 = await registry.push(JM, 'stg');
+      digest.pm1 = await registry.push(PM, 'stg');
+      digest.rm1 = await registry.push(RM, 'stg');
+    }, BUILD_TIMEOUT_MS + REGISTRY_SETUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      flapping?.stop();
+      await cluster?.close();
+      await registry?.close();
+      if (home !== undefined) rmSync(home, { recursive: true, force: true });
+    });
+
+    const shipped = () => shippedCronJobEnv();
+    const env = (): Record<string, string> => ({
+      ...shipped(),
+      // The fake release runs the :stg images.
+      IMAGE_TAG: 'stg',
+      ROLLOUT_TIMEOUT: '1s',
+      SETTLE_TIMEOUT: '300ms',
+      API_TIMEOUT: '2s',
+      REGISTRY_TIMEOUT: '2s',
+      IMAGE_REFRESH_REGISTRY_URL: registry.url,
+      KUBECONFIG: cluster.kubeconfig.path,
+      HOME: home,
+      HOSTNAME: 'stg-image-refresh-e2e',
+    });
+
+    /** One `image-refresh tick`; its last stderr line is always the summary, with the process's own exit code. */
+    const tick = async (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> => {
+      const run = await runBundle(['tick'], { ...env(), ...overrides });
+      expect(run.stderr.at(-1)).toMatch(new RegExp(`^\\[image-refresh\\] summary: outcome=\\w+ exit=${run.exitCode} `));
+      // The flapping workload (if any) is Ready again once the tick has waited on it.
+      flapping.readyAgain();
+      return run;
+    };
+
+    /** The tick's bookkeeping on the jobs-manager Deployment. */
+    const bookkeeping = () =>
+      Object.fromEntries(
+        Object.entries(annotationsOf(cluster.jobsManager())).filter(([key]) => key.startsWith('tracebloc.io/')),
+      );
+    const images = () => ({
+      [JOBS_MANAGER]: imagesOf(cluster.jobsManager()),
+      [REQUESTS_PROXY]: imagesOf(cluster.requestsProxy()),
+      [RESOURCE_MONITOR]: imagesOf(cluster.resourceMonitor()),
+    });
+    const jobsManagerOn = (jm: string) => ({
+      [JOBS_MANAGER]: { api: pinned(JM, jm), 'pods-monitor-container': FLOATING.pm },
+      [REQUESTS_PROXY]: { proxy: pinned(JM, jm) },
+      [RESOURCE_MONITOR]: { 'tracebloc-resource-monitor': FLOATING.rm },
+    });
+
+    it('runs the shipped CronJob environment: release stg in tracebloc, node agents in tracebloc-node-agents, MAX_SKIP_TICKS 8', () => {
+      expect(shipped()).toMatchObject({
+        RELEASE_NAME: 'stg',
+        RELEASE_NAMESPACE: 'tracebloc',
+        NODE_AGENTS_NAMESPACE: AGENTS_NS,
+        MAX_SKIP_TICKS: '8',
+        MAX_REFRESH_ATTEMPTS: '3',
+      });
+    });
+
+    it('first install: records the three digests the tag points at and re-images nothing', async () => {
+      const run = await tick();
+      expect(run.exitCode).toBe(0);
+      expect(linesWith(run.stderr, 'first observation; recording without re-imaging')).toHaveLength(3);
+      expect(run.stderr.at(-1)).toBe(
+        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0',
+      );
+      expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm1, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
+      expect(images()).toEqual({
+        [JOBS_MANAGER]: { api: 'docker.io/tracebloc/jobs-manager:stg', 'pods-monitor-container': FLOATING.pm },
+        [REQUESTS_PROXY]: { proxy: 'docker.io/tracebloc/jobs-manager:stg' },
+        [RESOURCE_MONITOR]: { 'tracebloc-resource-monitor': FLOATING.rm },
+      });
+    });
+
+    it(
+      'a new jobs-manager build: both Deployments are re-imaged in order, their rollouts complete, then the digest is recorded',
+      async () => {
+        digest.jm2 = await registry.push(JM, 'stg');
+        const run = await tick();
+        expect(run.exitCode).toBe(0);
+        expect(theLine(run.stderr, 'digest changed')).toContain(
+          `${JM}: digest changed (${digest.jm1} -> ${digest.jm2})`,
+        );
+        // SPEC §3.6: set image, wait for that rollout, then the next workload.
+        const at = (phrase: string) => run.stderr.indexOf(theLine(run.stderr, phrase));
+        const order = [
+          at('set image deployment/stg-jobs-manager'),
+          at('deployment/stg-jobs-manager rollout complete'),
+          at('set image deployment/stg-requests-proxy'),
+          at('deployment/stg-requests-proxy rollout complete'),
+          at('updating deployment annotations'),
+        ];
+        expect(order).toEqual([...order].sort((a, b) => a - b));
+        expect(theLine(run.stderr, 'set image deployment/stg-jobs-manager')).toContain(
+          `api=${pinned(JM, digest.jm2 ?? '')}`,
+        );
+        expect(run.stderr.at(-1)).toBe(
+          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`,
+        );
+        expect(images()).toEqual(jobsManagerOn(digest.jm2 ?? ''));
+        expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm2, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
+      },
+      CHAPTER_MS,
+    );
+
+    it(
+      'jobs-manager never Ready: 7 ticks skip with exit 0 and N/8, the 8th is exit 1 IMAGE REFRESH IS FROZEN naming the workloads frozen with it; nothing is re-imaged',
+      async () => {
+        const { store } = cluster.server;
+        store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
+        restAs(cluster, JM_REF, 'neverReady');
+        const generation = generationOf(cluster.jobsManager());
+        for (let k = 1; k <= 7; k++) {
+          // A new build lands mid-freeze: it must wait for the Deployment to settle (I1).
+          if (k === 7) digest.jm3 = await registry.push(JM, 'stg');
+          const run = await tick();
+          expect(run.exitCode, `skip ${k}`).toBe(0);
+          expect(theLine(run.stderr, 'skipping this refresh tick'), `skip ${k}`).toContain(
+            `skipping this refresh tick ${k}/8;`,
+          );
+          expect(linesWith(run.stderr, 'IMAGE REFRESH IS FROZEN'), `skip ${k}`).toEqual([]);
+          expect(bookkeeping()[STREAK], `skip ${k}`).toBe(String(k));
+        }
+        const frozen = await tick();
+        expect(frozen.exitCode).toBe(1);
+        const line = theLine(frozen.stderr, 'IMAGE REFRESH IS FROZEN');
+        expect(line).toMatch(
+          /^\[image-refresh\] ERROR: deployment\/stg-jobs-manager has been unsettled for 8 consecutive ticks \(>= MAX_SKIP_TICKS=8\)/,
+        );
+        expect(line).toContain('deployment/stg-requests-proxy');
+        expect(line).toContain('daemonset/stg-resource-monitor');
+        // Why the scoping matters: the banner names them as well.
+        expect(linesWith(frozen.stderr, 'daemonset/stg-resource-monitor').length).toBeGreaterThan(1);
+        expect(linesWith(frozen.stderr, 'skipping this refresh tick')).toEqual([]);
+        expect(frozen.stderr.at(-1)).toMatch(
+          /summary: outcome=frozen exit=1 findings=1 writes=1 \(writeSkipStreak\) re-images=0$/,
+        );
+        expect(bookkeeping()[STREAK]).toBe('8');
+        expect(generationOf(cluster.jobsManager())).toBe(generation);
+        expect(images()).toEqual(jobsManagerOn(digest.jm2 ?? ''));
+      },
+      CHAPTER_MS,
+    );
+
+    it(
+      'it settles: the streak is cleared with "settled again after 8 skipped tick(s)" and the build that waited is rolled out',
+      async () => {
+        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+        restAs(cluster, JM_REF, 'settles');
+        const run = await tick();
+        expect(run.exitCode).toBe(0);
+        expect(theLine(run.stderr, 'settled again')).toContain(
+          `deployment/stg-jobs-manager is settled again after 8 skipped tick(s) -- clearing ${STREAK}`,
+        );
+        expect(run.stderr.at(-1)).toBe(
+          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=4 (clearSkipStreak, writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`,
+        );
+        expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm3, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
+        expect(images()).toEqual(jobsManagerOn(digest.jm3 ?? ''));
+      },
+      CHAPTER_MS,
+    );
+
+    it(
+      'a flapping build: three failed re-images exit 1, then the lockout exits 0 with FLAP DETECTED and MANUAL ATTENTION NEEDED',
+      async () => {
+        digest.jm4 = await registry.push(JM, 'stg');
+        flapping.add(JM_REF);
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          const run = await tick();
+          expect(run.exitCode, `attempt ${attempt}`).toBe(1);
+          expect(theLine(run.stderr, 're-imaging control-plane workloads'), `attempt ${attempt}`).toContain(
+            `(attempt ${attempt}/3)`,
+          );
+          expect(theLine(run.stderr, 'did not complete within ROLLOUT_TIMEOUT'), `attempt ${attempt}`).toMatch(
+            /^\[image-refresh\] ERROR: rollout of deployment\/stg-jobs-manager did not complete within ROLLOUT_TIMEOUT=1s \(RolloutTimedOut: /,
+          );
+          expect(run.stderr.at(-1), `attempt ${attempt}`).toMatch(/summary: outcome=reimageFailed exit=1 /);
+          expect(bookkeeping()[ATTEMPT], `attempt ${attempt}`).toBe(String(attempt));
+          expect(bookkeeping()[RECORD.jm], `attempt ${attempt}`).toBe(digest.jm3);
+        }
+        const lockout = await tick();
+        expect(lockout.exitCode).toBe(0);
+        const flap = theLine(lockout.stderr, 'FLAP DETECTED');
+        expect(flap).toContain('failed 3 time(s) in a row (>= MAX_REFRESH_ATTEMPTS=3)');
+        expect(flap).toContain('MANUAL ATTENTION NEEDED');
+        for (const workload of [
+          'deployment/stg-jobs-manager',
+          'deployment/stg-requests-proxy',
+          'daemonset/stg-resource-monitor',
+        ]) {
+          expect(flap).toContain(workload);
+        }
+        expect(linesWith(lockout.stderr, 'set image')).toEqual([]);
+        expect(lockout.stderr.at(-1)).toBe(
+          '[image-refresh] summary: outcome=flapLockout exit=0 findings=0 writes=1 (markFlapDetected) re-images=0',
+        );
+        expect(bookkeeping()).toEqual({
+          [RECORD.jm]: digest.jm3,
+          [RECORD.pm]: digest.pm1,
+          [RECORD.rm]: digest.rm1,
+          [ATTEMPT]: '3',
+          [FLAP]: '3',
+        });
+        // Attempt 1 set the new image on jobs-manager (its rollout never
+        // completed); requests-proxy, after it in order, was never reached.
+        expect(images()).toEqual({
+          ...jobsManagerOn(digest.jm3 ?? ''),
+          [JOBS_MANAGER]: { api: pinned(JM, digest.jm4 ?? ''), 'pods-monitor-container': FLOATING.pm },
+        });
+      },
+      CHAPTER_MS,
+    );
+
+    it('`image-refresh status` on the same server prints the counters, the flap marker and the drift', async () => {
+      const run = await runBundle(['status'], env());
+      expect(run.exitCode).toBe(0);
+      expect(theLine(run.stdout, 'jobs-manager   deployment/stg-jobs-manager')).toContain(': settled');
+      expect(theLine(run.stdout, 'skip streak')).toMatch(/skip streak\s+0\/8 \(not set\)$/);
+      expect(theLine(run.stdout, 'attempts')).toMatch(/attempts\s+3\/3$/);
+      expect(theLine(run.stdout, 'flap marker')).toContain('FLAP DETECTED after 3 failed attempt(s)');
+      const row = theLine(run.stdout, 'jobs-manager      ');
+      expect(row).toContain(shortDigest(digest.jm3 ?? ''));
+      expect(row).toContain(`${shortDigest(digest.jm4 ?? '')} DRIFT`);
+      expect(row).toContain(`api=${shortDigest(digest.jm4 ?? '')} proxy=${shortDigest(digest.jm3 ?? '')}`);
+    });
+
+    it('`image-refresh rearm` removes refresh-attempt and refresh-flap-detected and says what it removed', async () => {
+      const run = await runBundle(['rearm'], env());
+      expect(run.exitCode).toBe(0);
+      expect(theLine(run.stdout, 're-armed')).toContain(
+        `re-armed deployment/stg-jobs-manager in tracebloc: removed ${ATTEMPT}=3 and ${FLAP}=3.`,
+      );
+      expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm3, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
+    });
+
+    it(
+      'recovery: a fixed build is re-imaged as attempt 1, rolls out, is recorded; the story leaves these objects and Events behind',
+      async () => {
+        flapping.delete(JM_REF);
+        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+        restAs(cluster, JM_REF, 'settles');
+        digest.jm5 = await registry.push(JM, 'stg');
+        const run = await tick();
+        expect(run.exitCode).toBe(0);
+        expect(theLine(run.stderr, 're-imaging control-plane workloads')).toContain('(attempt 1/3)');
+        expect(run.stderr.at(-1)).toBe(
+          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`,
+        );
+        expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm5, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
+        expect(images()).toEqual(jobsManagerOn(digest.jm5 ?? ''));
+        // One Kubernetes Event per reason on the jobs-manager Deployment, counted.
+        expect(
+          cluster.server.events
+            .all()
+            .map((e) => `${String(e.type)} ${String(e.reason)} ×${String(e.count)}`)
+            .sort(),
+        ).toEqual([
+          'Normal RefreshReimaged ×3',
+          'Normal RefreshSkipped ×7',
+          'Warning RefreshFlapDetected ×1',
+          'Warning RefreshFrozen ×1',
+          'Warning RefreshRolloutFailed ×3',
+        ]);
+      },
+      CHAPTER_MS,
+    );
+
+    it('a malformed environment: exit 2 naming the variable, and not one request to the API server or the registry', async () => {
+      const before = {
+        api: cluster.server.requests.length,
+        registry: registry.proxy.seen.length,
+        tokens: registry.tokens.scopeRequests.length,
+      };
+      const run = await tick({ MAX_SKIP_TICKS: 'eight' });
+      expect(run.exitCode).toBe(2);
+      expect(theLine(run.stderr, 'MAX_SKIP_TICKS')).toMatch(
+        /^\[image-refresh\] ERROR: configuration: MAX_SKIP_TICKS="eight": /,
+      );
+      expect(run.stderr.at(-1)).toMatch(/summary: outcome=configInvalid exit=2 /);
+      expect({
+        api: cluster.server.requests.length,
+        registry: registry.proxy.seen.length,
+        tokens: registry.tokens.scopeRequests.length,
+      }).toEqual(before);
+    });
+
+    it('every request of the story was one the fake API server models, with the kubeconfig token', () => {
+      expect(cluster.server.requests.length).toBeGreaterThan(0);
+      expect(cluster.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`)).toEqual([]);
+      expect(cluster.server.requests.filter((r) => r.auth !== 'token').map((r) => r.path)).toEqual([]);
+    });
+  },
+);

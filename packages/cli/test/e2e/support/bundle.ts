@@ -1,0 +1,48 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The end-to-end story runs what ships: packages/cli/dist/image-refresh.mjs,
+// the esbuild bundle of the CLI with core and the adapter inside. The root
+// `pnpm test` builds it first; a run of this suite alone builds it when it is
+// missing or older than any source it bundles, so the story never runs
+// yesterday's bundle against today's code.
+
+const ROOT = new URL('../../../../../', import.meta.url).pathname;
+export const BUNDLE = join(ROOT, 'packages/cli/dist/image-refresh.mjs');
+
+/** Everything the bundle is made of. */
+const SOURCES = ['packages/cli/src', 'packages/core/src', 'packages/k8s-adapter/src', 'packages/cli/package.json'].map(
+  (path) => join(ROOT, path),
+);
+
+const newestMtime = (path: string): number => {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestMtime(join(path, entry))), stat.mtimeMs);
+};
+
+/** Why the bundle must be built, or undefined when it is current. */
+export const bundleStaleness = (): string | undefined => {
+  if (!existsSync(BUNDLE)) return `${BUNDLE} does not exist`;
+  const built = statSync(BUNDLE).mtimeMs;
+  const newer = SOURCES.filter((source) => newestMtime(source) > built);
+  return newer.length === 0 ? undefined : `sources changed since it was built: ${newer.join(', ')}`;
+};
+
+/** For the beforeAll that builds: pnpm through npx, then esbuild. */
+export const BUILD_TIMEOUT_MS = 180_000;
+
+export const ensureBundle = (): void => {
+  const stale = bundleStaleness();
+  if (stale === undefined) return;
+  // The repository's own build (package.json "build"), as `pnpm test` runs it.
+  execFileSync('npx', ['-y', 'pnpm@10.34.9', 'build'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: BUILD_TIMEOUT_MS - 10_000,
+  });
+  // Not re-checked for staleness: a source edited while this built would fail
+  // the run for nothing; the next run rebuilds.
+  if (!existsSync(BUNDLE)) throw new Error(`pnpm build succeeded but wrote no ${BUNDLE}`);
+};
