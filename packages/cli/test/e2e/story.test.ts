@@ -90,7 +90,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       // KUBECONFIG (loadClusterConfig) and the story would test the wrong wiring.
       const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
       if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-      ensureBundle();
+      await ensureBundle();
       registry = await startParityRegistry();
       cluster = await startChartCluster({ stepMs: 20 });
       flapping = stageFlapping(cluster);

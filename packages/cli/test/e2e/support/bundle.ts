@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // The end-to-end story runs what ships: packages/cli/dist/image-refresh.mjs,
@@ -33,15 +34,50 @@ export const bundleStaleness = (): string | undefined => {
 /** For the beforeAll that builds: pnpm through npx, then esbuild. */
 export const BUILD_TIMEOUT_MS = 180_000;
 
-export const ensureBundle = (): void => {
-  const stale = bundleStaleness();
-  if (stale === undefined) return;
-  // The repository's own build (package.json "build"), as `pnpm test` runs it.
-  execFileSync('npx', ['-y', 'pnpm@10.34.9', 'build'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: BUILD_TIMEOUT_MS - 10_000,
-  });
+/**
+ * Held while building: another engineer's run of this suite may find the same
+ * stale bundle at the same moment, and a bundle read while esbuild writes it
+ * is a broken CLI. The loser waits for the winner's build and uses it.
+ */
+const BUILD_LOCK = join(tmpdir(), 'image-refresh-e2e-bundle.lock');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const takeBuildLock = async (): Promise<void> => {
+  const deadline = Date.now() + BUILD_TIMEOUT_MS - 20_000;
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    // Gone since (retry at once), or older than any build: a crashed run's, taken over.
+    const heldSince = statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (Date.now() - heldSince > BUILD_TIMEOUT_MS) {
+      rmSync(BUILD_LOCK, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`${BUILD_LOCK} held for too long: another build hangs`);
+    await sleep(250);
+  }
+};
+
+export const ensureBundle = async (): Promise<void> => {
+  if (bundleStaleness() === undefined) return;
+  await takeBuildLock();
+  try {
+    // Someone else may have built it while this run waited.
+    if (bundleStaleness() === undefined) return;
+    // The repository's own build (package.json "build"), as `pnpm test` runs it.
+    execFileSync('npx', ['-y', 'pnpm@10.34.9', 'build'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: BUILD_TIMEOUT_MS - 30_000,
+    });
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
   // Not re-checked for staleness: a source edited while this built would fail
   // the run for nothing; the next run rebuilds.
   if (!existsSync(BUNDLE)) throw new Error(`pnpm build succeeded but wrote no ${BUNDLE}`);
