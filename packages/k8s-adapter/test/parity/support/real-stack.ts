@@ -35,8 +35,8 @@ import { type Flapping, restAs, stageFlapping } from './world-controls.js';
 // is translated into what would cause it there — a manifest pushed, a status
 // the Deployment controller would write, a fault armed on the API route the
 // port operation uses — and a tick runs core's machine on the REAL adapters
-// (createClusterPort + createRegistryPort), a fresh pair per tick as the
-// CronJob makes them.
+// (createClusterPort, createRegistryPort and createEventsPort), fresh ones
+// per tick as the CLI's wiring makes them for the CronJob's one tick.
 //
 // Digests: the simulator's are labels hashed (simDigest), the registry's are
 // sha256 of pushed manifests, so they can never be equal. Every publish in
