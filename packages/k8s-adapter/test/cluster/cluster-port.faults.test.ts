@@ -6,7 +6,16 @@ import { type ChartCluster, type ChartOptions, JOBS_MANAGER, startChartCluster }
 import type { Fault } from '../support/fake-api-faults.js';
 import { writeFakeKubeconfig } from '../support/fake-api-kubeconfig.js';
 import { chartWorkloads } from '../support/fake-api-objects.js';
-import { expectCleanTraffic, kubeConfigAt, left, portOn, refs, run, testConfig } from './cluster-test-kit.js';
+import {
+  expectCleanTraffic,
+  kubeConfigAt,
+  left,
+  portOn,
+  refs,
+  run,
+  TIMING_SLACK_MS,
+  testConfig,
+} from './cluster-test-kit.js';
 
 // Every way a request can fail, classified into core's PortError tags with
 // the server's own words kept for the operator's log line (#571), and every
@@ -82,13 +91,13 @@ describe('a server that does not answer is cut off at API_TIMEOUT', () => {
     expect(error._tag).toBe('Timeout');
     expect(error.message).toContain(`no answer within ${bound} ms (API_TIMEOUT)`);
     expect(took).toBeGreaterThanOrEqual(bound - 20);
-    expect(took).toBeLessThan(bound + 300);
+    expect(took).toBeLessThan(bound + TIMING_SLACK_MS);
   });
 
   it('an answer whose body never ends is a Timeout within the bound too', async () => {
     const { error, took } = await observeWith({ kind: 'hangBody' });
     expect(error._tag).toBe('Timeout');
-    expect(took).toBeLessThan(testConfig().apiTimeoutMs + 300);
+    expect(took).toBeLessThan(testConfig().apiTimeoutMs + TIMING_SLACK_MS);
   });
 
   it('a write that hangs is cut off the same way', async () => {
@@ -96,7 +105,7 @@ describe('a server that does not answer is cut off at API_TIMEOUT', () => {
     c.server.inject({ route: 'patch' }, { kind: 'hang' });
     const began = Date.now();
     expect(left(await run(portOn(c).writeSkipStreak(1)))._tag).toBe('Timeout');
-    expect(Date.now() - began).toBeLessThan(testConfig().apiTimeoutMs + 300);
+    expect(Date.now() - began).toBeLessThan(testConfig().apiTimeoutMs + TIMING_SLACK_MS);
   });
 
   it('a slow answer inside the bound is just an answer', async () => {

@@ -7,7 +7,16 @@ import {
   NS,
   startChartCluster,
 } from '../support/fake-api-chart.js';
-import { calls, expectCleanTraffic, left, portOn, right, run, testConfig } from './cluster-test-kit.js';
+import {
+  calls,
+  expectCleanTraffic,
+  left,
+  portOn,
+  right,
+  run,
+  TIMING_SLACK_MS,
+  testConfig,
+} from './cluster-test-kit.js';
 
 // The settled guard's question and the bookkeeping reads (SPEC §3.2): one GET
 // of the jobs-manager Deployment per tick, re-read only while it is not
@@ -77,7 +86,7 @@ describe('observeJobsManager and the reads it serves', () => {
       reason: `Waiting for deployment "${JOBS_MANAGER}" rollout to finish: 0 of 1 updated replicas are available...`,
     });
     expect(took).toBeGreaterThanOrEqual(300);
-    expect(took).toBeLessThan(300 + 400 + 200);
+    expect(took).toBeLessThan(300 + 400 + TIMING_SLACK_MS);
     // 0, 60, 120, 180, 240, and the last read on the deadline itself.
     expect(c.server.requests.length).toBeGreaterThanOrEqual(5);
     expect(c.server.requests.length).toBeLessThanOrEqual(7);
@@ -90,7 +99,7 @@ describe('observeJobsManager and the reads it serves', () => {
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '2s' }), { pollIntervalMs: 40 });
     const began = Date.now();
     expect(right(await run(port.observeJobsManager()))._tag).toBe('Settled');
-    expect(Date.now() - began).toBeLessThan(1000);
+    expect(Date.now() - began).toBeLessThan(1_800);
     const reads = c.server.requests.length;
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(c.server.requests.length).toBe(reads);
@@ -132,7 +141,7 @@ describe('observeJobsManager and the reads it serves', () => {
       _tag: 'Failed',
       reason: `deployment "${JOBS_MANAGER}" exceeded its progress deadline`,
     });
-    expect(Date.now() - began).toBeLessThan(1000);
+    expect(Date.now() - began).toBeLessThan(3_000);
     expect(c.server.requests).toHaveLength(1);
   });
 
@@ -158,8 +167,13 @@ describe('observeJobsManager and the reads it serves', () => {
     const c = await start();
     c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 0 });
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '300ms' }), { pollIntervalMs: 50 });
-    // The first read goes through; the next two fail.
-    setTimeout(() => c.server.inject({ route: 'get' }, { kind: 'status', code: 500, message: 'boom' }, 2), 10);
+    // The first read goes through; the next two fail. Armed once the first
+    // request has arrived, not after a fixed delay a busy machine can outrun.
+    const arm = setInterval(() => {
+      if (c.server.requests.length === 0) return;
+      clearInterval(arm);
+      c.server.inject({ route: 'get' }, { kind: 'status', code: 500, message: 'boom' }, 2);
+    }, 1);
     const settledness = right(await run(port.observeJobsManager()));
     expect(settledness._tag).toBe('Waiting');
     expect(c.server.requests.filter((r) => r.fault === 'status')).toHaveLength(2);
@@ -172,6 +186,6 @@ describe('observeJobsManager and the reads it serves', () => {
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }), { pollIntervalMs: 40 });
     const began = Date.now();
     expect(left(await run(port.observeJobsManager()))._tag).toBe('NotFound');
-    expect(Date.now() - began).toBeLessThan(1000);
+    expect(Date.now() - began).toBeLessThan(3_000);
   });
 });

@@ -8,7 +8,7 @@ import {
   RESOURCE_MONITOR,
   startChartCluster,
 } from '../support/fake-api-chart.js';
-import { expectCleanTraffic, left, portOn, refs, right, run, testConfig } from './cluster-test-kit.js';
+import { expectCleanTraffic, left, portOn, refs, right, run, TIMING_SLACK_MS, testConfig } from './cluster-test-kit.js';
 
 // waitForRollout (SPEC §3.6): poll under ROLLOUT_TIMEOUT until the workload is
 // settled by kubectl's rules; a rollout that can never finish fails at once,
@@ -79,7 +79,7 @@ describe('waitForRollout', () => {
       message: `deployment/${JOBS_MANAGER} did not finish rolling out within 400ms: Waiting for deployment "${JOBS_MANAGER}" rollout to finish: 0 of 1 updated replicas are available...`,
     });
     expect(took).toBeGreaterThanOrEqual(400);
-    expect(took).toBeLessThan(400 + testConfig().apiTimeoutMs + 300);
+    expect(took).toBeLessThan(400 + testConfig().apiTimeoutMs + TIMING_SLACK_MS);
   });
 
   it('times out a pod that never becomes Ready, naming the old replica it keeps', async () => {

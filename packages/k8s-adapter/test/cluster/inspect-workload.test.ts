@@ -7,7 +7,16 @@ import {
   RESOURCE_MONITOR,
   startChartCluster,
 } from '../support/fake-api-chart.js';
-import { expectCleanTraffic, kubeConfigFor, left, portOn, refs, right, run } from './cluster-test-kit.js';
+import {
+  expectCleanTraffic,
+  kubeConfigFor,
+  left,
+  portOn,
+  refs,
+  right,
+  run,
+  TIMING_SLACK_MS,
+} from './cluster-test-kit.js';
 
 // The read behind the CLI's `status` and `rearm`: one bounded GET, a plain
 // snapshot, and who owns the containers' fields.
@@ -80,6 +89,6 @@ describe('inspectWorkload', () => {
     const began = Date.now();
     const error = left(await run(inspectWorkload(kubeConfigFor(c), refs().requestsProxy, { apiTimeoutMs: 200 })));
     expect(error._tag).toBe('Timeout');
-    expect(Date.now() - began).toBeLessThan(600);
+    expect(Date.now() - began).toBeLessThan(200 + TIMING_SLACK_MS);
   });
 });
