@@ -8,6 +8,7 @@ export { describeConfigError } from './config/tick-config.js';
 export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
 export { kubernetesEventsFor } from './domain/kubernetes-events.js';
+export { type LiveFinding, liveFindings, type ManagedContainer, parseReference } from './domain/live-drift.js';
 export {
   type ImageResolution,
   type ImageVerdict,
@@ -51,7 +52,7 @@ export type {
   TickResult,
   WriteKind,
 } from './machine/tick-outcome.js';
-export type { ClusterPort, ContainerImage, RecordedDigests, RolloutError } from './ports/cluster-port.js';
+export type { ClusterPort, ContainerImage, LiveWorkload, RecordedDigests, RolloutError } from './ports/cluster-port.js';
 export { dryRunPorts } from './ports/dry-run.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export * from './ports/port-error.js';

@@ -6,7 +6,7 @@ import { parseTickConfig } from './config/parse-config.js';
 import { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
 import { kubernetesEventsFor } from './domain/kubernetes-events.js';
 import type { WorkloadChange } from './domain/plan.js';
-import type { ImageName } from './domain/workloads.js';
+import type { ImageName, WorkloadRef } from './domain/workloads.js';
 import { driveTick, type PortAnswer } from './machine/drive-tick.js';
 import { type PortBounds, portBounds } from './machine/port-bounds.js';
 import type { TickEvent } from './machine/tick-event.js';
@@ -95,8 +95,20 @@ const portCalls = (ports: TickPorts, bounds: PortBounds) => {
     waitForRollout: (input: { change: WorkloadChange; timeoutMs: number }) =>
       [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
     clearFlapState: () => [bounds.apiMs, cluster.clearFlapState()] as const,
-    recordDigests: (input: { digests: Readonly<Partial<Record<ImageName, string>>> }) =>
-      [bounds.apiMs, cluster.recordDigests(input.digests)] as const,
+    recordDigests: (input: {
+      digests: Readonly<Partial<Record<ImageName, string>>>;
+      pins: Readonly<Partial<Record<ImageName, string>>>;
+    }) =>
+      [
+        bounds.apiMs,
+        // No pins (RECONCILE_LIVE off): the very call the reference's record is.
+        Object.keys(input.pins).length === 0
+          ? cluster.recordDigests(input.digests)
+          : cluster.recordDigests(input.digests, input.pins),
+      ] as const,
+    readPinMarkers: () => [bounds.apiMs, cluster.readPinMarkers()] as const,
+    observeWorkload: (input: { workload: WorkloadRef }) =>
+      [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;
 };
 

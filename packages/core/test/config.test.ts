@@ -39,6 +39,8 @@ describe('parseTickConfig', () => {
         flapLockoutIsFinding: false,
         registryBudgetFloor: 10,
         kubernetesEvents: true,
+        reconcileLive: 'off',
+        decoupledRefresh: false,
       }),
     );
   });
@@ -55,6 +57,8 @@ describe('parseTickConfig', () => {
       FLAP_LOCKOUT_EXIT: '1',
       REGISTRY_BUDGET_FLOOR: '0',
       IMAGE_REFRESH_EVENTS: '0',
+      RECONCILE_LIVE: 'report',
+      DECOUPLED_REFRESH: '1',
       JOBS_MANAGER_PINNED: '1',
       REQUESTS_PROXY_PINNED: '1',
     });
@@ -69,6 +73,8 @@ describe('parseTickConfig', () => {
       flapLockoutIsFinding: true,
       registryBudgetFloor: 0,
       kubernetesEvents: false,
+      reconcileLive: 'report',
+      decoupledRefresh: true,
       pins: { jobsManager: true, podsMonitor: false, resourceMonitor: false, requestsProxy: true },
     });
   });
@@ -114,6 +120,8 @@ describe('parseTickConfig', () => {
     ['REGISTRY_BUDGET_FLOOR', '-1'],
     ['REGISTRY_BUDGET_FLOOR', 'ten'],
     ['IMAGE_REFRESH_EVENTS', 'off'],
+    ['RECONCILE_LIVE', 'yes'],
+    ['DECOUPLED_REFRESH', '2'],
   ])('%s=%j is a configuration error naming the variable', (variable, value) => {
     const found = problems({ ...SIM_ENVIRONMENT, [variable]: value });
     expect(found).toHaveLength(1);

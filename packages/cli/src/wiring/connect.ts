@@ -33,6 +33,8 @@ const unreachableCluster = (reason: string): ClusterPort => {
     recordDigests: fail,
     setImages: fail,
     waitForRollout: fail,
+    readPinMarkers: fail,
+    observeWorkload: fail,
   };
 };
 

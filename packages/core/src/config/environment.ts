@@ -24,6 +24,8 @@ export const ENV = {
   flapLockoutExit: 'FLAP_LOCKOUT_EXIT',
   registryBudgetFloor: 'REGISTRY_BUDGET_FLOOR',
   kubernetesEvents: 'IMAGE_REFRESH_EVENTS',
+  reconcileLive: 'RECONCILE_LIVE',
+  decoupledRefresh: 'DECOUPLED_REFRESH',
 } as const;
 
 export type Environment = Readonly<Record<string, string | undefined>>;

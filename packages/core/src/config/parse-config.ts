@@ -91,6 +91,19 @@ const switchOf =
 const pin = switchOf('"1" (pinned) or "0" (refreshed)');
 const onOff = switchOf('"1" (on) or "0" (off)');
 
+const reconcileMode = (env: Environment, problems: Problems, variable: string): 'off' | 'report' | 'repair' => {
+  const value = read(env, variable);
+  if (value === undefined || value === '0') return 'off';
+  if (value === 'report') return 'report';
+  if (value === '1') return 'repair';
+  problems.add(
+    variable,
+    value,
+    'must be "0" (off), "report" (say where live images drifted) or "1" (report and re-pin)',
+  );
+  return 'off';
+};
+
 const floor = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
   const value = read(env, variable);
   if (value === undefined) return fallback;
@@ -161,6 +174,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     flapLockoutIsFinding: onOff(env, problems, ENV.flapLockoutExit),
     registryBudgetFloor: floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor),
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),
+    reconcileLive: reconcileMode(env, problems, ENV.reconcileLive),
+    decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
   };
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

@@ -34,6 +34,21 @@ export interface TickConfig {
   readonly registryBudgetFloor: number;
   /** IMAGE_REFRESH_EVENTS=0 turns off the Kubernetes Events a tick records. */
   readonly kubernetesEvents: boolean;
+  /**
+   * RECONCILE_LIVE (issue 7): compare each workload's live container images
+   * with what image-refresh pinned — `report` says where a Helm re-render or a
+   * hand edit undid a pin (or requests-proxy runs another build than
+   * jobs-manager), `repair` also re-pins through the guarded re-image path.
+   * `off` (the default) reads and writes exactly what the reference does.
+   */
+  readonly reconcileLive: 'off' | 'report' | 'repair';
+  /**
+   * DECOUPLED_REFRESH=1 (issue 7, the seeds' "decision 1", safe subset): an
+   * unsettled jobs-manager still counts its skip streak exactly as before,
+   * but requests-proxy and resource-monitor are refreshed if they are
+   * settled themselves. pods-monitor, a sidecar of jobs-manager, never is.
+   */
+  readonly decoupledRefresh: boolean;
 }
 
 export type ConfigError = {

@@ -3,6 +3,7 @@ import type { TickConfig } from '../config/tick-config.js';
 import type { ContainerImage, RecordedDigests } from '../ports/cluster-port.js';
 import type { RegistryError } from '../ports/registry-port.js';
 import type { Digest } from './digest.js';
+import { isRepairable, type LiveFinding } from './live-drift.js';
 import { CONTAINER, IMAGES, type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from './workloads.js';
 
 // SPEC §3.4: compare what the registry reports with what was recorded, and turn
@@ -10,6 +11,8 @@ import { CONTAINER, IMAGES, type ImageName, imageSpec, type WorkloadId, type Wor
 
 export type ImageResolution =
   | { readonly _tag: 'Pinned'; readonly image: ImageName }
+  /** Not needed by this (decoupled) pass. */
+  | { readonly _tag: 'NotAsked'; readonly image: ImageName }
   | { readonly _tag: 'Unresolved'; readonly image: ImageName; readonly error: RegistryError }
   | {
       readonly _tag: 'Resolved';
@@ -30,12 +33,32 @@ export interface WorkloadChange {
 
 export interface RefreshPlan {
   readonly verdicts: readonly ImageVerdict[];
+  /** RECONCILE_LIVE: live images that are not what was recorded (reported; repaired in repair mode). */
+  readonly live: readonly LiveFinding[];
   /** Recorded whether or not anything is re-imaged: recording pulls nothing (I8). */
   readonly firstObservations: Readonly<Partial<Record<ImageName, Digest>>>;
   /** Recorded only after every rollout of the tick completed (I7). */
   readonly drift: Readonly<Partial<Record<ImageName, Digest>>>;
   /** In re-image order; only workloads that change. */
   readonly changes: readonly WorkloadChange[];
+  /** RECONCILE_LIVE: pin markers to record with the digests, once every rollout completed. */
+  readonly pins: Readonly<Partial<Record<ImageName, Digest>>>;
+}
+
+/** What narrows or widens a plan beyond the registry's verdicts (issue 7). */
+export interface PlanScope {
+  /** RECONCILE_LIVE: the live findings; repaired only when `repairLive`. */
+  readonly live?: readonly LiveFinding[];
+  readonly repairLive?: boolean;
+  /** RECONCILE_LIVE on: record pin markers for what this tick pins. */
+  readonly markPins?: boolean;
+  /**
+   * DECOUPLED_REFRESH pass on an unsettled jobs-manager: only these settled
+   * workloads may change, jobs-manager's own containers never, and the
+   * jobs-manager image's digest is not recorded (its api container did not
+   * move, so the record would lie, #569).
+   */
+  readonly decoupled?: { readonly settled: ReadonlySet<WorkloadId> };
 }
 
 export const workloadRef = (config: TickConfig, id: WorkloadId): WorkloadRef => {
@@ -66,14 +89,24 @@ export const planRefresh = (
   config: TickConfig,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
+  scope: PlanScope = {},
 ): RefreshPlan => {
   const verdicts: ImageVerdict[] = [];
   const firstObservations: Partial<Record<ImageName, Digest>> = {};
   const drift: Partial<Record<ImageName, Digest>> = {};
+  const pins: Partial<Record<ImageName, Digest>> = {};
   const containers: Record<WorkloadId, ContainerImage[]> = {
     'jobs-manager': [],
     'requests-proxy': [],
     'resource-monitor': [],
+  };
+  const decoupled = scope.decoupled;
+  const mayChange = (id: WorkloadId): boolean =>
+    decoupled === undefined || (id !== 'jobs-manager' && decoupled.settled.has(id));
+  const set = (id: WorkloadId, container: string, image: string): boolean => {
+    if (!mayChange(id)) return false;
+    containers[id].push({ container, image });
+    return true;
   };
 
   for (const { name } of IMAGES) {
@@ -81,35 +114,50 @@ export const planRefresh = (
     if (resolution?._tag !== 'Resolved') continue;
     const verdict = verdictOf(resolution.digest, recorded[name], name);
     verdicts.push(verdict);
-    if (verdict._tag === 'FirstObservation') firstObservations[name] = verdict.digest;
+    // In a decoupled pass jobs-manager's image is only followed, never recorded.
+    const recordable = decoupled === undefined || name !== 'jobs-manager';
+    if (verdict._tag === 'FirstObservation' && recordable) firstObservations[name] = verdict.digest;
     if (verdict._tag !== 'Drift') continue;
-    drift[name] = verdict.to;
     const image = imageReference(config, name, verdict.to);
+    let moved = false;
     switch (name) {
       case 'jobs-manager':
-        containers['jobs-manager'].push({ container: CONTAINER.api, image });
+        moved = set('jobs-manager', CONTAINER.api, image);
         // requests-proxy runs the same image and follows its digest unless
         // pinned on its own (I13, I16).
-        if (!config.pins.requestsProxy) containers['requests-proxy'].push({ container: CONTAINER.proxy, image });
+        if (!config.pins.requestsProxy) moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
         break;
       case 'pods-monitor':
-        containers['jobs-manager'].push({ container: CONTAINER.podsMonitor, image });
+        moved = set('jobs-manager', CONTAINER.podsMonitor, image);
         break;
       case 'resource-monitor':
-        containers['resource-monitor'].push({ container: CONTAINER.resourceMonitor, image });
+        moved = set('resource-monitor', CONTAINER.resourceMonitor, image);
         break;
+    }
+    if (moved && recordable) {
+      drift[name] = verdict.to;
+      if (scope.markPins === true) pins[name] = verdict.to;
+    }
+  }
+
+  // RECONCILE_LIVE=1: re-pin what drifted live to its recorded digest, unless
+  // the registry's drift already moves that container to a newer one.
+  for (const finding of scope.repairLive === true ? (scope.live ?? []).filter(isRepairable) : []) {
+    if (containers[finding.workload].some((c) => c.container === finding.container)) continue;
+    if (set(finding.workload, finding.container, imageReference(config, finding.image, finding.recorded))) {
+      pins[finding.image] ??= finding.recorded;
     }
   }
 
   const changes = (['jobs-manager', 'requests-proxy', 'resource-monitor'] as const)
     .filter((id) => containers[id].length > 0)
     .map((id) => ({ workload: workloadRef(config, id), images: containers[id] }));
-  return { verdicts, firstObservations, drift, changes };
+  return { verdicts, live: scope.live ?? [], firstObservations, drift, changes, pins };
 };
 
 export const hasDrift = (plan: RefreshPlan): boolean => plan.changes.length > 0;
 
-/** Everything to record on the success path: first observations and drift. */
+/** Everything to record: first observations and drift (pin markers travel with them, see RefreshPlan.pins). */
 export const digestsToRecord = (plan: RefreshPlan): Partial<Record<ImageName, Digest>> => ({
   ...plan.firstObservations,
   ...plan.drift,

@@ -12,6 +12,12 @@ export interface ImageSpec {
   readonly repo: string;
   /** Annotation on the jobs-manager Deployment recording the last digest acted on. */
   readonly recordKey: string;
+  /**
+   * Annotation saying image-refresh itself pinned this image's containers to
+   * that digest (RECONCILE_LIVE only): what tells "Helm re-rendered repo:tag
+   * over our pin" from "still on repo:tag since install" (issue 7).
+   */
+  readonly pinKey: string;
   readonly pin: PinName;
 }
 
@@ -21,18 +27,21 @@ export const IMAGES: readonly ImageSpec[] = [
     name: 'jobs-manager',
     repo: 'tracebloc/jobs-manager',
     recordKey: 'tracebloc.io/last-refreshed-jobs-manager-digest',
+    pinKey: 'tracebloc.io/pinned-jobs-manager-digest',
     pin: 'jobsManager',
   },
   {
     name: 'pods-monitor',
     repo: 'tracebloc/pods-monitor',
     recordKey: 'tracebloc.io/last-refreshed-pods-monitor-digest',
+    pinKey: 'tracebloc.io/pinned-pods-monitor-digest',
     pin: 'podsMonitor',
   },
   {
     name: 'resource-monitor',
     repo: 'tracebloc/resource-monitor',
     recordKey: 'tracebloc.io/last-refreshed-resource-monitor-digest',
+    pinKey: 'tracebloc.io/pinned-resource-monitor-digest',
     pin: 'resourceMonitor',
   },
 ];

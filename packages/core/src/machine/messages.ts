@@ -1,9 +1,10 @@
 import { formatDuration } from '../config/duration.js';
 import type { TickConfig } from '../config/tick-config.js';
+import type { LiveFinding } from '../domain/live-drift.js';
 import type { ImageResolution, ImageVerdict, WorkloadChange } from '../domain/plan.js';
 import { workloadRef } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, describeWorkload, type ImageSpec } from '../domain/workloads.js';
+import { ANNOTATION, describeWorkload, type ImageSpec, imageSpec, type WorkloadId } from '../domain/workloads.js';
 import type { RolloutError } from '../ports/cluster-port.js';
 import { describePortError, type PortError } from '../ports/port-error.js';
 import type { RegistryError } from '../ports/registry-port.js';
@@ -277,6 +278,74 @@ export const recordFailed = (c: TickConfig, e: PortError): TickEvent =>
     'error',
     'RECORD_FAILED',
     `ERROR: could not record the new digests on ${jobsManager(c)} (${describePortError(e)}); the next tick will see the same change again.`,
+  );
+
+const ownerText = (owner: string | undefined): string => (owner === undefined ? '' : ` (set by ${owner})`);
+
+export const liveDrift = (c: TickConfig, f: LiveFinding): TickEvent => {
+  const where = `${describeWorkload(workloadRef(c, f.workload))} container ${f.container}`;
+  const pinned = `${imageSpec(f.image).repo}@${f.recorded}`;
+  const repair =
+    c.reconcileLive === 'repair'
+      ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
+      : 'RECONCILE_LIVE=1 would re-pin it';
+  switch (f.kind) {
+    case 'reverted':
+      return event(
+        'warn',
+        'LIVE_DRIFT',
+        `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not ${pinned} that image-refresh pinned: a Helm re-render (or a hand edit) undid the pin; ${repair}`,
+      );
+    case 'otherDigest':
+      return event(
+        'warn',
+        'LIVE_DRIFT',
+        f.workload === 'requests-proxy'
+          ? `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, another build than jobs-manager's recorded ${pinned} (requests-proxy / jobs-manager skew); ${repair}`
+          : `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not the recorded ${pinned}; ${repair}`,
+      );
+    case 'foreign':
+      return event(
+        'warn',
+        'LIVE_DRIFT',
+        `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not an image of ${imageSpec(f.image).repo}: changed on purpose, so image-refresh leaves it alone`,
+      );
+  }
+};
+
+export const pinMarkersUnreadable = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'PIN_MARKERS_UNREADABLE',
+    `WARN: could not read the pin markers on ${jobsManager(c)} (${describePortError(e)}); live images are not reconciled this tick (the registry pass goes on)`,
+  );
+
+export const liveUnreadable = (c: TickConfig, id: WorkloadId, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'LIVE_UNREADABLE',
+    `WARN: could not read ${describeWorkload(workloadRef(c, id))} (${describePortError(e)}); it is not reconciled this tick`,
+  );
+
+export const decoupledRefresh = (): TickEvent =>
+  event(
+    'info',
+    'DECOUPLED_REFRESH',
+    'DECOUPLED_REFRESH: refreshing requests-proxy and resource-monitor past the unsettled jobs-manager where they are settled themselves; pods-monitor waits (re-imaging it would roll jobs-manager)',
+  );
+
+export const decoupledNotSettled = (c: TickConfig, id: WorkloadId, s: Settledness): TickEvent =>
+  event(
+    'info',
+    'DECOUPLED_NOT_SETTLED',
+    `${describeWorkload(workloadRef(c, id))} is not settled either (${settlednessText(s)}); not refreshed this tick`,
+  );
+
+export const decoupledUnreadable = (c: TickConfig, id: WorkloadId, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'LIVE_UNREADABLE',
+    `WARN: could not read ${describeWorkload(workloadRef(c, id))} (${describePortError(e)}); not refreshed past the unsettled jobs-manager this tick`,
   );
 
 export const tickComplete = (): TickEvent => event('info', 'TICK_COMPLETE', 'tick complete');

@@ -2,7 +2,8 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
-import type { RecordedDigests } from '../ports/cluster-port.js';
+import type { WorkloadId } from '../domain/workloads.js';
+import type { LiveWorkload, RecordedDigests } from '../ports/cluster-port.js';
 import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite, Reimage } from './tick-outcome.js';
 
@@ -23,6 +24,15 @@ export interface TickContext {
   readonly events: readonly TickEvent[];
   readonly writes: readonly AnnotationWrite[];
   readonly reimages: readonly Reimage[];
+  /** RECONCILE_LIVE: what runs now, and which images image-refresh pinned. */
+  readonly live: {
+    readonly workloads: Readonly<Partial<Record<WorkloadId, LiveWorkload>>>;
+    readonly pins: O.Option<RecordedDigests>;
+  };
+  /** DECOUPLED_REFRESH: set on an unsettled tick's decoupled pass, to the workloads that were settled themselves. */
+  readonly decoupledSettled: O.Option<readonly WorkloadId[]>;
+  /** How the skip streak ended this tick, when a decoupled pass followed it. */
+  readonly skipResult: O.Option<'skipped' | 'frozen'>;
 }
 
 export const initialContext = (config: TickConfig): TickContext => ({
@@ -38,4 +48,7 @@ export const initialContext = (config: TickConfig): TickContext => ({
   events: [],
   writes: [],
   reimages: [],
+  live: { workloads: {}, pins: O.none },
+  decoupledSettled: O.none,
+  skipResult: O.none,
 });

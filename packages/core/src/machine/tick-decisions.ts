@@ -2,16 +2,31 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { isWellFormedDigest } from '../domain/digest.js';
 import type { ImageResolution } from '../domain/plan.js';
-import { IMAGES } from '../domain/workloads.js';
+import { IMAGES, type ImageSpec, type WorkloadId } from '../domain/workloads.js';
 import { malformed } from '../ports/port-error.js';
 import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
 
 // Pure helpers the machine's actions call. Kept out of the state tree so it
 // stays pure structure (STYLE §2).
 
-/** A pinned image is not even resolved (I13): it costs no registry request. */
-export const unpinnedRequests = (config: TickConfig): DigestRequest[] =>
-  IMAGES.filter((image) => !config.pins[image.pin]).map((image) => ({ repo: image.repo, tag: config.imageTag }));
+/**
+ * The images a tick asks the registry about. A pinned image is not even
+ * resolved (I13): it costs no registry request. In a decoupled pass
+ * (DECOUPLED_REFRESH, unsettled jobs-manager) only the images a settled
+ * decoupled workload would follow: jobs-manager's for requests-proxy,
+ * resource-monitor's for the DaemonSet — never pods-monitor's (issue 7).
+ */
+export const imagesToResolve = (config: TickConfig, decoupledSettled?: readonly WorkloadId[]): ImageSpec[] =>
+  IMAGES.filter((image) => {
+    if (config.pins[image.pin]) return false;
+    if (decoupledSettled === undefined) return true;
+    if (image.name === 'jobs-manager') return !config.pins.requestsProxy && decoupledSettled.includes('requests-proxy');
+    if (image.name === 'resource-monitor') return decoupledSettled.includes('resource-monitor');
+    return false;
+  });
+
+export const unpinnedRequests = (config: TickConfig, decoupledSettled?: readonly WorkloadId[]): DigestRequest[] =>
+  imagesToResolve(config, decoupledSettled).map((image) => ({ repo: image.repo, tag: config.imageTag }));
 
 /**
  * Pair the registry's answers with the images asked for. A digest that is not
@@ -21,10 +36,13 @@ export const unpinnedRequests = (config: TickConfig): DigestRequest[] =>
 export const acceptResolutions = (
   config: TickConfig,
   answers: readonly Either<RegistryError, Resolution>[],
+  decoupledSettled?: readonly WorkloadId[],
 ): ImageResolution[] => {
   let next = 0;
+  const asked = imagesToResolve(config, decoupledSettled);
   return IMAGES.map((image): ImageResolution => {
     if (config.pins[image.pin]) return { _tag: 'Pinned', image: image.name };
+    if (!asked.includes(image)) return { _tag: 'NotAsked', image: image.name };
     const answer = answers[next++];
     if (answer === undefined) {
       return {

@@ -1,8 +1,9 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { assign, fromPromise, setup } from 'xstate';
+import { and, assign, fromPromise, setup } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
 import { counterValue, isRecorded } from '../domain/counter.js';
+import { liveFindings } from '../domain/live-drift.js';
 import {
   digestsToRecord,
   hasDrift,
@@ -10,10 +11,18 @@ import {
   planRefresh,
   type RefreshPlan,
   type WorkloadChange,
+  workloadRef,
 } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, IMAGES, type ImageName, imageSpec } from '../domain/workloads.js';
-import type { RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import {
+  ANNOTATION,
+  IMAGES,
+  type ImageName,
+  imageSpec,
+  type WorkloadId,
+  type WorkloadRef,
+} from '../domain/workloads.js';
+import type { LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
 import { isPortError, type PortError, transport } from '../ports/port-error.js';
 import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
 import * as say from './messages.js';
@@ -46,7 +55,9 @@ export const tickActors = {
   setImages: fromPromise<void, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
   clearFlapState: fromPromise<void>(unprovided('clearFlapState')),
-  recordDigests: fromPromise<void, { digests: DigestsToRecord }>(unprovided('recordDigests')),
+  recordDigests: fromPromise<void, { digests: DigestsToRecord; pins: DigestsToRecord }>(unprovided('recordDigests')),
+  readPinMarkers: fromPromise<RecordedDigests>(unprovided('readPinMarkers')),
+  observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
 };
 
 /** Port failures reach the machine as actor errors; anything else is a defect of the port, still a failure. */
@@ -89,33 +100,58 @@ const currentChange = (context: TickContext): WorkloadChange => {
 const settlednessOf = (context: TickContext): Settledness =>
   O.getOrElse((): Settledness => ({ _tag: 'Waiting', reason: 'not observed' }))(context.settledness);
 
-/** The annotations the record write sets: first observations and, on the success path, drift. */
+/** The annotations the record write sets: first observations, drift on the success path, and pin markers. */
 const recordAnnotations = (context: TickContext): Record<string, string> => {
-  const digests = digestsToRecord(planOf(context));
+  const plan = planOf(context);
+  const digests = digestsToRecord(plan);
   return Object.fromEntries(
-    IMAGES.flatMap(({ name, recordKey }) => {
+    IMAGES.flatMap(({ name, recordKey, pinKey }) => {
       const digest = digests[name];
-      return digest === undefined ? [] : [[recordKey, digest]];
+      const pin = plan.pins[name];
+      return [...(digest === undefined ? [] : [[recordKey, digest]]), ...(pin === undefined ? [] : [[pinKey, pin]])];
     }),
   );
+};
+
+const decoupledSettledOf = (context: TickContext): readonly WorkloadId[] | undefined =>
+  O.toUndefined(context.decoupledSettled);
+
+/** The plan of this tick, from what it resolved, read and (RECONCILE_LIVE) saw live. */
+const planFor = (context: TickContext, recorded: RecordedDigests): RefreshPlan => {
+  const { config } = context;
+  const decoupled = decoupledSettledOf(context);
+  const pins = O.toUndefined(context.live.pins);
+  const live =
+    config.reconcileLive !== 'off' && decoupled === undefined && pins !== undefined
+      ? liveFindings(config, recorded, pins, context.live.workloads)
+      : [];
+  return planRefresh(config, context.resolutions, recorded, {
+    live,
+    repairLive: config.reconcileLive === 'repair',
+    markPins: config.reconcileLive !== 'off',
+    ...(decoupled === undefined ? {} : { decoupled: { settled: new Set(decoupled) } }),
+  });
 };
 
 const announceResolutions = (config: TickConfig, resolutions: readonly ImageResolution[]): TickEvent[] =>
   resolutions.flatMap((r): TickEvent[] => {
     const image = imageSpec(r.image);
     const checking = say.checkingImage(config, image);
+    if (r._tag === 'NotAsked') return [];
     if (r._tag === 'Pinned') return [checking, say.imagePinned(image)];
     if (r._tag === 'Unresolved') return [checking, say.resolveFailed(config, image, r.error)];
     return [checking];
   });
 
-const announcePlan = (config: TickConfig, plan: RefreshPlan): TickEvent[] =>
-  plan.verdicts.flatMap((v) => [
+const announcePlan = (config: TickConfig, plan: RefreshPlan): TickEvent[] => [
+  ...plan.verdicts.flatMap((v) => [
     say.verdict(imageSpec(v.image), v),
     ...(v._tag === 'Drift' && v.image === 'jobs-manager' && config.pins.requestsProxy
       ? [say.requestsProxyPinned()]
       : []),
-  ]);
+  ]),
+  ...plan.live.map((finding) => say.liveDrift(config, finding)),
+];
 
 /** Each final state hands out its own outcome (NOTES: the root output would see the previous state). */
 const outcome =
@@ -139,12 +175,20 @@ export const tickMachine = setup({
     isAtSkipCeiling: ({ context }) => context.skipStreak >= context.config.maxSkipTicks,
     /** §3.2 — only a streak that is there is cleared: a healthy edge is not patched every tick (I6). */
     hasRecordedSkipStreak: (_, params: { streak: O.Option<string> }) => isRecorded(params.streak),
+    /** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled jobs-manager (issue 7). */
+    isDecoupledRefreshOn: ({ context }) => context.config.decoupledRefresh,
+    /** RECONCILE_LIVE on, on a settled tick: compare live images with what was pinned (issue 7). */
+    isLiveReconcileOn: ({ context }) =>
+      context.config.reconcileLive !== 'off' && context.decoupledSettled._tag === 'None',
+    /** requests-proxy has nothing to follow when it, or jobs-manager's image, is pinned. */
+    isRequestsProxyUnmanaged: ({ context }) => context.config.pins.requestsProxy || context.config.pins.jobsManager,
+    isResourceMonitorUnmanaged: ({ context }) => context.config.pins.resourceMonitor,
     /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
     isNothingResolved: ({ context }) => !context.resolutions.some((r) => r._tag === 'Resolved'),
     /** §3.4 — a recorded digest differs from the registry's: a re-image is needed. */
     hasDrift: ({ context }) => hasDrift(planOf(context)),
     /** §3.4 — first observations are recorded without a re-image (I8). */
-    hasDigestsToRecord: ({ context }) => Object.keys(digestsToRecord(planOf(context))).length > 0,
+    hasDigestsToRecord: ({ context }) => Object.keys(recordAnnotations(context)).length > 0,
     /**
      * Every re-image makes the kubelets pull (a DaemonSet: one pull per node);
      * with the registry's pull budget nearly spent, a rollout dies of
@@ -213,26 +257,60 @@ export const tickMachine = setup({
     }),
 
     acceptResolutions: assign(({ context }, params: { answers: ResolveAnswers }) => {
-      const resolutions = acceptResolutions(context.config, params.answers);
+      const resolutions = acceptResolutions(context.config, params.answers, decoupledSettledOf(context));
       return { resolutions, events: emit(context, ...announceResolutions(context.config, resolutions)) };
     }),
     failAllResolutions: assign(({ context }, params: { error: PortError }) => {
-      const answers = unpinnedRequests(context.config).map(
+      const answers = unpinnedRequests(context.config, decoupledSettledOf(context)).map(
         (): Either<RegistryError, Resolution> => ({
           _tag: 'Left',
           left: params.error,
         }),
       );
-      const resolutions = acceptResolutions(context.config, answers);
+      const resolutions = acceptResolutions(context.config, answers, decoupledSettledOf(context));
       return { resolutions, events: emit(context, ...announceResolutions(context.config, resolutions)) };
     }),
-    planRefresh: assign(({ context }, params: { recorded: RecordedDigests }) => {
-      const plan = planRefresh(context.config, context.resolutions, params.recorded);
-      return {
-        recorded: O.some(params.recorded),
-        plan: O.some(plan),
-        events: emit(context, ...announcePlan(context.config, plan)),
-      };
+    rememberRecorded: assign({ recorded: (_, params: { recorded: RecordedDigests }) => O.some(params.recorded) }),
+    planRefresh: assign(({ context }) => {
+      if (context.recorded._tag === 'None') throw new Error('the refresh plan is made before the records were read');
+      const plan = planFor(context, context.recorded.value);
+      return { plan: O.some(plan), events: emit(context, ...announcePlan(context.config, plan)) };
+    }),
+    rememberPinMarkers: assign({
+      live: ({ context }, params: { pins: RecordedDigests }) => ({ ...context.live, pins: O.some(params.pins) }),
+    }),
+    warnPinMarkersUnreadable: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.pinMarkersUnreadable(context.config, params.error)),
+    }),
+    rememberLiveWorkload: assign({
+      live: ({ context }, params: { id: WorkloadId; workload: LiveWorkload }) => ({
+        ...context.live,
+        workloads: { ...context.live.workloads, [params.id]: params.workload },
+      }),
+    }),
+    warnLiveUnreadable: assign({
+      events: ({ context }, params: { id: WorkloadId; error: PortError }) =>
+        emit(context, say.liveUnreadable(context.config, params.id, params.error)),
+    }),
+    beginDecoupledPass: assign({
+      decoupledSettled: () => O.some([] as readonly WorkloadId[]),
+      skipResult: ({ context }) =>
+        O.some(context.skipStreak >= context.config.maxSkipTicks ? ('frozen' as const) : ('skipped' as const)),
+      events: ({ context }) => emit(context, say.decoupledRefresh()),
+    }),
+    /** A decoupled workload is refreshed only if it is settled itself (I24). */
+    rememberDecoupledObservation: assign(({ context }, params: { id: WorkloadId; workload: LiveWorkload }) =>
+      params.workload.settledness._tag === 'Settled'
+        ? {
+            decoupledSettled: O.some([...(decoupledSettledOf(context) ?? []), params.id]),
+            live: { ...context.live, workloads: { ...context.live.workloads, [params.id]: params.workload } },
+          }
+        : { events: emit(context, say.decoupledNotSettled(context.config, params.id, params.workload.settledness)) },
+    ),
+    warnDecoupledUnreadable: assign({
+      events: ({ context }, params: { id: WorkloadId; error: PortError }) =>
+        emit(context, say.decoupledUnreadable(context.config, params.id, params.error)),
     }),
     warnRecordedDigestsUnreadable: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -381,15 +459,77 @@ export const tickMachine = setup({
             input: ({ context }) => ({ streak: context.skipStreak }),
             onDone: [
               {
+                guard: and(['isAtSkipCeiling', 'isDecoupledRefreshOn']),
+                target: '#tick.decoupledRefresh',
+                actions: ['noteSkipStreakWritten', 'announceFrozen', 'beginDecoupledPass'],
+              },
+              {
                 guard: 'isAtSkipCeiling',
                 target: '#tick.frozen',
                 actions: ['noteSkipStreakWritten', 'announceFrozen'],
+              },
+              {
+                guard: 'isDecoupledRefreshOn',
+                target: '#tick.decoupledRefresh',
+                actions: ['noteSkipStreakWritten', 'announceSkip', 'beginDecoupledPass'],
               },
               { target: '#tick.skipped', actions: ['noteSkipStreakWritten', 'announceSkip'] },
             ],
             onError: {
               target: '#tick.skipStreakWriteFailed',
               actions: { type: 'reportSkipStreakWriteFailed', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+
+    // Issue 7, DECOUPLED_REFRESH: the streak is counted as always; then
+    // requests-proxy (own Deployment) and resource-monitor (own DaemonSet) are
+    // refreshed if they are settled themselves. pods-monitor is a sidecar of
+    // the unsettled jobs-manager and waits (#1964 "decision 1", safe subset).
+    decoupledRefresh: {
+      initial: 'observingRequestsProxy',
+      states: {
+        observingRequestsProxy: {
+          always: { guard: 'isRequestsProxyUnmanaged', target: 'observingResourceMonitor' },
+          invoke: {
+            src: 'observeWorkload',
+            input: ({ context }) => ({ workload: workloadRef(context.config, 'requests-proxy') }),
+            onDone: {
+              target: 'observingResourceMonitor',
+              actions: {
+                type: 'rememberDecoupledObservation',
+                params: ({ event }) => ({ id: 'requests-proxy' as const, workload: event.output }),
+              },
+            },
+            onError: {
+              target: 'observingResourceMonitor',
+              actions: {
+                type: 'warnDecoupledUnreadable',
+                params: ({ event }) => ({ id: 'requests-proxy' as const, error: portErrorOf(event) }),
+              },
+            },
+          },
+        },
+        observingResourceMonitor: {
+          always: { guard: 'isResourceMonitorUnmanaged', target: '#tick.resolvingDigests' },
+          invoke: {
+            src: 'observeWorkload',
+            input: ({ context }) => ({ workload: workloadRef(context.config, 'resource-monitor') }),
+            onDone: {
+              target: '#tick.resolvingDigests',
+              actions: {
+                type: 'rememberDecoupledObservation',
+                params: ({ event }) => ({ id: 'resource-monitor' as const, workload: event.output }),
+              },
+            },
+            onError: {
+              target: '#tick.resolvingDigests',
+              actions: {
+                type: 'warnDecoupledUnreadable',
+                params: ({ event }) => ({ id: 'resource-monitor' as const, error: portErrorOf(event) }),
+              },
             },
           },
         },
@@ -435,7 +575,7 @@ export const tickMachine = setup({
     resolvingDigests: {
       invoke: {
         src: 'resolveDigests',
-        input: ({ context }) => ({ requests: unpinnedRequests(context.config) }),
+        input: ({ context }) => ({ requests: unpinnedRequests(context.config, decoupledSettledOf(context)) }),
         onDone: {
           target: 'readingRecordedDigests',
           actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
@@ -454,10 +594,17 @@ export const tickMachine = setup({
       always: { guard: 'isNothingResolved', target: 'complete' },
       invoke: {
         src: 'readRecordedDigests',
-        onDone: {
-          target: 'comparingDigests',
-          actions: { type: 'planRefresh', params: ({ event }) => ({ recorded: event.output }) },
-        },
+        onDone: [
+          {
+            guard: 'isLiveReconcileOn',
+            target: 'reconcilingLive',
+            actions: { type: 'rememberRecorded', params: ({ event }) => ({ recorded: event.output }) },
+          },
+          {
+            target: 'comparingDigests',
+            actions: { type: 'rememberRecorded', params: ({ event }) => ({ recorded: event.output }) },
+          },
+        ],
         onError: {
           target: 'recordedDigestsUnreadable',
           actions: { type: 'warnRecordedDigestsUnreadable', params: withPortError },
@@ -465,8 +612,93 @@ export const tickMachine = setup({
       },
     },
 
+    // Issue 7, RECONCILE_LIVE: what runs now, against what was pinned. Reads
+    // that fail leave that workload (or, without pin markers, the whole live
+    // pass) out of this tick; the registry pass goes on.
+    reconcilingLive: {
+      initial: 'readingPinMarkers',
+      states: {
+        readingPinMarkers: {
+          invoke: {
+            src: 'readPinMarkers',
+            onDone: {
+              target: 'observingJobsManager',
+              actions: { type: 'rememberPinMarkers', params: ({ event }) => ({ pins: event.output }) },
+            },
+            onError: {
+              target: '#tick.comparingDigests',
+              actions: { type: 'warnPinMarkersUnreadable', params: withPortError },
+            },
+          },
+        },
+        observingJobsManager: {
+          invoke: {
+            src: 'observeWorkload',
+            input: ({ context }) => ({ workload: workloadRef(context.config, 'jobs-manager') }),
+            onDone: {
+              target: 'observingRequestsProxy',
+              actions: {
+                type: 'rememberLiveWorkload',
+                params: ({ event }) => ({ id: 'jobs-manager' as const, workload: event.output }),
+              },
+            },
+            onError: {
+              target: 'observingRequestsProxy',
+              actions: {
+                type: 'warnLiveUnreadable',
+                params: ({ event }) => ({ id: 'jobs-manager' as const, error: portErrorOf(event) }),
+              },
+            },
+          },
+        },
+        observingRequestsProxy: {
+          always: { guard: 'isRequestsProxyUnmanaged', target: 'observingResourceMonitor' },
+          invoke: {
+            src: 'observeWorkload',
+            input: ({ context }) => ({ workload: workloadRef(context.config, 'requests-proxy') }),
+            onDone: {
+              target: 'observingResourceMonitor',
+              actions: {
+                type: 'rememberLiveWorkload',
+                params: ({ event }) => ({ id: 'requests-proxy' as const, workload: event.output }),
+              },
+            },
+            onError: {
+              target: 'observingResourceMonitor',
+              actions: {
+                type: 'warnLiveUnreadable',
+                params: ({ event }) => ({ id: 'requests-proxy' as const, error: portErrorOf(event) }),
+              },
+            },
+          },
+        },
+        observingResourceMonitor: {
+          always: { guard: 'isResourceMonitorUnmanaged', target: '#tick.comparingDigests' },
+          invoke: {
+            src: 'observeWorkload',
+            input: ({ context }) => ({ workload: workloadRef(context.config, 'resource-monitor') }),
+            onDone: {
+              target: '#tick.comparingDigests',
+              actions: {
+                type: 'rememberLiveWorkload',
+                params: ({ event }) => ({ id: 'resource-monitor' as const, workload: event.output }),
+              },
+            },
+            onError: {
+              target: '#tick.comparingDigests',
+              actions: {
+                type: 'warnLiveUnreadable',
+                params: ({ event }) => ({ id: 'resource-monitor' as const, error: portErrorOf(event) }),
+              },
+            },
+          },
+        },
+      },
+    },
+
     // §3.4 Compare.
     comparingDigests: {
+      entry: 'planRefresh',
       always: [
         { guard: 'hasDrift', target: 'checkingRegistryBudget' },
         { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
@@ -587,7 +819,7 @@ export const tickMachine = setup({
       entry: 'announceRecording',
       invoke: {
         src: 'recordDigests',
-        input: ({ context }) => ({ digests: digestsToRecord(planOf(context)) }),
+        input: ({ context }) => ({ digests: digestsToRecord(planOf(context)), pins: planOf(context).pins }),
         onDone: { target: 'complete', actions: 'noteDigestsRecorded' },
         onError: { target: 'recordFailed', actions: { type: 'reportRecordFailed', params: withPortError } },
       },

@@ -3,8 +3,10 @@ import { isFinding } from './tick-event.js';
 import type { TickOutcome, TickResult } from './tick-outcome.js';
 
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
-export const outcomeOf = (result: TickResult, context: TickContext): TickOutcome => {
+export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
   const findings = context.events.filter(isFinding);
+  // A decoupled pass that ran through still ends as the skip it followed.
+  const result = reached === 'complete' && context.skipResult._tag === 'Some' ? context.skipResult.value : reached;
   const observed = context.settledness._tag === 'Some' ? { settledness: context.settledness.value } : {};
   return {
     result,

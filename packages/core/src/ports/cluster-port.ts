@@ -28,6 +28,16 @@ export type RolloutError =
 
 export type RecordedDigests = Readonly<Record<ImageName, Option<string>>>;
 
+/** A workload as it runs now (RECONCILE_LIVE, DECOUPLED_REFRESH; issue 7). */
+export interface LiveWorkload {
+  /** By kubectl's rules, within the settle window. */
+  readonly settledness: Settledness;
+  /** container → image reference in the pod template */
+  readonly images: Readonly<Record<string, string>>;
+  /** container → the field manager that last set its image (managedFields), where known: `helm`, `image-refresh`, … */
+  readonly imageOwners: Readonly<Record<string, string>>;
+}
+
 export interface ClusterPort {
   /**
    * The settled guard's question (SPEC §3.2): is the jobs-manager Deployment
@@ -47,8 +57,22 @@ export interface ClusterPort {
   readonly clearFlapState: () => TaskEither<PortError, void>;
 
   readonly readRecordedDigests: () => TaskEither<PortError, RecordedDigests>;
-  /** One write for every digest recorded this tick. */
-  readonly recordDigests: (digests: Readonly<Partial<Record<ImageName, string>>>) => TaskEither<PortError, void>;
+  /**
+   * One write for every digest recorded this tick, and (RECONCILE_LIVE only)
+   * the pin markers of the images image-refresh pinned this tick.
+   */
+  readonly recordDigests: (
+    digests: Readonly<Partial<Record<ImageName, string>>>,
+    pins?: Readonly<Partial<Record<ImageName, string>>>,
+  ) => TaskEither<PortError, void>;
+  /** The pin markers (ImageSpec.pinKey); RECONCILE_LIVE only. */
+  readonly readPinMarkers: () => TaskEither<PortError, RecordedDigests>;
+  /**
+   * A workload as it runs now: settledness (within the settle window),
+   * container images and who set them. For jobs-manager the adapter answers
+   * from the tick's one read.
+   */
+  readonly observeWorkload: (workload: WorkloadRef) => TaskEither<PortError, LiveWorkload>;
 
   /** One patch per workload carrying all of its containers (I16: one rollout). */
   readonly setImages: (workload: WorkloadRef, images: readonly ContainerImage[]) => TaskEither<PortError, void>;

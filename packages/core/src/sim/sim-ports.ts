@@ -3,7 +3,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { Settledness } from '../domain/settledness.js';
 import { ANNOTATION, IMAGES, type ImageName, type WorkloadId } from '../domain/workloads.js';
-import type { ClusterPort, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import type { ClusterPort, LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import { notFound, type PortError, type PortErrorTag, timeout } from '../ports/port-error.js';
 import type { RegistryError, Resolution } from '../ports/registry-port.js';
@@ -111,15 +111,35 @@ export const simPorts = (world: SimWorld): TickPorts => {
           ) as RecordedDigests,
         ),
       ),
-    recordDigests: (digests) => {
+    recordDigests: (digests, pins = {}) => {
       const changes = Object.fromEntries(
-        IMAGES.flatMap(({ name, recordKey }) => {
+        IMAGES.flatMap(({ name, recordKey, pinKey }) => {
           const digest = digests[name as ImageName];
-          return digest === undefined ? [] : [[recordKey, digest]];
+          const pin = pins[name as ImageName];
+          return [
+            ...(digest === undefined ? [] : [[recordKey, digest]]),
+            ...(pin === undefined ? [] : [[pinKey, pin]]),
+          ];
         }),
       );
       return request('recordDigests', JSON.stringify(changes), 'jobs-manager', annotate(changes));
     },
+    readPinMarkers: () =>
+      request('readPinMarkers', '', 'jobs-manager', () =>
+        E.right(
+          Object.fromEntries(
+            IMAGES.map(({ name, pinKey }) => [name, O.fromNullable(world.annotations[pinKey])]),
+          ) as RecordedDigests,
+        ),
+      ),
+    observeWorkload: (workload) =>
+      request('observeWorkload', workload.id, workload.id, (): E.Either<PortError, LiveWorkload> => {
+        const settledness = world.settlednessOf(workload.id, 'top-of-tick');
+        // jobs-manager comes from the tick's one read; the others are watched for the window.
+        if (settledness._tag !== 'Settled' && workload.id !== 'jobs-manager') world.clockMs += config.settleTimeoutMs;
+        const w = world.workloads[workload.id];
+        return E.right({ settledness, images: { ...w.images }, imageOwners: { ...w.imageOwners } });
+      }),
     setImages: (workload, images) =>
       request(
         'setImages',
@@ -128,7 +148,10 @@ export const simPorts = (world: SimWorld): TickPorts => {
         () => {
           const w = world.workloads[workload.id];
           const changed = images.some(({ container, image }) => w.images[container] !== image);
-          for (const { container, image } of images) w.images[container] = image;
+          for (const { container, image } of images) {
+            w.images[container] = image;
+            w.imageOwners[container] = 'image-refresh';
+          }
           // Setting the same image is a no-op patch: no new generation, no rollout.
           if (changed) {
             w.generation += 1;

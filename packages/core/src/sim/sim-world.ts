@@ -55,6 +55,8 @@ export interface SimWorkload {
   generation: number;
   /** container → image reference in the pod spec */
   images: Record<string, string>;
+  /** container → the field manager that last set its image */
+  imageOwners: Record<string, string>;
   behaviour: RolloutBehaviour;
   /** A re-image started a rollout that has not completed. */
   rolloutPending: boolean;
@@ -86,6 +88,7 @@ const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
   images: Object.fromEntries(
     CONTAINERS[id].map(({ container, repo }) => [container, `${config.imageRegistry}/${repo}:${config.imageTag}`]),
   ),
+  imageOwners: Object.fromEntries(CONTAINERS[id].map(({ container }) => [container, 'helm'])),
   behaviour: 'settles',
   rolloutPending: false,
 });
@@ -147,6 +150,32 @@ export class SimWorld {
     else this.annotations[key] = value;
   }
 
+  /**
+   * `helm upgrade` re-renders the chart: every container of the workload is
+   * back on repo:tag, owned by helm — undoing any pin (issue 7). A spec
+   * change, so a rollout like any other.
+   */
+  helmRerender(id: WorkloadId): void {
+    const w = this.workloads[id];
+    const changed = CONTAINERS[id].some(
+      ({ container, repo }) => w.images[container] !== `${this.config.imageRegistry}/${repo}:${this.config.imageTag}`,
+    );
+    for (const { container, repo } of CONTAINERS[id]) {
+      w.images[container] = `${this.config.imageRegistry}/${repo}:${this.config.imageTag}`;
+      w.imageOwners[container] = 'helm';
+    }
+    if (changed) w.generation += 1;
+  }
+
+  /** Someone sets one container's image by hand (`kubectl set image`). */
+  setLiveImage(id: WorkloadId, container: string, image: string, owner = 'kubectl-set'): void {
+    const w = this.workloads[id];
+    if (w.images[container] === image) return;
+    w.images[container] = image;
+    w.imageOwners[container] = owner;
+    w.generation += 1;
+  }
+
   deleteJobsManager(): void {
     this.workloads['jobs-manager'].exists = false;
     this.annotations = {};
@@ -164,7 +193,7 @@ export class SimWorld {
     copy.clockMs = this.clockMs;
     for (const id of Object.keys(this.workloads) as WorkloadId[]) {
       const w = this.workloads[id];
-      copy.workloads[id] = { ...w, images: { ...w.images } };
+      copy.workloads[id] = { ...w, images: { ...w.images }, imageOwners: { ...w.imageOwners } };
     }
     copy.annotations = { ...this.annotations };
     copy.registry.clear();

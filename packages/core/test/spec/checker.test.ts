@@ -282,6 +282,65 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I21'],
+    trace: 'a live read made with RECONCILE_LIVE and DECOUPLED_REFRESH off',
+    tampered: async () => {
+      const { checker, record } = await recorded(() => undefined);
+      return { checker, record: withCalls(record, [...record.calls, call('observeWorkload', 'requests-proxy')]) };
+    },
+  },
+  {
+    breaks: ['I22'],
+    trace: 'a pods-monitor re-image past an unsettled jobs-manager in decoupled mode',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.setBehaviour('jobs-manager', 'neverReady'), {
+        DECOUPLED_REFRESH: '1',
+      });
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `jobs-manager pods-monitor-container=docker.io/tracebloc/pods-monitor@${simDigest('pm')}`),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I23'],
+    trace: 'a re-pin of a fresh install still on repo:tag, which image-refresh never pinned',
+    tampered: async () => {
+      const { checker, record } = await recorded(() => undefined, { RECONCILE_LIVE: '1' });
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `jobs-manager api=docker.io/${JM}@${simDigest(`${JM}#1`)}`),
+        call('waitForRollout', 'jobs-manager'),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I24'],
+    trace: 'a decoupled re-image of a resource-monitor that was not settled itself',
+    tampered: async () => {
+      const { checker, record } = await recorded(
+        (w) => {
+          w.setBehaviour('jobs-manager', 'neverReady');
+          w.setBehaviour('resource-monitor', 'neverReady');
+        },
+        { DECOUPLED_REFRESH: '1' },
+      );
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call(
+          'setImages',
+          `resource-monitor tracebloc-resource-monitor=docker.io/tracebloc/resource-monitor@${simDigest('rm')}`,
+        ),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
     breaks: ['I19'],
     trace: 'a malformed digest in a pod spec',
     tampered: async () => {

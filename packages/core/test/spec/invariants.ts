@@ -1,5 +1,8 @@
 import { isWellFormedDigest } from '../../src/domain/digest.js';
-import { IMAGES } from '../../src/domain/workloads.js';
+import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
+
+const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+
 import { ATTEMPT, FLAP, STREAK, type TickView } from './tick-view.js';
 
 // What image-refresh promises, tick after tick (SPEC §4). Each invariant is
@@ -24,7 +27,8 @@ export const INVARIANTS: readonly Invariant[] = [
     id: 'I1',
     says: 'No workload is re-imaged on a tick whose settled guard did not pass.',
     source: '#546',
-    appliesTo: (t) => !t.isMirror && !t.guardShouldPass,
+    // With DECOUPLED_REFRESH=1 the others may move past it: I22 and I24 say how far.
+    appliesTo: (t) => !t.isMirror && !t.guardShouldPass && !t.config.decoupledRefresh,
     violation: (t) =>
       unless(!t.reimaged, () => `re-imaged on an unsettled/unreadable tick: ${t.calls('setImages')[0]?.detail}`),
   },
@@ -48,7 +52,8 @@ export const INVARIANTS: readonly Invariant[] = [
       const expected = t.counterBefore(STREAK) + 1;
       const written = t.calls('writeSkipStreak')[0]?.detail;
       if (written !== String(expected)) return `wrote streak ${written}, expected ${expected}`;
-      const exit = expected >= t.config.maxSkipTicks ? 1 : 0;
+      // Below the ceiling a decoupled re-image that failed is a finding of its own (I18).
+      const exit = expected >= t.config.maxSkipTicks || t.otherFinding() ? 1 : 0;
       return unless(t.exitCode === exit, () => `streak ${expected}/${t.config.maxSkipTicks} exited ${t.exitCode}`);
     },
   },
@@ -70,7 +75,7 @@ export const INVARIANTS: readonly Invariant[] = [
     appliesTo: (t) => t.history.unsettledRun !== undefined && t.history.unsettledRun > 0,
     violation: (t) => {
       const k = t.history.unsettledRun ?? 0;
-      const exit = k >= t.config.maxSkipTicks ? 1 : 0;
+      const exit = k >= t.config.maxSkipTicks || t.otherFinding() ? 1 : 0;
       if (t.history.frozenInRun && t.exitCode === 0) return `tick ${k} of an unsettled run lapsed back to green`;
       return unless(
         t.exitCode === exit,
@@ -252,6 +257,7 @@ export const INVARIANTS: readonly Invariant[] = [
     source: '#569',
     // A rate limit is the exception on purpose: it holds every re-image back (I7b).
     appliesTo: (t) =>
+      t.guardShouldPass &&
       !t.registryBudgetLow &&
       t.resolvedImages().length > 0 &&
       IMAGES.some((i) => !t.pinned(i) && t.called('resolveDigest') && !t.resolvedImages().includes(i)),
@@ -287,8 +293,13 @@ export const INVARIANTS: readonly Invariant[] = [
       const proxy = calls.find((c) => c.workload === 'requests-proxy');
       if (proxy === undefined) return undefined;
       const api = jm[0]?.images.api;
-      const expected = `docker.io/tracebloc/jobs-manager@${t.record.before.registry['tracebloc/jobs-manager']}`;
-      if (proxy.images.proxy !== expected) return `requests-proxy got ${proxy.images.proxy}, registry says ${expected}`;
+      // The registry's digest, or (a RECONCILE_LIVE skew repair) the recorded one.
+      const allowed = [t.record.before.registry['tracebloc/jobs-manager'], t.annotationBefore(JM_RECORD)].map(
+        (digest) => `docker.io/tracebloc/jobs-manager@${digest}`,
+      );
+      if (!allowed.includes(proxy.images.proxy ?? '')) {
+        return `requests-proxy got ${proxy.images.proxy}, not jobs-manager's digest (${allowed.join(' or ')})`;
+      }
       return unless(api === undefined || api === proxy.images.proxy, () => `api ${api} ≠ proxy ${proxy.images.proxy}`);
     },
   },
@@ -306,24 +317,13 @@ export const INVARIANTS: readonly Invariant[] = [
     source: '#1964',
     appliesTo: () => true,
     violation: (t) => {
-      // The findings, read off the calls: anything that failed except the
-      // best-effort streak clear/read on a settled tick and the fail-closed
-      // reads whose safe branch is exit 0; or a streak at its ceiling.
-      const benign = new Set([
-        'clearSkipStreak',
-        'readRefreshAttempt',
-        'readRecordedDigests',
-        'resolveDigest',
-        'recordEvent',
-      ]);
-      const failedCall = t.record.calls.find(
-        (c) => c.outcome !== 'ok' && !benign.has(c.op) && !(c.op === 'readSkipStreak' && t.guardShouldPass),
-      );
+      // The findings, read off the calls (TickView.otherFinding: a failed
+      // call that is not one of BENIGN_FAILURES, or a lockout made a finding
+      // by FLAP_LOCKOUT_EXIT=1), or a streak at its ceiling.
+      const failedCall = t.failedFinding();
       const streak = t.calls('writeSkipStreak').find((c) => c.outcome === 'ok')?.detail;
       const atCeiling = streak !== undefined && Number(streak) >= t.config.maxSkipTicks;
-      // FLAP_LOCKOUT_EXIT=1 makes the lockout a finding (issue 6); by default it is not (SPEC §5).
-      const lockoutFinding = t.config.flapLockoutIsFinding && t.succeeded('markFlapDetected');
-      const finding = failedCall !== undefined || atCeiling || lockoutFinding;
+      const finding = t.otherFinding() || atCeiling;
       return unless(
         t.exitCode === (finding ? 1 : 0),
         () => `exit ${t.exitCode} but ${finding ? `finding: ${failedCall?.op ?? `streak ${streak}`}` : 'no finding'}`,
@@ -360,6 +360,71 @@ export const INVARIANTS: readonly Invariant[] = [
         }
       }
       return undefined;
+    },
+  },
+  {
+    id: 'I21',
+    says: 'With RECONCILE_LIVE and DECOUPLED_REFRESH off, a tick makes none of the calls and writes none of the annotations those switches add: it is the reference tick.',
+    source: 'issue 7',
+    appliesTo: (t) => t.config.reconcileLive === 'off' && !t.config.decoupledRefresh,
+    violation: (t) => {
+      const added = t.record.calls.filter((c) => c.op === 'observeWorkload' || c.op === 'readPinMarkers');
+      if (added.length > 0) return `called ${added.map((c) => c.op).join(', ')}`;
+      const marker = IMAGES.find((i) => t.record.after.annotations[i.pinKey] !== t.annotationBefore(i.pinKey));
+      return unless(marker === undefined, () => `wrote ${marker?.pinKey}`);
+    },
+  },
+  {
+    id: 'I22',
+    says: 'No container of the jobs-manager Deployment (api, pods-monitor) is re-imaged on a tick whose jobs-manager guard did not pass — whatever the switches.',
+    source: 'issue 7, #546, #1964',
+    appliesTo: (t) => !t.isMirror && !t.guardShouldPass,
+    violation: (t) => {
+      const touched = t.setImageCalls().find((c) => c.workload === 'jobs-manager');
+      return unless(
+        touched === undefined,
+        () => `re-imaged jobs-manager while it was not settled: ${Object.keys(touched?.images ?? {})}`,
+      );
+    },
+  },
+  {
+    id: 'I23',
+    says: 'A live-drift re-pin (RECONCILE_LIVE=1) is a re-image like any other — after refresh-attempt+1, to the recorded digest — and only of a container image-refresh pinned or that runs another digest of its own repository; a fresh install still on repo:tag is never re-pinned.',
+    source: 'issue 7, #563, #569',
+    appliesTo: (t) => t.config.reconcileLive === 'repair' && t.reimaged,
+    violation: (t) => {
+      const attempt = t.indexOf('writeRefreshAttempt', 'ok');
+      if (attempt < 0 || attempt > t.indexOf('setImages')) return 'a re-pin without a persisted attempt before it';
+      for (const call of t.setImageCalls()) {
+        for (const [container, image] of Object.entries(call.images)) {
+          const spec = IMAGES.find((i) => image.startsWith(`docker.io/${i.repo}@`));
+          if (spec === undefined) return `${container} set to ${image}, not an image of ours`;
+          const target = image.slice(image.indexOf('@') + 1);
+          const recorded = t.annotationBefore(spec.recordKey);
+          if (target !== recorded) {
+            if (target === t.record.before.registry[spec.repo]) continue; // registry drift, not a re-pin
+            return `${container} re-pinned to ${target}, not the recorded ${recorded}`;
+          }
+          const live = t.record.before.workloads[call.workload as WorkloadId]?.images[container] ?? '';
+          if (live === image) continue; // a no-op patch of a container already there
+          const pinned = (t.annotationBefore(spec.pinKey) ?? '') !== '';
+          if (!live.includes('@') && !pinned)
+            return `${container} re-pinned from ${live} without a pin marker (first-tick contract)`;
+        }
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I24',
+    says: 'In decoupled mode, no decoupled workload (requests-proxy, resource-monitor) is re-imaged on an unsettled-jobs-manager tick unless it was itself settled at the start of the tick.',
+    source: 'issue 7',
+    appliesTo: (t) => t.config.decoupledRefresh && t.unsettledButReadable,
+    violation: (t) => {
+      const moved = t
+        .setImageCalls()
+        .find((c) => c.workload !== 'jobs-manager' && !t.record.before.settledAtTopOfTick[c.workload as WorkloadId]);
+      return unless(moved === undefined, () => `re-imaged ${moved?.workload}, which was not settled`);
     },
   },
   {

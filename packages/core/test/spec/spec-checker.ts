@@ -80,8 +80,12 @@ export const SITUATIONS: readonly Situation[] = [
   {
     name: 'a pinned requests-proxy with jobs-manager drift',
     invariants: 'I13 I16',
+    // Drift found is what puts the pin at stake, whether or not a re-image follows.
     when: (t) =>
-      t.config.pins.requestsProxy && t.setImageCalls().some((c) => c.workload === 'jobs-manager' && 'api' in c.images),
+      t.config.pins.requestsProxy &&
+      t.record.outcome.events.some(
+        (e) => e.code === 'DIGEST_CHANGED' && e.message.startsWith('tracebloc/jobs-manager:'),
+      ),
   },
   { name: 'a private mirror', invariants: 'I14', when: (t) => t.isMirror },
   {
@@ -93,6 +97,21 @@ export const SITUATIONS: readonly Situation[] = [
     name: 'a flap lockout that is a finding (FLAP_LOCKOUT_EXIT=1)',
     invariants: 'I18',
     when: (t) => t.config.flapLockoutIsFinding && t.called('markFlapDetected'),
+  },
+  {
+    name: 'a live re-pin after a re-render or a hand edit (RECONCILE_LIVE=1)',
+    invariants: 'I23',
+    when: (t) =>
+      t.config.reconcileLive === 'repair' && t.reimaged && t.record.outcome.events.some((e) => e.code === 'LIVE_DRIFT'),
+  },
+  {
+    // Drift pending is what puts I22/I24 at stake: the pass must move only what is settled.
+    name: 'a decoupled pass with drift pending past an unsettled jobs-manager',
+    invariants: 'I22 I24',
+    when: (t) =>
+      t.config.decoupledRefresh &&
+      t.unsettledButReadable &&
+      t.record.outcome.events.some((e) => e.code === 'DIGEST_CHANGED'),
   },
   { name: 'a Kubernetes Event that could not be written', invariants: 'I18b', when: (t) => t.failed('recordEvent') },
   {
@@ -132,10 +151,12 @@ const historyAfter = (record: TickRecord, current: History): History => {
   return {
     previous: record,
     unsettledRun: current.unsettledRun,
+    // Frozen by the streak itself: a decoupled re-image's own failure is not the freeze.
     frozenInRun:
       current.unsettledRun !== undefined &&
       current.unsettledRun > 0 &&
-      (current.frozenInRun || record.outcome.exitCode === 1),
+      (current.frozenInRun ||
+        view.calls('writeSkipStreak').some((c) => c.outcome === 'ok' && Number(c.detail) >= view.config.maxSkipTicks)),
     failedReimagesSinceClear: view.succeeded('clearFlapState') ? 0 : current.failedReimagesSinceClear,
   };
 };

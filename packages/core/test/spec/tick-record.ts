@@ -35,6 +35,8 @@ export interface WorldSnapshot {
   readonly rateLimitRemaining: number | undefined;
   /** The settled guard's truth at the top of the tick, computed by the world, not by the tick. */
   readonly jobsManagerTopOfTick: Settledness;
+  /** The same for every workload (DECOUPLED_REFRESH refreshes the others when they are settled). */
+  readonly settledAtTopOfTick: Readonly<Record<WorkloadId, boolean>>;
   readonly clusterFaults: Readonly<Partial<Record<ClusterOp, ClusterFault>>>;
   readonly registryFaults: Readonly<Record<string, RegistryFault | undefined>>;
 }
@@ -60,6 +62,9 @@ const CLUSTER_OPS: readonly ClusterOp[] = [
   'recordDigests',
   'setImages',
   'waitForRollout',
+  'readPinMarkers',
+  'observeWorkload',
+  'recordEvent',
 ];
 
 export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
@@ -68,7 +73,12 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
   workloads: Object.fromEntries(
     Object.values(world.workloads).map((w) => [
       w.id,
-      { exists: w.exists, behaviour: w.behaviour, rolloutPending: w.rolloutPending, images: { ...w.images } },
+      {
+        exists: w.exists,
+        behaviour: w.behaviour,
+        rolloutPending: w.rolloutPending,
+        images: { ...w.images },
+      },
     ]),
   ) as Record<WorkloadId, WorkloadSnapshot>,
   registry: Object.fromEntries(
@@ -76,6 +86,12 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
   ),
   rateLimitRemaining: world.rateLimitRemaining,
   jobsManagerTopOfTick: world.settlednessOf('jobs-manager', 'top-of-tick'),
+  settledAtTopOfTick: Object.fromEntries(
+    Object.values(world.workloads).map((w) => [
+      w.id,
+      w.exists && world.settlednessOf(w.id, 'top-of-tick')._tag === 'Settled',
+    ]),
+  ) as Record<WorkloadId, boolean>,
   clusterFaults: Object.fromEntries(
     CLUSTER_OPS.flatMap((op) => {
       const fault = world.armedClusterFault(op);

@@ -115,14 +115,25 @@ export class TickView {
     );
   }
 
+  /** A call failed that is a finding (I18's model), the skip streak aside. */
+  failedFinding(): SimCall | undefined {
+    return this.record.calls.find(
+      (c) => c.outcome !== 'ok' && !BENIGN_FAILURES.has(c.op) && !(c.op === 'readSkipStreak' && this.guardShouldPass),
+    );
+  }
+
+  /** A finding besides the skip streak: a failed call that is one, or a lockout made one by FLAP_LOCKOUT_EXIT=1 (issue 6). */
+  otherFinding(): boolean {
+    return (
+      this.failedFinding() !== undefined || (this.config.flapLockoutIsFinding && this.succeeded('markFlapDetected'))
+    );
+  }
+
   /** The registry's pull budget was low this tick: a 429 for some repo, or a remaining budget under the floor. */
   get registryBudgetLow(): boolean {
     const answered = this.resolvedImages().length > 0;
     const remaining = this.record.before.rateLimitRemaining;
-    const rateLimited = IMAGES.some(
-      (i) =>
-        !this.pinned(i) && this.called('resolveDigest') && this.record.before.registryFaults[i.repo] === 'RateLimited',
-    );
+    const rateLimited = this.calls('resolveDigest').some((c) => c.outcome === 'RateLimited');
     return rateLimited || (answered && remaining !== undefined && remaining < this.config.registryBudgetFloor);
   }
 
@@ -186,6 +197,22 @@ export class TickView {
     return this.record.after.clockMs - this.record.before.clockMs;
   }
 }
+
+/**
+ * Calls whose failure is a WARN and exit 0 by design: the best-effort streak
+ * clear (#2007), the fail-closed reads whose safe branch is "do nothing this
+ * tick" (#626, SPEC §5), one image's resolution (I15), the live and decoupled
+ * reads (issue 7) and Kubernetes Events (I18b).
+ */
+export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
+  'clearSkipStreak',
+  'readRefreshAttempt',
+  'readRecordedDigests',
+  'resolveDigest',
+  'recordEvent',
+  'readPinMarkers',
+  'observeWorkload',
+]);
 
 export const STREAK = ANNOTATION.skipStreak;
 export const ATTEMPT = ANNOTATION.refreshAttempt;

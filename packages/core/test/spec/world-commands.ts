@@ -138,6 +138,29 @@ class Annotate implements Command {
       : `${this.key.replace('tracebloc.io/', '')} holds ${JSON.stringify(this.value)}`;
 }
 
+class HelmRerender implements Command {
+  constructor(readonly workload: WorkloadId) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.helmRerender(this.workload);
+  }
+  toString = () => `helm upgrade re-renders ${this.workload} on repo:tag`;
+}
+
+class HandSetImage implements Command {
+  constructor(
+    readonly workload: WorkloadId,
+    readonly container: string,
+    readonly image: string,
+  ) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.setLiveImage(this.workload, this.container, this.image);
+  }
+  toString = () =>
+    `someone sets ${this.workload} ${this.container}=${this.image.replace(/@sha256:(.{12}).*/, '@sha256:$1…')}`;
+}
+
 class DeleteJobsManager implements Command {
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
@@ -159,11 +182,18 @@ const workloads = fc.constantFrom<WorkloadId>('jobs-manager', 'requests-proxy', 
 
 /** Ops weighted toward the guards' own reads and writes, where faults matter most. */
 const faultedOps = fc.oneof(
+  // The best-effort writes whose failure must stay a WARN (#2007, #626).
+  { arbitrary: fc.constantFrom<ClusterOp>('clearSkipStreak', 'clearFlapState'), weight: 4 },
+  { arbitrary: fc.constantFrom<ClusterOp>('readSkipStreak', 'readRecordedDigests'), weight: 3 },
   {
-    arbitrary: fc.constantFrom<ClusterOp>('readSkipStreak', 'clearSkipStreak', 'clearFlapState', 'readRecordedDigests'),
-    weight: 5,
+    arbitrary: fc.constantFrom<ClusterOp>(
+      'writeSkipStreak',
+      'readRefreshAttempt',
+      'writeRefreshAttempt',
+      'recordEvent',
+    ),
+    weight: 3,
   },
-  { arbitrary: fc.constantFrom<ClusterOp>('writeSkipStreak', 'readRefreshAttempt', 'writeRefreshAttempt'), weight: 2 },
   { arbitrary: fc.constantFrom<ClusterOp>('observeJobsManager'), weight: 2 },
   {
     arbitrary: fc.constantFrom<ClusterOp>(
@@ -171,7 +201,8 @@ const faultedOps = fc.oneof(
       'recordDigests',
       'setImages',
       'waitForRollout',
-      'recordEvent',
+      'readPinMarkers',
+      'observeWorkload',
     ),
     weight: 1,
   },
@@ -230,6 +261,23 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   {
     arbitrary: fc.constantFrom(...IMAGES.map((i) => i.recordKey)).map((k) => new Annotate(k, undefined)),
     weight: 1,
+  },
+  { arbitrary: workloads.map((w) => new HelmRerender(w)), weight: 3 },
+  {
+    arbitrary: fc.oneof(
+      fc
+        .integer({ min: 1, max: 9 })
+        .map(
+          (n) =>
+            new HandSetImage(
+              'requests-proxy',
+              'proxy',
+              `docker.io/tracebloc/jobs-manager@${simDigest(`tracebloc/jobs-manager#${n}`)}`,
+            ),
+        ),
+      fc.constant(new HandSetImage('resource-monitor', 'tracebloc-resource-monitor', 'quay.io/acme/monitor:debug')),
+    ),
+    weight: 2,
   },
   { arbitrary: fc.constant(new DeleteJobsManager()), weight: 1 },
   // Recreation outweighs deletion: a deleted Deployment is a short outage in

@@ -6,6 +6,7 @@ import {
   describeWorkload,
   IMAGES,
   type ImageName,
+  type LiveWorkload,
   notFound,
   type PortError,
   type RecordedDigests,
@@ -35,7 +36,7 @@ import {
   patchContainerImages,
   readWorkload,
 } from './workload-api.js';
-import { type WorkloadSnapshot, workloadSnapshot } from './workload-snapshot.js';
+import { imageOwnersOf, type WorkloadSnapshot, workloadSnapshot } from './workload-snapshot.js';
 
 // core's ClusterPort on the Kubernetes API (SPEC §3), one instance per tick.
 // The jobs-manager Deployment is read once per tick: observeJobsManager GETs
@@ -120,6 +121,25 @@ export const createClusterPort = (
     return end._tag === 'Unreadable' ? E.left(end.error) : E.right(end.snapshot.settledness);
   };
 
+  const live = (s: WorkloadSnapshot): LiveWorkload => ({
+    settledness: s.settledness,
+    images: s.images,
+    imageOwners: imageOwnersOf(s),
+  });
+
+  /**
+   * A workload as it runs now (issue 7). jobs-manager comes from the tick's
+   * one read; another workload is read, and re-read through the settle window
+   * while it is not settled — the same question the settled guard asks.
+   */
+  const observeWorkload =
+    (ref: WorkloadRef): TE.TaskEither<PortError, LiveWorkload> =>
+    async () => {
+      if (sameWorkload(ref, jobsManager)) return pipe(await current()(), E.map(live));
+      const end = await poll(ref, { windowMs: config.settleTimeoutMs, firstErrorIsFinal: true });
+      return end._tag === 'Unreadable' ? E.left(end.error) : E.right(live(end.snapshot));
+    };
+
   /** Refuses to add a container: a strategic merge of an unknown name would append one to the pod. */
   const checkContainers = (ref: WorkloadRef, images: readonly ContainerImage[]) => (s: WorkloadSnapshot) => {
     const missing = images.map((i) => i.container).filter((c) => !Object.hasOwn(s.images, c));
@@ -185,15 +205,31 @@ export const createClusterPort = (
             ) as Record<ImageName, O.Option<string>>,
         ),
       ),
-    recordDigests: (digests) => {
+    recordDigests: (digests, pins = {}) => {
+      // One merge patch: the digests and (RECONCILE_LIVE) the pin markers together.
       const changes = Object.fromEntries(
-        IMAGES.flatMap(({ name, recordKey }) => {
+        IMAGES.flatMap(({ name, recordKey, pinKey }) => {
           const digest = digests[name];
-          return digest === undefined ? [] : [[recordKey, digest]];
+          const pin = pins[name];
+          return [
+            ...(digest === undefined ? [] : [[recordKey, digest] as const]),
+            ...(pin === undefined ? [] : [[pinKey, pin] as const]),
+          ];
         }),
       );
       return Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes);
     },
+    readPinMarkers: () =>
+      pipe(
+        current(),
+        TE.map(
+          (s): RecordedDigests =>
+            Object.fromEntries(
+              IMAGES.map(({ name, pinKey }) => [name, O.fromNullable(s.annotations[pinKey])]),
+            ) as Record<ImageName, O.Option<string>>,
+        ),
+      ),
+    observeWorkload,
     setImages,
     waitForRollout,
   };

@@ -156,3 +156,19 @@ export const workloadSnapshot = (ref: WorkloadRef, object: unknown): E.Either<Po
   );
   return E.mapLeft((problem: string) => malformed(`${describeWorkload(ref)}: unexpected answer: ${problem}`))(checked);
 };
+
+/**
+ * container → the field manager that owns its image (issue 7: "changed by
+ * helm"). When several claim one (an Apply and an Update), the latest wins.
+ */
+export const imageOwnersOf = (snapshot: WorkloadSnapshot): Record<string, string> => {
+  const owners: Record<string, { manager: string; time: string }> = {};
+  for (const owner of snapshot.containerOwners) {
+    for (const container of owner.imagesOf) {
+      const time = owner.time ?? '';
+      const known = owners[container];
+      if (known === undefined || time >= known.time) owners[container] = { manager: owner.manager, time };
+    }
+  }
+  return Object.fromEntries(Object.entries(owners).map(([container, { manager }]) => [container, manager]));
+};

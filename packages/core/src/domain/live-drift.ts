@@ -1,0 +1,108 @@
+import * as O from 'fp-ts/lib/Option.js';
+import type { TickConfig } from '../config/tick-config.js';
+import type { LiveWorkload, RecordedDigests } from '../ports/cluster-port.js';
+import { type Digest, isWellFormedDigest } from './digest.js';
+import { CONTAINER, type ImageName, imageSpec, type WorkloadId } from './workloads.js';
+
+// RECONCILE_LIVE (issue 7): the reference trusts its own annotation alone, so
+// two things go unseen until the next upstream release (its header calls
+// them known limitations): a `helm upgrade` re-rendering `repo:tag` over a
+// pin, and requests-proxy running another build than jobs-manager. Here each
+// managed container's live image is compared with the recorded digest.
+//
+// A container still on `repo:tag` is drift only if image-refresh pinned that
+// image before (its pin marker says so): on a fresh install the tag is the
+// first-tick contract (#569), not a revert, and must be left alone. A
+// container on another digest of the same repository is drift either way. A
+// container on another repository altogether was changed on purpose by
+// someone; it is reported and never touched.
+
+export interface ManagedContainer {
+  readonly workload: WorkloadId;
+  readonly container: string;
+  readonly image: ImageName;
+}
+
+/** Every container image-refresh keeps on a digest, given the pins of the config. */
+export const managedContainers = (config: TickConfig): ManagedContainer[] => [
+  ...(config.pins.jobsManager
+    ? []
+    : [
+        { workload: 'jobs-manager' as const, container: CONTAINER.api, image: 'jobs-manager' as const },
+        ...(config.pins.requestsProxy
+          ? []
+          : [{ workload: 'requests-proxy' as const, container: CONTAINER.proxy, image: 'jobs-manager' as const }]),
+      ]),
+  ...(config.pins.podsMonitor
+    ? []
+    : [{ workload: 'jobs-manager' as const, container: CONTAINER.podsMonitor, image: 'pods-monitor' as const }]),
+  ...(config.pins.resourceMonitor
+    ? []
+    : [
+        {
+          workload: 'resource-monitor' as const,
+          container: CONTAINER.resourceMonitor,
+          image: 'resource-monitor' as const,
+        },
+      ]),
+];
+
+export type LiveFinding = ManagedContainer & {
+  /** What runs now. */
+  readonly live: string;
+  /** The recorded digest it should run. */
+  readonly recorded: Digest;
+  /** Who last set the image, when managedFields says. */
+  readonly owner: string | undefined;
+  /**
+   * - reverted: back on a tag after image-refresh pinned it (a Helm re-render);
+   * - otherDigest: on another digest of the same repository (a hand edit, or
+   *   requests-proxy skewed from jobs-manager);
+   * - foreign: another repository, left alone.
+   */
+  readonly kind: 'reverted' | 'otherDigest' | 'foreign';
+};
+
+/** `docker.io/tracebloc/x@sha256:…` → { repo: 'tracebloc/x', digest }, `…:tag` → { repo, tag }. */
+export const parseReference = (reference: string): { repo: string; digest?: string; tag?: string } => {
+  const at = reference.indexOf('@');
+  const name = at < 0 ? reference : reference.slice(0, at);
+  const digest = at < 0 ? undefined : reference.slice(at + 1);
+  const lastSlash = name.lastIndexOf('/');
+  const colon = name.lastIndexOf(':');
+  const path = colon > lastSlash ? name.slice(0, colon) : name;
+  const tag = colon > lastSlash ? name.slice(colon + 1) : undefined;
+  // docker.io is the default registry: `tracebloc/x`, `docker.io/tracebloc/x`
+  // and `index.docker.io/tracebloc/x` name the same repository.
+  const repo = path.replace(/^(?:index\.)?docker\.io\//, '');
+  return { repo, ...(digest === undefined ? {} : { digest }), ...(tag === undefined ? {} : { tag }) };
+};
+
+const recordedDigest = (recorded: RecordedDigests, image: ImageName): Digest | undefined => {
+  const value = O.toUndefined(recorded[image]);
+  return value !== undefined && isWellFormedDigest(value) ? value : undefined;
+};
+
+/** The containers whose live image is not what image-refresh recorded, and why. */
+export const liveFindings = (
+  config: TickConfig,
+  recorded: RecordedDigests,
+  pins: RecordedDigests,
+  live: Readonly<Partial<Record<WorkloadId, LiveWorkload>>>,
+): LiveFinding[] =>
+  managedContainers(config).flatMap((managed): LiveFinding[] => {
+    const expected = recordedDigest(recorded, managed.image);
+    const running = live[managed.workload]?.images[managed.container];
+    if (expected === undefined || running === undefined) return [];
+    const owner = live[managed.workload]?.imageOwners[managed.container];
+    const parsed = parseReference(running);
+    const finding = (kind: LiveFinding['kind']): LiveFinding[] => [
+      { ...managed, live: running, recorded: expected, owner, kind },
+    ];
+    if (parsed.repo !== imageSpec(managed.image).repo) return finding('foreign');
+    if (parsed.digest !== undefined) return parsed.digest === expected ? [] : finding('otherDigest');
+    return O.isSome(pins[managed.image]) ? finding('reverted') : [];
+  });
+
+/** A finding image-refresh may repair (never another repository). */
+export const isRepairable = (finding: LiveFinding): boolean => finding.kind !== 'foreign';
