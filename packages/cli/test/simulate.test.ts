@@ -42,6 +42,19 @@ describe('image-refresh simulate', () => {
     expect(row(stdout, 7)).toMatch(/re-imaged jobs-manager, requests-proxy\s+0\s+-\s+-\s+-/);
   });
 
+  it('helm-revert: a re-render is repaired once; a fresh install on its tag never is', async () => {
+    const { stdout } = await run('simulate', '--scenario', 'helm-revert');
+    expect(row(stdout, 2)).toMatch(/settled\s+no change\s+0/);
+    expect(row(stdout, 4)).toMatch(/re-imaged jobs-manager\s+0/);
+    expect(row(stdout, 5)).toMatch(/no change\s+0/);
+  });
+
+  it('proxy-skew: requests-proxy converges alone, and jobs-manager is left on its tag', async () => {
+    const { stdout } = await run('simulate', '--scenario', 'proxy-skew');
+    expect(row(stdout, 2)).toMatch(/re-imaged requests-proxy\s+0/);
+    expect(row(stdout, 3)).toMatch(/no change\s+0/);
+  });
+
   it('--list names every scenario', async () => {
     const { stdout } = await run('simulate', '--list');
     for (const name of [

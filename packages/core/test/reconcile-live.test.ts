@@ -110,6 +110,17 @@ describe('RECONCILE_LIVE: requests-proxy / jobs-manager skew', () => {
     ]);
   });
 
+  it('converging requests-proxy alone does not make jobs-manager`s api, still on its tag, look reverted', async () => {
+    const edge = await aSteadyEdge({ RECONCILE_LIVE: '1' });
+    edge.world.setLiveImage('requests-proxy', 'proxy', at(JM, 7));
+    await edge.tick();
+    edge.world.calls.length = 0;
+    const next = await edge.tick();
+    expect(next.events.map((e) => e.code)).not.toContain('LIVE_DRIFT');
+    expect(edge.ops()).not.toContain('setImages');
+    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+  });
+
   it('never when requests-proxy is pinned', async () => {
     const edge = await aSteadyEdge({ RECONCILE_LIVE: '1', REQUESTS_PROXY_PINNED: '1' });
     edge.world.setLiveImage('requests-proxy', 'proxy', at(JM, 7));

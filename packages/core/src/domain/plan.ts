@@ -3,7 +3,7 @@ import type { TickConfig } from '../config/tick-config.js';
 import type { ContainerImage, RecordedDigests } from '../ports/cluster-port.js';
 import type { RegistryError } from '../ports/registry-port.js';
 import type { Digest } from './digest.js';
-import { isRepairable, type LiveFinding } from './live-drift.js';
+import { isRepairable, type LiveFinding, type ManagedContainer, managedContainers } from './live-drift.js';
 import { CONTAINER, IMAGES, type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from './workloads.js';
 
 // SPEC §3.4: compare what the registry reports with what was recorded, and turn
@@ -52,6 +52,8 @@ export interface PlanScope {
   readonly repairLive?: boolean;
   /** RECONCILE_LIVE on: record pin markers for what this tick pins. */
   readonly markPins?: boolean;
+  /** RECONCILE_LIVE: what each observed workload runs now, container → image. */
+  readonly liveImages?: Readonly<Partial<Record<WorkloadId, Readonly<Record<string, string>>>>>;
   /**
    * DECOUPLED_REFRESH pass on an unsettled jobs-manager: only these settled
    * workloads may change, jobs-manager's own containers never, and the
@@ -134,18 +136,33 @@ export const planRefresh = (
         moved = set('resource-monitor', CONTAINER.resourceMonitor, image);
         break;
     }
-    if (moved && recordable) {
-      drift[name] = verdict.to;
-      if (scope.markPins === true) pins[name] = verdict.to;
-    }
+    if (moved && recordable) drift[name] = verdict.to;
   }
 
   // RECONCILE_LIVE=1: re-pin what drifted live to its recorded digest, unless
   // the registry's drift already moves that container to a newer one.
   for (const finding of scope.repairLive === true ? (scope.live ?? []).filter(isRepairable) : []) {
     if (containers[finding.workload].some((c) => c.container === finding.container)) continue;
-    if (set(finding.workload, finding.container, imageReference(config, finding.image, finding.recorded))) {
-      pins[finding.image] ??= finding.recorded;
+    set(finding.workload, finding.container, imageReference(config, finding.image, finding.recorded));
+  }
+
+  // A pin marker says "image-refresh pinned this image's containers": only
+  // when, after this tick, every managed container of the image runs the
+  // digest — a requests-proxy converged alone must not make jobs-manager's
+  // api, still on its tag since install, look like a reverted pin (#569).
+  if (scope.markPins === true) {
+    for (const { name } of IMAGES) {
+      const mine = managedContainers(config).filter((m) => m.image === name);
+      const target = mine
+        .map((m) => containers[m.workload].find((c) => c.container === m.container)?.image)
+        .find((image) => image !== undefined);
+      if (target === undefined) continue;
+      const runs = (m: ManagedContainer) =>
+        containers[m.workload].some((c) => c.container === m.container && c.image === target) ||
+        scope.liveImages?.[m.workload]?.[m.container] === target;
+      const digest = target.slice(target.indexOf('@') + 1);
+      if (mine.every(runs) && (drift[name] !== undefined || recorded[name]._tag === 'Some'))
+        pins[name] = digest as Digest;
     }
   }
 

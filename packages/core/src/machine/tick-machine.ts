@@ -129,6 +129,7 @@ const planFor = (context: TickContext, recorded: RecordedDigests): RefreshPlan =
     live,
     repairLive: config.reconcileLive === 'repair',
     markPins: config.reconcileLive !== 'off',
+    liveImages: Object.fromEntries(Object.entries(context.live.workloads).map(([id, w]) => [id, w.images])),
     ...(decoupled === undefined ? {} : { decoupled: { settled: new Set(decoupled) } }),
   });
 };

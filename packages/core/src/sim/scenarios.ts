@@ -139,6 +139,33 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
   },
   {
+    name: 'helm-revert',
+    summary:
+      'RECONCILE_LIVE=1 (issue 7): a helm upgrade re-renders repo:tag over the pins; the next tick names helm and re-pins through the guarded path. A fresh install on its tag is never touched.',
+    env: { RECONCILE_LIVE: '1' },
+    steps: [
+      { event: 'fresh install (on repo:tag: not drift)' },
+      quiet,
+      { event: `publish ${JM} build 2`, act: publish(JM, 2) },
+      { event: 'helm upgrade re-renders jobs-manager', act: (w) => w.helmRerender('jobs-manager') },
+      quiet,
+    ],
+  },
+  {
+    name: 'proxy-skew',
+    summary:
+      'RECONCILE_LIVE=1 (issue 7): requests-proxy was left on another build of the jobs-manager image; the tick reports the skew and converges requests-proxy alone.',
+    env: { RECONCILE_LIVE: '1' },
+    steps: [
+      { event: 'fresh install' },
+      {
+        event: 'requests-proxy runs build 7 (set by hand)',
+        act: (w) => w.setLiveImage('requests-proxy', 'proxy', `docker.io/${JM}@${simDigest(`${JM}#7`)}`),
+      },
+      quiet,
+    ],
+  },
+  {
     name: 'first-install',
     summary:
       'A fresh install with pods-monitor pinned: the first tick records what the tag points at and rolls nothing (#569); the pinned image is never even resolved.',

@@ -407,9 +407,12 @@ export const INVARIANTS: readonly Invariant[] = [
           }
           const live = t.record.before.workloads[call.workload as WorkloadId]?.images[container] ?? '';
           if (live === image) continue; // a no-op patch of a container already there
-          const pinned = (t.annotationBefore(spec.pinKey) ?? '') !== '';
-          if (!live.includes('@') && !pinned)
-            return `${container} re-pinned from ${live} without a pin marker (first-tick contract)`;
+          // The first-tick contract, per container: a container on its tag is
+          // re-pinned only if image-refresh itself pinned that very container.
+          const pinnedBefore = t.history.pinnedContainers.has(`${call.workload}/${container}`);
+          if (!live.includes('@') && !pinnedBefore) {
+            return `${container} re-pinned from ${live}, which image-refresh never pinned (first-tick contract)`;
+          }
         }
       }
       return undefined;

@@ -125,6 +125,11 @@ export const SITUATIONS: readonly Situation[] = [
 const cleanUnsettled = (t: TickView): boolean =>
   t.unsettledButReadable && t.succeeded('readSkipStreak') && t.succeeded('writeSkipStreak');
 
+/** jobs-manager was deleted or recreated since the previous tick (its bookkeeping is gone with it). */
+const recreated = (record: TickRecord, after: History): boolean =>
+  after.previous !== undefined &&
+  (!after.previous.after.workloads['jobs-manager'].exists || !record.before.workloads['jobs-manager'].exists);
+
 /** The history as of this tick, from the history after the previous one. */
 const historyFor = (record: TickRecord, after: History): History => {
   const probe = new TickView(record, after);
@@ -142,6 +147,10 @@ const historyFor = (record: TickRecord, after: History): History => {
     unsettledRun,
     frozenInRun: unsettledRun !== undefined && unsettledRun > 1 && after.frozenInRun,
     failedReimagesSinceClear: failedBefore + (failedReimage ? 1 : 0),
+    // A recreated jobs-manager Deployment starts on repo:tag again, unpinned.
+    pinnedContainers: recreated(record, after)
+      ? new Set([...after.pinnedContainers].filter((key) => !key.startsWith('jobs-manager/')))
+      : after.pinnedContainers,
   };
 };
 
@@ -158,6 +167,13 @@ const historyAfter = (record: TickRecord, current: History): History => {
       (current.frozenInRun ||
         view.calls('writeSkipStreak').some((c) => c.outcome === 'ok' && Number(c.detail) >= view.config.maxSkipTicks)),
     failedReimagesSinceClear: view.succeeded('clearFlapState') ? 0 : current.failedReimagesSinceClear,
+    pinnedContainers: new Set([
+      ...current.pinnedContainers,
+      ...view
+        .setImageCalls()
+        .filter((c) => c.outcome === 'ok')
+        .flatMap((c) => Object.keys(c.images).map((container) => `${c.workload}/${container}`)),
+    ]),
   };
 };
 

@@ -28,6 +28,8 @@ export interface History {
   readonly frozenInRun: boolean;
   /** Failed re-image ticks since refresh-attempt was last cleared (by a success reset or a human). */
   readonly failedReimagesSinceClear: number;
+  /** `workload/container` that image-refresh itself set to a digest, as far as this sequence shows (I23). */
+  readonly pinnedContainers: ReadonlySet<string>;
 }
 
 export const NO_HISTORY: History = {
@@ -35,6 +37,7 @@ export const NO_HISTORY: History = {
   unsettledRun: 0,
   frozenInRun: false,
   failedReimagesSinceClear: 0,
+  pinnedContainers: new Set(),
 };
 
 export class TickView {

@@ -6,6 +6,7 @@ import {
   type TickOutcome,
   type TickPorts,
   type WorkloadId,
+  type WorkloadRef,
   workloadRef,
 } from '@image-refresh/core';
 import type { ClusterFault, ClusterOp, RolloutBehaviour } from '@image-refresh/core/sim';
@@ -121,6 +122,16 @@ export interface RealStackOptions {
   readonly stepMs: number;
 }
 
+/** The chart's containers per workload and the repository each runs (SPEC §2). */
+const CHART_CONTAINERS: Readonly<Record<WorkloadId, readonly { container: string; repo: string }[]>> = {
+  'jobs-manager': [
+    { container: 'api', repo: 'tracebloc/jobs-manager' },
+    { container: 'pods-monitor-container', repo: 'tracebloc/pods-monitor' },
+  ],
+  'requests-proxy': [{ container: 'proxy', repo: 'tracebloc/jobs-manager' }],
+  'resource-monitor': [{ container: 'tracebloc-resource-monitor', repo: 'tracebloc/resource-monitor' }],
+};
+
 export class RealStack {
   /** Simulator digest → the registry's digest of the manifest pushed for it. */
   private readonly digests = new Map<string, string>();
@@ -194,6 +205,25 @@ export class RealStack {
         );
         return;
       }
+      case 'helmRerender': {
+        // `helm upgrade`: the chart's repo:tag on every container of the
+        // workload, written under helm's field manager — then at rest, as the
+        // simulator's world is once the tick looks (issue 7).
+        const [id] = call.args;
+        const ref = workloadRef(this.config, id);
+        const images = CHART_CONTAINERS[id].map(({ container, repo }) => ({
+          name: container,
+          image: `${this.config.imageRegistry}/${repo}:${this.config.imageTag}`,
+        }));
+        this.patchContainers(ref, images, 'helm');
+        return;
+      }
+      case 'setLiveImage': {
+        // `kubectl set image` by a human, on one container.
+        const [id, container, image, owner = 'kubectl-set'] = call.args;
+        this.patchContainers(workloadRef(this.config, id), [{ name: container, image: this.translate(image) }], owner);
+        return;
+      }
       case 'injectClusterFault': {
         const [op, fault, times = 1] = call.args;
         const route = FAULT_ROUTES[op];
@@ -219,6 +249,24 @@ export class RealStack {
         return;
       }
     }
+  }
+
+  /** A strategic merge of container images under a field manager, left at rest like the simulator's. */
+  private patchContainers(
+    ref: WorkloadRef,
+    containers: readonly { name: string; image: string }[],
+    manager: string,
+  ): void {
+    const { store } = this.cluster.server;
+    store.patch(
+      ref.kind,
+      ref.namespace,
+      ref.name,
+      'strategic',
+      { spec: { template: { spec: { containers: containers.map((c) => ({ ...c })) } } } },
+      manager,
+    );
+    restAs(this.cluster, ref, 'settles');
   }
 
   /** One tick of core's machine on the real adapters (fresh ones unless given); what it did and what it cost. */

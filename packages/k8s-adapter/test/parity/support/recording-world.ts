@@ -13,7 +13,9 @@ export type WorldCall =
   | { readonly method: 'setBehaviour'; readonly args: Parameters<SimWorld['setBehaviour']> }
   | { readonly method: 'setAnnotation'; readonly args: Parameters<SimWorld['setAnnotation']> }
   | { readonly method: 'injectClusterFault'; readonly args: Parameters<SimWorld['injectClusterFault']> }
-  | { readonly method: 'injectRegistryFault'; readonly args: Parameters<SimWorld['injectRegistryFault']> };
+  | { readonly method: 'injectRegistryFault'; readonly args: Parameters<SimWorld['injectRegistryFault']> }
+  | { readonly method: 'helmRerender'; readonly args: Parameters<SimWorld['helmRerender']> }
+  | { readonly method: 'setLiveImage'; readonly args: Parameters<SimWorld['setLiveImage']> };
 
 const RECORDED: ReadonlySet<string> = new Set<WorldCall['method']>([
   'publish',
@@ -21,6 +23,8 @@ const RECORDED: ReadonlySet<string> = new Set<WorldCall['method']>([
   'setAnnotation',
   'injectClusterFault',
   'injectRegistryFault',
+  'helmRerender',
+  'setLiveImage',
 ]);
 
 /** A SimWorld that writes down every world event a scenario step causes. */
