@@ -43,7 +43,7 @@ describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
             resourceNames: ['stg-jobs-manager', 'stg-requests-proxy'],
             verbs: ['get', 'patch'],
           },
-          { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+          { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
         ],
       },
       {

@@ -10,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { createAppsApi } from '../cluster/apps-api.js';
 import { classifyApiError } from '../cluster/classify-api-error.js';
-import { type CoreApi, createCoreApi } from './core-api.js';
+import { createEventsApi, type EventsApi } from './events-api.js';
 
 // Kubernetes Events on the jobs-manager Deployment (issue 6). One Event per
 // reason, named after it, so a reason that repeats — a skip streak, a flap
@@ -18,7 +18,8 @@ import { type CoreApi, createCoreApi } from './core-api.js';
 // every 15 minutes. The Role grants exactly events create+patch: an existing
 // Event is found by the 409 its create gets, not by a read.
 
-export const REPORTING_COMPONENT = 'tracebloc.io/image-refresh';
+/** events.k8s.io's reportingController (core/v1 shows it as reportingComponent). */
+export const REPORTING_CONTROLLER = 'tracebloc.io/image-refresh';
 
 export interface EventsPortOptions {
   /** Who is reporting, e.g. the pod's name (HOSTNAME); shown by kubectl as the source. */
@@ -39,7 +40,7 @@ export const createEventsPort = (
   options: EventsPortOptions = {},
 ): EventsPort => {
   const now = options.now ?? (() => new Date());
-  const core: E.Either<PortError, CoreApi> = createCoreApi(kubeConfig, config.apiTimeoutMs);
+  const events: E.Either<PortError, EventsApi> = createEventsApi(kubeConfig, config.apiTimeoutMs);
   const namespace = config.releaseNamespace;
   const deployment = config.deploymentName;
   // `kubectl describe deployment` lists the Events whose involvedObject.uid is
@@ -62,8 +63,8 @@ export const createEventsPort = (
   const record =
     (event: KubeEvent): TaskEither<PortError, void> =>
     async () => {
-      if (E.isLeft(core)) return core;
-      const { api, timeoutMs, secrets } = core.right;
+      if (E.isLeft(events)) return events;
+      const { api, timeoutMs, secrets } = events.right;
       const name = eventName(deployment, event.reason);
       const what = `record Event ${event.reason} (events/${name} in ${namespace})`;
       const at = now().toISOString();
@@ -74,7 +75,7 @@ export const createEventsPort = (
             namespace,
             body: {
               metadata: { name, namespace },
-              involvedObject: {
+              regarding: {
                 apiVersion: 'apps/v1',
                 kind: 'Deployment',
                 name: deployment,
@@ -83,12 +84,14 @@ export const createEventsPort = (
               },
               type: event.type,
               reason: event.reason,
-              message: event.message,
-              count: 1,
-              firstTimestamp: new Date(at),
-              lastTimestamp: new Date(at),
-              source: { component: 'image-refresh' },
-              reportingComponent: REPORTING_COMPONENT,
+              action: 'Refresh',
+              note: event.message,
+              eventTime: new Date(at),
+              deprecatedCount: 1,
+              deprecatedFirstTimestamp: new Date(at),
+              deprecatedLastTimestamp: new Date(at),
+              deprecatedSource: { component: 'image-refresh' },
+              reportingController: REPORTING_CONTROLLER,
               reportingInstance: options.reportingInstance ?? 'image-refresh',
             },
           });
@@ -100,10 +103,14 @@ export const createEventsPort = (
         // the count the update returned (a JSON merge patch cannot increment).
         const asMerge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
         const updated = await api.patchNamespacedEvent(
-          { name, namespace, body: { type: event.type, message: event.message, lastTimestamp: at } },
+          { name, namespace, body: { type: event.type, note: event.message, deprecatedLastTimestamp: at } },
           asMerge,
         );
-        await api.patchNamespacedEvent({ name, namespace, body: { count: (updated.count ?? 1) + 1 } }, asMerge);
+        const count = (updated.deprecatedCount ?? 1) + 1;
+        await api.patchNamespacedEvent(
+          { name, namespace, body: { deprecatedCount: count, series: { count, lastObservedTime: at } } },
+          asMerge,
+        );
         return E.right(undefined);
       } catch (e) {
         return E.left(classifyApiError(e, { what, timeoutMs, secrets }));

@@ -1,15 +1,16 @@
 import { type RegistryError, timeout, transport } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
+import type { HeaderReader } from './http-transport.js';
 import type { RegistryClient } from './registry-client.js';
 
 // One HTTP request, bounded on its own (SPEC §2 REGISTRY_TIMEOUT, I17): the
 // signal covers connecting, the headers and the body. TLS verification is
-// whatever Node's fetch does by default — on, always; nothing here may pass a
-// dispatcher or agent that could turn it off.
+// Node's default — on, always; nothing here may pass a dispatcher or agent
+// that could turn it off (http-transport.ts).
 
 export interface Exchange {
   readonly status: number;
-  readonly headers: Headers;
+  readonly headers: HeaderReader;
   /** '' for a HEAD, or when the body was not asked for. */
   readonly body: string;
 }

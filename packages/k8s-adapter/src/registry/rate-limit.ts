@@ -1,4 +1,5 @@
 import * as O from 'fp-ts/lib/Option.js';
+import type { HeaderReader } from './http-transport.js';
 
 // Docker Hub sends `ratelimit-limit: 100;w=21600` and `ratelimit-remaining:
 // 76;w=21600` on manifest HEADs too (NOTES "Registry"). The operator wants
@@ -36,7 +37,7 @@ export const parseQuota = (value: string | null): O.Option<Quota> => {
   return O.some({ count: count.value, windowSeconds: safeNumber(WINDOW.exec(params)?.[1]) });
 };
 
-export const rateLimitBudget = (headers: Headers, repo: string): O.Option<RateLimitBudget> => {
+export const rateLimitBudget = (headers: HeaderReader, repo: string): O.Option<RateLimitBudget> => {
   const remaining = parseQuota(headers.get('ratelimit-remaining'));
   if (O.isNone(remaining)) return O.none;
   const limit = parseQuota(headers.get('ratelimit-limit'));

@@ -1,3 +1,4 @@
+import { type HttpFetch, nodeHttpFetch } from './http-transport.js';
 import type { RateLimitBudget } from './rate-limit.js';
 
 /** What createRegistryPort needs; everything else is derived per request. */
@@ -6,8 +7,8 @@ export interface RegistryPortOptions {
   readonly baseUrl: string;
   /** Bound of every single request; the config's registryTimeoutMs. Default 10 s. */
   readonly timeoutMs?: number;
-  /** For tests and instrumentation; the global fetch otherwise. */
-  readonly fetch?: typeof fetch;
+  /** For tests and instrumentation (the global fetch fits); node:http/https otherwise. */
+  readonly fetch?: HttpFetch;
   /** Called with the budget every manifest HEAD reports, so the CLI can log it. */
   readonly onRateLimit?: (budget: RateLimitBudget) => void;
 }
@@ -18,7 +19,7 @@ export const DEFAULT_REGISTRY_TIMEOUT_MS = 10_000;
 export interface RegistryClient {
   readonly baseUrl: URL;
   readonly timeoutMs: number;
-  readonly fetch: typeof fetch;
+  readonly fetch: HttpFetch;
   readonly onRateLimit: (budget: RateLimitBudget) => void;
 }
 
@@ -29,6 +30,6 @@ export const registryClient = (options: RegistryPortOptions): RegistryClient => 
   // mounted under /registry/ works as well as a bare host).
   baseUrl: new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`),
   timeoutMs: options.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS,
-  fetch: options.fetch ?? globalThis.fetch,
+  fetch: options.fetch ?? nodeHttpFetch,
   onRateLimit: options.onRateLimit ?? ignore,
 });

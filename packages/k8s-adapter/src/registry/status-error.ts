@@ -1,5 +1,6 @@
 import { forbidden, notFound, type RegistryError, transport } from '@image-refresh/core';
 import * as O from 'fp-ts/lib/Option.js';
+import type { HeaderReader } from './http-transport.js';
 import { describeBudget, type RateLimitBudget } from './rate-limit.js';
 
 // The brief's classification, one place: 429 RateLimited, 401/403 Forbidden,
@@ -11,13 +12,13 @@ export interface StatusContext {
   /** `HEAD https://host/v2/repo/manifests/tag`, already free of secrets. */
   readonly what: string;
   readonly status: number;
-  readonly headers: Headers;
+  readonly headers: HeaderReader;
   /** The server's own message, when it sent one. */
   readonly detail: string | undefined;
   readonly budget: O.Option<RateLimitBudget>;
 }
 
-const retryAfter = (headers: Headers): string | undefined => {
+const retryAfter = (headers: HeaderReader): string | undefined => {
   const value = headers.get('retry-after')?.trim();
   if (value === undefined || value === '') return undefined;
   return /^\d+$/.test(value) ? `retry after ${value} s` : `retry after ${value}`;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEventsPort, eventName, REPORTING_COMPONENT } from '../../src/events/index.js';
+import { createEventsPort, eventName, REPORTING_CONTROLLER } from '../../src/events/index.js';
 import { kubeConfigFor, left, run, testConfig } from '../cluster/cluster-test-kit.js';
 import { type ChartCluster, JOBS_MANAGER, NS, startChartCluster } from '../support/fake-api-chart.js';
 import { KUBECTL, KUBECTL_MISSING, kubectl } from '../support/fake-api-kubectl.js';
@@ -49,7 +49,7 @@ describe('the Events port on the fake API server', () => {
       reason: 'RefreshFrozen',
       message: FROZEN.message,
       count: 1,
-      reportingComponent: REPORTING_COMPONENT,
+      reportingComponent: REPORTING_CONTROLLER,
       reportingInstance: 'refresh-29xyz',
       lastTimestamp: '2026-11-30T12:00:00.000Z',
     });

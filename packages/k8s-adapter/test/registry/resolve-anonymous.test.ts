@@ -3,7 +3,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRegistryPort, MANIFEST_ACCEPT } from '../../src/registry/index.js';
 import { startCountingProxy } from '../support/registry-counting-proxy.js';
-import { localOnlyFetch } from '../support/registry-local-fetch.js';
+import { localOnlyHttp } from '../support/registry-local-fetch.js';
 import type { LocalServer } from '../support/registry-local-server.js';
 import {
   REGISTRY_SETUP_TIMEOUT_MS,
@@ -43,7 +43,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       await registry?.stop();
     });
 
-    const port = () => createRegistryPort({ baseUrl: proxy.url, timeoutMs: 2_000, fetch: localOnlyFetch });
+    const port = () => createRegistryPort({ baseUrl: proxy.url, timeoutMs: 2_000, fetch: localOnlyHttp });
 
     it('resolves an OCI manifest, a Docker v2 manifest and an OCI index with one HEAD each, in request order', async () => {
       proxy.seen.length = 0;

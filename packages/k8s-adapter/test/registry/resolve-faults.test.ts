@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistryPort, type RateLimitBudget } from '../../src/registry/index.js';
-import { localOnlyFetch } from '../support/registry-local-fetch.js';
+import { localOnlyHttp } from '../support/registry-local-fetch.js';
 import { freePort, type LocalServer, listenLocal } from '../support/registry-local-server.js';
 
 // What a real registry will not do on demand: hang, rate-limit, answer a
@@ -36,7 +36,7 @@ const serve = async (route: Route): Promise<LocalServer> => {
 const hang: Route = () => undefined;
 
 const portOn = (baseUrl: string, extra: { timeoutMs?: number; onRateLimit?: (b: RateLimitBudget) => void } = {}) =>
-  createRegistryPort({ baseUrl, timeoutMs: extra.timeoutMs ?? 2_000, fetch: localOnlyFetch, ...extra });
+  createRegistryPort({ baseUrl, timeoutMs: extra.timeoutMs ?? 2_000, fetch: localOnlyHttp, ...extra });
 
 const leftOf = (answer: E.Either<RegistryError, Resolution> | undefined): RegistryError => {
   if (answer === undefined || E.isRight(answer)) throw new Error(`expected a Left, got ${JSON.stringify(answer)}`);

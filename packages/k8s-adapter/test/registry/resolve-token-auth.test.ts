@@ -3,7 +3,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRegistryPort } from '../../src/registry/index.js';
 import { startCountingProxy } from '../support/registry-counting-proxy.js';
-import { localOnlyFetch } from '../support/registry-local-fetch.js';
+import { localOnlyHttp } from '../support/registry-local-fetch.js';
 import type { LocalServer } from '../support/registry-local-server.js';
 import {
   REGISTRY_SETUP_TIMEOUT_MS,
@@ -65,7 +65,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       proxy.seen.length = 0;
     });
 
-    const port = () => createRegistryPort({ baseUrl: proxy.url, timeoutMs: 2_000, fetch: localOnlyFetch });
+    const port = () => createRegistryPort({ baseUrl: proxy.url, timeoutMs: 2_000, fetch: localOnlyHttp });
     const resolved = (repo: string) =>
       E.right({ digest: pushed.get(repo)?.digest ?? 'not pushed', rateLimitRemaining: O.none });
     const wire = () =>

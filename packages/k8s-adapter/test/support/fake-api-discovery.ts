@@ -34,6 +34,27 @@ export const API_GROUP_LIST: JsonObject = {
       versions: [{ groupVersion: 'apps/v1', version: 'v1' }],
       preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
     },
+    {
+      name: 'events.k8s.io',
+      versions: [{ groupVersion: 'events.k8s.io/v1', version: 'v1' }],
+      preferredVersion: { groupVersion: 'events.k8s.io/v1', version: 'v1' },
+    },
+  ],
+};
+
+export const EVENTS_V1_RESOURCES: JsonObject = {
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: 'events.k8s.io/v1',
+  resources: [
+    {
+      name: 'events',
+      singularName: 'event',
+      namespaced: true,
+      kind: 'Event',
+      verbs: ['create', 'get', 'list', 'patch'],
+      shortNames: ['ev'],
+    },
   ],
 };
 

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RolloutBehaviour } from './fake-api-controller.js';
-import { API_GROUP_LIST, APPS_V1_RESOURCES, apiVersions, CORE_V1_RESOURCES, VERSION } from './fake-api-discovery.js';
+import {
+  API_GROUP_LIST,
+  APPS_V1_RESOURCES,
+  apiVersions,
+  CORE_V1_RESOURCES,
+  EVENTS_V1_RESOURCES,
+  VERSION,
+} from './fake-api-discovery.js';
 import { FakeEvents } from './fake-api-events.js';
 import {
   type ArmedFault,
@@ -69,8 +76,9 @@ export interface FakeApiServer {
 
 const RESOURCES: Readonly<Record<string, FakeKind>> = { deployments: 'Deployment', daemonsets: 'DaemonSet' };
 const OBJECT_PATH = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/(deployments|daemonsets)(?:\/([^/]+))?$/;
-const DISCOVERY_PATHS = new Set(['/api', '/apis', '/api/v1', '/apis/apps/v1']);
-const EVENTS_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/events(?:\/([^/]+))?$/;
+const DISCOVERY_PATHS = new Set(['/api', '/apis', '/api/v1', '/apis/apps/v1', '/apis/events.k8s.io/v1']);
+/** core/v1 (read: kubectl) or events.k8s.io/v1 (read and write: the adapter), one store. */
+const EVENTS_PATH = /^\/(?:api\/v1|apis\/events\.k8s\.io\/v1)\/namespaces\/([^/]+)\/events(?:\/([^/]+))?$/;
 /** kubectl asks whether the namespace exists when an object in it is not found, to word its error. */
 const NAMESPACE_PATH = /^\/api\/v1\/namespaces\/([^/]+)$/;
 
@@ -390,7 +398,9 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
                   ? API_GROUP_LIST
                   : url.pathname === '/api/v1'
                     ? CORE_V1_RESOURCES
-                    : APPS_V1_RESOURCES,
+                    : url.pathname === '/apis/events.k8s.io/v1'
+                      ? EVENTS_V1_RESOURCES
+                      : APPS_V1_RESOURCES,
             );
             return;
           case 'event': {
@@ -405,17 +415,20 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
                 return;
               }
             }
+            // Writes go through events.k8s.io/v1 only, as the adapter's do;
+            // core/v1 is served read-only, for kubectl.
+            const view = url.pathname.startsWith('/apis/events.k8s.io/') ? 'events.k8s.io/v1' : 'v1';
             const answer =
-              method === 'POST' && eventName === undefined
+              view === 'events.k8s.io/v1' && method === 'POST' && eventName === undefined
                 ? events.create(eventNamespace, parsed)
-                : method === 'PATCH' && eventName !== undefined
+                : view === 'events.k8s.io/v1' && method === 'PATCH' && eventName !== undefined
                   ? (record.contentType ?? '').startsWith('application/merge-patch+json')
                     ? events.patch(eventNamespace, eventName, parsed)
                     : undefined
                   : method === 'GET' && eventName !== undefined
-                    ? events.get(eventNamespace, eventName)
+                    ? events.get(eventNamespace, eventName, view)
                     : method === 'GET'
-                      ? { code: 200, body: events.list(eventNamespace) }
+                      ? { code: 200, body: events.list(eventNamespace, view) }
                       : undefined;
             if (answer === undefined)
               throw new NotModelled(`${method} on events with ${record.contentType ?? 'no body'}`);

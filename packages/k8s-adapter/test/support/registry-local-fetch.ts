@@ -1,3 +1,5 @@
+import { type HttpFetch, nodeHttpFetch } from '../../src/registry/http-transport.js';
+
 // The adapter's fetch in tests: anything but 127.0.0.1 is refused loudly
 // (STYLE §4: a fake that fails on what it does not model), so no test can
 // reach Docker Hub or any other host, whatever the code under test does.
@@ -9,3 +11,9 @@ export const localOnlyFetch: typeof fetch = (input, init) => {
   }
   return fetch(input, init);
 };
+
+/** The same guard on the transport the adapter ships with (node:http/https, http-transport.ts). */
+export const localOnlyHttp: HttpFetch = (url, init) =>
+  url.hostname === '127.0.0.1'
+    ? nodeHttpFetch(url, init)
+    : Promise.reject(new Error(`test refused a request to ${url.origin}: tests only reach 127.0.0.1`));

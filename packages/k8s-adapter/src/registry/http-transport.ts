@@ -1,0 +1,64 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+// The registry's HTTP, on node:http/https rather than the global fetch. The
+// Kubernetes client already loaded node:https; Node's fetch (undici and its
+// WebAssembly parser) costs another ~8 MB of RSS at first use, measured here —
+// a tick must fit the chart's 64 MiB memory request (README, benchmarks).
+// TLS verification stays Node's default (on); nothing here passes an agent or
+// option that could turn it off. Under Node 24, NODE_USE_ENV_PROXY=1 routes
+// these requests through HTTPS_PROXY as it does fetch's.
+
+/** The headers of an answer, read by name (case-insensitive), as fetch's Headers.get. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: HeaderReader;
+  text(): Promise<string>;
+}
+
+export interface HttpInit {
+  readonly method: 'HEAD' | 'GET';
+  readonly headers: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+}
+
+/** The part of fetch the registry client uses; the global fetch fits it too (tests inject one). */
+export type HttpFetch = (url: URL, init: HttpInit) => Promise<HttpAnswer>;
+
+const headerReader = (raw: NodeJS.Dict<string | string[]>): HeaderReader => ({
+  get: (name) => {
+    const value = raw[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  },
+});
+
+/** One request; the signal bounds connecting, the headers and the body alike. */
+export const nodeHttpFetch: HttpFetch = (url, init) =>
+  new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method: init.method, headers: init.headers, signal: init.signal }, (res) => {
+      const chunks: Buffer[] = [];
+      const body = new Promise<string>((done, failed) => {
+        // Cut off by the bound: fail with the bound's own reason (a
+        // TimeoutError), as fetch does, so the caller says "did not answer".
+        const cutOff = (cause: unknown) => failed(init.signal.aborted ? init.signal.reason : cause);
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', cutOff);
+        res.on('aborted', () => cutOff(new Error('the answer was cut off')));
+        res.on('close', () => {
+          if (!res.complete) cutOff(new Error('the answer was cut off'));
+        });
+      });
+      // A HEAD (or an unread body) must still be drained for the socket to close.
+      body.catch(() => undefined);
+      resolve({ status: res.statusCode ?? 0, headers: headerReader(res.headers), text: () => body });
+    });
+    req.on('error', (cause) => reject(init.signal.aborted ? init.signal.reason : cause));
+    req.end();
+  });
