@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+
 // A vitest setup file for mutation testing only (vitest.stryker.config.ts).
 //
 // Stryker (STRYKER_MUTATOR_WORKER is set in each of its worker processes)
@@ -5,19 +7,25 @@
 // describe block names its seed. A seed drawn from the clock differs between
 // Stryker's dry run and every mutant run, so no name matches and each mutant
 // "survives" with 0 tests run (NOTES, Stryker 9.6). And a full-strength run
-// (1,000 sequences, ~17 s) for each of the hundreds of mutants it covers would
+// (1,500 sequences, ~25 s) for each of the hundreds of mutants it covers would
 // take hours. So under Stryker the suite runs a small, fixed sample: 30
 // sequences from seed 2024. Its vacuity test is switched off there
 // (IMAGE_REFRESH_PROPERTY_MIN = 0): 30 sequences are too few to meet every
 // precondition 50 times, and any fixed floor breaks Stryker's dry run as soon
-// as a generator changes. The normal run (1,000 sequences, floor 50) is the
+// as a generator changes. The normal run (1,500 sequences, floor 50) is the
 // vacuity proof; under Stryker the fast example scenarios are the main
 // killers and the sample a second net. The deep run is
 // `IMAGE_REFRESH_PROPERTY_RUNS=100000` outside Stryker (test/spec/README.md).
 //
 // `??=`: a value set by hand still wins, e.g. to mutate against a bigger sample.
+//
+// No shrinking either: a mutant is killed by the first failing sequence, and
+// shrinking it to a readable story can outlast Stryker's timeout (the mutant
+// then counts as a timeout, after a worker restart).
+
 if (process.env.STRYKER_MUTATOR_WORKER !== undefined) {
   process.env.IMAGE_REFRESH_PROPERTY_SEED ??= '2024';
   process.env.IMAGE_REFRESH_PROPERTY_RUNS ??= '30';
   process.env.IMAGE_REFRESH_PROPERTY_MIN ??= '0';
+  fc.configureGlobal({ ...fc.readConfigureGlobal(), endOnFailure: true });
 }
