@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { workloadRef } from '../src/domain/plan.js';
+import type { Settledness } from '../src/domain/settledness.js';
+import { imageSpec } from '../src/domain/workloads.js';
+import * as say from '../src/machine/messages.js';
+import { forbidden, timeout } from '../src/ports/port-error.js';
+import { simConfig } from '../src/sim/index.js';
+
+// The operator's lines, one message at a time (SPEC §3: "operators grep for
+// the phrases quoted above, so keep them"). Each case states the edge it is
+// about and asserts the level and code machines key on, the grep-able phrase,
+// and the part a condition chooses — the words Stryker showed no scenario
+// read (pnpm mutation, test/spec/README.md).
+
+const edge = simConfig();
+const denied = forbidden('deployments.apps "stg-jobs-manager" is forbidden', 403);
+const waiting: Settledness = { _tag: 'Waiting', reason: '0 of 1 updated replicas are available' };
+const dsChange = {
+  workload: workloadRef(edge, 'resource-monitor'),
+  images: [{ container: 'tracebloc-resource-monitor', image: 'docker.io/tracebloc/resource-monitor@sha256:ab' }],
+};
+const head = (e: { level: string; code: string }) => [e.level, e.code];
+
+describe('the banner and the mirror', () => {
+  it('every tick opens naming the release, the images it follows and the workloads it reconciles', () => {
+    const banner = say.tickStart(edge);
+    expect(head(banner)).toEqual(['info', 'TICK_START']);
+    expect(banner.message).toBe('release=stg namespace=tracebloc deployment=stg-jobs-manager');
+    expect(banner.hints).toEqual([
+      'client images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on docker.io under tag=stg',
+      'also reconciling: deployment/stg-requests-proxy (jobs-manager image), daemonset/stg-resource-monitor in tracebloc-node-agents',
+    ]);
+  });
+
+  it('a private mirror says why refresh is inert and what to do instead', () => {
+    const note = say.mirrorInert(simConfig({ IMAGE_REGISTRY: 'registry.corp.example:5000' }));
+    expect(head(note)).toEqual(['info', 'MIRROR_INERT']);
+    expect(note.message).toContain("private mirror 'registry.corp.example:5000'");
+    expect(note.message).toContain('auto-refresh is INERT on this edge');
+    expect(note.hints?.[0]).toContain('syncing your mirror');
+  });
+});
+
+describe('the frozen finding names exactly the workloads frozen with jobs-manager (#1964)', () => {
+  it('both followers unpinned: "are", "they have"', () => {
+    const line = say.frozen(edge, 8, waiting);
+    expect(head(line)).toEqual(['error', 'FROZEN']);
+    expect(line.message).toContain(
+      'IMAGE REFRESH IS FROZEN, and not only for jobs-manager: deployment/stg-requests-proxy and daemonset/stg-resource-monitor are reconciled after this guard, so they have received NO image updates either.',
+    );
+    expect(line.message).toContain('unsettled for 8 consecutive ticks (>= MAX_SKIP_TICKS=8)');
+    expect(line.message).toContain('Last status: 0 of 1 updated replicas are available');
+    expect(line.hints?.[0]).toContain('MANUAL ATTENTION NEEDED');
+  });
+
+  it('one follower left: "is", "it has"', () => {
+    const line = say.frozen(simConfig({ RESOURCE_MONITOR_PINNED: '1' }), 9, { _tag: 'Failed', reason: 'deadline' });
+    expect(line.message).toContain(
+      'deployment/stg-requests-proxy is reconciled after this guard, so it has received NO image updates either. Last status: deadline',
+    );
+  });
+
+  it('a pinned jobs-manager image leaves requests-proxy nothing to follow', () => {
+    const line = say.frozen(simConfig({ JOBS_MANAGER_PINNED: '1' }), 8, waiting);
+    expect(line.message).toContain('daemonset/stg-resource-monitor is reconciled after this guard');
+    expect(line.message).not.toContain('deployment/stg-requests-proxy');
+  });
+
+  it('everything else pinned: says so instead of naming nobody', () => {
+    const line = say.frozen(simConfig({ REQUESTS_PROXY_PINNED: '1', RESOURCE_MONITOR_PINNED: '1' }), 8, waiting);
+    expect(line.message).toContain(
+      'IMAGE REFRESH IS FROZEN, No other workload is reconciled by this tick (the rest are pinned).',
+    );
+  });
+});
+
+describe('registry lines', () => {
+  it('a rate limit is named as such, other failures by their port error', () => {
+    const pm = imageSpec('pods-monitor');
+    expect(say.resolveFailed(edge, pm, { _tag: 'RateLimited', message: 'toomanyrequests' }).message).toBe(
+      'WARN: could not resolve latest digest of tracebloc/pods-monitor:stg (RateLimited: toomanyrequests); skipping this image this tick, the others go on',
+    );
+    const failed = say.resolveFailed(edge, pm, timeout('no answer'));
+    expect(head(failed)).toEqual(['warn', 'RESOLVE_FAILED']);
+    expect(failed.message).toContain('(Timeout: no answer)');
+  });
+
+  it('a low pull budget names every reason that holds, and only those (issue 6)', () => {
+    const limited = {
+      _tag: 'Unresolved',
+      image: 'jobs-manager',
+      error: { _tag: 'RateLimited', message: 'x' },
+    } as const;
+    const low = (remaining: number) =>
+      ({
+        _tag: 'Resolved',
+        image: 'pods-monitor',
+        digest: 'sha256:a' as never,
+        rateLimitRemaining: { _tag: 'Some', value: remaining },
+      }) as const;
+    const both = say.registryBudgetLow(edge, [limited, low(4)]);
+    expect(head(both)).toEqual(['warn', 'REGISTRY_BUDGET_LOW']);
+    expect(both.message).toContain(
+      'budget is low (the registry answered 429 (rate limited) and ratelimit-remaining 4 < REGISTRY_BUDGET_FLOOR=10)',
+    );
+    expect(say.registryBudgetLow(edge, [limited, low(10)]).message).toContain(
+      'budget is low (the registry answered 429 (rate limited)):',
+    );
+  });
+});
+
+describe('flap and re-image lines (#563, #626)', () => {
+  it('FLAP DETECTED is a warning by default and a finding with FLAP_LOCKOUT_EXIT, with the re-arm command', () => {
+    const warned = say.flapDetected(edge, 3, false);
+    expect(head(warned)).toEqual(['warn', 'FLAP_DETECTED']);
+    expect(head(say.flapDetected(edge, 3, true))).toEqual(['error', 'FLAP_DETECTED']);
+    expect(warned.message).toContain('failed 3 time(s) in a row (>= MAX_REFRESH_ATTEMPTS=3) -- FLAP DETECTED');
+    expect(warned.hints).toEqual([
+      'kubectl annotate deployment -n tracebloc stg-jobs-manager tracebloc.io/refresh-attempt- tracebloc.io/refresh-flap-detected-   (or: image-refresh rearm)',
+    ]);
+  });
+
+  it('a rollout failure names its kind, or the port error, and ROLLOUT_TIMEOUT', () => {
+    const failed = say.rolloutFailed(edge, dsChange, { _tag: 'RolloutFailed', message: 'OnDelete' });
+    expect(head(failed)).toEqual(['error', 'ROLLOUT_FAILED']);
+    expect(failed.message).toContain(
+      'rollout of daemonset/stg-resource-monitor did not complete within ROLLOUT_TIMEOUT=10m (RolloutFailed: OnDelete)',
+    );
+    expect(say.rolloutFailed(edge, dsChange, { _tag: 'RolloutTimedOut', message: '0 of 3' }).message).toContain(
+      '(RolloutTimedOut: 0 of 3)',
+    );
+    expect(say.rolloutFailed(edge, dsChange, timeout('no answer')).message).toContain('(Timeout: no answer)');
+  });
+
+  it('set image names the workload, its namespace and every container=image', () => {
+    const line = say.setImage(dsChange);
+    expect(head(line)).toEqual(['info', 'SET_IMAGE']);
+    expect(line.message).toBe(
+      'set image daemonset/stg-resource-monitor in tracebloc-node-agents: tracebloc-resource-monitor=docker.io/tracebloc/resource-monitor@sha256:ab',
+    );
+  });
+
+  it('a failed success reset is a finding with the command that clears the counter by hand', () => {
+    const line = say.successResetFailed(edge, denied);
+    expect(head(line)).toEqual(['error', 'SUCCESS_RESET_FAILED']);
+    expect(line.message).toContain('(Forbidden (HTTP 403): deployments.apps "stg-jobs-manager" is forbidden)');
+    expect(line.hints?.[0]).toContain('kubectl annotate deployment -n tracebloc stg-jobs-manager');
+  });
+});

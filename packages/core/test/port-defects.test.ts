@@ -1,0 +1,72 @@
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import { describe, expect, it } from 'vitest';
+import { createActor, toPromise } from 'xstate';
+import { tickActors } from '../src/machine/tick-machine.js';
+import type { TickOutcome } from '../src/machine/tick-outcome.js';
+import { timeout } from '../src/ports/port-error.js';
+import { provideTickPorts, runTick, type TickPorts } from '../src/run-tick.js';
+import { simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { anEdge, JM } from './support/edge.js';
+
+// Defects of a port or of the wiring are failures of that one call, named in
+// the tick's own lines — never a crash and never a silent pass. Each case
+// states its edge; Stryker showed these paths unread (pnpm mutation).
+
+/** The port calls of SPEC §3, each reached by the drifting edge below. */
+const SPEC_ACTORS = [
+  'observeJobsManager',
+  'readSkipStreak',
+  'writeSkipStreak',
+  'clearSkipStreak',
+  'resolveDigests',
+  'readRecordedDigests',
+  'readRefreshAttempt',
+  'markFlapDetected',
+  'writeRefreshAttempt',
+  'setImages',
+  'waitForRollout',
+  'clearFlapState',
+  'recordDigests',
+] as const satisfies readonly (keyof typeof tickActors)[];
+
+const said = (outcome: TickOutcome) => outcome.events.map((e) => e.message).join('\n');
+
+describe('an actor the machine was not given', () => {
+  it.each(SPEC_ACTORS)('%s is named in the tick that needed it', async (name) => {
+    const edge = anEdge();
+    // The first tick records the digests; the second has drift, a streak to clear and a re-image to do.
+    await edge.tick();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.setAnnotation('tracebloc.io/refresh-skip-streak', '2');
+    if (name === 'writeSkipStreak') edge.world.setBehaviour('jobs-manager', 'neverReady');
+    if (name === 'markFlapDetected') edge.world.setAnnotation('tracebloc.io/refresh-attempt', '9');
+    const machine = provideTickPorts(simPorts(edge.world), edge.config).provide({
+      actors: { [name]: tickActors[name] } as never,
+    });
+    const outcome: TickOutcome = await toPromise(createActor(machine, { input: edge.config }).start());
+    expect(said(outcome)).toContain(`unexpected failure: Error: actor ${name} was not provided`);
+  });
+});
+
+describe('a rollout wait that fails with something other than a rollout error', () => {
+  it.each([
+    [null, 'Transport: unexpected failure: null'],
+    ['boom', 'Transport: unexpected failure: boom'],
+    [{ _tag: 'RolloutFailed', message: 7 }, 'Transport: unexpected failure: [object Object]'],
+    [{ _tag: 'Elsewhere', message: 'm' }, 'Transport: unexpected failure: [object Object]'],
+    [timeout('no answer'), 'Timeout: no answer'],
+    [{ _tag: 'RolloutTimedOut', message: '0 of 1 updated' }, 'RolloutTimedOut: 0 of 1 updated'],
+    [{ _tag: 'RolloutFailed', message: 'deadline' }, 'RolloutFailed: deadline'],
+  ])('%j is reported as %s', async (error, reported) => {
+    const config = simConfig();
+    const edge = anEdge();
+    await edge.tick();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const sim = simPorts(edge.world);
+    const ports: TickPorts = { ...sim, cluster: { ...sim.cluster, waitForRollout: () => TE.left(error as never) } };
+    const outcome = await runTick(config, ports);
+    expect(outcome.result).toBe('reimageFailed');
+    expect(outcome.findings.map((f) => f.code)).toEqual(['ROLLOUT_FAILED']);
+    expect(outcome.findings[0]?.message).toContain(`(${reported});`);
+  });
+});
