@@ -12,9 +12,9 @@ const column = (text: string, width: number): string =>
 
 const COLUMNS = [
   ['tick', 4],
-  ['world event', 44],
+  ['world event', 50],
   ['jobs-manager', 12],
-  ['decision', 44],
+  ['decision', 46],
   ['exit', 4],
   ['streak', 6],
   ['attempt', 7],
