@@ -17,20 +17,34 @@ import type { EventsPort } from './ports/events-port.js';
 import { describePortError, isPortError, timeout } from './ports/port-error.js';
 import type { DigestRequest, RegistryPort } from './ports/registry-port.js';
 
+/**
+ * Everything a tick talks to. The tick does no I/O of its own (I20): these
+ * ports are its only way to read or change the world. Build them with
+ * `@image-refresh/k8s-adapter`, with `simPorts` from `@image-refresh/core/sim`,
+ * or implement {@link ClusterPort} and {@link RegistryPort} yourself.
+ */
 export interface TickPorts {
+  /** The jobs-manager Deployment's bookkeeping and the three workloads. */
   readonly cluster: ClusterPort;
+  /** Where floating tags are resolved to digests. */
   readonly registry: RegistryPort;
   /** Where findings are also recorded as Kubernetes Events; optional, and never able to change the outcome. */
   readonly events?: EventsPort;
 }
 
-/** The timers the backstop uses; the platform's by default. */
+/**
+ * The timers the tick's backstop uses (I17: whatever a port does, its call
+ * ends once its bound has passed); the platform's `setTimeout` by default.
+ * Inject fake ones to test a port that never answers without waiting.
+ */
 export interface Timers {
   readonly setTimeout: (callback: () => void, ms: number) => unknown;
   readonly clearTimeout: (handle: unknown) => void;
 }
 
+/** How to run a tick; every field is optional. */
 export interface TickOptions {
+  /** Timers for the per-call backstop; the platform's by default. */
   readonly timers?: Timers;
   /** Called with each event as the tick emits it (the outcome has them all, at the end). */
   readonly onEvent?: (event: TickEvent) => void;
@@ -164,8 +178,24 @@ export const runTickAsActor = async (
 };
 
 /**
- * Run one tick to completion (SPEC §3). Same port answers in, same outcome
- * out (I20): the machine does no I/O of its own.
+ * Run one tick to completion (SPEC §3): mirror guard, settled guard and skip
+ * streak, resolve, compare, flap back-off, re-image and wait, success reset,
+ * record — asking the ports for everything.
+ *
+ * Promises: same port answers in, same outcome out (I20); the returned
+ * promise always settles, because every port call is bounded by the config's
+ * timeouts plus a grace (I17) — a port that hangs ends as a `Timeout`, a port
+ * that throws or rejects is a failed call, never an exception out of here.
+ * Port failures never reject: they become the outcome (`exitCode` 1 with a
+ * finding, or 0 with a WARN where SPEC §3 says the tick goes on). Findings and
+ * warnings are then recorded through `ports.events` when present and
+ * `config.kubernetesEvents` is on; a failed Event is a WARN and changes
+ * nothing else (I18b).
+ *
+ * @param config - a parsed configuration ({@link parseTickConfig}).
+ * @param ports - the world the tick acts on.
+ * @param options - timers, and a callback that sees each event as it happens.
+ * @returns the outcome: result, exit code (I18), events, writes, re-images.
  */
 export const runTick = async (
   config: TickConfig,
@@ -242,8 +272,15 @@ const configInvalid = (errors: readonly ConfigError[]): TickOutcome => {
 };
 
 /**
- * Parse the chart's environment and run a tick. A malformed environment ends
- * with exit 2 before any port is even built.
+ * Parse the chart's environment ({@link parseTickConfig}) and run a tick
+ * ({@link runTick}) — what the CronJob does. A malformed environment ends
+ * with `result: 'configInvalid'`, exit 2 and one `CONFIG_INVALID` finding per
+ * problem, before `makePorts` is even called: no API call, no registry call
+ * (SPEC §2, I18).
+ *
+ * @param env - the environment, e.g. `process.env`.
+ * @param makePorts - builds the ports from the parsed config; called at most once.
+ * @param options - as for {@link runTick}.
  */
 export const runTickFromEnvironment = (
   env: Environment,

@@ -1,5 +1,10 @@
 // The chart's environment contract (SPEC §2). Names are load-bearing: the
 // CronJob template sets exactly these.
+/**
+ * The names of the environment variables a tick reads, by config field: the
+ * chart's contract (SPEC §2) plus ours. Build an {@link Environment} with them
+ * rather than with string literals; the names never change within a major.
+ */
 export const ENV = {
   releaseName: 'RELEASE_NAME',
   releaseNamespace: 'RELEASE_NAMESPACE',
@@ -28,6 +33,7 @@ export const ENV = {
   decoupledRefresh: 'DECOUPLED_REFRESH',
 } as const;
 
+/** Environment variables by name, as `process.env` holds them; unset and empty mean the same. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULTS = {

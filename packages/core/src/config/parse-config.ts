@@ -115,6 +115,19 @@ const floor = (env: Environment, problems: Problems, variable: string, fallback:
   return parsed;
 };
 
+/**
+ * Parse and validate the chart's environment (SPEC §2) into a
+ * {@link TickConfig}. Pure: reads only `env`.
+ *
+ * Returns `Left` with every problem at once, each naming its variable and
+ * value (`describeConfigError` words it): a required variable missing
+ * (`RELEASE_NAME`, `RELEASE_NAMESPACE`, `IMAGE_TAG`), a name that is not a
+ * valid Kubernetes name, a ceiling that is not a whole number ≥ 1, a pin or
+ * switch that is not `0`/`1`, a duration without a unit or not above zero, a
+ * registry URL that is not http(s). Nothing is silently defaulted or disabled
+ * — the reference's non-integer ceiling turned its guard off (SPEC §5); here
+ * it is a configuration error, exit 2 (I18).
+ */
 export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError[], TickConfig> => {
   const problems = new Problems();
   const releaseName = kubernetesName(

@@ -2,19 +2,29 @@ import type { PinName } from '../domain/workloads.js';
 
 /** Everything one tick needs to know, parsed and validated (see parseTickConfig). */
 export interface TickConfig {
+  /** RELEASE_NAME: the Helm release; the workloads' default names derive from it. */
   readonly releaseName: string;
+  /** RELEASE_NAMESPACE: where jobs-manager and requests-proxy run. */
   readonly releaseNamespace: string;
   /** The jobs-manager Deployment; all bookkeeping annotations live on it. */
   readonly deploymentName: string;
+  /** REQUESTS_PROXY_DEPLOYMENT (default `<release>-requests-proxy`). */
   readonly requestsProxyDeployment: string;
+  /** RESOURCE_MONITOR_DAEMONSET (default `<release>-resource-monitor`). */
   readonly resourceMonitorDaemonSet: string;
+  /** NODE_AGENTS_NAMESPACE: where the resource-monitor DaemonSet runs. */
   readonly nodeAgentsNamespace: string;
   /** The registry the chart renders into pod images; anything but docker.io makes the tick inert (I14). */
   readonly imageRegistry: string;
+  /** IMAGE_TAG: the floating tag whose digest is followed. */
   readonly imageTag: string;
+  /** ROLLOUT_TIMEOUT: the bound of each rollout wait (I17). */
   readonly rolloutTimeoutMs: number;
+  /** MAX_REFRESH_ATTEMPTS: failed re-image ticks in a row before the flap lockout (I10). */
   readonly maxRefreshAttempts: number;
+  /** MAX_SKIP_TICKS: unsettled ticks in a row before "IMAGE REFRESH IS FROZEN" (I3, I5). */
   readonly maxSkipTicks: number;
+  /** `*_PINNED`: a pinned image is neither resolved nor re-imaged (I13). */
   readonly pins: Readonly<Record<PinName, boolean>>;
   /** The settled guard's window (the reference's `rollout status --timeout=10s`). */
   readonly settleTimeoutMs: number;
@@ -51,12 +61,16 @@ export interface TickConfig {
   readonly decoupledRefresh: boolean;
 }
 
+/** One problem with one environment variable, as `parseTickConfig` reports it. */
 export type ConfigError = {
+  /** The variable's name, e.g. `MAX_SKIP_TICKS`. */
   readonly variable: string;
   /** The offending value, or undefined when the variable is missing. */
   readonly value: string | undefined;
+  /** What is wrong, worded to follow the variable: `must be a whole number of at least 1 …`. */
   readonly problem: string;
 };
 
+/** `MAX_SKIP_TICKS="abc": must be a whole number …` — one line an operator can act on. */
 export const describeConfigError = (e: ConfigError): string =>
   e.value === undefined ? `${e.variable}: ${e.problem}` : `${e.variable}=${JSON.stringify(e.value)}: ${e.problem}`;

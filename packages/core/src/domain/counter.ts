@@ -7,6 +7,12 @@ import type { Option } from 'fp-ts/lib/Option.js';
 const DECIMAL = /^[0-9]+$/;
 const LARGEST = Number.MAX_SAFE_INTEGER - 1;
 
+/**
+ * The value of a bookkeeping counter annotation (skip streak, refresh
+ * attempt), read as the reference reads it (SPEC §2): absent, empty or not a
+ * decimal integer counts as 0; a decimal too large to count exactly is
+ * capped, never collapsed to 0 (a streak past its ceiling stays past it, I5).
+ */
 export const counterValue = (raw: Option<string>): number => {
   if (raw._tag === 'None' || !DECIMAL.test(raw.value)) return 0;
   const parsed = Number.parseInt(raw.value, 10);

@@ -8,8 +8,14 @@ const REGISTERED: Readonly<Record<string, RegExp>> = {
   sha512: /^[a-f0-9]{128}$/,
 };
 
+/** A string {@link isWellFormedDigest} accepted: only these reach a pod spec or an annotation (I19). */
 export type Digest = string & { readonly __brand: 'Digest' };
 
+/**
+ * Is this a well-formed OCI digest (`algorithm:encoded`) of a registered
+ * algorithm with the right length — sha256 with 64 lowercase hex, sha512
+ * with 128? Anything else from a registry is a resolution failure (I19).
+ */
 export const isWellFormedDigest = (value: string): value is Digest => {
   if (!GRAMMAR.test(value)) return false;
   const colon = value.indexOf(':');

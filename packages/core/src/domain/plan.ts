@@ -63,6 +63,7 @@ export interface PlanScope {
   readonly decoupled?: { readonly settled: ReadonlySet<WorkloadId> };
 }
 
+/** Where a workload lives under this config: kind, name and namespace as the chart renders them. */
 export const workloadRef = (config: TickConfig, id: WorkloadId): WorkloadRef => {
   switch (id) {
     case 'jobs-manager':

@@ -3,6 +3,12 @@
 // in kubectl's order and every "not yet" says what it waits for, with numbers.
 // The adapter fetches; this decides. Pure.
 
+/**
+ * Is a workload settled, by `kubectl rollout status`'s rules: `Settled`
+ * (rolled out), `Waiting` (not yet; the reason says for what, with numbers),
+ * or `Failed` (will never finish on its own: progress deadline exceeded, a
+ * DaemonSet that is not RollingUpdate). Only `Settled` lets a tick act (I1).
+ */
 export type Settledness =
   | { readonly _tag: 'Settled'; readonly message: string }
   | { readonly _tag: 'Waiting'; readonly reason: string }
@@ -36,6 +42,11 @@ export interface DaemonSetRolloutView {
   readonly numberAvailable: number;
 }
 
+/**
+ * A Deployment's {@link Settledness}, checked in kubectl's order: spec
+ * observed, progress deadline, updated replicas, old replicas gone, updated
+ * replicas available. Pure; the adapter fetches, this decides.
+ */
 export const deploymentSettledness = (d: DeploymentRolloutView): Settledness => {
   if (d.generation > d.observedGeneration) {
     return waiting(`Waiting for deployment "${d.name}" spec update to be observed...`);
@@ -62,6 +73,11 @@ export const deploymentSettledness = (d: DeploymentRolloutView): Settledness => 
   return settled(`deployment "${d.name}" successfully rolled out`);
 };
 
+/**
+ * A DaemonSet's {@link Settledness}, checked in kubectl's order. An OnDelete
+ * DaemonSet is `Failed`, never settled: its rollout only happens when
+ * someone deletes pods. Pure.
+ */
 export const daemonSetSettledness = (ds: DaemonSetRolloutView): Settledness => {
   // kubectl reports OnDelete as "done" with an error; a rollout that only
   // happens when someone deletes pods is never "settled" for us.

@@ -2,10 +2,14 @@
 // workload, and where image-refresh keeps its bookkeeping. Container names are
 // contractual with the chart's templates; change them only together.
 
+/** The three images image-refresh follows (SPEC §2). */
 export type ImageName = 'jobs-manager' | 'pods-monitor' | 'resource-monitor';
+/** The three workloads it re-images; requests-proxy runs the jobs-manager image. */
 export type WorkloadId = 'jobs-manager' | 'requests-proxy' | 'resource-monitor';
+/** The keys of `TickConfig.pins`, one per `*_PINNED` variable. */
 export type PinName = 'jobsManager' | 'podsMonitor' | 'resourceMonitor' | 'requestsProxy';
 
+/** One followed image and where its bookkeeping lives. */
 export interface ImageSpec {
   readonly name: ImageName;
   /** Repository on docker.io. */
@@ -18,6 +22,7 @@ export interface ImageSpec {
    * over our pin" from "still on repo:tag since install" (issue 7).
    */
   readonly pinKey: string;
+  /** The pin that stops it being resolved and re-imaged (I13). */
   readonly pin: PinName;
 }
 
@@ -46,18 +51,25 @@ export const IMAGES: readonly ImageSpec[] = [
   },
 ];
 
+/** The spec of one image; throws only for a name outside {@link ImageName}. */
 export const imageSpec = (name: ImageName): ImageSpec => {
   const spec = IMAGES.find((image) => image.name === name);
   if (spec === undefined) throw new Error(`unknown image ${name}`);
   return spec;
 };
 
+/**
+ * The bookkeeping annotation keys on the jobs-manager Deployment, the
+ * reference's names (SPEC §2). A counter whose value is absent, empty or not
+ * a decimal integer counts as 0 (`counterValue`).
+ */
 export const ANNOTATION = {
   skipStreak: 'tracebloc.io/refresh-skip-streak',
   refreshAttempt: 'tracebloc.io/refresh-attempt',
   flapDetected: 'tracebloc.io/refresh-flap-detected',
 } as const;
 
+/** Container names in the chart's pod templates; contractual with the chart. */
 export const CONTAINER = {
   api: 'api',
   podsMonitor: 'pods-monitor-container',
@@ -65,8 +77,10 @@ export const CONTAINER = {
   resourceMonitor: 'tracebloc-resource-monitor',
 } as const;
 
+/** The Kubernetes kind of a workload. */
 export type WorkloadKind = 'Deployment' | 'DaemonSet';
 
+/** A workload by identity and where it lives; `workloadRef` makes one from a config. */
 export interface WorkloadRef {
   readonly id: WorkloadId;
   readonly kind: WorkloadKind;

@@ -73,7 +73,13 @@ const edgesOf = (root: NodeLike, node: NodeLike): string[] => {
   return lines;
 };
 
-/** `stateDiagram-v2` text for a machine: every step, guard and invoked port call of the tick. */
+/**
+ * `stateDiagram-v2` Mermaid text for a machine — for `tickMachine`, every
+ * step, guard and invoked port call of the tick, generated from the machine
+ * itself so a published picture cannot drift from the code. Deterministic:
+ * the same machine gives the same text. Compound states are flattened into
+ * `parent / child` labels (Mermaid cannot draw edges across composites).
+ */
 export const mermaidDiagram = (machine: AnyStateMachine): string => {
   const root = machine.root as unknown as NodeLike;
   const steps = leaves(root);

@@ -3,8 +3,14 @@
 // stable for machines, messages keep the reference's phrases for humans who
 // grep (SPEC §3: "operators grep for the phrases quoted above").
 
+/** `error` is a finding (exit 1, I18); `warn` is said loudly but the tick goes on; `info` narrates. */
 export type EventLevel = 'info' | 'warn' | 'error';
 
+/**
+ * What happened, as a stable machine-readable code (the message may be
+ * reworded; the code is not). New codes may be added in a minor version:
+ * match with a default branch.
+ */
 export type EventCode =
   | 'TICK_START'
   | 'CONFIG_INVALID'
@@ -47,9 +53,18 @@ export type EventCode =
   | 'TICK_COMPLETE'
   | 'EVENT_NOT_RECORDED';
 
+/**
+ * One thing a tick tells its operator, in order. The CLI prints each as an
+ * `[image-refresh]` line; messages keep the reference's phrases ("IMAGE
+ * REFRESH IS FROZEN", "skipping this refresh tick N/MAX", "MANUAL ATTENTION
+ * NEEDED") because operators grep for them.
+ */
 export interface TickEvent {
+  /** `error` makes it a finding. */
   readonly level: EventLevel;
+  /** Stable across versions; match on this, not on the message. */
   readonly code: EventCode;
+  /** The line for a human, with the real cause and numbers. */
   readonly message: string;
   /** Continuation lines: commands to run, likely causes. */
   readonly hints?: readonly string[];

@@ -160,6 +160,15 @@ const outcome =
   ({ context }: { context: TickContext }): TickOutcome =>
     outcomeOf(result, context);
 
+/**
+ * One tick of SPEC §3 as an xstate v5 machine: one state per step, one named
+ * guard per decision, one named actor per port call (the actors are typed
+ * placeholders; `runTick` binds them to ports). It does no I/O and
+ * reads no clock (I20). Public for those who inspect or draw it — walk
+ * `tickMachine.root`, or `mermaidDiagram` it; run ticks with
+ * `runTick`. Its final states are named as the {@link TickResult}
+ * values (all but `configInvalid`, which ends before the machine starts).
+ */
 export const tickMachine = setup({
   types: {
     context: {} as TickContext,
@@ -851,4 +860,5 @@ export const tickMachine = setup({
   },
 });
 
+/** The type of {@link tickMachine}. */
 export type TickMachine = typeof tickMachine;

@@ -36,8 +36,11 @@ export interface AnnotationWrite {
   readonly annotations: Readonly<Record<string, string | null>>;
 }
 
+/** A workload the tick patched with new images (one patch per workload, I16). */
 export interface Reimage {
+  /** The Deployment or DaemonSet patched. */
   readonly workload: WorkloadRef;
+  /** Every container the patch changed, as `docker.io/<repo>@<digest>`. */
   readonly images: readonly ContainerImage[];
   /** True once its rollout completed within ROLLOUT_TIMEOUT. */
   readonly rolledOut: boolean;
@@ -50,7 +53,12 @@ export interface DigestChange {
   readonly to: string;
 }
 
+/**
+ * How one tick ended and everything it did — enough to assert on, or to
+ * render, without parsing log lines.
+ */
 export interface TickOutcome {
+  /** The final state the machine reached. */
   readonly result: TickResult;
   /** 0 ok, 1 a finding an operator must see, 2 configuration error (I18). */
   readonly exitCode: 0 | 1 | 2;
@@ -60,7 +68,9 @@ export interface TickOutcome {
   readonly events: readonly TickEvent[];
   /** The error-level events; non-empty iff exitCode is 1. */
   readonly findings: readonly TickEvent[];
+  /** Every successful write to the jobs-manager Deployment's annotations, in order. */
   readonly writes: readonly AnnotationWrite[];
+  /** Every successful set-image, with whether its rollout completed. */
   readonly reimages: readonly Reimage[];
   /** The drift this tick found and set out to roll out (empty when held back or when nothing moved). */
   readonly digestChanges: readonly DigestChange[];

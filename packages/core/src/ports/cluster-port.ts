@@ -13,12 +13,20 @@ import type { PortError } from './port-error.js';
 // "Absent" is `Right(none)`, "could not read" is `Left(error)`: the two can
 // never be confused, which is the bug class behind #626 and #1964.
 
+/** One container's new image in a re-image patch. */
 export interface ContainerImage {
+  /** The container's name in the pod template, e.g. `api`. */
   readonly container: string;
   /** `docker.io/<repo>@<digest>` */
   readonly image: string;
 }
 
+/**
+ * Why a rollout wait failed: the workload could not be read ({@link PortError}),
+ * will never finish, or did not finish within ROLLOUT_TIMEOUT. Any of them
+ * fails the tick (exit 1) and leaves the attempt counter incremented and the
+ * digests unrecorded (SPEC §3.6, I7, I10).
+ */
 export type RolloutError =
   | PortError
   /** The rollout will never finish on its own (ProgressDeadlineExceeded, an OnDelete DaemonSet). */
@@ -26,6 +34,11 @@ export type RolloutError =
   /** ROLLOUT_TIMEOUT passed while still waiting; message says for what, with numbers. */
   | { readonly _tag: 'RolloutTimedOut'; readonly message: string };
 
+/**
+ * One annotation value per image, raw: `None` when the annotation is absent,
+ * `Some` with whatever it holds otherwise (validated by the tick, I19).
+ * Absent is a value; a failed read is the port's `Left` — never this (#626).
+ */
 export type RecordedDigests = Readonly<Record<ImageName, Option<string>>>;
 
 /** A workload as it runs now (RECONCILE_LIVE, DECOUPLED_REFRESH; issue 7). */
@@ -38,6 +51,19 @@ export interface LiveWorkload {
   readonly imageOwners: Readonly<Record<string, string>>;
 }
 
+/**
+ * What a tick needs from the cluster, as logical operations on the
+ * jobs-manager Deployment's annotations (its bookkeeping) and on the three
+ * workloads. Every operation returns a `TaskEither`: `Left` is "could not"
+ * (a {@link PortError} naming the server's own words), `Right` the answer, and
+ * absent is `Right(none)` — so "absent" and "failed" can never be confused
+ * (#626, #1964). A read is fail-closed in the tick: a `Left` from a
+ * bookkeeping read never counts as 0 (I4, I11).
+ *
+ * Implementations should bound each call (the tick also bounds it, I17),
+ * should not throw (a throw is taken as a failed call), and must not retry a
+ * write on their own: the tick decides what a failed write means.
+ */
 export interface ClusterPort {
   /**
    * The settled guard's question (SPEC §3.2): is the jobs-manager Deployment
@@ -46,16 +72,23 @@ export interface ClusterPort {
    */
   readonly observeJobsManager: () => TaskEither<PortError, Settledness>;
 
+  /** The raw `refresh-skip-streak` annotation; `Left` makes an unsettled tick exit 1 without a write (I4). */
   readonly readSkipStreak: () => TaskEither<PortError, Option<string>>;
+  /** Set `refresh-skip-streak`; `Left` fails the tick (I3). */
   readonly writeSkipStreak: (streak: number) => TaskEither<PortError, void>;
+  /** Remove `refresh-skip-streak`; `Left` is a WARNING and the tick goes on (I6, #2007). */
   readonly clearSkipStreak: () => TaskEither<PortError, void>;
 
+  /** The raw `refresh-attempt` annotation; `Left` means no re-image this tick (I11). */
   readonly readRefreshAttempt: () => TaskEither<PortError, Option<string>>;
+  /** Set `refresh-attempt`, before any workload is touched; `Left` fails the tick and nothing is re-imaged (I9). */
   readonly writeRefreshAttempt: (attempt: number) => TaskEither<PortError, void>;
+  /** Set `refresh-flap-detected` when the attempt ceiling is reached (I10). */
   readonly markFlapDetected: (attempt: number) => TaskEither<PortError, void>;
   /** The success reset (#626): remove refresh-attempt and refresh-flap-detected in one write of their own. */
   readonly clearFlapState: () => TaskEither<PortError, void>;
 
+  /** The `last-refreshed-<image>-digest` annotations; `Left` records and re-images nothing (SPEC §5). */
   readonly readRecordedDigests: () => TaskEither<PortError, RecordedDigests>;
   /**
    * One write for every digest recorded this tick, and (RECONCILE_LIVE only)

@@ -15,6 +15,14 @@ const annotate = (config: TickConfig, changes: Readonly<Record<string, string | 
     .map(([key, value]) => (value === null ? `${key}-` : `${key}=${value}`))
     .join(' ')}`;
 
+/**
+ * The same ports with every write replaced by a sentence, for `--dry-run`:
+ * reads still go to `ports` (so the tick decides on the real world), each
+ * write, set-image, rollout wait and Event is handed to `wouldDo` as a
+ * kubectl-like line (`annotate deployment/x -n ns key=value`) and succeeds.
+ * The tick then walks the path it would take if nothing failed. Nothing is
+ * written through `ports`.
+ */
 export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (action: string) => void): TickPorts => {
   const pretend = (action: string) => {
     wouldDo(action);

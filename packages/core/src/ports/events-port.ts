@@ -5,13 +5,21 @@ import type { PortError } from './port-error.js';
 // look (`kubectl describe`, `kubectl get events`) — so "images did not update"
 // is never visible only from the Job's colour (#1964, issue 6).
 
+/** A Kubernetes Event to record on the jobs-manager Deployment (`kubernetesEventsFor` makes them). */
 export interface KubeEvent {
+  /** `Warning` for findings and warnings, `Normal` for skips and successful re-images. */
   readonly type: 'Normal' | 'Warning';
   /** Stable, CamelCase: RefreshFrozen, RefreshFlapDetected, … */
   readonly reason: string;
+  /** The tick's own words; several of one reason joined, at most 1024 characters. */
   readonly message: string;
 }
 
+/**
+ * Where a tick records its findings as Kubernetes Events, after it has
+ * decided: a `Left` is a WARN line and changes neither the exit code nor any
+ * write (I18b).
+ */
 export interface EventsPort {
   /** Record (or, for a reason already recorded, update and count) one Event. */
   readonly record: (event: KubeEvent) => TaskEither<PortError, void>;

@@ -2,9 +2,20 @@
 // line names the real cause (#571: "NotFound, RBAC denial or API error" was
 // not an answer an operator could act on).
 
+/**
+ * The classes of port failure: `NotFound` (404), `Forbidden` (401/403, RBAC),
+ * `Timeout` (a bound passed, or HTTP 408/504), `Transport` (connection, DNS, 5xx, anything
+ * unexpected), `Malformed` (an answer that is not what was asked for).
+ */
 export type PortErrorTag = 'NotFound' | 'Forbidden' | 'Timeout' | 'Transport' | 'Malformed';
 
+/**
+ * A failed port call, as a value (never thrown). The tick names it in its
+ * log line and its finding, so the message should be the server's own words
+ * (#571: an operator must see the real cause).
+ */
 export interface PortError {
+  /** The class of failure; match on it exhaustively. */
   readonly _tag: PortErrorTag;
   /** What the server (or the transport) said, secrets already removed by the adapter. */
   readonly message: string;
@@ -17,10 +28,15 @@ const make =
   (message: string, status?: number): PortError =>
     status === undefined ? { _tag: tag, message } : { _tag: tag, message, status };
 
+/** A `NotFound` {@link PortError}: the object or manifest does not exist. */
 export const notFound = make('NotFound');
+/** A `Forbidden` {@link PortError}: authentication or RBAC refused the call. */
 export const forbidden = make('Forbidden');
+/** A `Timeout` {@link PortError}: the call's bound passed without an answer (or the server said 408/504). */
 export const timeout = make('Timeout');
+/** A `Transport` {@link PortError}: the connection, the server or anything unexpected failed. */
 export const transport = make('Transport');
+/** A `Malformed` {@link PortError}: the answer was not what was asked for. */
 export const malformed = make('Malformed');
 
 export const PORT_ERROR_TAGS: readonly PortErrorTag[] = ['NotFound', 'Forbidden', 'Timeout', 'Transport', 'Malformed'];
@@ -28,6 +44,7 @@ export const PORT_ERROR_TAGS: readonly PortErrorTag[] = ['NotFound', 'Forbidden'
 const isPortErrorTag = (value: unknown): value is PortErrorTag =>
   typeof value === 'string' && (PORT_ERROR_TAGS as readonly string[]).includes(value);
 
+/** True for a {@link PortError}-shaped value: a known `_tag` and a string `message`. */
 export const isPortError = (value: unknown): value is PortError =>
   typeof value === 'object' &&
   value !== null &&

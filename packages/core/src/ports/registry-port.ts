@@ -3,11 +3,17 @@ import type { Option } from 'fp-ts/lib/Option.js';
 import type { Task } from 'fp-ts/lib/Task.js';
 import type { PortError } from './port-error.js';
 
+/**
+ * Why one image could not be resolved: a {@link PortError}, or the registry's
+ * 429. Either way only that image is skipped this tick, with a WARN (I15); a
+ * 429 also holds every re-image back (I7b, the pull budget).
+ */
 export type RegistryError =
   | PortError
   /** HTTP 429 from the registry: the anonymous pull budget of this IP is spent. */
   | { readonly _tag: 'RateLimited'; readonly message: string };
 
+/** A tag's current manifest digest, as the registry answered it. */
 export interface Resolution {
   /** The registry's `Docker-Content-Digest`, unvalidated: the tick checks it (I19). */
   readonly digest: string;
@@ -15,11 +21,19 @@ export interface Resolution {
   readonly rateLimitRemaining: Option<number>;
 }
 
+/** One `repo:tag` to resolve, e.g. `tracebloc/jobs-manager` and `stg`. */
 export interface DigestRequest {
+  /** The repository on the registry, without the registry host. */
   readonly repo: string;
+  /** The floating tag (the config's imageTag). */
   readonly tag: string;
 }
 
+/**
+ * Where a tick resolves floating tags to digests (SPEC §3.3). One call per
+ * tick, for the unpinned images only (I13). It never fails as a whole: each
+ * answer is that image's own `Either`, in request order.
+ */
 export interface RegistryPort {
   /**
    * Resolve every requested repo:tag to its current manifest digest. The

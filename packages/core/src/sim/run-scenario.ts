@@ -6,6 +6,7 @@ import { simConfig } from './sim-config.js';
 import { simPorts } from './sim-ports.js';
 import { SimWorld } from './sim-world.js';
 
+/** One tick of a scenario: what happened before it, its outcome, and the world after it. */
 export interface TimelineRow {
   readonly tick: number;
   readonly event: string;

@@ -10,6 +10,7 @@ const fnv1a = (text: string, seed: number): number => {
   return hash >>> 0;
 };
 
+/** A well-formed sha256 digest derived from `label`: the same label always gives the same digest. */
 export const simDigest = (label: string): string => {
   let hex = '';
   for (let block = 0; block < 8; block++) hex += fnv1a(label, block).toString(16).padStart(8, '0');

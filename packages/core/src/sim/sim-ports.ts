@@ -30,6 +30,13 @@ const errorOf = (tag: PortErrorTag, op: string): PortError => ({
   ...(tag === 'NotFound' ? { status: 404 } : tag === 'Forbidden' ? { status: 403 } : {}),
 });
 
+/**
+ * {@link TickPorts} on a {@link SimWorld}: cluster, registry and Events
+ * ports that read and change the world, take its armed faults, log every
+ * call and advance its virtual clock as real requests would (a hang lasts
+ * until the request bound, an unsettled Deployment is watched for the whole
+ * settle window). Never touches a real clock, network or file.
+ */
 export const simPorts = (world: SimWorld): TickPorts => {
   const { config } = world;
 

@@ -30,6 +30,7 @@ export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady';
 /** Every fault-injectable cluster-side operation: the port's, and recording an Event. */
 export type ClusterOp = keyof ClusterPort | 'recordEvent';
 
+/** A Kubernetes Event the simulated Events port holds. */
 export interface SimKubeEvent {
   readonly type: 'Normal' | 'Warning';
   readonly reason: string;
@@ -37,26 +38,36 @@ export interface SimKubeEvent {
   /** How many times this reason was recorded: repeats update one Event. */
   count: number;
 }
+/** A fault a cluster operation can meet: a port error of that class, or a hang until the request bound. */
 export type ClusterFault = PortErrorTag | 'Hang';
+/** A fault one repo's resolution can meet; `Garbage` answers a digest that is not an OCI digest (I19). */
 export type RegistryFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Garbage';
 
+/** One call the simulated ports answered, in order: what the property suite's checker reads. */
 export interface SimCall {
+  /** The port operation (`resolveDigest` per repo). */
   readonly op: ClusterOp | 'resolveDigest';
+  /** Virtual time when it ended, in ms. */
   readonly at: number;
+  /** Its arguments, e.g. the annotation value written or the repo resolved. */
   readonly detail: string;
   /** 'ok' or the error tag the call ended with. */
   readonly outcome: string;
 }
 
+/** A simulated workload; mutable on purpose, for world events a test stages. */
 export interface SimWorkload {
   readonly id: WorkloadId;
   readonly kind: WorkloadKind;
+  /** False once deleted: every read of it is NotFound. */
   exists: boolean;
+  /** Bumped by every change of its images (a rollout). */
   generation: number;
   /** container → image reference in the pod spec */
   images: Record<string, string>;
   /** container → the field manager that last set its image */
   imageOwners: Record<string, string>;
+  /** How its rollouts go; see {@link RolloutBehaviour}. */
   behaviour: RolloutBehaviour;
   /** A re-image started a rollout that has not completed. */
   rolloutPending: boolean;
@@ -93,8 +104,25 @@ const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
   rolloutPending: false,
 });
 
+/**
+ * An in-memory edge cluster and registry for {@link simPorts}: the chart's
+ * three workloads (fresh install: `repo:tag`, settled), the jobs-manager
+ * annotations, a registry with build 1 of every image published, a virtual
+ * clock, and faults armed per operation. Deterministic: the same world and
+ * the same ticks give the same calls and outcomes (I20).
+ *
+ * @example
+ * ```ts
+ * const world = new SimWorld(simConfig());
+ * world.publish('tracebloc/jobs-manager', simDigest('build 2'));
+ * world.injectClusterFault('writeRefreshAttempt', 'Forbidden');
+ * const outcome = await runTick(world.config, simPorts(world));
+ * ```
+ */
 export class SimWorld {
+  /** Virtual time in ms; the simulated ports advance it as real requests and waits would take. */
   clockMs = 0;
+  /** The chart's workloads by id. */
   readonly workloads: Record<WorkloadId, SimWorkload>;
   /** Annotations of the jobs-manager Deployment. */
   annotations: Record<string, string> = {};
@@ -102,6 +130,7 @@ export class SimWorld {
   readonly registry = new Map<string, string>();
   /** What the registry reports in `ratelimit-remaining`; undefined sends none. */
   rateLimitRemaining: number | undefined = 100;
+  /** Every port call, in order. */
   readonly calls: SimCall[] = [];
   /** Kubernetes Events recorded on the jobs-manager Deployment, one per reason. */
   readonly kubeEvents: SimKubeEvent[] = [];
@@ -119,10 +148,12 @@ export class SimWorld {
 
   // --- world events ---------------------------------------------------------
 
+  /** Move `repo:tag` (the config's tag by default) to a new digest, as a push would. */
   publish(repo: string, digest: string, tag: string = this.config.imageTag): void {
     this.registry.set(`${repo}:${tag}`, digest);
   }
 
+  /** Change how a workload's rollouts go from now on; `settles` or `flaps` also finishes a stalled rollout. */
   setBehaviour(id: WorkloadId, behaviour: RolloutBehaviour): void {
     const workload = this.workloads[id];
     workload.behaviour = behaviour;
@@ -135,10 +166,12 @@ export class SimWorld {
     this.clusterFaults.set(op, { fault, remaining: times });
   }
 
+  /** Arm a fault for the next `times` resolutions of one repo (Infinity: until cleared). */
   injectRegistryFault(repo: string, fault: RegistryFault, times = 1): void {
     this.registryFaults.set(repo, { fault, remaining: times });
   }
 
+  /** Disarm every fault. */
   clearFaults(): void {
     this.clusterFaults.clear();
     this.registryFaults.clear();
@@ -176,6 +209,7 @@ export class SimWorld {
     w.generation += 1;
   }
 
+  /** The jobs-manager Deployment is deleted: every read of it is NotFound (I2), its annotations are gone. */
   deleteJobsManager(): void {
     this.workloads['jobs-manager'].exists = false;
     this.annotations = {};
@@ -210,6 +244,7 @@ export class SimWorld {
     return this.clusterFaults.get(op)?.fault;
   }
 
+  /** The fault the next resolution of a repo will meet, without taking it. */
   armedRegistryFault(repo: string): RegistryFault | undefined {
     return this.registryFaults.get(repo)?.fault;
   }
@@ -221,10 +256,12 @@ export class SimWorld {
     return take(this.clusterFaults, op);
   }
 
+  /** Takes the armed fault for a repo's resolution, if any. */
   takeRegistryFault(repo: string): RegistryFault | undefined {
     return take(this.registryFaults, repo);
   }
 
+  /** What kubectl's rules say of a workload now, at the top of a tick or during a rollout wait (flaps differ). */
   settlednessOf(id: WorkloadId, phase: 'top-of-tick' | 'rollout-wait'): Settledness {
     const w = this.workloads[id];
     const status = statusOf(w, phase);
@@ -254,6 +291,7 @@ export class SimWorld {
     return deploymentSettledness(view);
   }
 
+  /** The workload's object name under the config. */
   nameOf(id: WorkloadId): string {
     switch (id) {
       case 'jobs-manager':
@@ -265,6 +303,7 @@ export class SimWorld {
     }
   }
 
+  /** Append a call to {@link SimWorld.calls}, stamped with the clock. */
   log(call: Omit<SimCall, 'at'>): void {
     this.calls.push({ ...call, at: this.clockMs });
   }
