@@ -1,5 +1,27 @@
-// Public surface of @image-refresh/k8s-adapter: core's ports on the
-// Kubernetes API (@kubernetes/client-node) and the OCI distribution API.
-export * from './cluster/index.js';
-export * from './events/index.js';
-export * from './registry/index.js';
+// Public surface of @image-refresh/k8s-adapter, on purpose: the factories that
+// build core's ports on a real cluster and registry, how the cluster is found,
+// one read for status-like tools, and the HTTP types that name what
+// RegistryPortOptions.fetch must be (the global fetch fits). Listed by name,
+// never `export *`, so an export added to a module for the adapter's own tests
+// (src/*/index.ts) does not become public by accident; removing or changing
+// one is a breaking change, and packaging/api/k8s-adapter.api.md records them.
+
+export {
+  type ClusterConfig,
+  type ClusterConfigError,
+  type ClusterPortOptions,
+  type ContainerFieldOwner,
+  createClusterPort,
+  inspectWorkload,
+  loadClusterConfig,
+  SERVICE_ACCOUNT_TOKEN,
+  type WorkloadSnapshot,
+} from './cluster/index.js';
+export { createEventsPort, type EventsPortOptions } from './events/index.js';
+export type { HeaderReader, HttpAnswer, HttpFetch, HttpInit } from './registry/http-transport.js';
+export {
+  createRegistryPort,
+  describeBudget,
+  type RateLimitBudget,
+  type RegistryPortOptions,
+} from './registry/index.js';

@@ -2,6 +2,7 @@
 // request bound, the settle window, ROLLOUT_TIMEOUT — come from TickConfig,
 // the one place an operator sets them.
 
+/** What a caller may tune on `createClusterPort`; every field is optional. */
 export interface ClusterPortOptions {
   /** How often an unsettled workload is re-read while waiting (default 2 s; NOTES: 2–5 s). */
   readonly pollIntervalMs?: number;

@@ -49,6 +49,24 @@ import { imageOwnersOf, type WorkloadSnapshot, workloadSnapshot } from './worklo
 const sameWorkload = (a: WorkloadRef, b: WorkloadRef): boolean =>
   a.kind === b.kind && a.name === b.name && a.namespace === b.namespace;
 
+/**
+ * Core's `ClusterPort` on the Kubernetes API, for one tick (build a new one
+ * per tick: it keeps that tick's snapshot of the jobs-manager Deployment).
+ *
+ * Promises: a steady tick costs one GET; every request is bounded by
+ * `config.apiTimeoutMs`, settle and rollout waits by the settle window and
+ * `timeoutMs` (polling, never a Watch: I17); annotations change by JSON merge
+ * patch, images by one strategic merge patch per workload carrying all its
+ * containers (I16), written as field manager `image-refresh` by default; a
+ * container the workload does not have is refused, never added. Errors are
+ * `PortError` values classified from the server's answer (404 NotFound,
+ * 401/403 Forbidden, aborted Timeout, unreadable Malformed, else Transport),
+ * with the bearer token redacted; nothing throws.
+ *
+ * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.
+ * @param config - the tick's parsed config: names, namespaces and bounds.
+ * @param options - poll and progress intervals, a progress callback, the field manager.
+ */
 export const createClusterPort = (
   kubeConfig: KubeConfig,
   config: TickConfig,

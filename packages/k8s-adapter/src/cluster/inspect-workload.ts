@@ -9,8 +9,10 @@ import type { WorkloadSnapshot } from './workload-snapshot.js';
 /**
  * One workload as a plain snapshot — settledness by kubectl's rules, images
  * by container, annotations, and who owns its containers' fields — for the
- * CLI's `status` and `rearm` and for a live reconcile. One GET, bounded by
- * `apiTimeoutMs` and classified like every other call of the adapter.
+ * CLI's `status` and `rearm`, a dashboard, a live reconcile. One GET, bounded
+ * by `apiTimeoutMs` and classified like every other call of the adapter
+ * (`Left` PortError: NotFound, Forbidden, Timeout, Transport, Malformed).
+ * Reads only; no settle window (the answer is the state right now).
  */
 export const inspectWorkload = (
   kubeConfig: KubeConfig,

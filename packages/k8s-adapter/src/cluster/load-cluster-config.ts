@@ -14,16 +14,21 @@ import { redactSecrets } from './redact-secrets.js';
 // CronJob needs (service account first), and a missing configuration is an
 // error that names what was looked for.
 
+/** Where a pod's service-account token lives; its presence means "in a cluster" to `loadClusterConfig`. */
 export const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
+/** A cluster to talk to, and where its credentials came from (say it in your log). */
 export interface ClusterConfig {
+  /** client-node's KubeConfig, ready for the port factories. */
   readonly kubeConfig: KubeConfig;
   /** `in-cluster service account`, or `kubeconfig <path>` (several joined with the path delimiter). */
   readonly source: string;
 }
 
+/** Why no cluster configuration could be loaded; the message names what was looked for, secrets redacted. */
 export interface ClusterConfigError {
   readonly _tag: 'ClusterConfigError';
+  /** E.g. `KUBECONFIG names file(s) that do not exist: /x`. */
   readonly message: string;
 }
 
@@ -36,7 +41,15 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
  * The cluster to talk to: the in-cluster service account when its token file
  * exists (client-node re-reads it, so a rotated token keeps working), else the
  * kubeconfig files of `env.KUBECONFIG` (merged, first one's context, as
- * kubectl does), else `$HOME/.kube/config`.
+ * kubectl does), else `$HOME/.kube/config`. Never client-node's silent
+ * fallback to `http://localhost:8080`.
+ *
+ * Returns `Left` (never throws) when none exists, a listed file is missing,
+ * a kubeconfig does not parse or has no current cluster, or the service
+ * account's KUBERNETES_SERVICE_HOST/PORT are unset. Contacts no server.
+ *
+ * @param env - the environment, e.g. `process.env` (reads KUBECONFIG and HOME).
+ * @param fileExists - for tests; `fs.existsSync` by default.
  */
 export const loadClusterConfig = (
   env: Environment,

@@ -4,7 +4,9 @@
 // `image-refresh`, so a live reconcile can tell its own image changes from a
 // human's `kubectl set image` (manager `kubectl-set`) or a `helm upgrade`.
 
+/** A field manager that owns part of a workload's containers (from metadata.managedFields). */
 export interface ContainerFieldOwner {
+  /** `helm`, `image-refresh`, `kubectl-set`, … */
   readonly manager: string;
   /** `Update` or `Apply`. */
   readonly operation: string;

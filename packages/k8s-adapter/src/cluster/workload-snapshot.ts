@@ -20,14 +20,23 @@ import { type ContainerFieldOwner, containerFieldOwners } from './managed-fields
 // annotation could look like "nothing recorded": #626's bug class). Whether
 // it is settled is decided by core's kubectl rules, not here.
 
+/**
+ * One workload as a plain, checked value — what `inspectWorkload` returns.
+ * An API answer whose fields have the wrong types never becomes a snapshot
+ * (it is `Malformed`, never read as zeros).
+ */
 export interface WorkloadSnapshot {
+  /** The workload asked for. */
   readonly ref: WorkloadRef;
+  /** metadata.generation. */
   readonly generation: number;
+  /** metadata.resourceVersion. */
   readonly resourceVersion: string;
   /** By `kubectl rollout status`'s rules (core's deploymentSettledness / daemonSetSettledness). */
   readonly settledness: Settledness;
   /** container name → image, in the pod template's order. */
   readonly images: Readonly<Record<string, string>>;
+  /** metadata.annotations; for jobs-manager, the bookkeeping (core's `ANNOTATION`, `IMAGES[].recordKey`). */
   readonly annotations: Readonly<Record<string, string>>;
   /** Field managers that own part of spec.template.spec.containers. */
   readonly containerOwners: readonly ContainerFieldOwner[];

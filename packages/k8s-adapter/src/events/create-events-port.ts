@@ -21,6 +21,7 @@ import { createEventsApi, type EventsApi } from './events-api.js';
 /** events.k8s.io's reportingController (core/v1 shows it as reportingComponent). */
 export const REPORTING_CONTROLLER = 'tracebloc.io/image-refresh';
 
+/** What a caller may tune on `createEventsPort`; every field is optional. */
 export interface EventsPortOptions {
   /** Who is reporting, e.g. the pod's name (HOSTNAME); shown by kubectl as the source. */
   readonly reportingInstance?: string;
@@ -34,6 +35,22 @@ export const eventName = (deployment: string, reason: string): string =>
 
 const isConflict = (e: unknown): boolean => e instanceof ApiException && e.code === 409;
 
+/**
+ * Core's `EventsPort` on the Kubernetes API (events.k8s.io/v1): records the
+ * Events a tick hands it (findings, warnings, skips, re-images: core's
+ * `kubernetesEventsFor`) on the jobs-manager Deployment, where `kubectl
+ * describe` and `kubectl get events` show them. One
+ * Event per reason, named after the Deployment and the reason: a reason
+ * recorded again updates that Event and its count (create, then on 409 two
+ * merge patches — the Role needs only events create and patch).
+ *
+ * Errors are classified `PortError` values like the cluster port's, never
+ * thrown; core turns a failed Event into a WARN line and nothing else (I18b).
+ *
+ * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.
+ * @param config - names the namespace and Deployment; bounds each request by `apiTimeoutMs`.
+ * @param options - the reporting instance (the pod name), a clock for tests.
+ */
 export const createEventsPort = (
   kubeConfig: KubeConfig,
   config: TickConfig,

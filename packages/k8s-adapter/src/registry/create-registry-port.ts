@@ -48,6 +48,22 @@ const mayBeBatchRefusal = (error: RegistryError): boolean =>
 const guarded = (request: DigestRequest, answer: () => Promise<Answer>): Promise<Answer> =>
   answer().catch(defect(request));
 
+/**
+ * Core's `RegistryPort` on the OCI distribution API (SPEC §3.3): per repo a
+ * manifest HEAD with the four manifest media types in one Accept, anonymous
+ * bearer tokens fetched from the registry's own challenge (one token for all
+ * repos when it allows), never a GET (a GET counts as a pull on Docker Hub).
+ *
+ * Promises: each repo's answer stands alone (I15) — a 429 is `RateLimited`,
+ * 401/403 `Forbidden`, 404 `NotFound`, a request past `timeoutMs` `Timeout`,
+ * a 200 without a digest or token `Malformed`, anything else `Transport`;
+ * the digest comes back unvalidated (the tick
+ * checks it, I19); tokens never appear in an error. The port may be reused
+ * across ticks; it keeps only the registry's challenge, never a token.
+ *
+ * @param options - the registry base URL (the config's `registryUrl`), the
+ *   per-request bound, a fetch for tests, a rate-limit callback.
+ */
 export const createRegistryPort = (options: RegistryPortOptions): RegistryPort => {
   const client = registryClient(options);
   let knownChallenge: O.Option<BearerChallenge> = O.none;

@@ -14,15 +14,19 @@ export interface HeaderReader {
   get(name: string): string | null;
 }
 
+/** An HTTP answer as the registry client reads it: the part of fetch's Response it uses. */
 export interface HttpAnswer {
   readonly status: number;
   readonly headers: HeaderReader;
+  /** The body; read only for errors and token answers. */
   text(): Promise<string>;
 }
 
+/** One request as the registry client makes it: the part of fetch's RequestInit it uses. */
 export interface HttpInit {
   readonly method: 'HEAD' | 'GET';
   readonly headers: Readonly<Record<string, string>>;
+  /** Aborts connecting, the headers and the body alike, at the request bound. */
   readonly signal: AbortSignal;
 }
 

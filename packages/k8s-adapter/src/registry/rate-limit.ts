@@ -5,10 +5,13 @@ import type { HeaderReader } from './http-transport.js';
 // 76;w=21600` on manifest HEADs too (NOTES "Registry"). The operator wants
 // the remaining budget in the log before it runs out, not a 429 afterwards.
 
+/** The pull budget a registry reported on a manifest HEAD (Docker Hub's `ratelimit-*` headers). */
 export interface RateLimitBudget {
+  /** The repository whose HEAD carried it. */
   readonly repo: string;
   /** Pulls left in the window for this client IP. */
   readonly remaining: number;
+  /** Pulls allowed per window, when the registry said. */
   readonly limit: O.Option<number>;
   /** The `w=` window in seconds (21600 = 6 h on Docker Hub). */
   readonly windowSeconds: O.Option<number>;

@@ -1,7 +1,7 @@
 import { type HttpFetch, nodeHttpFetch } from './http-transport.js';
 import type { RateLimitBudget } from './rate-limit.js';
 
-/** What createRegistryPort needs; everything else is derived per request. */
+/** What `createRegistryPort` needs; only `baseUrl` is required. */
 export interface RegistryPortOptions {
   /** Registry API base: the config's registryUrl (SPEC §2: IMAGE_REFRESH_REGISTRY_URL). */
   readonly baseUrl: string;
