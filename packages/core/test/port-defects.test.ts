@@ -1,5 +1,7 @@
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createActor, toPromise } from 'xstate';
 import { tickActors } from '../src/machine/tick-machine.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
@@ -68,5 +70,74 @@ describe('a rollout wait that fails with something other than a rollout error', 
     expect(outcome.result).toBe('reimageFailed');
     expect(outcome.findings.map((f) => f.code)).toEqual(['ROLLOUT_FAILED']);
     expect(outcome.findings[0]?.message).toContain(`(${reported});`);
+  });
+});
+
+describe('a registry port that misbehaves as a whole', () => {
+  it('never answering ends at its bound: 3 requests of REGISTRY_TIMEOUT per repo, plus the grace (I17)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const config = simConfig();
+      const edge = anEdge();
+      const ports: TickPorts = {
+        ...simPorts(edge.world),
+        registry: { resolveDigests: () => () => new Promise(() => undefined) },
+      };
+      let outcome: TickOutcome | undefined;
+      const ended = runTick(config, ports).then((o) => {
+        outcome = o;
+      });
+      // 3 repos × 3 requests × 10 s + 2 s grace
+      await vi.advanceTimersByTimeAsync(91_999);
+      expect(outcome, 'the registry pass ended before its bound').toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      await ended;
+      expect(outcome?.events.filter((e) => e.code === 'RESOLVE_FAILED').map((e) => e.message)[0]).toContain(
+        '(Timeout: resolveDigests gave no answer within 92000 ms',
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('an answer missing for an image is a failure of that image, never a skip', async () => {
+    const edge = anEdge();
+    const ports: TickPorts = { ...simPorts(edge.world), registry: { resolveDigests: () => () => Promise.resolve([]) } };
+    const outcome = await runTick(edge.config, ports);
+    expect(outcome.events.filter((e) => e.code === 'RESOLVE_FAILED').map((e) => e.message)).toEqual(
+      ['jobs-manager', 'pods-monitor', 'resource-monitor'].map(
+        (image) =>
+          `WARN: could not resolve latest digest of tracebloc/${image}:stg (Malformed: the registry port gave no answer for this image); skipping this image this tick, the others go on`,
+      ),
+    );
+  });
+
+  it('a runaway digest is quoted only up to 100 characters in the warning', async () => {
+    const edge = anEdge();
+    const runaway = `sha256:${'z'.repeat(300)}`;
+    const ports: TickPorts = {
+      ...simPorts(edge.world),
+      registry: {
+        resolveDigests: (requests) => () =>
+          Promise.resolve(requests.map(() => E.right({ digest: runaway, rateLimitRemaining: O.none }))),
+      },
+    };
+    const outcome = await runTick(edge.config, ports);
+    expect(outcome.events.find((e) => e.code === 'RESOLVE_FAILED')?.message).toContain(
+      `the registry answered ${JSON.stringify(runaway.slice(0, 100))}, which is not an OCI digest`,
+    );
+  });
+});
+
+describe('the backstop timers', () => {
+  it('are all cleared once each call has answered: a finished tick leaves nothing to keep the pod alive', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const edge = anEdge();
+      await runTick(edge.config, simPorts(edge.world));
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -68,7 +68,8 @@ describe('port errors keep the server words and the status', () => {
   it('describes with the HTTP status when there is one', () => {
     expect(describePortError(forbidden('no', 403))).toBe('Forbidden (HTTP 403): no');
     expect(describePortError(notFound('gone'))).toBe('NotFound: gone');
-    expect(notFound('gone')).toEqual({ _tag: 'NotFound', message: 'gone' });
+    expect(notFound('gone')).toStrictEqual({ _tag: 'NotFound', message: 'gone' });
+    expect('status' in notFound('gone')).toBe(false);
   });
 
   it.each([
@@ -128,6 +129,11 @@ describe('configuration edges (SPEC §2)', () => {
     if (E.isLeft(parsed)) throw new Error(parsed.left.map(describeConfigError).join('; '));
     return parsed.right;
   };
+
+  it('a ceiling with trailing whitespace is rejected, as one with leading whitespace is', () =>
+    expect(problemsOf({ MAX_SKIP_TICKS: '8 ' })).toEqual([
+      'MAX_SKIP_TICKS="8 ": must be a whole number of at least 1 (a ceiling that is not a number would disable its guard)',
+    ]));
 
   it('one-character names are valid Kubernetes names', () =>
     expect(configOf({ RELEASE_NAME: 'a', DEPLOYMENT_NAME: 'b', NODE_AGENTS_NAMESPACE: 'c' })).toMatchObject({

@@ -74,3 +74,29 @@ describe('a configuration error', () => {
     expect(outcome.reimages).toEqual([]);
   });
 });
+
+describe('the digest changes a tick reports', () => {
+  it('name each drift it acted on, from and to', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    expect((await edge.tick()).digestChanges).toEqual([
+      { image: 'jobs-manager', from: simDigest(`${JM}#1`), to: simDigest(`${JM}#2`) },
+    ]);
+  });
+
+  it('are none when the drift was deferred for a low pull budget (issue 6), nor on a steady tick', async () => {
+    const edge = await aSteadyEdge();
+    expect((await edge.tick()).digestChanges).toEqual([]);
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.rateLimitRemaining = 1;
+    const deferred = await edge.tick();
+    expect(edge.codes()).toContain('REGISTRY_BUDGET_LOW');
+    expect(deferred.digestChanges).toEqual([]);
+  });
+
+  it('are none when the tick never got to compare', async () => {
+    const edge = anEdge();
+    edge.world.deleteJobsManager();
+    expect((await edge.tick()).digestChanges).toEqual([]);
+  });
+});
