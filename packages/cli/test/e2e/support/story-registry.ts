@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import {
+  type ParityRegistry,
+  REGISTRY_SETUP_TIMEOUT_MS,
+  startParityRegistry,
+} from '../../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { BUILD_TIMEOUT_MS, ensureBundle } from './bundle.js';
+import { JM, PM, RM } from './chart-facts.js';
+import type { RegistryEndpoint } from './cluster-stage.js';
+import { type BudgetProxy, startBudgetProxy } from './registry-budget-proxy.js';
+
+// What a switch suite starts once, before its stories: a current bundle, the
+// parity suite's registry (docker-registry with token auth behind its fault
+// proxy) and the budget proxy in front of that, which is what the CLI is
+// pointed at. Stories share the registry and nothing else.
+
+/** For the beforeAll that calls startStoryRegistry. */
+export const STORY_SETUP_TIMEOUT_MS = BUILD_TIMEOUT_MS + REGISTRY_SETUP_TIMEOUT_MS;
+
+export interface Builds {
+  readonly jm: string;
+  readonly pm: string;
+  readonly rm: string;
+}
+
+export interface StoryRegistry {
+  readonly registry: ParityRegistry;
+  readonly budget: BudgetProxy;
+  /** Where the CLI is pointed (IMAGE_REFRESH_REGISTRY_URL), and what reached it. */
+  readonly endpoint: RegistryEndpoint;
+  /** Push a fresh build of repo:stg; its digest. */
+  push(repo: string): Promise<string>;
+  /** A fresh build of each of the three images under :stg, so a story's first install starts from its own digests. */
+  pushAll(): Promise<Builds>;
+  close(): Promise<void>;
+}
+
+export const startStoryRegistry = async (): Promise<StoryRegistry> => {
+  // With a service-account token on this machine the CLI prefers it to
+  // KUBECONFIG (loadClusterConfig) and the stories would test the wrong wiring.
+  const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+  if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
+  await ensureBundle();
+  const registry = await startParityRegistry();
+  let budget: BudgetProxy;
+  try {
+    budget = await startBudgetProxy(registry.url);
+  } catch (error) {
+    await registry.close();
+    throw error;
+  }
+  const push = (repo: string) => registry.push(repo, 'stg');
+  return {
+    registry,
+    budget,
+    endpoint: { url: budget.url, seen: budget.seen },
+    push,
+    pushAll: async () => ({ jm: await push(JM), pm: await push(PM), rm: await push(RM) }),
+    close: async () => {
+      await budget.close();
+      await registry.close();
+    },
+  };
+};
