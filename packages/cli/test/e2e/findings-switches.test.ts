@@ -1,0 +1,389 @@
+import { shortDigest } from '@image-refresh/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { type Flapping, restAs, stageFlapping } from '../../../k8s-adapter/test/parity/support/world-controls.js';
+import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import type { JsonObject } from '../../../k8s-adapter/test/support/fake-api-patch.js';
+import {
+  ATTEMPT,
+  FLAP,
+  JM,
+  JM_REF,
+  ON_TAG,
+  PM,
+  pinned,
+  RECORD,
+  REIMAGE_SUMMARY,
+  RM,
+  STREAK,
+  withoutPrefix,
+} from './support/chart-facts.js';
+import { patchesOf, type Stage, type StageRun, startStage } from './support/cluster-stage.js';
+import { kubectlAnnotate } from './support/hand-edits.js';
+import { linesWith, theLine } from './support/run-bundle.js';
+import {
+  type Builds,
+  STORY_SETUP_TIMEOUT_MS,
+  type StoryRegistry,
+  startStoryRegistry,
+} from './support/story-registry.js';
+
+// Issue 6's switches, each both ways, told to what ships: the bundled CLI as
+// a child process per tick against the fake API server and a real
+// docker-registry (stage: support/cluster-stage.ts). Each story has its own
+// fresh release on its own fake server and pushes its own first builds, so
+// the stories share nothing but the registry process. Assertions are exit
+// codes, what the API server holds and received, and the one line that
+// matters — never a banner (shared/seeds/000).
+//
+// The registry is reached through a budget proxy (support/registry-budget-
+// proxy.ts) that stamps Docker Hub's ratelimit headers on manifest answers
+// when a story sets a budget; docker-registry itself sends none.
+//
+// Mutations of src that redden this file, each run by hand in a private copy
+// of the tree (bundle rebuilt there, copy discarded), with the case that
+// caught it: the lockout's level fixed to warn, FLAP_LOCKOUT_EXIT ignored
+// (the =1 case) and fixed to error (the default/=0 case); `rearm` clearing
+// the skip streak instead of the flap state (the re-armed case); an Event
+// named per tick instead of per reason, piling up (the FROZEN count case);
+// no RefreshReimaged Event (the re-image case); IMAGE_REFRESH_EVENTS=0
+// ignored after the tick (the twin case); the floor ignored, `< 0` (the
+// low-budget case); `<=` for `<` (the at-the-floor case);
+// REGISTRY_BUDGET_FLOOR not read, always 10 (the floor-0 case); a deferred
+// tick dropping its first observations (the low-budget case); the budget
+// checked before first observations are recorded (the first-install case).
+
+// A story is several CLI runs of ~0.5–1.5 s each on a loaded 2-core machine.
+const STORY_MS = 60_000;
+
+// The default reporter folds a skipped file into one line: say why on stderr too.
+if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
+
+describe.skipIf(registryBinaryMissing !== undefined)(
+  `issue 6's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
+  () => {
+    let world: StoryRegistry;
+    const newStage = () => startStage(world.endpoint);
+
+    beforeAll(async () => {
+      world = await startStoryRegistry();
+    }, STORY_SETUP_TIMEOUT_MS);
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    describe('FLAP_LOCKOUT_EXIT (MAX_REFRESH_ATTEMPTS=1, so one failed re-image reaches the lockout)', () => {
+      let stage: Stage;
+      let flapping: Flapping;
+      let first: Builds;
+      let jm2 = '';
+      const base = { MAX_REFRESH_ATTEMPTS: '1' };
+      const tick = async (overrides: Readonly<Record<string, string>> = {}): Promise<StageRun> => {
+        const run = await stage.tick({ ...base, ...overrides });
+        // The flapping workload is Ready again once the tick has waited on it.
+        flapping.readyAgain();
+        return run;
+      };
+      /** The lockout with drift pending, as the server holds it after every lockout tick. */
+      const lockedOut = () => ({
+        [RECORD.jm]: first.jm,
+        [RECORD.pm]: first.pm,
+        [RECORD.rm]: first.rm,
+        [ATTEMPT]: '1',
+        [FLAP]: '1',
+      });
+      let flapLine = '';
+
+      beforeAll(async () => {
+        stage = await newStage();
+        flapping = stageFlapping(stage.cluster);
+        first = await world.pushAll();
+      });
+      afterAll(async () => {
+        flapping?.stop();
+        await stage?.close();
+      });
+
+      it(
+        'first install, then a flapping jobs-manager build fails its one attempt: exit 1, refresh-attempt=1, nothing recorded',
+        async () => {
+          expect((await tick()).exitCode).toBe(0);
+          jm2 = await world.push(JM);
+          flapping.add(JM_REF);
+          const run = await tick();
+          expect(run.exitCode).toBe(1);
+          expect(theLine(run.stderr, 're-imaging control-plane workloads')).toContain('(attempt 1/1)');
+          expect(run.stderr.at(-1)).toMatch(/summary: outcome=reimageFailed exit=1 /);
+          expect(stage.bookkeeping()).toEqual({
+            [RECORD.jm]: first.jm,
+            [RECORD.pm]: first.pm,
+            [RECORD.rm]: first.rm,
+            [ATTEMPT]: '1',
+          });
+        },
+        STORY_MS,
+      );
+
+      it(
+        'FLAP_LOCKOUT_EXIT=1: the lockout tick with drift pending exits 1 with FLAP DETECTED, and so does the next one',
+        async () => {
+          for (const k of [1, 2]) {
+            const run = await tick({ FLAP_LOCKOUT_EXIT: '1' });
+            expect(run.exitCode, `lockout tick ${k}`).toBe(1);
+            // The drift is still pending: that is what makes the lockout a finding.
+            expect(theLine(run.stderr, 'digest changed'), `lockout tick ${k}`).toContain(`(${first.jm} -> ${jm2})`);
+            flapLine = theLine(run.stderr, 'FLAP DETECTED');
+            expect(flapLine).toContain('failed 1 time(s) in a row (>= MAX_REFRESH_ATTEMPTS=1) -- FLAP DETECTED');
+            expect(flapLine).toContain('MANUAL ATTENTION NEEDED');
+            expect(linesWith(run.stderr, 'set image'), `lockout tick ${k}`).toEqual([]);
+            expect(run.stderr.at(-1), `lockout tick ${k}`).toBe(
+              '[image-refresh] summary: outcome=flapLockout exit=1 findings=1 writes=1 (markFlapDetected) re-images=0',
+            );
+            expect(stage.bookkeeping(), `lockout tick ${k}`).toEqual(lockedOut());
+          }
+        },
+        STORY_MS,
+      );
+
+      it(
+        'FLAP_LOCKOUT_EXIT unset (the default) and =0: the same lockout exits 0, with the very same FLAP DETECTED line',
+        async () => {
+          for (const overrides of [{}, { FLAP_LOCKOUT_EXIT: '0' }]) {
+            const what = JSON.stringify(overrides);
+            const run = await tick(overrides);
+            expect(run.exitCode, what).toBe(0);
+            expect(theLine(run.stderr, 'FLAP DETECTED'), what).toBe(flapLine);
+            expect(run.stderr.at(-1), what).toBe(
+              '[image-refresh] summary: outcome=flapLockout exit=0 findings=0 writes=1 (markFlapDetected) re-images=0',
+            );
+            expect(stage.bookkeeping(), what).toEqual(lockedOut());
+          }
+        },
+        STORY_MS,
+      );
+
+      it(
+        'after `image-refresh rearm`, FLAP_LOCKOUT_EXIT=1 ticks re-image as attempt 1 and exit 0: the finding lasted until re-armed',
+        async () => {
+          expect((await stage.run(['rearm'], base)).exitCode).toBe(0);
+          flapping.delete(JM_REF);
+          stage.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+          restAs(stage.cluster, JM_REF, 'settles');
+          const run = await tick({ FLAP_LOCKOUT_EXIT: '1' });
+          expect(run.exitCode).toBe(0);
+          expect(linesWith(run.stderr, 'FLAP DETECTED')).toEqual([]);
+          expect(theLine(run.stderr, 're-imaging control-plane workloads')).toContain('(attempt 1/1)');
+          expect(run.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
+          expect(stage.bookkeeping()).toEqual({ [RECORD.jm]: jm2, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm });
+        },
+        STORY_MS,
+      );
+    });
+
+    describe('IMAGE_REFRESH_EVENTS (MAX_SKIP_TICKS=1, so every unsettled tick is FROZEN): one release with Events on (the default), its twin with =0, tick for tick', () => {
+      let on: Stage;
+      let off: Stage;
+      let first: Builds;
+      let jm2 = '';
+      const base = { MAX_SKIP_TICKS: '1' };
+      /** Each step's outcome on both releases, compared at the end. */
+      const steps: { on: string; off: string }[] = [];
+      /** The same tick on both releases at once (they share only the registry, which a tick only reads). */
+      const both = async (): Promise<[StageRun, StageRun]> => {
+        const [a, b] = await Promise.all([on.tick(base), off.tick({ ...base, IMAGE_REFRESH_EVENTS: '0' })]);
+        steps.push({ on: `exit=${a.exitCode} ${a.stderr.at(-1)}`, off: `exit=${b.exitCode} ${b.stderr.at(-1)}` });
+        return [a, b];
+      };
+      const events = () => on.cluster.server.events.all();
+      const byReason = (reason: string): JsonObject => {
+        const found = events().filter((e) => e.reason === reason);
+        if (found.length !== 1) throw new Error(`expected one ${reason} Event, got ${JSON.stringify(events())}`);
+        return found[0] as JsonObject;
+      };
+      const jobsManagerUid = () => String((on.cluster.jobsManager().metadata as JsonObject).uid);
+
+      beforeAll(async () => {
+        [on, off] = await Promise.all([newStage(), newStage()]);
+        first = await world.pushAll();
+      });
+      afterAll(async () => {
+        await on?.close();
+        await off?.close();
+      });
+
+      it(
+        'a healthy first install sends no Event; a re-image records one Normal RefreshReimaged on the jobs-manager Deployment naming old → new digest per workload',
+        async () => {
+          const [install] = await both();
+          expect(install.exitCode).toBe(0);
+          expect(install.api.filter((r) => r.route === 'event')).toEqual([]);
+          jm2 = await world.push(JM);
+          const [reimage] = await both();
+          expect(reimage.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
+          const event = byReason('RefreshReimaged');
+          expect(event).toMatchObject({
+            type: 'Normal',
+            count: 1,
+            message: `deployment/stg-jobs-manager re-imaged: api ${shortDigest(first.jm)} → ${shortDigest(jm2)} | deployment/stg-requests-proxy re-imaged: proxy ${shortDigest(first.jm)} → ${shortDigest(jm2)}`,
+            involvedObject: {
+              apiVersion: 'apps/v1',
+              kind: 'Deployment',
+              name: 'stg-jobs-manager',
+              namespace: 'tracebloc',
+              uid: jobsManagerUid(),
+            },
+            reportingComponent: 'tracebloc.io/image-refresh',
+            reportingInstance: 'stg-image-refresh-e2e',
+          });
+          expect((event.metadata as JsonObject).namespace).toBe('tracebloc');
+        },
+        STORY_MS,
+      );
+
+      it(
+        'jobs-manager never Ready: three FROZEN ticks exit 1; the server holds ONE Warning RefreshFrozen whose count goes 1, 2, 3, its message the latest FROZEN line',
+        async () => {
+          for (const stage of [on, off]) {
+            stage.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
+            restAs(stage.cluster, JM_REF, 'neverReady');
+          }
+          for (let k = 1; k <= 3; k++) {
+            const [run] = await both();
+            expect(run.exitCode, `frozen tick ${k}`).toBe(1);
+            const frozenLine = theLine(run.stderr, 'IMAGE REFRESH IS FROZEN');
+            expect(frozenLine).toContain(`unsettled for ${k} consecutive ticks (>= MAX_SKIP_TICKS=1)`);
+            expect(byReason('RefreshFrozen'), `frozen tick ${k}`).toMatchObject({
+              type: 'Warning',
+              count: k,
+              message: withoutPrefix(frozenLine),
+              involvedObject: { kind: 'Deployment', name: 'stg-jobs-manager', uid: jobsManagerUid() },
+            });
+            // Repeats are counted on the one Event, never piled up as new ones.
+            expect(events(), `frozen tick ${k}`).toHaveLength(2);
+          }
+          expect(events().map((e) => `${String(e.type)} ${String(e.reason)} ×${String(e.count)}`)).toEqual([
+            'Normal RefreshReimaged ×1',
+            'Warning RefreshFrozen ×3',
+          ]);
+          expect(on.bookkeeping()[STREAK]).toBe('3');
+        },
+        STORY_MS,
+      );
+
+      it('IMAGE_REFRESH_EVENTS=0: the twin had the same exit codes, summaries (writes, re-images) and final state — and not one Event request reached its server', () => {
+        expect(steps).toHaveLength(5);
+        expect(steps.map((s) => s.off)).toEqual(steps.map((s) => s.on));
+        expect(off.bookkeeping()).toEqual(on.bookkeeping());
+        expect(off.bookkeeping()).toEqual({
+          [RECORD.jm]: jm2,
+          [RECORD.pm]: first.pm,
+          [RECORD.rm]: first.rm,
+          [STREAK]: '3',
+        });
+        expect(off.images()).toEqual(on.images());
+        expect(off.cluster.server.requests.filter((r) => r.route === 'event').map((r) => r.method)).toEqual([]);
+        expect(off.cluster.server.events.all()).toEqual([]);
+        // The twin with Events on did send them (so the comparison above compares something).
+        expect(on.cluster.server.requests.filter((r) => r.route === 'event').length).toBeGreaterThan(0);
+        expect([...on.cluster.server.unexpected, ...off.cluster.server.unexpected]).toEqual([]);
+      });
+    });
+
+    describe('REGISTRY_BUDGET_FLOOR (default 10; the registry answers ratelimit-remaining through the budget proxy)', () => {
+      let stage: Stage;
+      let first: Builds;
+      let jm2 = '';
+      /** Manifest answers the proxy stamped during a run. */
+      const stampedDuring = async (run: () => Promise<StageRun>): Promise<[StageRun, string[]]> => {
+        const from = world.budget.stamped.length;
+        const result = await run();
+        return [result, world.budget.stamped.slice(from)];
+      };
+
+      beforeAll(async () => {
+        stage = await newStage();
+        first = await world.pushAll();
+      });
+      afterAll(async () => {
+        world?.budget.setRemaining(undefined);
+        await stage?.close();
+      });
+
+      it(
+        'first install with ratelimit-remaining 5: the first observations are recorded anyway (recording pulls nothing), exit 0',
+        async () => {
+          world.budget.setRemaining(5);
+          const [run, stamped] = await stampedDuring(() => stage.tick());
+          expect(stamped.sort()).toEqual([`HEAD ${JM} 5`, `HEAD ${PM} 5`, `HEAD ${RM} 5`]);
+          expect(linesWith(run.stderr, 'registry budget: ratelimit-remaining 5 of 100 per 21600 s')).toHaveLength(3);
+          expect(run.exitCode).toBe(0);
+          expect(linesWith(run.stderr, 'registry pull budget is low')).toEqual([]);
+          expect(stage.bookkeeping()).toEqual({ [RECORD.jm]: first.jm, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm });
+        },
+        STORY_MS,
+      );
+
+      it(
+        'a new jobs-manager build while ratelimit-remaining 5 < 10: WARN registry pull budget is low, nothing re-imaged, the changed digest not recorded, exit 0 — a first observation still is',
+        async () => {
+          jm2 = await world.push(JM);
+          // A human removed pods-monitor's record: this tick observes it afresh.
+          kubectlAnnotate(stage.cluster, RECORD.pm, null);
+          const generations = stage.generations();
+          const run = await stage.tick();
+          expect(run.exitCode).toBe(0);
+          expect(theLine(run.stderr, 'digest changed')).toContain(`${JM}: digest changed (${first.jm} -> ${jm2})`);
+          const low = theLine(run.stderr, 'registry pull budget is low');
+          expect(low).toMatch(
+            /^\[image-refresh\] WARN: registry pull budget is low \(ratelimit-remaining 5 < REGISTRY_BUDGET_FLOOR=10\): not starting a re-image this tick/,
+          );
+          expect(linesWith(run.stderr, 'set image')).toEqual([]);
+          expect(run.stderr.at(-1)).toBe(
+            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0',
+          );
+          // The one write records pods-monitor's first observation and nothing else.
+          expect(patchesOf(run)).toEqual([
+            { target: 'Deployment/stg-jobs-manager', body: { metadata: { annotations: { [RECORD.pm]: first.pm } } } },
+          ]);
+          expect(stage.bookkeeping()).toEqual({ [RECORD.jm]: first.jm, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm });
+          expect(stage.images()).toEqual(ON_TAG);
+          expect(stage.generations()).toEqual(generations);
+          const event = stage.cluster.server.events.all().find((e) => e.reason === 'RefreshRegistryBudgetLow');
+          expect(event).toMatchObject({ type: 'Warning', count: 1, message: withoutPrefix(low) });
+        },
+        STORY_MS,
+      );
+
+      it(
+        'ratelimit-remaining back at 10 (the floor is not below it): the next tick re-images and records the new digest',
+        async () => {
+          world.budget.setRemaining(10);
+          const run = await stage.tick();
+          expect(run.exitCode).toBe(0);
+          expect(linesWith(run.stderr, 'registry pull budget is low')).toEqual([]);
+          expect(run.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
+          expect(stage.bookkeeping()).toEqual({ [RECORD.jm]: jm2, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm });
+          expect(stage.images()['stg-jobs-manager']?.api).toBe(pinned(JM, jm2));
+        },
+        STORY_MS,
+      );
+
+      it(
+        'REGISTRY_BUDGET_FLOOR=0 with ratelimit-remaining 3: a new build is re-imaged (only a 429 would hold it back)',
+        async () => {
+          const jm3 = await world.push(JM);
+          world.budget.setRemaining(3);
+          const [run, stamped] = await stampedDuring(() => stage.tick({ REGISTRY_BUDGET_FLOOR: '0' }));
+          expect(stamped).toContain(`HEAD ${JM} 3`);
+          expect(run.exitCode).toBe(0);
+          expect(linesWith(run.stderr, 'registry pull budget is low')).toEqual([]);
+          expect(run.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
+          expect(stage.bookkeeping()).toEqual({ [RECORD.jm]: jm3, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm });
+          expect(stage.images()['stg-requests-proxy']).toEqual({ proxy: pinned(JM, jm3) });
+          expect(stage.cluster.server.unexpected).toEqual([]);
+        },
+        STORY_MS,
+      );
+    });
+  },
+);
