@@ -10,8 +10,6 @@ import type { AnnotationWrite, Reimage } from './tick-outcome.js';
 export interface TickContext {
   readonly config: TickConfig;
   readonly settledness: O.Option<Settledness>;
-  /** The streak as read before this tick (raw annotation value). */
-  readonly priorSkipStreak: O.Option<string>;
   /** The streak this tick writes on an unsettled tick. */
   readonly skipStreak: number;
   readonly resolutions: readonly ImageResolution[];
@@ -38,7 +36,6 @@ export interface TickContext {
 export const initialContext = (config: TickConfig): TickContext => ({
   config,
   settledness: O.none,
-  priorSkipStreak: O.none,
   skipStreak: 0,
   resolutions: [],
   recorded: O.none,

@@ -223,7 +223,6 @@ export const tickMachine = setup({
     }),
 
     countSkip: assign({
-      priorSkipStreak: (_, params: { streak: O.Option<string> }) => params.streak,
       skipStreak: (_, params: { streak: O.Option<string> }) => counterValue(params.streak) + 1,
     }),
     reportSkipStreakUncountable: assign({
@@ -249,7 +248,6 @@ export const tickMachine = setup({
     }),
 
     announceSettledAgain: assign({
-      priorSkipStreak: (_, params: { streak: O.Option<string> }) => params.streak,
       events: ({ context }, params: { streak: O.Option<string> }) =>
         emit(context, say.settledAgain(context.config, O.getOrElse(() => '')(params.streak))),
     }),
