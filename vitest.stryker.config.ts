@@ -22,6 +22,12 @@ class ExamplesFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     sequence: { sequencer: ExamplesFirst },
+    // A mutant that makes a port call never end hangs the example that awaits
+    // it. Stryker's own timeout (~1.5 × the covering tests' time + 5 s) then
+    // restarts the worker, which costs more than the mutant itself. Examples
+    // take well under a second: at 3 s a hang fails the test and the mutant is
+    // simply killed. The property suite sets its own timeout.
+    testTimeout: 3_000,
     projects: [
       {
         test: {
