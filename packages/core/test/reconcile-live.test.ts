@@ -48,6 +48,11 @@ describe('RECONCILE_LIVE: a Helm re-render that undid a pin', () => {
       'pods-monitor-container': at(PM, 2),
     });
     expect(edge.world.annotations[ANNOTATION.refreshAttempt]).toBeUndefined();
+    // Seen where operators look, too (issue 6): one Event for the reason.
+    expect(edge.world.kubeEvents.find((e) => e.reason === 'RefreshLiveDrift')).toMatchObject({
+      type: 'Warning',
+      count: 1,
+    });
   });
 
   it('report mode says so and writes nothing', async () => {

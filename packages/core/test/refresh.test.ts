@@ -333,6 +333,7 @@ describe('flap lockout as a finding (FLAP_LOCKOUT_EXIT, issue 6)', () => {
       expect(outcome.result).toBe('flapLockout');
       expect(outcome.exitCode).toBe(1);
       expect(outcome.findings.map((f) => f.code)).toEqual(['FLAP_DETECTED']);
+      expect(outcome.findings[0]?.message).toMatch(/^ERROR: .* FLAP DETECTED\. .* MANUAL ATTENTION NEEDED/);
     }
     edge.world.setAnnotation(ANNOTATION.refreshAttempt, undefined);
     expect((await edge.tick()).exitCode).toBe(0);
@@ -345,6 +346,7 @@ describe('flap lockout as a finding (FLAP_LOCKOUT_EXIT, issue 6)', () => {
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.events.find((e) => e.code === 'FLAP_DETECTED')?.level).toBe('warn');
+    expect(edge.line('FLAP_DETECTED')).toMatch(/^WARN: /);
   });
 });
 

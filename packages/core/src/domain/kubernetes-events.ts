@@ -28,6 +28,9 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   ROLLOUT_FAILED: { type: 'Warning', reason: 'RefreshRolloutFailed' },
   FLAP_DETECTED: { type: 'Warning', reason: 'RefreshFlapDetected' },
   REGISTRY_BUDGET_LOW: { type: 'Warning', reason: 'RefreshRegistryBudgetLow' },
+  LIVE_DRIFT: { type: 'Warning', reason: 'RefreshLiveDrift' },
+  PIN_MARKERS_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  LIVE_UNREADABLE: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
 };
 
 /** Kubernetes caps what `describe` shows; keep each message readable. */

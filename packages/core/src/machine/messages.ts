@@ -205,7 +205,7 @@ export const flapDetected = (c: TickConfig, attempt: number, asFinding: boolean)
   event(
     asFinding ? 'error' : 'warn',
     'FLAP_DETECTED',
-    `WARN: rollout for the current image digest(s) failed ${attempt} time(s) in a row (>= MAX_REFRESH_ATTEMPTS=${c.maxRefreshAttempts}) -- FLAP DETECTED. NOT re-imaging the control-plane workloads (a workload becomes Ready then crashes; retrying only churns ReplicaSets). MANUAL ATTENTION NEEDED: investigate ${jobsManager(c)}, ${requestsProxy(c)} and ${resourceMonitor(c)}, then clear the ${ANNOTATION.refreshAttempt} annotation on ${jobsManager(c)} to re-arm refresh.`,
+    `${asFinding ? 'ERROR' : 'WARN'}: rollout for the current image digest(s) failed ${attempt} time(s) in a row (>= MAX_REFRESH_ATTEMPTS=${c.maxRefreshAttempts}) -- FLAP DETECTED. NOT re-imaging the control-plane workloads (a workload becomes Ready then crashes; retrying only churns ReplicaSets). MANUAL ATTENTION NEEDED: investigate ${jobsManager(c)}, ${requestsProxy(c)} and ${resourceMonitor(c)}, then clear the ${ANNOTATION.refreshAttempt} annotation on ${jobsManager(c)} to re-arm refresh.`,
     [
       `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}- ${ANNOTATION.flapDetected}-   (or: image-refresh rearm)`,
     ],
