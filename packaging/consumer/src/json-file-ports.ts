@@ -1,0 +1,103 @@
+// A tool that keeps an edge's state in a JSON file instead of a cluster: its
+// own ClusterPort and RegistryPort on that file, and ticks run with runTick.
+// Usage: node dist/json-file-ports.js <state.json>   (config from the environment)
+import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  ANNOTATION,
+  type ClusterPort,
+  describeConfigError,
+  describeWorkload,
+  IMAGES,
+  type ImageName,
+  notFound,
+  parseTickConfig,
+  type RegistryPort,
+  runTick,
+  type Settledness,
+} from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
+
+interface State {
+  annotations: Record<string, string>;
+  images: Record<string, Record<string, string>>;
+  registry: Record<string, string>;
+}
+const file = process.argv[2] ?? 'state.json';
+const load = (): State => JSON.parse(readFileSync(file, 'utf8')) as State;
+const change = (edit: (s: State) => void) =>
+  TE.fromIO(() => {
+    const state = load();
+    edit(state);
+    writeFileSync(file, JSON.stringify(state, null, 2));
+  });
+const annotate = (changes: Record<string, string | null>) =>
+  change((s) => {
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) delete s.annotations[key];
+      else s.annotations[key] = value;
+    }
+  });
+const read = (key: string) => TE.fromIO(() => O.fromNullable(load().annotations[key]));
+const byImage = (key: 'recordKey' | 'pinKey') =>
+  TE.fromIO(
+    () =>
+      Object.fromEntries(IMAGES.map((i) => [i.name, O.fromNullable(load().annotations[i[key]])])) as Record<
+        ImageName,
+        O.Option<string>
+      >,
+  );
+const settled: Settledness = { _tag: 'Settled', message: 'a file is always settled' };
+
+const cluster: ClusterPort = {
+  observeJobsManager: () => TE.right(settled),
+  readSkipStreak: () => read(ANNOTATION.skipStreak),
+  writeSkipStreak: (n) => annotate({ [ANNOTATION.skipStreak]: String(n) }),
+  clearSkipStreak: () => annotate({ [ANNOTATION.skipStreak]: null }),
+  readRefreshAttempt: () => read(ANNOTATION.refreshAttempt),
+  writeRefreshAttempt: (n) => annotate({ [ANNOTATION.refreshAttempt]: String(n) }),
+  markFlapDetected: (n) => annotate({ [ANNOTATION.flapDetected]: String(n) }),
+  clearFlapState: () => annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
+  readRecordedDigests: () => byImage('recordKey'),
+  readPinMarkers: () => byImage('pinKey'),
+  recordDigests: (digests, pins = {}) =>
+    annotate(
+      Object.fromEntries(
+        IMAGES.flatMap((i) => [
+          ...(digests[i.name] === undefined ? [] : [[i.recordKey, digests[i.name]]]),
+          ...(pins[i.name] === undefined ? [] : [[i.pinKey, pins[i.name]]]),
+        ]),
+      ),
+    ),
+  observeWorkload: (w) =>
+    TE.fromIO(() => ({ settledness: settled, images: load().images[w.id] ?? {}, imageOwners: {} })),
+  setImages: (w, images) =>
+    change((s) => {
+      s.images[w.id] = { ...s.images[w.id], ...Object.fromEntries(images.map((i) => [i.container, i.image])) };
+    }),
+  waitForRollout: () => TE.right(undefined),
+};
+
+const registry: RegistryPort = {
+  resolveDigests: (requests) => () =>
+    Promise.resolve(
+      requests.map(({ repo }) => {
+        const digest = load().registry[repo];
+        return digest === undefined
+          ? E.left(notFound(`${repo} is not in ${file}`))
+          : E.right({ digest, rateLimitRemaining: O.none });
+      }),
+    ),
+};
+
+const config = parseTickConfig(process.env);
+if (E.isLeft(config)) {
+  for (const problem of config.left) console.error(describeConfigError(problem));
+  process.exit(2);
+}
+const outcome = await runTick(config.right, { cluster, registry });
+const writes = outcome.writes.map((w) => w.kind).join(',') || '-';
+const reimaged = outcome.reimages.map((r) => describeWorkload(r.workload)).join(',') || '-';
+console.log(`${outcome.result} exit=${outcome.exitCode} writes=${writes} reimaged=${reimaged}`);
+process.exitCode = outcome.exitCode;
