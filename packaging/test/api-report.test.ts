@@ -29,7 +29,8 @@ const failure = (title: string, path: string, diff: string): string =>
 
 describe('the checked-in API reports', () => {
   for (const report of reports) {
-    const title = report.entry.subpath === '.' ? report.packageName : `${report.packageName}/${report.entry.subpath}`;
+    const title =
+      report.entry.subpath === '.' ? report.packageName : `${report.packageName}/${report.entry.subpath.slice(2)}`;
     it(`describe the public API of ${title} as built`, () => {
       const checkedIn = readCheckedIn(report.path) ?? '';
       const diff = lineDiff(checkedIn, report.text);
