@@ -33,11 +33,16 @@ const CONSUMER_SOURCES = join(ROOT, 'packaging/consumer');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
 
+// No retries: npm's default backoff would spend minutes on a refused connection.
 const registryProblem = async (): Promise<string | undefined> => {
-  const ping = await run('npm', ['ping'], { cwd: tmpdir(), env: npmEnvironment(), timeoutMs: 20_000 });
-  return ping.code === 0
-    ? undefined
-    : `the npm registry is unreachable (npm ping: ${ping.stderr.trim().split('\n').pop()})`;
+  const ping = await run('npm', ['ping', '--fetch-retries=0', '--fetch-timeout=10000'], {
+    cwd: tmpdir(),
+    env: npmEnvironment(),
+    timeoutMs: 20_000,
+  });
+  if (ping.code === 0) return undefined;
+  const said = ping.stderr.split('\n').find((line) => line.startsWith('npm error')) ?? 'no answer within 20 s';
+  return `the npm registry is unreachable (npm ping: ${said})`;
 };
 const problem = await registryProblem();
 if (problem !== undefined && !CI) console.warn(`SKIPPED: consumer from the packed tarballs: ${problem}`);
