@@ -53,7 +53,7 @@ export const SCENARIOS: readonly Scenario[] = [
     steps: [
       { event: 'fresh install' },
       {
-        event: 'ingestion-authz.yaml typo: jobs-manager never Ready',
+        event: 'ingestion-authz.yaml typo: never Ready',
         act: (w) => w.setBehaviour('jobs-manager', 'neverReady'),
       },
       ...repeat(6, quiet),
