@@ -91,6 +91,20 @@ describe('RECONCILE_LIVE: a Helm re-render that undid a pin', () => {
 });
 
 describe('RECONCILE_LIVE: the first-tick contract is not drift', () => {
+  it('a re-image held back by a low pull budget pins nothing: no marker, so the tag is not taken for a revert', async () => {
+    const edge = await aSteadyEdge({ RECONCILE_LIVE: '1' });
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.injectRegistryFault(RM, 'RateLimited');
+    await edge.tick();
+    expect(edge.world.annotations[JM_PIN]).toBeUndefined();
+    edge.world.setAnnotation('tracebloc.io/last-refreshed-jobs-manager-digest', undefined);
+    await edge.tick(); // first observation of build 2, the api still on its tag
+    edge.world.calls.length = 0;
+    const next = await edge.tick();
+    expect(next.events.map((e) => e.code)).not.toContain('LIVE_DRIFT');
+    expect(edge.ops()).not.toContain('setImages');
+  });
+
   it('a fresh install still on repo:tag is neither re-pinned nor warned about', async () => {
     const edge = anEdge({ RECONCILE_LIVE: '1' });
     await edge.tick();

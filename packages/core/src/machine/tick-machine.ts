@@ -160,16 +160,8 @@ const outcome =
   ({ context }: { context: TickContext }): TickOutcome =>
     outcomeOf(result, context);
 
-/**
- * One tick of SPEC §3 as an xstate v5 machine: one state per step, one named
- * guard per decision, one named actor per port call (the actors are typed
- * placeholders; `runTick` binds them to ports). It does no I/O and
- * reads no clock (I20). Public for those who inspect or draw it — walk
- * `tickMachine.root`, or `mermaidDiagram` it; run ticks with
- * `runTick`. Its final states are named as the {@link TickResult}
- * values (all but `configInvalid`, which ends before the machine starts).
- */
-export const tickMachine = setup({
+/** The machine's named guards, actions and actors, set up once (STYLE §2). */
+const tickSetup = setup({
   types: {
     context: {} as TickContext,
     input: {} as TickConfig,
@@ -330,7 +322,10 @@ export const tickMachine = setup({
     }),
     /** Hold the drift back for a later tick; first observations (which pull nothing) still get recorded. */
     setDriftAside: assign({
-      plan: ({ context }) => O.some({ ...planOf(context), drift: {}, changes: [] }),
+      // Nothing is re-imaged, so nothing is pinned: a marker written now would
+      // make the next tick take a container still on its tag for a reverted
+      // pin (I23; found by the property suite at seed 2024).
+      plan: ({ context }) => O.some({ ...planOf(context), drift: {}, changes: [], pins: {} }),
     }),
     rememberAttempt: assign({ attempt: (_, params: { attempt: number }) => params.attempt }),
     warnAttemptUnreadable: assign({
@@ -410,7 +405,49 @@ export const tickMachine = setup({
         emit(context, say.recordFailed(context.config, params.error)),
     }),
   },
-}).createMachine({
+});
+
+/**
+ * A step that reads one workload as it runs now (issue 7) and moves on to
+ * `next` whatever the answer: a failed read is remembered as a warning, never
+ * a finding, and never stops the registry pass. Skipped where `skipIf` says
+ * the workload is not image-refresh's to manage (pinned).
+ */
+const observingWorkload = (
+  id: WorkloadId,
+  next: string,
+  on: {
+    readonly done: 'rememberLiveWorkload' | 'rememberDecoupledObservation';
+    readonly failed: 'warnLiveUnreadable' | 'warnDecoupledUnreadable';
+  },
+  skipIf?: 'isRequestsProxyUnmanaged' | 'isResourceMonitorUnmanaged',
+) =>
+  tickSetup.createStateConfig({
+    ...(skipIf === undefined ? {} : { always: { guard: skipIf, target: next } }),
+    invoke: {
+      src: 'observeWorkload',
+      input: ({ context }) => ({ workload: workloadRef(context.config, id) }),
+      onDone: { target: next, actions: { type: on.done, params: ({ event }) => ({ id, workload: event.output }) } },
+      onError: {
+        target: next,
+        actions: { type: on.failed, params: ({ event }) => ({ id, error: portErrorOf(event) }) },
+      },
+    },
+  });
+
+const DECOUPLED = { done: 'rememberDecoupledObservation', failed: 'warnDecoupledUnreadable' } as const;
+const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as const;
+
+/**
+ * One tick of SPEC §3 as an xstate v5 machine: one state per step, one named
+ * guard per decision, one named actor per port call (the actors are typed
+ * placeholders; `runTick` binds them to ports). It does no I/O and
+ * reads no clock (I20). Public for those who inspect or draw it — walk
+ * `tickMachine.root`, or `mermaidDiagram` it; run ticks with
+ * `runTick`. Its final states are named as the {@link TickResult}
+ * values (all but `configInvalid`, which ends before the machine starts).
+ */
+export const tickMachine = tickSetup.createMachine({
   id: 'tick',
   context: ({ input }) => initialContext(input),
   // The root hands out the outcome its final state computed.
@@ -499,48 +536,18 @@ export const tickMachine = setup({
     decoupledRefresh: {
       initial: 'observingRequestsProxy',
       states: {
-        observingRequestsProxy: {
-          always: { guard: 'isRequestsProxyUnmanaged', target: 'observingResourceMonitor' },
-          invoke: {
-            src: 'observeWorkload',
-            input: ({ context }) => ({ workload: workloadRef(context.config, 'requests-proxy') }),
-            onDone: {
-              target: 'observingResourceMonitor',
-              actions: {
-                type: 'rememberDecoupledObservation',
-                params: ({ event }) => ({ id: 'requests-proxy' as const, workload: event.output }),
-              },
-            },
-            onError: {
-              target: 'observingResourceMonitor',
-              actions: {
-                type: 'warnDecoupledUnreadable',
-                params: ({ event }) => ({ id: 'requests-proxy' as const, error: portErrorOf(event) }),
-              },
-            },
-          },
-        },
-        observingResourceMonitor: {
-          always: { guard: 'isResourceMonitorUnmanaged', target: '#tick.resolvingDigests' },
-          invoke: {
-            src: 'observeWorkload',
-            input: ({ context }) => ({ workload: workloadRef(context.config, 'resource-monitor') }),
-            onDone: {
-              target: '#tick.resolvingDigests',
-              actions: {
-                type: 'rememberDecoupledObservation',
-                params: ({ event }) => ({ id: 'resource-monitor' as const, workload: event.output }),
-              },
-            },
-            onError: {
-              target: '#tick.resolvingDigests',
-              actions: {
-                type: 'warnDecoupledUnreadable',
-                params: ({ event }) => ({ id: 'resource-monitor' as const, error: portErrorOf(event) }),
-              },
-            },
-          },
-        },
+        observingRequestsProxy: observingWorkload(
+          'requests-proxy',
+          'observingResourceMonitor',
+          DECOUPLED,
+          'isRequestsProxyUnmanaged',
+        ),
+        observingResourceMonitor: observingWorkload(
+          'resource-monitor',
+          '#tick.resolvingDigests',
+          DECOUPLED,
+          'isResourceMonitorUnmanaged',
+        ),
       },
     },
 
@@ -639,68 +646,19 @@ export const tickMachine = setup({
             },
           },
         },
-        observingJobsManager: {
-          invoke: {
-            src: 'observeWorkload',
-            input: ({ context }) => ({ workload: workloadRef(context.config, 'jobs-manager') }),
-            onDone: {
-              target: 'observingRequestsProxy',
-              actions: {
-                type: 'rememberLiveWorkload',
-                params: ({ event }) => ({ id: 'jobs-manager' as const, workload: event.output }),
-              },
-            },
-            onError: {
-              target: 'observingRequestsProxy',
-              actions: {
-                type: 'warnLiveUnreadable',
-                params: ({ event }) => ({ id: 'jobs-manager' as const, error: portErrorOf(event) }),
-              },
-            },
-          },
-        },
-        observingRequestsProxy: {
-          always: { guard: 'isRequestsProxyUnmanaged', target: 'observingResourceMonitor' },
-          invoke: {
-            src: 'observeWorkload',
-            input: ({ context }) => ({ workload: workloadRef(context.config, 'requests-proxy') }),
-            onDone: {
-              target: 'observingResourceMonitor',
-              actions: {
-                type: 'rememberLiveWorkload',
-                params: ({ event }) => ({ id: 'requests-proxy' as const, workload: event.output }),
-              },
-            },
-            onError: {
-              target: 'observingResourceMonitor',
-              actions: {
-                type: 'warnLiveUnreadable',
-                params: ({ event }) => ({ id: 'requests-proxy' as const, error: portErrorOf(event) }),
-              },
-            },
-          },
-        },
-        observingResourceMonitor: {
-          always: { guard: 'isResourceMonitorUnmanaged', target: '#tick.comparingDigests' },
-          invoke: {
-            src: 'observeWorkload',
-            input: ({ context }) => ({ workload: workloadRef(context.config, 'resource-monitor') }),
-            onDone: {
-              target: '#tick.comparingDigests',
-              actions: {
-                type: 'rememberLiveWorkload',
-                params: ({ event }) => ({ id: 'resource-monitor' as const, workload: event.output }),
-              },
-            },
-            onError: {
-              target: '#tick.comparingDigests',
-              actions: {
-                type: 'warnLiveUnreadable',
-                params: ({ event }) => ({ id: 'resource-monitor' as const, error: portErrorOf(event) }),
-              },
-            },
-          },
-        },
+        observingJobsManager: observingWorkload('jobs-manager', 'observingRequestsProxy', LIVE),
+        observingRequestsProxy: observingWorkload(
+          'requests-proxy',
+          'observingResourceMonitor',
+          LIVE,
+          'isRequestsProxyUnmanaged',
+        ),
+        observingResourceMonitor: observingWorkload(
+          'resource-monitor',
+          '#tick.comparingDigests',
+          LIVE,
+          'isResourceMonitorUnmanaged',
+        ),
       },
     },
 

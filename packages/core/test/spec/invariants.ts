@@ -207,12 +207,16 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I12',
-    says: 'refresh-attempt/refresh-flap-detected are removed only after a fully successful re-image, in a write that precedes the digest record.',
+    says: 'refresh-attempt/refresh-flap-detected are removed only after a fully successful re-image, in a write that precedes the digest record — and a fully successful re-image always removes them.',
     source: '#626',
     appliesTo: (t) =>
       t.called('clearFlapState') ||
+      (t.reimaged && t.everyRolloutCompleted()) ||
       [ATTEMPT, FLAP].some((k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined),
     violation: (t) => {
+      if (t.reimaged && t.everyRolloutCompleted() && !t.called('clearFlapState')) {
+        return 'every rollout completed, yet no success reset was attempted';
+      }
       const removedByTick = [ATTEMPT, FLAP].some(
         (k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined,
       );
