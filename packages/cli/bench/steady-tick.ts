@@ -16,7 +16,9 @@ import { listenLocal } from '../../k8s-adapter/test/support/registry-local-serve
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 /** The flags the image's ENTRYPOINT passes to node (packages/cli/Dockerfile). */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--lite-mode').split(' ').filter((f) => f !== '');
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-sparkplug')
+  .split(' ')
+  .filter((f) => f !== '');
 // Run from the repository root (pnpm bench:cli); the bench itself is bundled elsewhere.
 const BUNDLE = process.env.BENCH_BUNDLE ?? join(process.cwd(), 'packages/cli/dist/image-refresh.mjs');
 const DIGESTS: Record<string, string> = {
