@@ -18,8 +18,9 @@ export interface ImageSpec {
   readonly recordKey: string;
   /**
    * Annotation saying image-refresh itself pinned this image's containers to
-   * that digest (RECONCILE_LIVE only): what tells "Helm re-rendered repo:tag
-   * over our pin" from "still on repo:tag since install" (issue 7).
+   * that digest (RECONCILE_LIVE only). It is how a Helm re-render of repo:tag
+   * over our pin is told apart from a container that has run repo:tag since
+   * install (issue 7).
    */
   readonly pinKey: string;
   /** The pin that stops it being resolved and re-imaged (I13). */

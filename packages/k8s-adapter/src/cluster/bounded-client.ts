@@ -1,0 +1,40 @@
+import { type PortError, transport } from '@image-refresh/core';
+import { type Configuration, createConfiguration, type KubeConfig, ServerConfiguration } from '@kubernetes/client-node';
+import * as E from 'fp-ts/lib/Either.js';
+import { requestTimeout } from './request-timeout.js';
+
+// Every generated client the adapter uses (apps/v1, events.k8s.io/v1) is
+// built here, so each gets the same request bound (I10, NOTES) and the same
+// list of secrets to keep out of messages.
+
+export interface BoundedClient<Api> {
+  readonly api: Api;
+  readonly timeoutMs: number;
+  /** Secrets to keep out of every message: the kubeconfig user's static token, if any. */
+  readonly secrets: readonly string[];
+}
+
+export const createBoundedClient = <Api>(
+  kubeConfig: KubeConfig,
+  timeoutMs: number,
+  build: (configuration: Configuration) => Api,
+): E.Either<PortError, BoundedClient<Api>> => {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (cluster === null) {
+    return E.left(transport('the kubeconfig names no current cluster; there is no API server to talk to'));
+  }
+  // Exactly one configured middleware: the generated client reverses the
+  // configured array in place on every response (`middleware.reverse()`), so
+  // with two their order would alternate between calls.
+  const configuration = createConfiguration({
+    baseServer: new ServerConfiguration(cluster.server, {}),
+    authMethods: { default: kubeConfig },
+    middleware: [requestTimeout(timeoutMs)],
+  });
+  const token = kubeConfig.getCurrentUser()?.token;
+  return E.right({
+    api: build(configuration),
+    timeoutMs,
+    secrets: token === undefined || token === '' ? [] : [token],
+  });
+};
