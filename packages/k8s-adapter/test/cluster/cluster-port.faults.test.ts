@@ -1,13 +1,13 @@
 import { createServer } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClusterPort } from '../../src/cluster/index.js';
-import { type ChartCluster, type ChartOptions, JOBS_MANAGER, startChartCluster } from '../support/fake-api-chart.js';
+import { JOBS_MANAGER } from '../support/fake-api-chart.js';
 import type { Fault } from '../support/fake-api-faults.js';
 import { writeFakeKubeconfig } from '../support/fake-api-kubeconfig.js';
 import { chartWorkloads } from '../support/fake-api-objects.js';
 import {
-  expectCleanTraffic,
+  chartClusterPerTest,
   kubeConfigAt,
   left,
   portOn,
@@ -22,21 +22,7 @@ import {
 // request ended by API_TIMEOUT whatever the server does (I17). Nothing is
 // swallowed, and nothing reads as success.
 
-let cluster: ChartCluster | undefined;
-const start = async (options: ChartOptions = {}) => {
-  cluster = await startChartCluster(options);
-  return cluster;
-};
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  try {
-    expectCleanTraffic(c);
-  } finally {
-    await c.close();
-  }
-});
+const start = chartClusterPerTest();
 
 const observeWith = async (fault: Fault) => {
   const c = await start();

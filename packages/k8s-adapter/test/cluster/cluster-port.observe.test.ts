@@ -1,15 +1,9 @@
 import * as O from 'fp-ts/lib/Option.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type ChartCluster,
-  type ChartOptions,
-  JOBS_MANAGER,
-  NS,
-  startChartCluster,
-} from '../support/fake-api-chart.js';
+import { describe, expect, it } from 'vitest';
+import { JOBS_MANAGER, NS } from '../support/fake-api-chart.js';
 import {
   calls,
-  expectCleanTraffic,
+  chartClusterPerTest,
   left,
   portOn,
   right,
@@ -27,21 +21,7 @@ const STREAK = 'tracebloc.io/refresh-skip-streak';
 const ATTEMPT = 'tracebloc.io/refresh-attempt';
 const DIGEST = `sha256:${'c'.repeat(64)}`;
 
-let cluster: ChartCluster | undefined;
-const start = async (options: ChartOptions = {}) => {
-  cluster = await startChartCluster(options);
-  return cluster;
-};
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  try {
-    expectCleanTraffic(c);
-  } finally {
-    await c.close();
-  }
-});
+const start = chartClusterPerTest();
 
 describe('observeJobsManager and the reads it serves', () => {
   it('costs a steady tick exactly one request: observe, then read streak, attempt and digests', async () => {

@@ -1,14 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { AGENTS_NS, JOBS_MANAGER, NS, RESOURCE_MONITOR } from '../support/fake-api-chart.js';
 import {
-  AGENTS_NS,
-  type ChartCluster,
-  type ChartOptions,
-  JOBS_MANAGER,
-  NS,
-  RESOURCE_MONITOR,
-  startChartCluster,
-} from '../support/fake-api-chart.js';
-import { expectCleanTraffic, left, portOn, refs, right, run, TIMING_SLACK_MS, testConfig } from './cluster-test-kit.js';
+  chartClusterPerTest,
+  left,
+  portOn,
+  refs,
+  right,
+  run,
+  TIMING_SLACK_MS,
+  testConfig,
+} from './cluster-test-kit.js';
 
 // waitForRollout (SPEC §3.6): poll under ROLLOUT_TIMEOUT until the workload is
 // settled by kubectl's rules; a rollout that can never finish fails at once,
@@ -17,21 +18,7 @@ import { expectCleanTraffic, left, portOn, refs, right, run, TIMING_SLACK_MS, te
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 
-let cluster: ChartCluster | undefined;
-const start = async (options: ChartOptions = {}) => {
-  cluster = await startChartCluster({ stepMs: 60, ...options });
-  return cluster;
-};
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  try {
-    expectCleanTraffic(c);
-  } finally {
-    await c.close();
-  }
-});
+const start = chartClusterPerTest({ stepMs: 60 });
 
 describe('waitForRollout', () => {
   it('returns once a re-imaged Deployment has rolled out, having watched it go through the rollout', async () => {

@@ -1,18 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENTS_NS,
   annotationsOf,
   type ChartCluster,
-  type ChartOptions,
   generationOf,
   imagesOf,
   JOBS_MANAGER,
   REQUESTS_PROXY,
   RESOURCE_MONITOR,
-  startChartCluster,
 } from '../support/fake-api-chart.js';
 import type { JsonObject } from '../support/fake-api-patch.js';
-import { calls, expectCleanTraffic, left, portOn, refs, right, run } from './cluster-test-kit.js';
+import { calls, chartClusterPerTest, left, portOn, refs, right, run } from './cluster-test-kit.js';
 
 // Every write of the port: the bookkeeping annotations as JSON merge patches
 // on the jobs-manager Deployment only, and the images as one strategic merge
@@ -30,21 +28,7 @@ const RECORD = {
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
 
-let cluster: ChartCluster | undefined;
-const start = async (options: ChartOptions = {}) => {
-  cluster = await startChartCluster(options);
-  return cluster;
-};
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  try {
-    expectCleanTraffic(c);
-  } finally {
-    await c.close();
-  }
-});
+const start = chartClusterPerTest();
 
 const patches = (c: ChartCluster) => c.server.requests.filter((r) => r.route === 'patch');
 

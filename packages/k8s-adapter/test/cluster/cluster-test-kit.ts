@@ -4,9 +4,9 @@ import { simConfig } from '@image-refresh/core/sim';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { type ClusterPortOptions, createClusterPort } from '../../src/cluster/index.js';
-import type { ChartCluster } from '../support/fake-api-chart.js';
+import { type ChartCluster, type ChartOptions, startChartCluster } from '../support/fake-api-chart.js';
 import type { FakeKubeconfig } from '../support/fake-api-kubeconfig.js';
 
 // Shared by the adapter's tests: the chart's config with bounds short enough
@@ -69,4 +69,26 @@ export const calls = (cluster: ChartCluster): string[] =>
 export const expectCleanTraffic = (cluster: ChartCluster): void => {
   expect(cluster.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`)).toEqual([]);
   expect(cluster.server.requests.filter((r) => r.auth !== 'token').map((r) => r.path)).toEqual([]);
+};
+
+/**
+ * Registers an afterEach that closes the test's chart cluster and fails the
+ * test unless its traffic was clean; returns the function that starts it.
+ */
+export const chartClusterPerTest = (defaults: ChartOptions = {}) => {
+  let cluster: ChartCluster | undefined;
+  afterEach(async () => {
+    const c = cluster;
+    cluster = undefined;
+    if (c === undefined) return;
+    try {
+      expectCleanTraffic(c);
+    } finally {
+      await c.close();
+    }
+  });
+  return async (options: ChartOptions = {}): Promise<ChartCluster> => {
+    cluster = await startChartCluster({ ...defaults, ...options });
+    return cluster;
+  };
 };

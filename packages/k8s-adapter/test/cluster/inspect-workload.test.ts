@@ -1,14 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inspectWorkload } from '../../src/cluster/index.js';
+import { JOBS_MANAGER, RESOURCE_MONITOR } from '../support/fake-api-chart.js';
 import {
-  type ChartCluster,
-  type ChartOptions,
-  JOBS_MANAGER,
-  RESOURCE_MONITOR,
-  startChartCluster,
-} from '../support/fake-api-chart.js';
-import {
-  expectCleanTraffic,
+  chartClusterPerTest,
   kubeConfigFor,
   left,
   portOn,
@@ -21,21 +15,7 @@ import {
 // The read behind the CLI's `status` and `rearm`: one bounded GET, a plain
 // snapshot, and who owns the containers' fields.
 
-let cluster: ChartCluster | undefined;
-const start = async (options: ChartOptions = {}) => {
-  cluster = await startChartCluster(options);
-  return cluster;
-};
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  try {
-    expectCleanTraffic(c);
-  } finally {
-    await c.close();
-  }
-});
+const start = chartClusterPerTest();
 
 const DIGEST = `sha256:${'f'.repeat(64)}`;
 

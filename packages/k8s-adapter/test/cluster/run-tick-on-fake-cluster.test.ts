@@ -1,17 +1,9 @@
 import { type RegistryPort, runTick, type TickConfig } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  annotationsOf,
-  type ChartCluster,
-  type ChartOptions,
-  imagesOf,
-  JOBS_MANAGER,
-  NS,
-  startChartCluster,
-} from '../support/fake-api-chart.js';
-import { calls, expectCleanTraffic, portOn, testConfig } from './cluster-test-kit.js';
+import { describe, expect, it } from 'vitest';
+import { annotationsOf, type ChartCluster, imagesOf, JOBS_MANAGER, NS } from '../support/fake-api-chart.js';
+import { calls, chartClusterPerTest, portOn, testConfig } from './cluster-test-kit.js';
 
 // Core's tick machine on the real adapter against the fake API server: the
 // port behaves as the core simulator's does, so SPEC §3 holds on the wire —
@@ -50,21 +42,7 @@ const RECORDED = {
   [RECORD.resourceMonitor]: digest('3'),
 };
 
-let cluster: ChartCluster | undefined;
-const start = async (options: ChartOptions = {}) => {
-  cluster = await startChartCluster({ stepMs: 30, ...options });
-  return cluster;
-};
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  try {
-    expectCleanTraffic(c);
-  } finally {
-    await c.close();
-  }
-});
+const start = chartClusterPerTest({ stepMs: 30 });
 
 const tick = (c: ChartCluster, published: Readonly<Record<string, string>>, config: TickConfig = testConfig()) =>
   runTick(config, { cluster: portOn(c, config), registry: registry(published) });
