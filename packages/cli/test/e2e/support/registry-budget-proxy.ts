@@ -1,4 +1,4 @@
-import { request as forward } from 'node:http';
+import { forwardTo, manifestRepo } from '../../../../k8s-adapter/test/support/registry-forward.js';
 import { type LocalServer, listenLocal } from '../../../../k8s-adapter/test/support/registry-local-server.js';
 
 // Docker Hub tells every manifest answer how much of the anonymous pull
@@ -17,34 +17,16 @@ export interface BudgetProxy extends LocalServer {
   readonly stamped: string[];
 }
 
-const MANIFEST_PATH = /^\/v2\/(.+)\/manifests\/[^/]+$/;
-
 export const startBudgetProxy = async (target: string): Promise<BudgetProxy> => {
   let remaining: number | undefined;
   const stamped: string[] = [];
   const server = await listenLocal((incoming, outgoing) => {
-    const repo = MANIFEST_PATH.exec(new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname)?.[1];
-    const upstream = forward(
-      new URL(incoming.url ?? '/', target),
-      { method: incoming.method, headers: { ...incoming.headers, host: new URL(target).host } },
-      (answer) => {
-        const status = answer.statusCode ?? 502;
-        const stamp = repo !== undefined && status === 200 && remaining !== undefined;
-        if (stamp) stamped.push(`${incoming.method ?? ''} ${repo} ${remaining}`);
-        outgoing.writeHead(
-          status,
-          stamp
-            ? { ...answer.headers, 'ratelimit-limit': '100;w=21600', 'ratelimit-remaining': `${remaining};w=21600` }
-            : answer.headers,
-        );
-        answer.pipe(outgoing);
-      },
-    );
-    upstream.on('error', (error) => {
-      outgoing.writeHead(502, { 'content-type': 'text/plain' });
-      outgoing.end(`proxy: ${error.message}`);
+    const repo = manifestRepo(incoming);
+    forwardTo(target, incoming, outgoing, (status, headers) => {
+      if (repo === undefined || status !== 200 || remaining === undefined) return headers;
+      stamped.push(`${incoming.method ?? ''} ${repo} ${remaining}`);
+      return { ...headers, 'ratelimit-limit': '100;w=21600', 'ratelimit-remaining': `${remaining};w=21600` };
     });
-    incoming.pipe(upstream);
   });
   return {
     ...server,

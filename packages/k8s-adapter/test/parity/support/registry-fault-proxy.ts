@@ -1,5 +1,6 @@
-import { request as forward, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { RegistryFault } from '@image-refresh/core/sim';
+import { forwardTo, manifestRepo } from '../../support/registry-forward.js';
 import { type LocalServer, listenLocal } from '../../support/registry-local-server.js';
 
 // The real registry (docker-registry) cannot be told to rate-limit, hang or
@@ -23,8 +24,6 @@ export interface FaultProxy extends LocalServer {
   /** Every manifest request answered by a fault instead of the registry, as `repo fault`. */
   readonly faulted: string[];
 }
-
-const MANIFEST_PATH = /^\/v2\/(.+)\/manifests\/[^/]+$/;
 
 const answerFault = (fault: ProxyFault, response: ServerResponse): void => {
   switch (fault) {
@@ -58,7 +57,7 @@ export const startFaultProxy = async (target: string): Promise<FaultProxy> => {
   const armed = new Map<string, ProxyFault>();
   const faulted: string[] = [];
   const server = await listenLocal((incoming, outgoing) => {
-    const repo = MANIFEST_PATH.exec(new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname)?.[1];
+    const repo = manifestRepo(incoming);
     const fault = repo === undefined ? undefined : armed.get(repo);
     if (repo !== undefined && fault !== undefined) {
       faulted.push(`${repo} ${fault}`);
@@ -67,19 +66,7 @@ export const startFaultProxy = async (target: string): Promise<FaultProxy> => {
       answerFault(fault, outgoing);
       return;
     }
-    const upstream = forward(
-      new URL(incoming.url ?? '/', target),
-      { method: incoming.method, headers: { ...incoming.headers, host: new URL(target).host } },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    upstream.on('error', (error) => {
-      outgoing.writeHead(502, { 'content-type': 'text/plain' });
-      outgoing.end(`proxy: ${error.message}`);
-    });
-    incoming.pipe(upstream);
+    forwardTo(target, incoming, outgoing);
   });
   return {
     ...server,
