@@ -1,12 +1,14 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 // The registry's HTTP, on node:http/https rather than the global fetch. The
 // Kubernetes client already loaded node:https; Node's fetch (undici and its
 // WebAssembly parser) costs another ~8 MB of RSS at first use, measured here —
 // a tick must fit the chart's 64 MiB memory request (README, benchmarks).
-// TLS verification stays Node's default (on); nothing here passes an agent or
-// option that could turn it off. Under Node 24, NODE_USE_ENV_PROXY=1 routes
+// TLS verification is asked for explicitly (rejectUnauthorized: true): an
+// explicit option wins over NODE_TLS_REJECT_UNAUTHORIZED=0, so a stray
+// environment variable in the pod cannot turn digest resolution into a
+// man-in-the-middle's answer (issue 4: TLS verification always on). Under Node 24, NODE_USE_ENV_PROXY=1 routes
 // these requests through HTTPS_PROXY as it does fetch's.
 
 /** The headers of an answer, read by name (case-insensitive), as fetch's Headers.get. */
@@ -44,8 +46,7 @@ const headerReader = (raw: NodeJS.Dict<string | string[]>): HeaderReader => ({
 /** One request; the signal bounds connecting, the headers and the body alike. */
 export const nodeHttpFetch: HttpFetch = (url, init) =>
   new Promise((resolve, reject) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: init.method, headers: init.headers, signal: init.signal }, (res) => {
+    const onAnswer = (res: IncomingMessage): void => {
       const chunks: Buffer[] = [];
       const body = new Promise<string>((done, failed) => {
         // Cut off by the bound: fail with the bound's own reason (a
@@ -62,7 +63,12 @@ export const nodeHttpFetch: HttpFetch = (url, init) =>
       // A HEAD (or an unread body) must still be drained for the socket to close.
       body.catch(() => undefined);
       resolve({ status: res.statusCode ?? 0, headers: headerReader(res.headers), text: () => body });
-    });
+    };
+    const options = { method: init.method, headers: init.headers, signal: init.signal };
+    const req =
+      url.protocol === 'https:'
+        ? httpsRequest(url, { ...options, rejectUnauthorized: true }, onAnswer)
+        : httpRequest(url, options, onAnswer);
     req.on('error', (cause) => reject(init.signal.aborted ? init.signal.reason : cause));
     req.end();
   });
