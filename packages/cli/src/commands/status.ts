@@ -69,7 +69,10 @@ export const status = async (
     out.stdout(
       `jobs-manager   ${describeWorkload(workloadRef(config, 'jobs-manager'))}: cannot read it (${describePortError(jm.left)})`,
     );
-    return { exitCode: 1 };
+    // Issue 5: status is a report for a human and exits 0 once it has said
+    // what it sees, an unreadable Deployment included; judging the release
+    // is the tick's exit code (and its Event), not this command's.
+    return { exitCode: 0 };
   }
   const a = jm.right.annotations;
   out.stdout(`jobs-manager   ${describeWorkload(workloadRef(config, 'jobs-manager'))}: ${settledText(jm.right)}`);
