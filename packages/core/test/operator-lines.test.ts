@@ -38,6 +38,7 @@ describe('the banner and the mirror', () => {
     expect(note.message).toContain("private mirror 'registry.corp.example:5000'");
     expect(note.message).toContain('auto-refresh is INERT on this edge');
     expect(note.hints?.[0]).toContain('syncing your mirror');
+    expect(note.hints?.[1]).toContain('That restart DOES re-pull');
   });
 });
 
@@ -132,11 +133,21 @@ describe('flap and re-image lines (#563, #626)', () => {
     expect(say.rolloutFailed(edge, dsChange, timeout('no answer')).message).toContain('(Timeout: no answer)');
   });
 
-  it('set image names the workload, its namespace and every container=image', () => {
+  it("set image names the workload, a DaemonSet's namespace and every container=image, as the script did", () => {
     const line = say.setImage(dsChange);
     expect(head(line)).toEqual(['info', 'SET_IMAGE']);
     expect(line.message).toBe(
       'set image daemonset/stg-resource-monitor in tracebloc-node-agents: tracebloc-resource-monitor=docker.io/tracebloc/resource-monitor@sha256:ab',
+    );
+    const jm = say.setImage({
+      workload: workloadRef(edge, 'jobs-manager'),
+      images: [
+        { container: 'api', image: 'docker.io/tracebloc/jobs-manager@sha256:cd' },
+        { container: 'proxy', image: 'docker.io/tracebloc/jobs-manager@sha256:cd' },
+      ],
+    });
+    expect(jm.message).toBe(
+      'set image deployment/stg-jobs-manager: api=docker.io/tracebloc/jobs-manager@sha256:cd proxy=docker.io/tracebloc/jobs-manager@sha256:cd',
     );
   });
 

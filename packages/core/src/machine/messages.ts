@@ -50,6 +50,7 @@ export const mirrorInert = (c: TickConfig): TickEvent =>
     `NOTE: images are served from private mirror '${c.imageRegistry}' (global.imageRegistry), but this script resolves digests from docker.io. Pinning a docker.io digest onto a mirrored reference could pin an image the mirror does not hold, so auto-refresh is INERT on this edge.`,
     [
       'Update the control-plane images by syncing your mirror and restarting the workloads, or pin images.<image>.digest explicitly.',
+      '(That restart DOES re-pull: because this reconcile is inert here, the chart renders imagePullPolicy=Always on the unpinned control-plane images rather than IfNotPresent -- see the tracebloc.controlPlanePullPolicy helper. Offline-restart safety is traded away on this edge precisely so it is not left with no update path at all.)',
     ],
   );
 
@@ -232,7 +233,9 @@ export const setImage = (change: WorkloadChange): TickEvent =>
   event(
     'info',
     'SET_IMAGE',
-    `set image ${describeWorkload(change.workload)} in ${change.workload.namespace}: ${change.images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
+    // The script's own form: a DaemonSet says its namespace (the node agents'),
+    // a Deployment lives in the release namespace and does not.
+    `set image ${describeWorkload(change.workload)}${change.workload.kind === 'DaemonSet' ? ` in ${change.workload.namespace}` : ''}: ${change.images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
   );
 
 export const setImageFailed = (change: WorkloadChange, e: PortError): TickEvent =>
