@@ -10,6 +10,10 @@ import type { WorkloadSnapshot } from './workload-snapshot.js';
 // (I17). A read that fails with Timeout or Transport is retried within the
 // window — a rollout outlives a blip of the apiserver — while NotFound,
 // Forbidden and Malformed end the wait at once: they do not heal by waiting.
+// Each read carries the request bound (API_TIMEOUT), so a wait ends within its
+// window plus one request bound: 10 s + 15 s for the settled guard,
+// ROLLOUT_TIMEOUT + 15 s for a rollout. deploy/'s activeDeadlineSeconds (3600)
+// leaves room for three such rollouts (3 × (600 + 15) s) and the rest.
 
 export interface PollSettings {
   /** How long to wait for the workload to settle (the settle window, or ROLLOUT_TIMEOUT). */
