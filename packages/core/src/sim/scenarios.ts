@@ -6,16 +6,22 @@ import type { SimWorld } from './sim-world.js';
 // Named stories for `image-refresh simulate`, the README and the tests: each
 // step is what happens in the world since the last tick, then one tick.
 
+/** One step of a scenario: what happens in the simulated world, then one tick. */
 export interface ScenarioStep {
   /** What happened in the world before this tick, for the timeline. */
   readonly event: string;
   readonly act?: (world: SimWorld) => void;
 }
 
+/** A named story for `image-refresh simulate`, the README and the tests. */
 export interface Scenario {
+  /** The `--scenario` name, e.g. `never-ready`. */
   readonly name: string;
+  /** One sentence: what the story shows. */
   readonly summary: string;
+  /** The chart environment it runs under, on top of the simulator's defaults. */
   readonly env?: Environment;
+  /** The ticks, in order; the world starts as a fresh install. */
   readonly steps: readonly ScenarioStep[];
 }
 
@@ -27,6 +33,7 @@ const publish = (repo: string, build: number) => (world: SimWorld) =>
 const quiet: ScenarioStep = { event: '-' };
 const repeat = (n: number, step: ScenarioStep): ScenarioStep[] => Array.from({ length: n }, () => step);
 
+/** Every scenario `image-refresh simulate --list` shows, in that order. */
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'healthy-drift',
@@ -178,4 +185,5 @@ export const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
+/** The scenario called `name`, or undefined: `simulate --scenario` turns that into exit 2. */
 export const scenarioNamed = (name: string): Scenario | undefined => SCENARIOS.find((s) => s.name === name);
