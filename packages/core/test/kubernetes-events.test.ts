@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { clipNote, MAX_NOTE_BYTES } from '../src/domain/kubernetes-events.js';
 import { ANNOTATION } from '../src/domain/workloads.js';
 import { simDigest } from '../src/sim/index.js';
 import { anEdge, aSteadyEdge, JM } from './support/edge.js';
@@ -71,5 +72,45 @@ describe('Kubernetes Events', () => {
     await edge.tick();
     expect(edge.ops()).not.toContain('recordEvent');
     expect(edge.world.kubeEvents).toEqual([]);
+  });
+});
+
+// The apiserver's note limit is 1024 bytes of UTF-8 (Go's len), and core's
+// messages carry `→` and `…` (3 bytes each): clipping at 1024 JS characters
+// let a long note through to a 422, and cutting a string by bytes can split a
+// code point.
+describe('an Event message is clipped to 1024 UTF-8 bytes', () => {
+  const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+
+  it('a message within 1024 bytes is left as it is, even at exactly 1024', () => {
+    const exact = `${'→'.repeat(341)}x`;
+    expect(bytes(exact)).toBe(MAX_NOTE_BYTES);
+    expect(clipNote(exact)).toBe(exact);
+    expect(clipNote('api sha256:0a1b… → sha256:9f8e…')).toBe('api sha256:0a1b… → sha256:9f8e…');
+  });
+
+  it('a message of multibyte characters under 1024 characters but over 1024 bytes is clipped, ending in …', () => {
+    const arrows = 'deployment/stg-jobs-manager re-imaged: api sha256:0a1b2c3d4e5f… → sha256:9f8e7d6c5b4a… | '.repeat(
+      12,
+    );
+    expect(arrows.length).toBeLessThan(1100);
+    expect(bytes(arrows)).toBeGreaterThan(MAX_NOTE_BYTES);
+    const clipped = clipNote(arrows);
+    expect(bytes(clipped)).toBeLessThanOrEqual(MAX_NOTE_BYTES);
+    expect(clipped.endsWith('…')).toBe(true);
+    expect(arrows.startsWith(clipped.slice(0, -1))).toBe(true);
+  });
+
+  it('never splits a code point: the cut falls before a character that does not fit whole', () => {
+    // 1020 ASCII bytes, then → (3 bytes) would end at 1023 but leaves no room for … (3): cut before it.
+    const message = `${'a'.repeat(1020)}→→→`;
+    const clipped = clipNote(message);
+    expect(clipped).toBe(`${'a'.repeat(1020)}…`);
+    expect(bytes(clipped)).toBe(1023);
+    // Astral characters (4 bytes, two UTF-16 units) are kept or dropped whole.
+    const astral = clipNote('😀'.repeat(300));
+    expect(astral).toBe(`${'😀'.repeat(255)}…`);
+    expect(bytes(astral)).toBe(1023);
+    expect(astral).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
 });

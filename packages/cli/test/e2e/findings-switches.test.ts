@@ -45,7 +45,8 @@ import {
 // caught it: the lockout's level fixed to warn, FLAP_LOCKOUT_EXIT ignored
 // (the =1 case) and fixed to error (the default/=0 case); `rearm` clearing
 // the skip streak instead of the flap state (the re-armed case); an Event
-// named per tick instead of per reason, piling up (the FROZEN count case);
+// named per tick instead of per reason and note shape, piling up (the FROZEN
+// count case);
 // no RefreshReimaged Event (the re-image case); IMAGE_REFRESH_EVENTS=0
 // ignored after the tick (the twin case); the floor ignored, `< 0` (the
 // low-budget case); `<=` for `<` (the at-the-floor case);
@@ -55,6 +56,9 @@ import {
 
 // A story is several CLI runs of ~0.5–1.5 s each on a loaded 2-core machine.
 const STORY_MS = 60_000;
+
+/** How often an Event was recorded: its series count (events.k8s.io/v1), or 1 before any repeat. */
+const seriesCount = (event: JsonObject): number => Number((event.series as JsonObject | undefined)?.count ?? 1);
 
 // The default reporter folds a skipped file into one line: say why on stderr too.
 if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
@@ -224,9 +228,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           const [reimage] = await both();
           expect(reimage.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
           const event = byReason('RefreshReimaged');
+          expect(event.series).toBeUndefined();
           expect(event).toMatchObject({
             type: 'Normal',
-            count: 1,
             message: `deployment/stg-jobs-manager re-imaged: api ${shortDigest(first.jm)} → ${shortDigest(jm2)} | deployment/stg-requests-proxy re-imaged: proxy ${shortDigest(first.jm)} → ${shortDigest(jm2)}`,
             involvedObject: {
               apiVersion: 'apps/v1',
@@ -244,27 +248,29 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       );
 
       it(
-        'jobs-manager never Ready: three FROZEN ticks exit 1; the server holds ONE Warning RefreshFrozen whose count goes 1, 2, 3, its message the latest FROZEN line',
+        'jobs-manager never Ready: three FROZEN ticks exit 1; the server holds ONE Warning RefreshFrozen whose series count goes -, 2, 3, its message the first FROZEN line (an Event note is immutable)',
         async () => {
           for (const stage of [on, off]) {
             stage.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
             restAs(stage.cluster, JM_REF, 'neverReady');
           }
+          let firstLine = '';
           for (let k = 1; k <= 3; k++) {
             const [run] = await both();
             expect(run.exitCode, `frozen tick ${k}`).toBe(1);
             const frozenLine = theLine(run.stderr, 'IMAGE REFRESH IS FROZEN');
             expect(frozenLine).toContain(`unsettled for ${k} consecutive ticks (>= MAX_SKIP_TICKS=1)`);
+            if (k === 1) firstLine = frozenLine;
             expect(byReason('RefreshFrozen'), `frozen tick ${k}`).toMatchObject({
               type: 'Warning',
-              count: k,
-              message: withoutPrefix(frozenLine),
+              message: withoutPrefix(firstLine),
               involvedObject: { kind: 'Deployment', name: 'stg-jobs-manager', uid: jobsManagerUid() },
             });
+            expect(seriesCount(byReason('RefreshFrozen')), `frozen tick ${k}`).toBe(k);
             // Repeats are counted on the one Event, never piled up as new ones.
             expect(events(), `frozen tick ${k}`).toHaveLength(2);
           }
-          expect(events().map((e) => `${String(e.type)} ${String(e.reason)} ×${String(e.count)}`)).toEqual([
+          expect(events().map((e) => `${String(e.type)} ${String(e.reason)} ×${seriesCount(e)}`)).toEqual([
             'Normal RefreshReimaged ×1',
             'Warning RefreshFrozen ×3',
           ]);
@@ -352,7 +358,8 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           expect(stage.images()).toEqual(ON_TAG);
           expect(stage.generations()).toEqual(generations);
           const event = stage.cluster.server.events.all().find((e) => e.reason === 'RefreshRegistryBudgetLow');
-          expect(event).toMatchObject({ type: 'Warning', count: 1, message: withoutPrefix(low) });
+          expect(event).toMatchObject({ type: 'Warning', message: withoutPrefix(low) });
+          expect(event?.series).toBeUndefined();
         },
         STORY_MS,
       );

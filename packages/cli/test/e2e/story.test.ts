@@ -22,6 +22,7 @@ import {
   RESOURCE_MONITOR,
   startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import type { JsonObject } from '../../../k8s-adapter/test/support/fake-api-patch.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
 import { shippedCronJobEnv } from './support/chart-env.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
@@ -349,14 +350,21 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         );
         expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm5, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
         expect(images()).toEqual(jobsManagerOn(digest.jm5 ?? ''));
-        // One Kubernetes Event per reason on the jobs-manager Deployment, counted.
+        // Kubernetes Events on the jobs-manager Deployment: a repeat of the same
+        // line (numbers aside) is counted in its series; each re-image names
+        // other digests, so each is its own Event.
         expect(
           cluster.server.events
             .all()
-            .map((e) => `${String(e.type)} ${String(e.reason)} ×${String(e.count)}`)
+            .map(
+              (e) =>
+                `${String(e.type)} ${String(e.reason)} ×${Number((e.series as JsonObject | undefined)?.count ?? 1)}`,
+            )
             .sort(),
         ).toEqual([
-          'Normal RefreshReimaged ×3',
+          'Normal RefreshReimaged ×1',
+          'Normal RefreshReimaged ×1',
+          'Normal RefreshReimaged ×1',
           'Normal RefreshSkipped ×7',
           'Warning RefreshFlapDetected ×1',
           'Warning RefreshFrozen ×1',

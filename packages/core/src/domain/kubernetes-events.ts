@@ -33,10 +33,32 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   LIVE_UNREADABLE: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
 };
 
-/** Kubernetes caps what `describe` shows; keep each message readable. */
-const MAX_MESSAGE = 1024;
-const clip = (message: string): string =>
-  message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 1)}…`;
+/**
+ * The apiserver refuses a note over 1024 bytes (Go's len: UTF-8 bytes, so
+ * `→` and `…` count 3 each), answering 422 and recording nothing.
+ */
+export const MAX_NOTE_BYTES = 1024;
+const ELLIPSIS = '…';
+
+const utf8Bytes = (codePoint: number): number =>
+  codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+
+/** The message in at most {@link MAX_NOTE_BYTES} UTF-8 bytes, cut between code points and marked `…`. */
+export const clipNote = (message: string): string => {
+  let bytes = 0;
+  for (const char of message) bytes += utf8Bytes(char.codePointAt(0) ?? 0);
+  if (bytes <= MAX_NOTE_BYTES) return message;
+  const budget = MAX_NOTE_BYTES - utf8Bytes(ELLIPSIS.codePointAt(0) ?? 0);
+  let kept = '';
+  let used = 0;
+  for (const char of message) {
+    const size = utf8Bytes(char.codePointAt(0) ?? 0);
+    if (used + size > budget) break;
+    kept += char;
+    used += size;
+  }
+  return `${kept}${ELLIPSIS}`;
+};
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
   if (event.code === 'RESOLVE_FAILED') {
@@ -67,5 +89,9 @@ export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
     });
     add('Normal', 'RefreshReimaged', `${describeWorkload(reimage.workload)} re-imaged: ${moves.join(', ')}`);
   }
-  return [...byReason].map(([reason, { type, messages }]) => ({ type, reason, message: clip(messages.join(' | ')) }));
+  return [...byReason].map(([reason, { type, messages }]) => ({
+    type,
+    reason,
+    message: clipNote(messages.join(' | ')),
+  }));
 };

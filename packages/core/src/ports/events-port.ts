@@ -11,7 +11,7 @@ export interface KubeEvent {
   readonly type: 'Normal' | 'Warning';
   /** Stable, CamelCase: RefreshFrozen, RefreshFlapDetected, … */
   readonly reason: string;
-  /** The tick's own words; several of one reason joined, at most 1024 characters. */
+  /** The tick's own words; several of one reason joined, at most 1024 UTF-8 bytes (the apiserver's limit). */
   readonly message: string;
 }
 

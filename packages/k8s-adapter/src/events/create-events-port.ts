@@ -2,21 +2,28 @@ import type { EventsPort, KubeEvent, PortError, TickConfig } from '@image-refres
 import {
   ApiException,
   type AppsV1Api,
+  type EventsV1Event,
   type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  V1MicroTime,
 } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { createAppsApi } from '../cluster/apps-api.js';
 import { classifyApiError } from '../cluster/classify-api-error.js';
+import { eventName } from './event-name.js';
 import { createEventsApi, type EventsApi } from './events-api.js';
 
-// Kubernetes Events on the jobs-manager Deployment (issue 6). One Event per
-// reason, named after it, so a reason that repeats — a skip streak, a flap
-// lockout — updates one Event and its count instead of piling up a new one
-// every 15 minutes. The Role grants exactly events create+patch: an existing
-// Event is found by the 409 its create gets, not by a read.
+// Kubernetes Events on the jobs-manager Deployment (issue 6), written the way
+// client-go's events.k8s.io recorder writes them, because that is all a real
+// apiserver accepts (pkg/apis/core/validation/events.go): a create carries
+// only the v1 fields (the deprecated* ones must be unset, eventTime is a
+// MicroTime with six fractional digits), and a repeat changes nothing but
+// `series` — note, type and reason are immutable. Which records are repeats
+// of one Event is event-name.ts's decision. The Role grants exactly events
+// create+patch: an existing Event is found by the 409 its create gets and
+// read back by a patch that changes nothing, never by a get.
 
 /** events.k8s.io's reportingController (core/v1 shows it as reportingComponent). */
 export const REPORTING_CONTROLLER = 'tracebloc.io/image-refresh';
@@ -25,27 +32,34 @@ export const REPORTING_CONTROLLER = 'tracebloc.io/image-refresh';
 export interface EventsPortOptions {
   /** Who is reporting, e.g. the pod's name (HOSTNAME); shown by kubectl as the source. */
   readonly reportingInstance?: string;
-  /** The clock, for firstTimestamp/lastTimestamp; injectable for tests. */
+  /** The clock, for eventTime and series.lastObservedTime; injectable for tests. */
   readonly now?: () => Date;
 }
 
-/** `stg-jobs-manager.image-refresh.refreshfrozen`: stable per Deployment and reason. */
-export const eventName = (deployment: string, reason: string): string =>
-  `${deployment}.image-refresh.${reason.toLowerCase()}`.slice(0, 253);
+const hasStatus = (e: unknown, code: number): boolean => e instanceof ApiException && e.code === code;
 
-const isConflict = (e: unknown): boolean => e instanceof ApiException && e.code === 409;
+const asMerge = () => setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/** An RBAC refusal (403), not a bad token (401, which a token re-read may cure). */
+const isRbacRefusal = (e: PortError): boolean => e._tag === 'Forbidden' && e.status === 403;
+
+const withRbacFix = (e: PortError, namespace: string): PortError => ({
+  ...e,
+  message: `${e.message} -- fix: grant this CronJob's ServiceAccount create and patch on events in API group events.k8s.io in namespace ${namespace} (Role rule: apiGroups ["events.k8s.io"], resources ["events"], verbs ["create", "patch"]), or set IMAGE_REFRESH_EVENTS=0 to record none. No further Event is sent by this run.`,
+});
 
 /**
  * Core's `EventsPort` on the Kubernetes API (events.k8s.io/v1): records the
  * Events a tick hands it (findings, warnings, skips, re-images: core's
  * `kubernetesEventsFor`) on the jobs-manager Deployment, where `kubectl
- * describe` and `kubectl get events` show them. One
- * Event per reason, named after the Deployment and the reason: a reason
- * recorded again updates that Event and its count (create, then on 409 two
- * merge patches — the Role needs only events create and patch).
+ * describe` and `kubectl get events` show them. A record whose Event already
+ * exists (same Deployment, reason and note shape: `eventName`) counts itself
+ * in that Event's series instead of piling up a new one.
  *
  * Errors are classified `PortError` values like the cluster port's, never
  * thrown; core turns a failed Event into a WARN line and nothing else (I18b).
+ * After an RBAC refusal (403) the port sends nothing more: every later record
+ * answers the same Forbidden at once, its message naming the fix.
  *
  * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.
  * @param config - names the namespace and Deployment; bounds each request by `apiTimeoutMs`.
@@ -76,61 +90,77 @@ export const createEventsPort = (
     )(createAppsApi(kubeConfig, config.apiTimeoutMs));
     return uid;
   };
+  /** The first RBAC refusal, with its fix; once set, no request is sent again. */
+  let refused: PortError | undefined;
+
+  const write = async ({ api }: EventsApi, name: string, event: KubeEvent): Promise<void> => {
+    const at = new V1MicroTime(now().getTime());
+    const involvedUid = await deploymentUid();
+    const body: EventsV1Event = {
+      metadata: { name, namespace },
+      regarding: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: deployment,
+        namespace,
+        ...(involvedUid === undefined ? {} : { uid: involvedUid }),
+      },
+      type: event.type,
+      reason: event.reason,
+      action: 'Refresh',
+      note: event.message,
+      eventTime: at,
+      reportingController: REPORTING_CONTROLLER,
+      reportingInstance: options.reportingInstance ?? 'image-refresh',
+    };
+    /** False when the Event already exists. */
+    const created = async (): Promise<boolean> => {
+      try {
+        await api.createNamespacedEvent({ namespace, body });
+        return true;
+      } catch (e) {
+        if (hasStatus(e, 409)) return false;
+        throw e;
+      }
+    };
+    /** False when the Event is gone (the apiserver's event TTL ran out since the 409). */
+    const counted = async (): Promise<boolean> => {
+      try {
+        // A merge patch cannot increment: a first, empty one returns the
+        // Event as stored (and writes nothing), the second sets the count.
+        const stored = await api.patchNamespacedEvent({ name, namespace, body: {} }, asMerge());
+        const count = (stored.series?.count ?? 1) + 1;
+        await api.patchNamespacedEvent(
+          { name, namespace, body: { series: { count, lastObservedTime: at } } },
+          asMerge(),
+        );
+        return true;
+      } catch (e) {
+        if (hasStatus(e, 404)) return false;
+        throw e;
+      }
+    };
+    if ((await created()) || (await counted())) return;
+    // Expired between the 409 and the patch: this record starts it again.
+    await api.createNamespacedEvent({ namespace, body });
+  };
 
   const record =
     (event: KubeEvent): TaskEither<PortError, void> =>
     async () => {
       if (E.isLeft(events)) return events;
-      const { api, timeoutMs, secrets } = events.right;
-      const name = eventName(deployment, event.reason);
+      const name = eventName(deployment, event.reason, event.message);
       const what = `record Event ${event.reason} (events/${name} in ${namespace})`;
-      const at = now().toISOString();
-      const involvedUid = await deploymentUid();
+      if (refused !== undefined) return E.left({ ...refused, message: `${what}: not sent -- ${refused.message}` });
       try {
-        try {
-          await api.createNamespacedEvent({
-            namespace,
-            body: {
-              metadata: { name, namespace },
-              regarding: {
-                apiVersion: 'apps/v1',
-                kind: 'Deployment',
-                name: deployment,
-                namespace,
-                ...(involvedUid === undefined ? {} : { uid: involvedUid }),
-              },
-              type: event.type,
-              reason: event.reason,
-              action: 'Refresh',
-              note: event.message,
-              eventTime: new Date(at),
-              deprecatedCount: 1,
-              deprecatedFirstTimestamp: new Date(at),
-              deprecatedLastTimestamp: new Date(at),
-              deprecatedSource: { component: 'image-refresh' },
-              reportingController: REPORTING_CONTROLLER,
-              reportingInstance: options.reportingInstance ?? 'image-refresh',
-            },
-          });
-          return E.right(undefined);
-        } catch (e) {
-          if (!isConflict(e)) throw e;
-        }
-        // Already there: the same reason again. Update it, then count it from
-        // the count the update returned (a JSON merge patch cannot increment).
-        const asMerge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-        const updated = await api.patchNamespacedEvent(
-          { name, namespace, body: { type: event.type, note: event.message, deprecatedLastTimestamp: at } },
-          asMerge,
-        );
-        const count = (updated.deprecatedCount ?? 1) + 1;
-        await api.patchNamespacedEvent(
-          { name, namespace, body: { deprecatedCount: count, series: { count, lastObservedTime: at } } },
-          asMerge,
-        );
+        await write(events.right, name, event);
         return E.right(undefined);
       } catch (e) {
-        return E.left(classifyApiError(e, { what, timeoutMs, secrets }));
+        const { timeoutMs, secrets } = events.right;
+        const failure = classifyApiError(e, { what, timeoutMs, secrets });
+        if (!isRbacRefusal(failure)) return E.left(failure);
+        refused = withRbacFix(failure, namespace);
+        return E.left(refused);
       }
     };
   return { record };

@@ -1,2 +1,3 @@
 // Public surface of the Events side of @image-refresh/k8s-adapter.
-export { createEventsPort, type EventsPortOptions, eventName, REPORTING_CONTROLLER } from './create-events-port.js';
+export { createEventsPort, type EventsPortOptions, REPORTING_CONTROLLER } from './create-events-port.js';
+export { eventName, noteShape } from './event-name.js';

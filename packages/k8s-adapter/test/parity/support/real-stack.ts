@@ -315,12 +315,20 @@ export class RealStack {
     };
   }
 
-  /** The Kubernetes Events recorded so far, one per reason, as `type reason ×count`. */
+  /**
+   * The Kubernetes Events recorded so far, one line per reason as `type reason
+   * ×count` like the simulator's: the port may split one reason over several
+   * Events (one per note shape, events/event-name.ts), so their counts
+   * (series.count, or 1 before a repeat) are added up.
+   */
   kubeEvents(): string[] {
-    return this.cluster.server.events
-      .all()
-      .map((e) => `${String(e.type)} ${String(e.reason)} ×${String(e.count)}`)
-      .sort();
+    const byReason = new Map<string, number>();
+    for (const e of this.cluster.server.events.all()) {
+      const key = `${String(e.type)} ${String(e.reason)}`;
+      const count = Number((e.series as { count?: number } | undefined)?.count ?? 1);
+      byReason.set(key, (byReason.get(key) ?? 0) + count);
+    }
+    return [...byReason].map(([key, count]) => `${key} ×${count}`).sort();
   }
 
   /** Fresh ports, as the CronJob builds them for its one tick (wiring/connect.ts). */
