@@ -91,6 +91,47 @@ describe('DECOUPLED_REFRESH=1', () => {
     expect(edge.world.annotations[ANNOTATION.flapDetected]).toBe('3');
   });
 
+  // The reviewer's reproduction (issue 7, "flap counter keeps its meaning"):
+  // jobs-manager Ready at the top of one tick and failing its rollout after the
+  // re-image, crash-looping (unsettled) at the next. Each decoupled pass used to
+  // patch requests-proxy to the digest it already ran and then clear the
+  // counter: 1, cleared, 1, cleared — never the lockout (I10, I25).
+  it('a flapping jobs-manager still reaches the lockout: decoupled passes neither re-image in place nor clear its count', async () => {
+    const edge = await aSteadyEdge({ DECOUPLED_REFRESH: '1', MAX_REFRESH_ATTEMPTS: '3' });
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const results: string[] = [];
+    const attempts: (string | undefined)[] = [];
+    for (let i = 0; i < 7; i++) {
+      edge.world.setBehaviour('jobs-manager', i % 2 === 0 ? 'flaps' : 'neverReady');
+      results.push((await edge.tick()).result);
+      attempts.push(edge.world.annotations[ANNOTATION.refreshAttempt]);
+    }
+    expect(results).toEqual([
+      'reimageFailed',
+      'skipped',
+      'reimageFailed',
+      'skipped',
+      'reimageFailed',
+      'skipped',
+      'flapLockout',
+    ]);
+    // The one real decoupled re-image (requests-proxy onto build 2) puts back the count it found.
+    expect(attempts).toEqual(['1', '1', '2', '2', '3', '3', '3']);
+    expect(edge.world.annotations[ANNOTATION.flapDetected]).toBe('3');
+    expect(
+      edge.writes().filter((w) => w.startsWith('setImages requests-proxy')),
+      'requests-proxy is patched once, not again onto the digest it runs',
+    ).toEqual([`setImages requests-proxy proxy=${at(JM, 2)}`]);
+  });
+
+  it('a decoupled success with no count before it is the full success reset', async () => {
+    const edge = await stuckEdge();
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    await edge.tick();
+    expect(edge.writes()).toContain('clearFlapState');
+    expect(edge.world.annotations[ANNOTATION.refreshAttempt]).toBeUndefined();
+  });
+
   it('with the switch off (the default) an unsettled tick is the reference`s: skip counted, nothing else', async () => {
     const edge = await aSteadyEdge();
     edge.world.setBehaviour('jobs-manager', 'neverReady');

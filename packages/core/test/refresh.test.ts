@@ -339,6 +339,27 @@ describe('flap lockout as a finding (FLAP_LOCKOUT_EXIT, issue 6)', () => {
     expect((await edge.tick()).exitCode).toBe(0);
   });
 
+  // The reviewer's reproduction: the budget check ran before the flap check,
+  // so a low-budget tick deferred the re-image and exited 0 `complete` — the
+  // lockout, a finding, vanished for as long as the budget stayed low (I10, I18).
+  it('a low registry budget does not hide the lockout: FLAP DETECTED, exit 1, every tick', async () => {
+    const edge = await aSteadyEdge({ FLAP_LOCKOUT_EXIT: '1', MAX_REFRESH_ATTEMPTS: '3' });
+    edge.world.setAnnotation(ANNOTATION.refreshAttempt, '3');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    const first = await edge.tick();
+    expect([first.result, first.exitCode]).toEqual(['flapLockout', 1]);
+    edge.world.rateLimitRemaining = 5;
+    for (let i = 0; i < 2; i++) {
+      const outcome = await edge.tick();
+      expect([outcome.result, outcome.exitCode]).toEqual(['flapLockout', 1]);
+      expect(outcome.findings.map((f) => f.code)).toEqual(['FLAP_DETECTED']);
+      expect(edge.codes()).not.toContain('REGISTRY_BUDGET_LOW');
+      expect(outcome.reimages).toEqual([]);
+    }
+    expect(edge.world.annotations[ANNOTATION.flapDetected]).toBe('3');
+    expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#1`));
+  });
+
   it('by default (drop-in) the lockout exits 0 with the same FLAP DETECTED warning', async () => {
     const edge = await aSteadyEdge();
     edge.world.setAnnotation(ANNOTATION.refreshAttempt, '3');

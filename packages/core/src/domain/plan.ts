@@ -56,9 +56,10 @@ export interface PlanScope {
   readonly liveImages?: Readonly<Partial<Record<WorkloadId, Readonly<Record<string, string>>>>>;
   /**
    * DECOUPLED_REFRESH pass on an unsettled jobs-manager: only these settled
-   * workloads may change, jobs-manager's own containers never, and the
-   * jobs-manager image's digest is not recorded (its api container did not
-   * move, so the record would lie, #569).
+   * workloads may change, jobs-manager's own containers never, a
+   * requests-proxy already on the target (per `liveImages`) is not patched
+   * again, and the jobs-manager image's digest is not recorded (its api
+   * container did not move, so the record would lie, #569).
    */
   readonly decoupled?: { readonly settled: ReadonlySet<WorkloadId> };
 }
@@ -106,6 +107,8 @@ export const planRefresh = (
   const decoupled = scope.decoupled;
   const mayChange = (id: WorkloadId): boolean =>
     decoupled === undefined || (id !== 'jobs-manager' && decoupled.settled.has(id));
+  const runs = (id: WorkloadId, container: string, image: string): boolean =>
+    scope.liveImages?.[id]?.[container] === image;
   const set = (id: WorkloadId, container: string, image: string): boolean => {
     if (!mayChange(id)) return false;
     containers[id].push({ container, image });
@@ -127,8 +130,16 @@ export const planRefresh = (
       case 'jobs-manager':
         moved = set('jobs-manager', CONTAINER.api, image);
         // requests-proxy runs the same image and follows its digest unless
-        // pinned on its own (I13, I16).
-        if (!config.pins.requestsProxy) moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
+        // pinned on its own (I13, I16) — and, in a decoupled pass, unless it
+        // already runs it: that pass cannot record the digest (jobs-manager's
+        // api has not moved), so the drift outlives it and every later pass
+        // would patch the proxy in place, a no-op whose "completed rollout"
+        // reset the flap counter a failing jobs-manager was building (I25,
+        // issue 7). resource-monitor keeps its in-place retry: its own record
+        // is pending, and the retry's rollout wait is what counts a flapping
+        // DaemonSet towards the lockout.
+        if (!config.pins.requestsProxy && !(decoupled !== undefined && runs('requests-proxy', CONTAINER.proxy, image)))
+          moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
         break;
       case 'pods-monitor':
         moved = set('jobs-manager', CONTAINER.podsMonitor, image);

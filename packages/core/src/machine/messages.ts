@@ -267,6 +267,26 @@ export const successResetFailed = (c: TickConfig, e: PortError): TickEvent =>
     ],
   );
 
+// A decoupled pass that found refresh-attempt above 0 puts it back instead of
+// clearing it (issue 7, "flap counter keeps its meaning", I25); its failure
+// keeps the SUCCESS_RESET_FAILED code operators already alert on.
+export const attemptKept = (c: TickConfig, attempt: number): TickEvent =>
+  event(
+    'info',
+    'ATTEMPT_KEPT',
+    `decoupled re-image complete; ${ANNOTATION.refreshAttempt} stays at ${attempt}/${c.maxRefreshAttempts}: the failed attempts before it are not this pass's to clear -- only a successful re-image on a settled ${jobsManager(c)} (or a human) resets them`,
+  );
+
+export const attemptKeepFailed = (c: TickConfig, attempt: number, e: PortError): TickEvent =>
+  event(
+    'error',
+    'SUCCESS_RESET_FAILED',
+    `ERROR: the decoupled re-image completed but ${ANNOTATION.refreshAttempt} could not be put back to ${attempt} on ${jobsManager(c)} (${describePortError(e)}). It still reads ${attempt + 1}, so the flap lockout comes one failure sooner. The digests are still recorded.`,
+    [
+      `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}=${attempt} --overwrite`,
+    ],
+  );
+
 export const recordingDigests = (changes: Readonly<Record<string, string>>): TickEvent =>
   event(
     'info',

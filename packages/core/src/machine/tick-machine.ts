@@ -199,6 +199,12 @@ const tickSetup = setup({
     isRegistryBudgetLow: ({ context }) => isRegistryBudgetLow(context.config, context.resolutions),
     /** §3.5 — MAX_REFRESH_ATTEMPTS failed re-images in a row: stop and flag, no auto-resume (I10, #563). */
     isFlapLockedOut: ({ context }, params: { attempt: number }) => params.attempt >= context.config.maxRefreshAttempts,
+    /**
+     * A decoupled pass (jobs-manager unsettled) found refresh-attempt above 0:
+     * failures before it — a flapping jobs-manager's, typically — are not its
+     * to clear, so its success puts the count back instead (I25, issue 7).
+     */
+    hasEarlierFailuresToKeep: ({ context }) => context.decoupledSettled._tag === 'Some' && context.attempt > 0,
     /** §3.6 — more workloads to re-image this tick. */
     hasMoreWorkloads: ({ context }) => context.reimageIndex + 1 < planOf(context).changes.length,
   },
@@ -388,6 +394,18 @@ const tickSetup = setup({
           kind: 'clearFlapState',
           annotations: { [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null },
         }),
+    }),
+    noteAttemptKept: assign({
+      writes: ({ context }) =>
+        noteWrite(context, {
+          kind: 'writeRefreshAttempt',
+          annotations: { [ANNOTATION.refreshAttempt]: String(context.attempt) },
+        }),
+      events: ({ context }) => emit(context, say.attemptKept(context.config, context.attempt)),
+    }),
+    reportAttemptKeepFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, say.attemptKeepFailed(context.config, context.attempt, params.error)),
     }),
     reportSuccessResetFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -666,22 +684,16 @@ export const tickMachine = tickSetup.createMachine({
     comparingDigests: {
       entry: 'planRefresh',
       always: [
-        { guard: 'hasDrift', target: 'checkingRegistryBudget' },
+        { guard: 'hasDrift', target: 'flapBackoff' },
         { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
         { target: 'complete' },
       ],
     },
 
-    // Before a re-image: is there pull budget left for the kubelets? (issue 6)
-    checkingRegistryBudget: {
-      always: [{ guard: 'isRegistryBudgetLow', target: 'deferringReimage' }, { target: 'flapBackoff' }],
-    },
-    deferringReimage: {
-      entry: ['warnRegistryBudgetLow', 'setDriftAside'],
-      always: [{ guard: 'hasDigestsToRecord', target: 'recordingDigests' }, { target: 'complete' }],
-    },
-
-    // §3.5 Flap back-off (#563, #626).
+    // §3.5 Flap back-off (#563, #626). The lockout is decided before the pull
+    // budget: a tick in lockout with drift pending is the lockout finding
+    // (exit 1 under FLAP_LOCKOUT_EXIT=1) whatever the budget — a deferral
+    // checked first hid it behind exit 0 `complete` (I10, I18).
     flapBackoff: {
       initial: 'readingRefreshAttempt',
       states: {
@@ -695,7 +707,7 @@ export const tickMachine = tickSetup.createMachine({
                 actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
               },
               {
-                target: 'persistingAttempt',
+                target: 'checkingRegistryBudget',
                 actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
               },
             ],
@@ -717,6 +729,10 @@ export const tickMachine = tickSetup.createMachine({
             },
           },
         },
+        // Before a re-image: is there pull budget left for the kubelets? (issue 6, I7b)
+        checkingRegistryBudget: {
+          always: [{ guard: 'isRegistryBudgetLow', target: '#tick.deferringReimage' }, { target: 'persistingAttempt' }],
+        },
         // Persisted BEFORE any workload is touched: never re-image without it (I9).
         persistingAttempt: {
           invoke: {
@@ -730,6 +746,12 @@ export const tickMachine = tickSetup.createMachine({
           },
         },
       },
+    },
+
+    // Drift held back for a later tick (issue 6, I7b); reached only when not in flap lockout.
+    deferringReimage: {
+      entry: ['warnRegistryBudgetLow', 'setDriftAside'],
+      always: [{ guard: 'hasDigestsToRecord', target: 'recordingDigests' }, { target: 'complete' }],
     },
 
     // §3.6 Re-image each workload in order, each followed by its rollout wait.
@@ -758,6 +780,11 @@ export const tickMachine = tickSetup.createMachine({
                 target: 'settingImages',
                 actions: ['noteRolloutComplete', 'advanceToNextWorkload'],
               },
+              {
+                guard: 'hasEarlierFailuresToKeep',
+                target: '#tick.keepingEarlierAttempts',
+                actions: ['noteRolloutComplete', 'announceReimageComplete'],
+              },
               { target: '#tick.successReset', actions: ['noteRolloutComplete', 'announceReimageComplete'] },
             ],
             onError: {
@@ -777,6 +804,20 @@ export const tickMachine = tickSetup.createMachine({
         src: 'clearFlapState',
         onDone: { target: 'recordingDigests', actions: 'noteFlapStateCleared' },
         onError: { target: 'recordingDigests', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
+      },
+    },
+
+    // The success reset of a decoupled pass over earlier failures (issue 7,
+    // "flap counter keeps its meaning", I25): refresh-attempt goes back to the
+    // count it found, so a jobs-manager that fails, crash-loops, fails again
+    // still reaches the lockout. A failed write is a finding; the rollouts did
+    // complete, so the record still happens (I7).
+    keepingEarlierAttempts: {
+      invoke: {
+        src: 'writeRefreshAttempt',
+        input: ({ context }) => ({ attempt: context.attempt }),
+        onDone: { target: 'recordingDigests', actions: 'noteAttemptKept' },
+        onError: { target: 'recordingDigests', actions: { type: 'reportAttemptKeepFailed', params: withPortError } },
       },
     },
 

@@ -184,6 +184,24 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I10', 'I18'],
+    trace: 'a lockout with drift pending that a low registry budget deferred to exit 0 (FLAP_LOCKOUT_EXIT=1)',
+    tampered: async () => {
+      const { checker, record } = await recorded(
+        (w) => {
+          w.publish(JM, simDigest(`${JM}#2`));
+          w.setAnnotation(ANNOTATION.refreshAttempt, '3');
+          w.rateLimitRemaining = 2;
+        },
+        { FLAP_LOCKOUT_EXIT: '1' },
+      );
+      expect(record.outcome.result).toBe('flapLockout');
+      // The old order: budget first, the counter never read, `complete`.
+      const calls = record.calls.filter((c) => c.op !== 'readRefreshAttempt' && c.op !== 'markFlapDetected');
+      return { checker, record: withExit(withCalls(record, calls), 0) };
+    },
+  },
+  {
     breaks: ['I11'],
     trace: 'a re-image after the attempt counter could not be read',
     tampered: async () => {
@@ -338,6 +356,31 @@ const WRONG_TRACES: readonly WrongTrace[] = [
         ),
       ];
       return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I25'],
+    trace: 'a decoupled pass that patched requests-proxy in place and cleared the count a failing jobs-manager built',
+    tampered: async () => {
+      const { checker, record } = await recorded(
+        (w) => {
+          w.publish(JM, simDigest(`${JM}#2`));
+          w.workloads['requests-proxy'].images.proxy = `docker.io/${JM}@${simDigest(`${JM}#2`)}`;
+          w.setAnnotation(ANNOTATION.refreshAttempt, '2');
+          w.setBehaviour('jobs-manager', 'neverReady');
+        },
+        { DECOUPLED_REFRESH: '1' },
+      );
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '3'),
+        call('setImages', `requests-proxy proxy=docker.io/${JM}@${simDigest(`${JM}#2`)}`),
+        call('waitForRollout', 'requests-proxy'),
+        call('clearFlapState'),
+      ];
+      const after = { ...record.after, annotations: { ...record.after.annotations } };
+      delete (after.annotations as Record<string, string>)[ANNOTATION.refreshAttempt];
+      return { checker, record: { ...withCalls(record, calls), after } };
     },
   },
   {

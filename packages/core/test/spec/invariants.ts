@@ -1,3 +1,5 @@
+import * as O from 'fp-ts/lib/Option.js';
+import { counterValue } from '../../src/domain/counter.js';
 import { isWellFormedDigest } from '../../src/domain/digest.js';
 import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
 
@@ -21,6 +23,10 @@ export interface Invariant {
 }
 
 const unless = (holds: boolean, otherwise: () => string): string | undefined => (holds ? undefined : otherwise());
+
+/** A decoupled pass (jobs-manager unsettled) that found refresh-attempt above 0: it puts the count back, it does not clear it (I25). */
+const decoupledOverACount = (t: TickView): boolean =>
+  t.config.decoupledRefresh && t.unsettledButReadable && t.counterBefore(ATTEMPT) > 0;
 
 export const INVARIANTS: readonly Invariant[] = [
   {
@@ -176,12 +182,21 @@ export const INVARIANTS: readonly Invariant[] = [
     id: 'I10',
     says: 'With nobody clearing refresh-attempt, no more than MAX_REFRESH_ATTEMPTS re-image ticks fail in a row; after that, drift ticks write refresh-flap-detected and re-image nothing until it is cleared.',
     source: '#563',
+    // "In a row" is counted by the checker's history: only a human clear or a
+    // success reset on a settled tick ends the row — a decoupled pass's success
+    // does not, or a flapping jobs-manager never reaches the lockout (issue 7).
     appliesTo: (t) =>
       t.history.failedReimagesSinceClear > 0 ||
+      t.lockedOutWithDriftPending ||
       (t.succeeded('readRefreshAttempt') && t.counterBefore(ATTEMPT) >= t.config.maxRefreshAttempts),
     violation: (t) => {
       if (t.history.failedReimagesSinceClear > t.config.maxRefreshAttempts) {
         return `${t.history.failedReimagesSinceClear} failed re-image ticks in a row (MAX ${t.config.maxRefreshAttempts})`;
+      }
+      // Decided from the world, not from the calls: a lockout that a later check
+      // (a low registry budget) pre-empted never read the counter at all.
+      if (t.lockedOutWithDriftPending && !t.called('markFlapDetected')) {
+        return `refresh-attempt ${t.counterBefore(ATTEMPT)} ≥ MAX with drift pending, yet no flap marker (tick ended ${t.record.outcome.result})`;
       }
       if (t.succeeded('readRefreshAttempt') && t.counterBefore(ATTEMPT) >= t.config.maxRefreshAttempts) {
         if (t.reimaged) return `re-imaged with refresh-attempt ${t.counterBefore(ATTEMPT)} ≥ MAX`;
@@ -207,14 +222,14 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I12',
-    says: 'refresh-attempt/refresh-flap-detected are removed only after a fully successful re-image, in a write that precedes the digest record — and a fully successful re-image always removes them.',
-    source: '#626',
+    says: 'refresh-attempt/refresh-flap-detected are removed only after a fully successful re-image, in a write that precedes the digest record — and a fully successful re-image always removes them, except a decoupled pass over a count built before it (I25).',
+    source: '#626, issue 7',
     appliesTo: (t) =>
       t.called('clearFlapState') ||
       (t.reimaged && t.everyRolloutCompleted()) ||
       [ATTEMPT, FLAP].some((k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined),
     violation: (t) => {
-      if (t.reimaged && t.everyRolloutCompleted() && !t.called('clearFlapState')) {
+      if (t.reimaged && t.everyRolloutCompleted() && !t.called('clearFlapState') && !decoupledOverACount(t)) {
         return 'every rollout completed, yet no success reset was attempted';
       }
       const removedByTick = [ATTEMPT, FLAP].some(
@@ -327,10 +342,15 @@ export const INVARIANTS: readonly Invariant[] = [
       const failedCall = t.failedFinding();
       const streak = t.calls('writeSkipStreak').find((c) => c.outcome === 'ok')?.detail;
       const atCeiling = streak !== undefined && Number(streak) >= t.config.maxSkipTicks;
-      const finding = t.otherFinding() || atCeiling;
+      // FLAP_LOCKOUT_EXIT=1: a lockout with drift pending is a finding by the
+      // world's account, so a tick that never got to the flap check (a low
+      // registry budget decided first) cannot pass for green.
+      const lockout = t.config.flapLockoutIsFinding && t.lockedOutWithDriftPending;
+      const finding = t.otherFinding() || atCeiling || lockout;
+      const what = failedCall?.op ?? (atCeiling ? `streak ${streak}` : 'flap lockout with drift pending');
       return unless(
         t.exitCode === (finding ? 1 : 0),
-        () => `exit ${t.exitCode} but ${finding ? `finding: ${failedCall?.op ?? `streak ${streak}`}` : 'no finding'}`,
+        () => `exit ${t.exitCode} but ${finding ? `finding: ${what}` : 'no finding'}`,
       );
     },
   },
@@ -432,6 +452,26 @@ export const INVARIANTS: readonly Invariant[] = [
         .setImageCalls()
         .find((c) => c.workload !== 'jobs-manager' && !t.record.before.settledAtTopOfTick[c.workload as WorkloadId]);
       return unless(moved === undefined, () => `re-imaged ${moved?.workload}, which was not settled`);
+    },
+  },
+  {
+    id: 'I25',
+    says: 'A decoupled pass never patches requests-proxy onto the jobs-manager digest it already runs (a pass that cannot record that digest proves nothing by it), and its success leaves refresh-attempt where it found it: it never clears a count that failed re-images before it built (with none, its success is the full success reset).',
+    source: 'issue 7 ("flap counter keeps its meaning"), #563',
+    appliesTo: (t) => t.config.decoupledRefresh && t.unsettledButReadable && t.called('resolveDigest'),
+    violation: (t) => {
+      const proxy = t.setImageCalls().find((c) => c.workload === 'requests-proxy');
+      const running = t.record.before.workloads['requests-proxy'].images.proxy;
+      if (proxy !== undefined && proxy.images.proxy === running) {
+        return `patched requests-proxy onto ${running}, which it already ran`;
+      }
+      if (!t.reimaged || !t.everyRolloutCompleted()) return undefined;
+      const before = t.counterBefore(ATTEMPT);
+      const after = counterValue(O.fromNullable(t.record.after.annotations[ATTEMPT]));
+      return unless(
+        before === 0 || after >= before,
+        () => `a decoupled success took refresh-attempt from ${before} to ${after}: failures before it were forgotten`,
+      );
     },
   },
   {

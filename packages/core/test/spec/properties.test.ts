@@ -32,7 +32,7 @@ describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${R
           const config = simConfig(env);
           const world = new SimWorld(config);
           checker.reset();
-          const edge: Edge = { config, world, ports: simPorts(world), checker, build: 1 };
+          const edge: Edge = { config, world, ports: simPorts(world), checker, build: 1, jobsManagerCrashLoops: false };
           await fc.asyncModelRun(() => ({ model: {}, real: edge }), commands);
         },
       ),

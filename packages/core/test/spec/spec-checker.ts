@@ -65,6 +65,21 @@ export const SITUATIONS: readonly Situation[] = [
     when: (t) => t.reimaged && t.everyRolloutCompleted(),
   },
   { name: 'a tick in flap lockout with drift', invariants: 'I10', when: (t) => t.called('markFlapDetected') },
+  {
+    name: 'a tick in flap lockout with drift while the registry budget is low',
+    invariants: 'I10 I18',
+    when: (t) => t.lockedOutWithDriftPending && t.registryBudgetLow,
+  },
+  {
+    // The reviewer's flapping jobs-manager: failures counted, then a decoupled pass with drift pending.
+    name: 'a decoupled pass with drift pending over a standing refresh-attempt count',
+    invariants: 'I10 I25',
+    when: (t) =>
+      t.config.decoupledRefresh &&
+      t.unsettledButReadable &&
+      t.counterBefore(ATTEMPT) > 0 &&
+      t.record.outcome.events.some((e) => e.code === 'DIGEST_CHANGED'),
+  },
   { name: 'an unreadable attempt counter with drift', invariants: 'I11', when: (t) => t.failed('readRefreshAttempt') },
   { name: 'a success reset that failed', invariants: 'I12 I18', when: (t) => t.failed('clearFlapState') },
   {
@@ -166,7 +181,11 @@ const historyAfter = (record: TickRecord, current: History): History => {
       current.unsettledRun > 0 &&
       (current.frozenInRun ||
         view.calls('writeSkipStreak').some((c) => c.outcome === 'ok' && Number(c.detail) >= view.config.maxSkipTicks)),
-    failedReimagesSinceClear: view.succeeded('clearFlapState') ? 0 : current.failedReimagesSinceClear,
+    // Only a success reset on a settled tick ends a row of failures: a
+    // decoupled pass's success says nothing of the jobs-manager rollouts that
+    // failed before it (issue 7, I10).
+    failedReimagesSinceClear:
+      view.succeeded('clearFlapState') && view.guardShouldPass ? 0 : current.failedReimagesSinceClear,
     pinnedContainers: new Set([
       ...current.pinnedContainers,
       ...view

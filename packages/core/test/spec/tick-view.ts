@@ -140,6 +140,26 @@ export class TickView {
     return rateLimited || (answered && remaining !== undefined && remaining < this.config.registryBudgetFloor);
   }
 
+  /**
+   * World truth, not the machine's account: on a settled tick whose
+   * refresh-attempt can be read and is at or past MAX_REFRESH_ATTEMPTS, the
+   * registry reports a digest other than a recorded one — the flap lockout
+   * with drift pending, whatever else the tick sees (a low pull budget
+   * included: the lockout is decided first, I10, I18).
+   */
+  get lockedOutWithDriftPending(): boolean {
+    return (
+      this.guardShouldPass &&
+      this.record.before.clusterFaults.readRefreshAttempt === undefined &&
+      this.succeeded('readRecordedDigests') &&
+      this.counterBefore(ATTEMPT) >= this.config.maxRefreshAttempts &&
+      this.resolvedImages().some((image) => {
+        const recorded = this.annotationBefore(image.recordKey) ?? '';
+        return recorded !== '' && recorded !== this.record.before.registry[image.repo];
+      })
+    );
+  }
+
   /** `setImages` details as [workload, container=image …]. */
   setImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
     return this.calls('setImages').map((c) => {

@@ -29,6 +29,8 @@ export interface Edge {
   readonly checker: SpecChecker;
   /** Builds published so far, to make each digest new. */
   build: number;
+  /** jobs-manager flaps in and out: Ready at the top of one tick, crash-looping (unsettled) at the next. */
+  jobsManagerCrashLoops: boolean;
 }
 
 type Command = fc.AsyncCommand<object, Edge>;
@@ -44,6 +46,10 @@ class Tick implements Command {
     const replay = await recordTick(replayWorld, simPorts(replayWorld), edge.config);
     this.said = `tick → exit ${record.outcome.exitCode} (${record.outcome.result})`;
     const violations = edge.checker.check(record, replay);
+    if (edge.jobsManagerCrashLoops) {
+      const next = edge.world.workloads['jobs-manager'].behaviour === 'flaps' ? 'neverReady' : 'flaps';
+      edge.world.setBehaviour('jobs-manager', next);
+    }
     if (violations.length > 0) {
       expect.fail(
         `${describeViolations(violations)}\n  tick events:\n${record.outcome.events.map((e) => `    ${e.level} ${e.message}`).join('\n')}\n  calls: ${record.calls.map((c) => `${c.op}${c.detail === '' ? '' : ` ${c.detail}`}=${c.outcome}`).join('; ')}`,
@@ -79,9 +85,26 @@ class Behave implements Command {
   ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
+    if (this.workload === 'jobs-manager') edge.jobsManagerCrashLoops = false;
     edge.world.setBehaviour(this.workload, this.behaviour);
   }
   toString = () => `${this.workload} ${BEHAVIOUR_WORDS[this.behaviour]}`;
+}
+
+/**
+ * The reviewer's flapping rollout (issue 7): jobs-manager looks Ready at the
+ * top of a tick, fails its rollout wait after the re-image, and is
+ * crash-looping (unsettled) at the next tick — over and over. With
+ * DECOUPLED_REFRESH=1 every other tick is a decoupled pass, which must not
+ * wipe out the count the failures build (I10, I25).
+ */
+class JobsManagerCrashLoops implements Command {
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.jobsManagerCrashLoops = true;
+    edge.world.setBehaviour('jobs-manager', 'flaps');
+  }
+  toString = () => 'jobs-manager flaps in and out (Ready at one tick, crash-looping at the next)';
 }
 
 class ApiFault implements Command {
@@ -172,6 +195,7 @@ class DeleteJobsManager implements Command {
 class RecreateJobsManager implements Command {
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
+    edge.jobsManagerCrashLoops = false;
     edge.world.recreateJobsManager();
   }
   toString = () => 'jobs-manager Deployment is recreated (helm)';
@@ -182,8 +206,11 @@ const workloads = fc.constantFrom<WorkloadId>('jobs-manager', 'requests-proxy', 
 
 /** Ops weighted toward the guards' own reads and writes, where faults matter most. */
 const faultedOps = fc.oneof(
-  // The best-effort writes whose failure must stay a WARN (#2007, #626).
-  { arbitrary: fc.constantFrom<ClusterOp>('clearSkipStreak', 'clearFlapState'), weight: 4 },
+  // The best-effort writes whose failure must stay a WARN (#2007, #626). The
+  // success reset gets more: its fault waits for a successful re-image, which
+  // lockouts and low budgets make rarer.
+  { arbitrary: fc.constantFrom<ClusterOp>('clearSkipStreak'), weight: 2 },
+  { arbitrary: fc.constantFrom<ClusterOp>('clearFlapState'), weight: 3 },
   { arbitrary: fc.constantFrom<ClusterOp>('readSkipStreak', 'readRecordedDigests'), weight: 3 },
   {
     arbitrary: fc.constantFrom<ClusterOp>(
@@ -243,8 +270,9 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
     arbitrary: fc
       .constantFrom<RolloutBehaviour>('flaps', 'flaps', 'neverReady', 'neverReady', 'settles', 'settles', 'settles')
       .map((b) => new Behave('jobs-manager', b)),
-    weight: 8,
+    weight: 7,
   },
+  { arbitrary: fc.constant(null).map(() => new JobsManagerCrashLoops()), weight: 5 },
   {
     arbitrary: fc
       .tuple(faultedOps, clusterFaults, fc.constantFrom(1, 1, 1, 2, 3))
@@ -253,11 +281,18 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   },
   { arbitrary: fc.tuple(repos, registryFaults).map(([r, f]) => new RegistryTrouble(r, f)), weight: 9 },
   {
-    arbitrary: fc.constantFrom(undefined, 0, 5, 9, 10, 60, 100).map((n) => new RegistryBudget(n)),
-    weight: 2,
+    arbitrary: fc.constantFrom(undefined, 0, 5, 5, 9, 10, 60, 100).map((n) => new RegistryBudget(n)),
+    // Enough low-budget stretches to meet a flap lockout in them (I10, I18).
+    weight: 4,
   },
   { arbitrary: bookkeepingKeys.map((k) => new Annotate(k, undefined)), weight: 3 },
   { arbitrary: fc.tuple(bookkeepingKeys, garbage).map(([k, v]) => new Annotate(k, v)), weight: 1 },
+  // A count left standing (an earlier version's, or a human's half re-arm):
+  // lockouts and decoupled passes over a count without a long run of failures first (I10, I25).
+  {
+    arbitrary: fc.constantFrom('1', '2', '5').map((n) => new Annotate(ANNOTATION.refreshAttempt, n)),
+    weight: 3,
+  },
   {
     arbitrary: fc.constantFrom(...IMAGES.map((i) => i.recordKey)).map((k) => new Annotate(k, undefined)),
     weight: 1,
