@@ -187,18 +187,30 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       );
     });
 
-    describe('IMAGE_REFRESH_EVENTS (MAX_SKIP_TICKS=1, so every unsettled tick is FROZEN): one release with Events on (the default), its twin with =0, tick for tick', () => {
+    describe('IMAGE_REFRESH_EVENTS (MAX_SKIP_TICKS=1, so every unsettled tick is FROZEN): one release with Events on (the default), its twin with =0, and a triplet whose Role lacks the events rule (the chart swapped without it), tick for tick', () => {
       let on: Stage;
       let off: Stage;
+      let denied: Stage;
       let first: Builds;
       let jm2 = '';
       const base = { MAX_SKIP_TICKS: '1' };
-      /** Each step's outcome on both releases, compared at the end. */
-      const steps: { on: string; off: string }[] = [];
-      /** The same tick on both releases at once (they share only the registry, which a tick only reads). */
+      /** Each step's outcome on the three releases, compared at the end. */
+      const steps: { on: string; off: string; denied: string }[] = [];
+      /** The RBAC-denied release's runs: Event requests sent, and its WARN lines about Events. */
+      const deniedRuns: { eventRequests: number; warnings: string[] }[] = [];
+      /** The same tick on the three releases at once (they share only the registry, which a tick only reads). */
       const both = async (): Promise<[StageRun, StageRun]> => {
-        const [a, b] = await Promise.all([on.tick(base), off.tick({ ...base, IMAGE_REFRESH_EVENTS: '0' })]);
-        steps.push({ on: `exit=${a.exitCode} ${a.stderr.at(-1)}`, off: `exit=${b.exitCode} ${b.stderr.at(-1)}` });
+        const [a, b, c] = await Promise.all([
+          on.tick(base),
+          off.tick({ ...base, IMAGE_REFRESH_EVENTS: '0' }),
+          denied.tick(base),
+        ]);
+        const outcome = (run: StageRun) => `exit=${run.exitCode} ${run.stderr.at(-1)}`;
+        steps.push({ on: outcome(a), off: outcome(b), denied: outcome(c) });
+        deniedRuns.push({
+          eventRequests: c.api.filter((r) => r.route === 'event').length,
+          warnings: linesWith(c.stderr, 'could not record the Kubernetes Event'),
+        });
         return [a, b];
       };
       const events = () => on.cluster.server.events.all();
@@ -210,12 +222,24 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const jobsManagerUid = () => String((on.cluster.jobsManager().metadata as JsonObject).uid);
 
       beforeAll(async () => {
-        [on, off] = await Promise.all([newStage(), newStage()]);
+        [on, off, denied] = await Promise.all([newStage(), newStage(), newStage()]);
+        // What the apiserver answers a ServiceAccount whose Role has no events rule.
+        denied.cluster.server.inject(
+          { route: 'event' },
+          {
+            kind: 'status',
+            code: 403,
+            message:
+              'events.events.k8s.io is forbidden: User "system:serviceaccount:tracebloc:stg-image-refresh" cannot create resource "events" in API group "events.k8s.io" in the namespace "tracebloc"',
+          },
+          Number.POSITIVE_INFINITY,
+        );
         first = await world.pushAll();
       });
       afterAll(async () => {
         await on?.close();
         await off?.close();
+        await denied?.close();
       });
 
       it(
@@ -250,7 +274,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       it(
         'jobs-manager never Ready: three FROZEN ticks exit 1; the server holds ONE Warning RefreshFrozen whose series count goes -, 2, 3, its message the first FROZEN line (an Event note is immutable)',
         async () => {
-          for (const stage of [on, off]) {
+          for (const stage of [on, off, denied]) {
             stage.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
             restAs(stage.cluster, JM_REF, 'neverReady');
           }
@@ -295,6 +319,22 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         // The twin with Events on did send them (so the comparison above compares something).
         expect(on.cluster.server.requests.filter((r) => r.route === 'event').length).toBeGreaterThan(0);
         expect([...on.cluster.server.unexpected, ...off.cluster.server.unexpected]).toEqual([]);
+      });
+
+      it('Events refused by RBAC: the same exit codes, summaries and final state as with Events on; one Event request per run at most, and every WARN names the missing Role rule and the off switch', () => {
+        expect(steps.map((s) => s.denied)).toEqual(steps.map((s) => s.on));
+        expect(denied.bookkeeping()).toEqual(on.bookkeeping());
+        expect(denied.images()).toEqual(on.images());
+        // The runs that had an Event to record tried once, were refused, and sent no more.
+        expect(deniedRuns.map((r) => r.eventRequests)).toEqual([0, 1, 1, 1, 1]);
+        const warnings = deniedRuns.flatMap((r) => r.warnings);
+        expect(warnings.length).toBeGreaterThanOrEqual(4);
+        for (const line of warnings) {
+          expect(line).toContain('Forbidden');
+          expect(line).toContain('apiGroups ["events.k8s.io"], resources ["events"], verbs ["create", "patch"]');
+          expect(line).toContain('IMAGE_REFRESH_EVENTS=0');
+        }
+        expect(denied.cluster.server.events.all()).toEqual([]);
       });
     });
 
