@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimWorld, simConfig, simPorts } from '../../src/sim/index.js';
 import { environmentArbitrary } from './config-arbitrary.js';
 import { INVARIANTS } from './invariants.js';
@@ -7,8 +7,8 @@ import { SITUATIONS, SpecChecker } from './spec-checker.js';
 import { commandArbitrary, type Edge } from './world-commands.js';
 
 // The specification of image-refresh, as a property: over every generated
-// sequence of world events and ticks, every tick satisfies I1–I20
-// (invariants.ts). A run explores IMAGE_REFRESH_PROPERTY_RUNS sequences
+// sequence of world events and ticks, every tick satisfies every invariant
+// of invariants.ts, each reported under its own id. A run explores IMAGE_REFRESH_PROPERTY_RUNS sequences
 // (default 1,500) of up to 60 steps; raise it for a deep run, e.g.
 //   IMAGE_REFRESH_PROPERTY_RUNS=100000 npx -y pnpm@10.34.9 exec vitest run --project core test/spec
 // Every run prints its seed; a failure prints the shrunk story and a replay line.
@@ -21,10 +21,23 @@ const REPLAY = `IMAGE_REFRESH_PROPERTY_SEED=${SEED} IMAGE_REFRESH_PROPERTY_RUNS=
 
 const checker = new SpecChecker();
 
+/** The exploration's verdict, shared by the tests below: one run, one verdict per invariant. */
+let run: { readonly failed: boolean } | undefined;
+/** The shrunk counterexample's story and violations, when the run found one. */
+let failure = '';
+
+/** Whether the counterexample names invariant `id` (describeViolations starts each with "<id> ("). */
+const violates = (id: string): boolean => new RegExp(`^${id} \\(`, 'm').test(failure);
+
 describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${RUNS} runs)`, () => {
-  it('every tick of every sequence satisfies I1–I20', async () => {
+  // One exploration, in beforeAll, feeds every test of this file (so `-t I12`
+  // explores too): a failure in it names the invariant(s) the shrunk
+  // counterexample broke, and each invariant's own test below reddens under
+  // its id (issue 3: test titles carry the id).
+  let report = '';
+  beforeAll(async () => {
     console.log(`property suite: seed ${SEED}, ${RUNS} sequences of up to 60 steps\n  replay: ${REPLAY}`);
-    await fc.assert(
+    const details = await fc.check(
       fc.asyncProperty(
         environmentArbitrary,
         fc.commands([commandArbitrary], { maxCommands: 60, size: 'max' }),
@@ -38,14 +51,40 @@ describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${R
       ),
       { numRuns: RUNS, seed: SEED, ...(PATH === undefined ? {} : { path: PATH, endOnFailure: true }), verbose: 1 },
     );
+    run = { failed: details.failed };
+    if (details.failed) {
+      const error = details.errorInstance;
+      failure = error instanceof Error ? error.message : String(error);
+      const replayShrunk = REPLAY.replace('npx', `IMAGE_REFRESH_PROPERTY_PATH=${details.counterexamplePath} npx`);
+      report = `${await fc.asyncDefaultReportMessage(details)}\n  replay the shrunk case: ${replayShrunk}`;
+    }
   }, 900_000);
 
-  it(`no invariant holds vacuously: each precondition met at least ${MIN_PRECONDITIONS} times`, () => {
-    const thin = [
-      ...INVARIANTS.filter((i) => (checker.preconditionsMet.get(i.id) ?? 0) < MIN_PRECONDITIONS).map((i) => i.id),
-      ...SITUATIONS.filter((s) => (checker.situationsMet.get(s.name) ?? 0) < MIN_PRECONDITIONS).map((s) => s.name),
-    ];
-    expect(thin, `preconditions met too rarely (seed ${SEED})`).toEqual([]);
+  it(`explores ${RUNS} sequences of up to 60 steps and finds no counterexample`, () => {
+    expect(run, 'the exploration did not run').toBeDefined();
+    if (run?.failed === true) expect.fail(report);
+  });
+
+  for (const invariant of INVARIANTS) {
+    describe(`${invariant.id}: ${invariant.says} (${invariant.source})`, () => {
+      it('holds after every tick of every sequence', () => {
+        expect(run, 'the exploration did not run').toBeDefined();
+        expect(violates(invariant.id), `${invariant.id} violated (seed ${SEED}):\n${failure}`).toBe(false);
+      });
+      it(`is not vacuous: its precondition held at least ${MIN_PRECONDITIONS} times`, () => {
+        // A run that stopped at a counterexample explored too little to judge.
+        if (run?.failed !== false) return;
+        expect(checker.preconditionsMet.get(invariant.id) ?? 0).toBeGreaterThanOrEqual(MIN_PRECONDITIONS);
+      });
+    });
+  }
+
+  it(`every situation the invariants are about occurred at least ${MIN_PRECONDITIONS} times`, () => {
+    if (run?.failed !== false) return;
+    const thin = SITUATIONS.filter((s) => (checker.situationsMet.get(s.name) ?? 0) < MIN_PRECONDITIONS).map(
+      (s) => `${s.name} (${s.invariants}): ${checker.situationsMet.get(s.name) ?? 0}`,
+    );
+    expect(thin, `situations met too rarely (seed ${SEED})`).toEqual([]);
   });
 
   afterAll(() => {
