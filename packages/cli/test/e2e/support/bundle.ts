@@ -13,9 +13,13 @@ const ROOT = new URL('../../../../../', import.meta.url).pathname;
 export const BUNDLE = join(ROOT, 'packages/cli/dist/image-refresh.mjs');
 
 /** Everything the bundle is made of. */
-const SOURCES = ['packages/cli/src', 'packages/core/src', 'packages/k8s-adapter/src', 'packages/cli/package.json'].map(
-  (path) => join(ROOT, path),
-);
+const SOURCES = [
+  'packages/cli/src',
+  'packages/cli/build',
+  'packages/core/src',
+  'packages/k8s-adapter/src',
+  'packages/cli/package.json',
+].map((path) => join(ROOT, path));
 
 const newestMtime = (path: string): number => {
   const stat = statSync(path);
