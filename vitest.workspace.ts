@@ -14,10 +14,33 @@ const project = (name: string, extra: Parameters<typeof defineProject>[0]['test'
     },
   });
 
+// The image runs Node 24 LTS; this machine and CI have Node 20. Where a Node
+// 24 binary is given (.ci/run fetches one and sets IMAGE_REFRESH_NODE24), the
+// bundle's end-to-end suites run a second time with the CLI's child processes
+// on it (run-bundle.ts reads IMAGE_REFRESH_BUNDLE_NODE). CI requires it.
+const NODE24 = process.env.IMAGE_REFRESH_NODE24;
+if (process.env.IMAGE_REFRESH_CI === '1' && NODE24 === undefined) {
+  throw new Error(
+    'IMAGE_REFRESH_CI=1 but IMAGE_REFRESH_NODE24 is not set: CI runs the bundle on Node 24 too (.ci/run)',
+  );
+}
+
 export default [
   project('core'),
   project('k8s-adapter'),
   project('cli'),
+  ...(NODE24 === undefined
+    ? []
+    : [
+        defineProject({
+          test: {
+            name: 'cli@node24',
+            root: 'packages/cli',
+            include: ['test/e2e/**/*.test.ts'],
+            env: { IMAGE_REFRESH_BUNDLE_NODE: NODE24 },
+          },
+        }),
+      ]),
   defineProject({
     test: {
       name: 'packaging',

@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { runBundle } from './support/run-bundle.js';
+import { BUNDLE_NODE, runBundle } from './support/run-bundle.js';
 
 // Operators grep the CronJob's log and read its last line as the summary, so
 // the bundle must print nothing of Node's own there. The image runs Node 24,
@@ -41,6 +42,13 @@ afterAll(() => {
 });
 
 describe("the bundle's stderr holds only image-refresh's own lines, the summary last", () => {
+  it(`runs on the Node this project names (${process.env.IMAGE_REFRESH_BUNDLE_NODE === undefined ? 'this process' : 'IMAGE_REFRESH_BUNDLE_NODE'})`, () => {
+    const version = execFileSync(BUNDLE_NODE, ['--version'], { encoding: 'utf8' }).trim();
+    // The cli@node24 project (vitest.workspace.ts) must really be Node 24.
+    if (process.env.IMAGE_REFRESH_BUNDLE_NODE !== undefined) expect(version).toMatch(/^v24\./);
+    else expect(version).toBe(process.version);
+  });
+
   it('tick, having loaded the Kubernetes client and failed to reach a cluster', async () => {
     const run = await runBundle(['tick'], env());
     expect(run.exitCode).toBe(1);

@@ -13,6 +13,12 @@ export interface BundleRun {
   readonly elapsedMs: number;
 }
 
+/**
+ * The Node that runs the bundle: this process's own, or the one the
+ * `cli@node24` project names (vitest.workspace.ts) — the image's Node 24.
+ */
+export const BUNDLE_NODE = process.env.IMAGE_REFRESH_BUNDLE_NODE ?? process.execPath;
+
 /** A run that outlives this is a hung CLI: killed, and the test fails on its exit code. */
 const RUN_TIMEOUT_MS = 20_000;
 
@@ -21,7 +27,7 @@ const lines = (text: string): string[] => text.split('\n').filter((line) => line
 export const runBundle = (args: readonly string[], env: Readonly<Record<string, string>>): Promise<BundleRun> =>
   new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [BUNDLE, ...args], {
+    const child = spawn(BUNDLE_NODE, [BUNDLE, ...args], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
       cwd: env.HOME,
       stdio: ['ignore', 'pipe', 'pipe'],
