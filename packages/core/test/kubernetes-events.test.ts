@@ -42,6 +42,18 @@ describe('Kubernetes Events', () => {
     );
   });
 
+  it('a decoupled re-image, whose jobs-manager digest is not recorded, names what the proxy ran before from the live image', async () => {
+    const edge = await aSteadyEdge({ DECOUPLED_REFRESH: '1' });
+    edge.world.setBehaviour('jobs-manager', 'neverReady');
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    await edge.tick();
+    const now = simDigest(`${JM}#2`).slice(0, 19);
+    // A fresh install runs the chart's repo:tag until its first re-image (#569).
+    expect(edge.world.kubeEvents.find((e) => e.reason === 'RefreshReimaged')?.message).toBe(
+      `deployment/stg-requests-proxy re-imaged: proxy docker.io/tracebloc/jobs-manager:stg → ${now}…`,
+    );
+  });
+
   it('a steady tick records no Event: nothing is written on healthy ticks', async () => {
     const edge = await aSteadyEdge();
     await edge.tick();

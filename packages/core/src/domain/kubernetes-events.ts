@@ -1,5 +1,5 @@
 import type { EventCode, TickEvent } from '../machine/tick-event.js';
-import type { TickOutcome } from '../machine/tick-outcome.js';
+import type { Reimage, TickOutcome } from '../machine/tick-outcome.js';
 import type { KubeEvent } from '../ports/events-port.js';
 import { shortDigest } from './digest.js';
 import { describeWorkload } from './workloads.js';
@@ -69,6 +69,20 @@ const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string }
   return REASONS[event.code];
 };
 
+/**
+ * What a container ran before: the recorded digest the drift moved from, else
+ * the live image the tick read (a decoupled pass records no jobs-manager
+ * digest; a live re-pin moves a container off Helm's `repo:tag`), else `?`.
+ */
+const movedFrom = (outcome: TickOutcome, reimage: Reimage, container: string, digest: string): string => {
+  const recorded = outcome.digestChanges.find((c) => c.to === digest)?.from;
+  if (recorded !== undefined) return shortDigest(recorded);
+  const live = reimage.previous?.[container];
+  if (live === undefined) return '?';
+  const at = live.indexOf('@');
+  return at < 0 ? live : shortDigest(live.slice(at + 1));
+};
+
 /** One Kubernetes Event per reason per tick (several messages of one reason are joined). */
 export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
   const byReason = new Map<string, { type: KubeEvent['type']; messages: string[] }>();
@@ -84,8 +98,7 @@ export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
   for (const reimage of outcome.reimages.filter((r) => r.rolledOut)) {
     const moves = reimage.images.map(({ container, image }) => {
       const digest = image.slice(image.indexOf('@') + 1);
-      const from = outcome.digestChanges.find((c) => c.to === digest)?.from;
-      return `${container} ${from === undefined ? '?' : shortDigest(from)} → ${shortDigest(digest)}`;
+      return `${container} ${movedFrom(outcome, reimage, container, digest)} → ${shortDigest(digest)}`;
     });
     add('Normal', 'RefreshReimaged', `${describeWorkload(reimage.workload)} re-imaged: ${moves.join(', ')}`);
   }

@@ -369,7 +369,19 @@ const tickSetup = setup({
     noteImagesSet: assign({
       reimages: ({ context }) => {
         const { workload, images } = currentChange(context);
-        return [...context.reimages, { workload, images, rolledOut: false }];
+        const live = context.live.workloads[workload.id]?.images;
+        const previous =
+          live === undefined
+            ? {}
+            : Object.fromEntries(
+                images.flatMap(({ container }) =>
+                  live[container] === undefined ? [] : [[container, live[container]]],
+                ),
+              );
+        return [
+          ...context.reimages,
+          { workload, images, rolledOut: false, ...(Object.keys(previous).length > 0 ? { previous } : {}) },
+        ];
       },
     }),
     reportSetImageFailed: assign({

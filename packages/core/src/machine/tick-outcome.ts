@@ -44,6 +44,12 @@ export interface Reimage {
   readonly images: readonly ContainerImage[];
   /** True once its rollout completed within ROLLOUT_TIMEOUT. */
   readonly rolledOut: boolean;
+  /**
+   * container → the image it ran before the patch, where this tick read the
+   * workload (RECONCILE_LIVE, DECOUPLED_REFRESH); absent otherwise. The
+   * re-image Event names it when no recorded digest says what moved.
+   */
+  readonly previous?: Readonly<Record<string, string>>;
 }
 
 /** A digest the registry moved to, against the one recorded; acted on unless the tick says otherwise. */
