@@ -1,4 +1,4 @@
-// Preloaded (NODE_OPTIONS=--import) into a bundle run by bundle-startup.test.ts:
+// Preloaded (NODE_OPTIONS=--import) into a bundle run by bundle-process.test.ts:
 // at exit, which of Node's own public modules the process loaded, on stderr.
 process.on('exit', () => {
   const loaded = process.moduleLoadList

@@ -12,7 +12,19 @@ import { BUNDLE_NODE, runBundle } from './support/run-bundle.js';
 // → whatwg-url → tr46) printed a DEP0040 DeprecationWarning at every run,
 // after the summary. Node 20 (CI) prints that warning only under
 // --pending-deprecation, so these runs ask for it. Mutation that reddens it:
-// dropping the whatwg-url alias from packages/cli/package.json's build.
+// dropping the whatwg-url alias from build/bundle.mjs.
+
+// Start-up is most of what `--version` and a steady tick cost (README,
+// benchmarks). esbuild hoists every `import … from 'node:http'` of the bundled
+// ES modules to the top of the file, so the bundle loaded Node's network,
+// process and crypto modules before looking at its arguments; the build's
+// lazy-builtins plugin (build/bundle.mjs) defers each to its first use. A
+// preload reports which public builtins the process loaded. Mutation that
+// reddens it: removing the plugin from build/bundle.mjs.
+
+const PRELOAD = new URL('./support/report-builtins.mjs', import.meta.url).pathname;
+// Not `net`: Node itself loads it for a process.stdout that is a pipe.
+const HEAVY = ['http', 'https', 'tls', 'child_process', 'crypto', 'readline', 'vm'];
 
 /** Lines Node itself writes: `(node:123) DeprecationWarning: …` and the hint after it. */
 const nodeWarnings = (stderr: readonly string[]): string[] =>
@@ -33,7 +45,7 @@ const env = () => ({
 });
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'image-refresh-stderr-home-'));
+  home = mkdtempSync(join(tmpdir(), 'image-refresh-process-home-'));
   await ensureBundle();
 }, BUILD_TIMEOUT_MS);
 
@@ -68,5 +80,24 @@ describe("the bundle's stderr holds only image-refresh's own lines, the summary 
       const run = await runBundle(args, env());
       expect(nodeWarnings(run.stderr), args.join(' ')).toEqual([]);
     }
+  });
+});
+
+const builtinsLoadedBy = async (args: string[]): Promise<string[]> => {
+  const run = await runBundle(args, { HOME: home, NODE_OPTIONS: `--import=${PRELOAD}` });
+  const line = run.stderr.find((l) => l.startsWith('builtins-loaded '));
+  if (line === undefined) throw new Error(`no builtins report:\n${run.stderr.join('\n')}`);
+  return JSON.parse(line.slice('builtins-loaded '.length)) as string[];
+};
+
+describe('the bundle loads what a command needs, when it needs it', () => {
+  it('--version loads none of http, https, tls, child_process, crypto, readline, vm', async () => {
+    const loaded = await builtinsLoadedBy(['--version']);
+    expect(loaded.filter((name) => HEAVY.includes(name))).toEqual([]);
+  });
+
+  it('the control: a tick, which talks HTTP, is seen loading http and https', async () => {
+    const loaded = await builtinsLoadedBy(['tick']);
+    expect(loaded).toEqual(expect.arrayContaining(['http', 'https']));
   });
 });
