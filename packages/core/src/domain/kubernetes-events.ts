@@ -2,6 +2,7 @@ import type { EventCode, TickEvent } from '../machine/tick-event.js';
 import type { Reimage, TickOutcome } from '../machine/tick-outcome.js';
 import type { KubeEvent } from '../ports/events-port.js';
 import { shortDigest } from './digest.js';
+import { parseReference } from './live-drift.js';
 import { describeWorkload } from './workloads.js';
 
 // Which of a tick's events become Kubernetes Events, under which stable
@@ -45,19 +46,18 @@ const utf8Bytes = (codePoint: number): number =>
 
 /** The message in at most {@link MAX_NOTE_BYTES} UTF-8 bytes, cut between code points and marked `…`. */
 export const clipNote = (message: string): string => {
-  let bytes = 0;
-  for (const char of message) bytes += utf8Bytes(char.codePointAt(0) ?? 0);
-  if (bytes <= MAX_NOTE_BYTES) return message;
   const budget = MAX_NOTE_BYTES - utf8Bytes(ELLIPSIS.codePointAt(0) ?? 0);
-  let kept = '';
   let used = 0;
+  /** Where the message stops fitting with the ellipsis after it (UTF-16 index). */
+  let cut: number | undefined;
+  let index = 0;
   for (const char of message) {
-    const size = utf8Bytes(char.codePointAt(0) ?? 0);
-    if (used + size > budget) break;
-    kept += char;
-    used += size;
+    used += utf8Bytes(char.codePointAt(0) ?? 0);
+    if (cut === undefined && used > budget) cut = index;
+    if (used > MAX_NOTE_BYTES) return `${message.slice(0, cut)}${ELLIPSIS}`;
+    index += char.length;
   }
-  return `${kept}${ELLIPSIS}`;
+  return message;
 };
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
@@ -79,8 +79,8 @@ const movedFrom = (outcome: TickOutcome, reimage: Reimage, container: string, di
   if (recorded !== undefined) return shortDigest(recorded);
   const live = reimage.previous?.[container];
   if (live === undefined) return '?';
-  const at = live.indexOf('@');
-  return at < 0 ? live : shortDigest(live.slice(at + 1));
+  const before = parseReference(live).digest;
+  return before === undefined ? live : shortDigest(before);
 };
 
 /** One Kubernetes Event per reason per tick (several messages of one reason are joined). */

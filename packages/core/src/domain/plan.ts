@@ -107,7 +107,7 @@ export const planRefresh = (
   const decoupled = scope.decoupled;
   const mayChange = (id: WorkloadId): boolean =>
     decoupled === undefined || (id !== 'jobs-manager' && decoupled.settled.has(id));
-  const runs = (id: WorkloadId, container: string, image: string): boolean =>
+  const runsLive = (id: WorkloadId, container: string, image: string): boolean =>
     scope.liveImages?.[id]?.[container] === image;
   const set = (id: WorkloadId, container: string, image: string): boolean => {
     if (!mayChange(id)) return false;
@@ -138,8 +138,11 @@ export const planRefresh = (
         // issue 7). resource-monitor keeps its in-place retry: its own record
         // is pending, and the retry's rollout wait is what counts a flapping
         // DaemonSet towards the lockout.
-        if (!config.pins.requestsProxy && !(decoupled !== undefined && runs('requests-proxy', CONTAINER.proxy, image)))
-          moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
+        {
+          const proxyAlreadyOnIt = decoupled !== undefined && runsLive('requests-proxy', CONTAINER.proxy, image);
+          if (!config.pins.requestsProxy && !proxyAlreadyOnIt)
+            moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
+        }
         break;
       case 'pods-monitor':
         moved = set('jobs-manager', CONTAINER.podsMonitor, image);
@@ -171,7 +174,7 @@ export const planRefresh = (
       if (target === undefined) continue;
       const runs = (m: ManagedContainer) =>
         containers[m.workload].some((c) => c.container === m.container && c.image === target) ||
-        scope.liveImages?.[m.workload]?.[m.container] === target;
+        runsLive(m.workload, m.container, target);
       const digest = target.slice(target.indexOf('@') + 1);
       if (mine.every(runs) && (drift[name] !== undefined || recorded[name]._tag === 'Some'))
         pins[name] = digest as Digest;

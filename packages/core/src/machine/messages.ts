@@ -281,7 +281,7 @@ export const attemptKeepFailed = (c: TickConfig, attempt: number, e: PortError):
   event(
     'error',
     'SUCCESS_RESET_FAILED',
-    `ERROR: the decoupled re-image completed but ${ANNOTATION.refreshAttempt} could not be put back to ${attempt} on ${jobsManager(c)} (${describePortError(e)}). It still reads ${attempt + 1}, so the flap lockout comes one failure sooner. The digests are still recorded.`,
+    `ERROR: the decoupled re-image completed but ${ANNOTATION.refreshAttempt} could not be put back to ${attempt} on ${jobsManager(c)} (${describePortError(e)}). It still reads ${attempt + 1}, so the flap lockout comes one failure sooner. Whatever this pass may record is still recorded.`,
     [
       `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}=${attempt} --overwrite`,
     ],
