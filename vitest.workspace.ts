@@ -32,13 +32,10 @@ export default [
   ...(NODE24 === undefined
     ? []
     : [
-        defineProject({
-          test: {
-            name: 'cli@node24',
-            root: 'packages/cli',
-            include: ['test/e2e/**/*.test.ts'],
-            env: { IMAGE_REFRESH_BUNDLE_NODE: NODE24 },
-          },
+        project('cli', {
+          name: 'cli@node24',
+          include: ['test/e2e/**/*.test.ts'],
+          env: { IMAGE_REFRESH_BUNDLE_NODE: NODE24 },
         }),
       ]),
   defineProject({

@@ -1,5 +1,5 @@
-// Bundled in place of the `whatwg-url` package (esbuild --alias, package.json
-// "build"). node-fetch 2, which @kubernetes/client-node 1.4 brings, loads it
+// Bundled in place of the `whatwg-url` package (the `alias` option of
+// build/bundle.mjs). node-fetch 2, which @kubernetes/client-node 1.4 brings, loads it
 // only as a fallback for `require('url').URL`, which every supported Node
 // has; loading it anyway pulled in tr46, whose `require("punycode")` makes
 // Node >= 21 print a DEP0040 DeprecationWarning on stderr at every run of the

@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 // The registry's HTTP, on node:http/https rather than the global fetch. The
 // Kubernetes client already loaded node:https; Node's fetch (undici and its
 // WebAssembly parser) costs another ~8 MB of RSS at first use, measured here —
-// a tick should stay near the chart's 64 MiB memory request (README, benchmarks).
+// a tick's peak RSS is what the pod's memory request is sized by (README, Benchmarks).
 // TLS verification is asked for explicitly (rejectUnauthorized: true): an
 // explicit option wins over NODE_TLS_REJECT_UNAUTHORIZED=0, so a stray
 // environment variable in the pod cannot turn digest resolution into a
