@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { type Flapping, restAs, stageFlapping } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import { seriesCount } from '../../../k8s-adapter/test/support/fake-api-events.js';
 import type { JsonObject } from '../../../k8s-adapter/test/support/fake-api-patch.js';
 import {
   ATTEMPT,
@@ -56,9 +57,6 @@ import {
 
 // A story is several CLI runs of ~0.5–1.5 s each on a loaded 2-core machine.
 const STORY_MS = 60_000;
-
-/** How often an Event was recorded: its series count (events.k8s.io/v1), or 1 before any repeat. */
-const seriesCount = (event: JsonObject): number => Number((event.series as JsonObject | undefined)?.count ?? 1);
 
 // The default reporter folds a skipped file into one line: say why on stderr too.
 if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
@@ -294,10 +292,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
             // Repeats are counted on the one Event, never piled up as new ones.
             expect(events(), `frozen tick ${k}`).toHaveLength(2);
           }
-          expect(events().map((e) => `${String(e.type)} ${String(e.reason)} ×${seriesCount(e)}`)).toEqual([
-            'Normal RefreshReimaged ×1',
-            'Warning RefreshFrozen ×3',
-          ]);
+          expect(on.cluster.server.events.counted()).toEqual(['Normal RefreshReimaged ×1', 'Warning RefreshFrozen ×3']);
           expect(on.bookkeeping()[STREAK]).toBe('3');
         },
         STORY_MS,

@@ -22,7 +22,6 @@ import {
   RESOURCE_MONITOR,
   startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
-import type { JsonObject } from '../../../k8s-adapter/test/support/fake-api-patch.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
 import { shippedCronJobEnv } from './support/chart-env.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
@@ -353,15 +352,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         // Kubernetes Events on the jobs-manager Deployment: a repeat of the same
         // line (numbers aside) is counted in its series; each re-image names
         // other digests, so each is its own Event.
-        expect(
-          cluster.server.events
-            .all()
-            .map(
-              (e) =>
-                `${String(e.type)} ${String(e.reason)} ×${Number((e.series as JsonObject | undefined)?.count ?? 1)}`,
-            )
-            .sort(),
-        ).toEqual([
+        expect(cluster.server.events.counted()).toEqual([
           'Normal RefreshReimaged ×1',
           'Normal RefreshReimaged ×1',
           'Normal RefreshReimaged ×1',

@@ -48,6 +48,9 @@ const invalid = (name: string, errors: readonly string[]): EventAnswer => ({
 
 const badRequest = (message: string): EventAnswer => ({ code: 400, body: { message, reason: 'BadRequest' } });
 
+/** How often an Event was recorded: its series count (events.k8s.io/v1), or 1 before any repeat. */
+export const seriesCount = (event: JsonObject): number => Number((event.series as JsonObject | undefined)?.count ?? 1);
+
 export class FakeEvents {
   private readonly byKey = new Map<string, JsonObject>();
   private version = 0;
@@ -55,6 +58,13 @@ export class FakeEvents {
   /** Every Event, in creation order, as core/v1 shows it. */
   all(): JsonObject[] {
     return [...this.byKey.values()].map(asCoreV1);
+  }
+
+  /** Every Event as `type reason ×n`, n its series count (1 before any repeat), sorted. */
+  counted(): string[] {
+    return this.all()
+      .map((e) => `${String(e.type)} ${String(e.reason)} ×${seriesCount(e)}`)
+      .sort();
   }
 
   /** Every Event as written through events.k8s.io/v1. */

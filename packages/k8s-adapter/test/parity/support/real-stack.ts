@@ -22,6 +22,7 @@ import {
   NS,
   startChartCluster,
 } from '../../support/fake-api-chart.js';
+import { seriesCount } from '../../support/fake-api-events.js';
 import type { Fault, FaultMatch } from '../../support/fake-api-faults.js';
 import type { RecordedRequest } from '../../support/fake-api-server.js';
 import { localOnlyFetch } from '../../support/registry-local-fetch.js';
@@ -325,7 +326,7 @@ export class RealStack {
     const byReason = new Map<string, number>();
     for (const e of this.cluster.server.events.all()) {
       const key = `${String(e.type)} ${String(e.reason)}`;
-      const count = Number((e.series as { count?: number } | undefined)?.count ?? 1);
+      const count = seriesCount(e);
       byReason.set(key, (byReason.get(key) ?? 0) + count);
     }
     return [...byReason].map(([key, count]) => `${key} ×${count}`).sort();
