@@ -29,6 +29,8 @@ export type ImageVerdict =
 export interface WorkloadChange {
   readonly workload: WorkloadRef;
   readonly images: readonly ContainerImage[];
+  /** container → the image it runs now, where the tick read the workload (`PlanScope.liveImages`). */
+  readonly previous?: Readonly<Record<string, string>>;
 }
 
 export interface RefreshPlan {
@@ -183,7 +185,20 @@ export const planRefresh = (
 
   const changes = (['jobs-manager', 'requests-proxy', 'resource-monitor'] as const)
     .filter((id) => containers[id].length > 0)
-    .map((id) => ({ workload: workloadRef(config, id), images: containers[id] }));
+    .map((id) => {
+      const live = scope.liveImages?.[id];
+      const previous = Object.fromEntries(
+        containers[id].flatMap(({ container }) => {
+          const image = live?.[container];
+          return image === undefined ? [] : [[container, image]];
+        }),
+      );
+      return {
+        workload: workloadRef(config, id),
+        images: containers[id],
+        ...(Object.keys(previous).length > 0 ? { previous } : {}),
+      };
+    });
   return { verdicts, live: scope.live ?? [], firstObservations, drift, changes, pins };
 };
 

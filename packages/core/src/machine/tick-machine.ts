@@ -368,19 +368,10 @@ const tickSetup = setup({
     announceSetImage: assign({ events: ({ context }) => emit(context, say.setImage(currentChange(context))) }),
     noteImagesSet: assign({
       reimages: ({ context }) => {
-        const { workload, images } = currentChange(context);
-        const live = context.live.workloads[workload.id]?.images;
-        const previous =
-          live === undefined
-            ? {}
-            : Object.fromEntries(
-                images.flatMap(({ container }) =>
-                  live[container] === undefined ? [] : [[container, live[container]]],
-                ),
-              );
+        const { workload, images, previous } = currentChange(context);
         return [
           ...context.reimages,
-          { workload, images, rolledOut: false, ...(Object.keys(previous).length > 0 ? { previous } : {}) },
+          { workload, images, rolledOut: false, ...(previous === undefined ? {} : { previous }) },
         ];
       },
     }),
