@@ -1,0 +1,169 @@
+import * as O from 'fp-ts/lib/Option.js';
+import { describe, expect, it } from 'vitest';
+import type { Digest } from '../src/domain/digest.js';
+import { kubernetesEventsFor } from '../src/domain/kubernetes-events.js';
+import type { LiveFinding } from '../src/domain/live-drift.js';
+import { type ImageResolution, workloadRef } from '../src/domain/plan.js';
+import { imageSpec } from '../src/domain/workloads.js';
+import * as say from '../src/machine/messages.js';
+import type { TickEvent } from '../src/machine/tick-event.js';
+import type { TickOutcome } from '../src/machine/tick-outcome.js';
+import { forbidden, malformed, notFound, timeout, transport } from '../src/ports/port-error.js';
+import { simConfig } from '../src/sim/index.js';
+
+// Every operator line, word for word, in one reviewed file
+// (__golden__/operator-lines.txt). The chart's script is replaced drop-in and
+// operators grep its phrases (SPEC §3), so a changed word is a change to the
+// contract, to be made on purpose: `vitest run -u` rewrites the file and the
+// diff is the review. operator-lines.test.ts states the grep-able phrases one
+// by one; this pins the rest — hints, counts, the words a condition chooses —
+// which Stryker showed no test read (messages.ts, kubernetes-events.ts).
+
+const edge = simConfig();
+const repair = simConfig({ RECONCILE_LIVE: '1' });
+const allPinned = simConfig({
+  JOBS_MANAGER_PINNED: '1',
+  PODS_MONITOR_PINNED: '1',
+  RESOURCE_MONITOR_PINNED: '1',
+  REQUESTS_PROXY_PINNED: '1',
+});
+const onlyProxyLeft = simConfig({ PODS_MONITOR_PINNED: '1', RESOURCE_MONITOR_PINNED: '1' });
+const D1 = `sha256:${'a1'.repeat(32)}` as Digest;
+const D2 = `sha256:${'b2'.repeat(32)}` as Digest;
+const denied = forbidden('deployments.apps "stg-jobs-manager" is forbidden', 403);
+const gone = notFound('deployments.apps "stg-jobs-manager" not found', 404);
+const slow = timeout('GET deployment/stg-jobs-manager: no answer within 15s');
+const reset = transport('socket hang up');
+const garbage = malformed('not JSON');
+const waiting = { _tag: 'Waiting', reason: '0 of 1 updated replicas are available' } as const;
+const jmChange = {
+  workload: workloadRef(edge, 'jobs-manager'),
+  images: [
+    { container: 'api', image: `docker.io/tracebloc/jobs-manager@${D2}` },
+    { container: 'proxy', image: `docker.io/tracebloc/jobs-manager@${D2}` },
+  ],
+};
+const dsChange = {
+  workload: workloadRef(edge, 'resource-monitor'),
+  images: [{ container: 'tracebloc-resource-monitor', image: `docker.io/tracebloc/resource-monitor@${D2}` }],
+};
+const resolved = (remaining: number | undefined): ImageResolution => ({
+  _tag: 'Resolved',
+  image: 'jobs-manager',
+  digest: D2,
+  rateLimitRemaining: remaining === undefined ? O.none : O.some(remaining),
+});
+const finding = (kind: LiveFinding['kind'], workload: LiveFinding['workload'], owner?: string): LiveFinding => ({
+  workload,
+  container: workload === 'requests-proxy' ? 'proxy' : 'api',
+  image: 'jobs-manager',
+  live: kind === 'reverted' ? 'docker.io/tracebloc/jobs-manager:stg' : `docker.io/tracebloc/jobs-manager@${D1}`,
+  recorded: D2,
+  owner,
+  kind,
+});
+
+const JM = imageSpec('jobs-manager');
+const PM = imageSpec('pods-monitor');
+
+const lines: readonly TickEvent[] = [
+  say.tickStart(edge),
+  say.mirrorInert(simConfig({ IMAGE_REGISTRY: 'registry.corp.example:5000' })),
+  say.deploymentUnreadable(edge, gone),
+  say.skipStreakUncountable(edge, denied),
+  say.skipStreakWriteFailed(edge, 3, slow),
+  say.frozen(edge, 8, waiting),
+  say.frozen(onlyProxyLeft, 9, waiting),
+  say.frozen(allPinned, 8, { _tag: 'Failed', reason: 'ProgressDeadlineExceeded' }),
+  say.skipping(edge, 2, waiting),
+  say.settledAgain(edge, '5'),
+  say.skipStreakUnreadableOnSettle(edge, garbage),
+  say.skipStreakClearFailed(edge, denied),
+  say.checkingImage(edge, JM),
+  say.imagePinned(PM),
+  say.resolveFailed(edge, JM, { _tag: 'RateLimited', message: 'HEAD …: 429' }),
+  say.resolveFailed(edge, PM, reset),
+  say.recordedDigestsUnreadable(edge, slow),
+  say.verdict(JM, { _tag: 'FirstObservation', image: 'jobs-manager', digest: D1 }),
+  say.verdict(JM, { _tag: 'Unchanged', image: 'jobs-manager', digest: D1 }),
+  say.verdict(JM, { _tag: 'Drift', image: 'jobs-manager', from: D1, to: D2 }),
+  say.registryBudgetLow(edge, [resolved(4)]),
+  say.registryBudgetLow(edge, [
+    resolved(12),
+    { _tag: 'Unresolved', image: 'pods-monitor', error: { _tag: 'RateLimited', message: '429' } },
+  ]),
+  say.requestsProxyPinned(),
+  say.attemptUnreadable(garbage),
+  say.flapDetected(edge, 3, false),
+  say.flapDetected(edge, 3, true),
+  say.flapMarkFailed(edge, 3, denied),
+  say.attemptWriteFailed(edge, 2, denied),
+  say.reimaging(edge, 2),
+  say.setImage(jmChange),
+  say.setImage(dsChange),
+  say.setImageFailed(jmChange, denied),
+  say.rolloutComplete(jmChange),
+  say.rolloutComplete(dsChange),
+  say.rolloutFailed(edge, jmChange, { _tag: 'RolloutFailed', message: 'ProgressDeadlineExceeded' }),
+  say.rolloutFailed(edge, dsChange, { _tag: 'RolloutTimedOut', message: '0 of 3 updated' }),
+  say.rolloutFailed(edge, dsChange, slow),
+  say.reimageComplete(),
+  say.successResetFailed(edge, denied),
+  say.attemptKept(edge, 2),
+  say.attemptKeepFailed(edge, 2, denied),
+  say.recordingDigests({ 'tracebloc.io/last-refreshed-jobs-manager-digest': D2 }),
+  say.recordFailed(edge, reset),
+  say.liveDrift(edge, finding('reverted', 'jobs-manager', 'helm')),
+  say.liveDrift(repair, finding('reverted', 'jobs-manager')),
+  say.liveDrift(edge, finding('otherDigest', 'requests-proxy', 'kubectl-set')),
+  say.liveDrift(repair, finding('otherDigest', 'jobs-manager')),
+  say.liveDrift(edge, { ...finding('foreign', 'jobs-manager'), live: 'docker.io/library/nginx:1.27' }),
+  say.pinMarkersUnreadable(edge, denied),
+  say.liveUnreadable(edge, 'requests-proxy', gone),
+  say.decoupledRefresh(),
+  say.decoupledNotSettled(edge, 'resource-monitor', waiting),
+  say.decoupledUnreadable(edge, 'resource-monitor', slow),
+  say.tickComplete(),
+];
+
+const render = (e: { level: string; code: string; message: string; hints?: readonly string[] }): string =>
+  [`${e.level} ${e.code}: ${e.message}`, ...(e.hints ?? []).map((h) => `    ${h}`)].join('\n');
+
+const outcome = (events: readonly TickEvent[], extra: Partial<TickOutcome> = {}): TickOutcome => ({
+  result: 'complete',
+  exitCode: 0,
+  events,
+  findings: events.filter((e) => e.level === 'error'),
+  writes: [],
+  reimages: [],
+  digestChanges: [],
+  ...extra,
+});
+
+describe('the operator lines, word for word', () => {
+  it('every message of messages.ts, for each condition that changes its words', async () => {
+    await expect(`${lines.map(render).join('\n')}\n`).toMatchFileSnapshot('__golden__/operator-lines.txt');
+  });
+
+  it('the Kubernetes Events a tick records from them (reason, type, note)', async () => {
+    const events = [
+      ...kubernetesEventsFor(outcome(lines)),
+      ...kubernetesEventsFor(
+        outcome([], {
+          reimages: [
+            { ...jmChange, rolledOut: true },
+            {
+              ...dsChange,
+              rolledOut: true,
+              previous: { 'tracebloc-resource-monitor': 'docker.io/tracebloc/resource-monitor:stg' },
+            },
+            { ...dsChange, rolledOut: false },
+          ],
+          digestChanges: [{ image: 'jobs-manager', from: D1, to: D2 }],
+        }),
+      ),
+    ];
+    const text = events.map((e) => `${e.type} ${e.reason}: ${e.message}`).join('\n');
+    await expect(`${text}\n`).toMatchFileSnapshot('__golden__/kubernetes-events.txt');
+  });
+});
