@@ -113,6 +113,21 @@ describe('an Event message is clipped to 1024 UTF-8 bytes', () => {
     expect(arrows.startsWith(clipped.slice(0, -1))).toBe(true);
   });
 
+  it('counts each UTF-8 width from its first code point: U+0080 is 2 bytes, U+0800 is 3, U+10000 is 4', () => {
+    // At each boundary, 1026 bytes in truth; one byte fewer per character if
+    // the boundary code point were counted narrower, which would fit.
+    for (const [char, n] of [
+      ['\u0080', 513],
+      ['\u0800', 342],
+      ['\u{10000}', 256],
+    ] as const) {
+      const text = `${char.repeat(n)}${'a'.repeat(1026 - bytes(char.repeat(n)))}`;
+      expect(bytes(text), char).toBe(1026);
+      expect(clipNote(text), char).not.toBe(text);
+      expect(bytes(clipNote(text)), char).toBeLessThanOrEqual(MAX_NOTE_BYTES);
+    }
+  });
+
   it('never splits a code point: the cut falls before a character that does not fit whole', () => {
     // 1020 ASCII bytes, then → (3 bytes) would end at 1023 but leaves no room for … (3): cut before it.
     const message = `${'a'.repeat(1020)}→→→`;

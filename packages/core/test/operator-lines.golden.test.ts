@@ -30,6 +30,7 @@ const allPinned = simConfig({
 const onlyProxyLeft = simConfig({ PODS_MONITOR_PINNED: '1', RESOURCE_MONITOR_PINNED: '1' });
 const D1 = `sha256:${'a1'.repeat(32)}` as Digest;
 const D2 = `sha256:${'b2'.repeat(32)}` as Digest;
+const D3 = `sha256:${'c3'.repeat(32)}` as Digest;
 const denied = forbidden('deployments.apps "stg-jobs-manager" is forbidden', 403);
 const gone = notFound('deployments.apps "stg-jobs-manager" not found', 404);
 const slow = timeout('GET deployment/stg-jobs-manager: no answer within 15s');
@@ -45,7 +46,7 @@ const jmChange = {
 };
 const dsChange = {
   workload: workloadRef(edge, 'resource-monitor'),
-  images: [{ container: 'tracebloc-resource-monitor', image: `docker.io/tracebloc/resource-monitor@${D2}` }],
+  images: [{ container: 'tracebloc-resource-monitor', image: `docker.io/tracebloc/resource-monitor@${D3}` }],
 };
 const resolved = (remaining: number | undefined): ImageResolution => ({
   _tag: 'Resolved',
@@ -111,7 +112,10 @@ const lines: readonly TickEvent[] = [
   say.successResetFailed(edge, denied),
   say.attemptKept(edge, 2),
   say.attemptKeepFailed(edge, 2, denied),
-  say.recordingDigests({ 'tracebloc.io/last-refreshed-jobs-manager-digest': D2 }),
+  say.recordingDigests({
+    'tracebloc.io/last-refreshed-jobs-manager-digest': D2,
+    'tracebloc.io/last-refreshed-resource-monitor-digest': D3,
+  }),
   say.recordFailed(edge, reset),
   say.liveDrift(edge, finding('reverted', 'jobs-manager', 'helm')),
   say.liveDrift(repair, finding('reverted', 'jobs-manager')),
@@ -145,25 +149,51 @@ describe('the operator lines, word for word', () => {
     await expect(`${lines.map(render).join('\n')}\n`).toMatchFileSnapshot('__golden__/operator-lines.txt');
   });
 
-  it('the Kubernetes Events a tick records from them (reason, type, note)', async () => {
-    const events = [
-      ...kubernetesEventsFor(outcome(lines)),
-      ...kubernetesEventsFor(
-        outcome([], {
-          reimages: [
-            { ...jmChange, rolledOut: true },
-            {
-              ...dsChange,
-              rolledOut: true,
-              previous: { 'tracebloc-resource-monitor': 'docker.io/tracebloc/resource-monitor:stg' },
-            },
-            { ...dsChange, rolledOut: false },
-          ],
-          digestChanges: [{ image: 'jobs-manager', from: D1, to: D2 }],
-        }),
-      ),
+  it('no line carries an empty hints list or a hints key without hints', () => {
+    expect(lines.filter((e) => 'hints' in e && (e.hints === undefined || e.hints.length === 0))).toEqual([]);
+  });
+
+  it('a settledness in words: the message when settled, the reason otherwise', () => {
+    expect(
+      [
+        { _tag: 'Settled', message: 'successfully rolled out' } as const,
+        waiting,
+        { _tag: 'Failed', reason: 'ProgressDeadlineExceeded' } as const,
+      ].map(say.settlednessText),
+    ).toEqual(['successfully rolled out', '0 of 1 updated replicas are available', 'ProgressDeadlineExceeded']);
+  });
+
+  it('the Kubernetes Event each line becomes alone, and what a tick with all of them records', async () => {
+    const alone = lines.flatMap((line) =>
+      kubernetesEventsFor(outcome([line])).map((e) => `${line.code} → ${e.type} ${e.reason}`),
+    );
+    const reimaged = kubernetesEventsFor(
+      outcome([], {
+        reimages: [
+          // Old digest from the recorded drift.
+          { ...jmChange, rolledOut: true },
+          // Old image from the live workload: a tag, then a digest.
+          {
+            ...dsChange,
+            rolledOut: true,
+            previous: { 'tracebloc-resource-monitor': 'docker.io/tracebloc/resource-monitor:stg' },
+          },
+          {
+            ...dsChange,
+            rolledOut: true,
+            previous: { 'tracebloc-resource-monitor': `docker.io/tracebloc/resource-monitor@${D1}` },
+          },
+          // Neither: unknown. And one whose rollout failed: no Event.
+          { ...dsChange, rolledOut: true },
+          { ...dsChange, rolledOut: false },
+        ],
+        digestChanges: [{ image: 'jobs-manager', from: D1, to: D2 }],
+      }),
+    );
+    const text = [
+      ...alone,
+      ...[...kubernetesEventsFor(outcome(lines)), ...reimaged].map((e) => `${e.type} ${e.reason}: ${e.message}`),
     ];
-    const text = events.map((e) => `${e.type} ${e.reason}: ${e.message}`).join('\n');
-    await expect(`${text}\n`).toMatchFileSnapshot('__golden__/kubernetes-events.txt');
+    await expect(`${text.join('\n')}\n`).toMatchFileSnapshot('__golden__/kubernetes-events.txt');
   });
 });

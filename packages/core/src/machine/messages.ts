@@ -26,12 +26,6 @@ const jobsManager = (c: TickConfig): string => describeWorkload(workloadRef(c, '
 const requestsProxy = (c: TickConfig): string => describeWorkload(workloadRef(c, 'requests-proxy'));
 const resourceMonitor = (c: TickConfig): string => describeWorkload(workloadRef(c, 'resource-monitor'));
 
-const describeRegistryError = (e: RegistryError): string =>
-  e._tag === 'RateLimited' ? `RateLimited: ${e.message}` : describePortError(e);
-
-const describeRolloutError = (e: RolloutError): string =>
-  e._tag === 'RolloutFailed' || e._tag === 'RolloutTimedOut' ? `${e._tag}: ${e.message}` : describePortError(e);
-
 export const tickStart = (c: TickConfig): TickEvent =>
   event(
     'info',
@@ -144,7 +138,7 @@ export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError)
   event(
     'warn',
     'RESOLVE_FAILED',
-    `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag} (${describeRegistryError(e)}); skipping this image this tick, the others go on`,
+    `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag} (${describePortError(e)}); skipping this image this tick, the others go on`,
   );
 
 export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEvent =>
@@ -252,7 +246,7 @@ export const rolloutFailed = (c: TickConfig, change: WorkloadChange, e: RolloutE
   event(
     'error',
     'ROLLOUT_FAILED',
-    `ERROR: rollout of ${describeWorkload(change.workload)} did not complete within ROLLOUT_TIMEOUT=${formatDuration(c.rolloutTimeoutMs)} (${describeRolloutError(e)}); the attempt counter stays incremented and the new digests are not recorded.`,
+    `ERROR: rollout of ${describeWorkload(change.workload)} did not complete within ROLLOUT_TIMEOUT=${formatDuration(c.rolloutTimeoutMs)} (${describePortError(e)}); the attempt counter stays incremented and the new digests are not recorded.`,
   );
 
 export const reimageComplete = (): TickEvent => event('info', 'REIMAGE_COMPLETE', 're-image complete');

@@ -51,6 +51,13 @@ export const isPortError = (value: unknown): value is PortError =>
   isPortErrorTag((value as { _tag?: unknown })._tag) &&
   typeof (value as { message?: unknown }).message === 'string';
 
-/** `Forbidden (HTTP 403): deployments.apps "x" is forbidden: …` */
-export const describePortError = (e: PortError): string =>
-  `${e._tag}${e.status === undefined ? '' : ` (HTTP ${e.status})`}: ${e.message}`;
+/**
+ * `Forbidden (HTTP 403): deployments.apps "x" is forbidden: …` — for a
+ * PortError, and in the same words for the registry's 429 and a rollout's
+ * RolloutFailed / RolloutTimedOut, which carry a tag and a message too.
+ */
+export const describePortError = (e: {
+  readonly _tag: string;
+  readonly status?: number | undefined;
+  readonly message: string;
+}): string => `${e._tag}${e.status === undefined ? '' : ` (HTTP ${e.status})`}: ${e.message}`;
