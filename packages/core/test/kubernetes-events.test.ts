@@ -126,6 +126,8 @@ describe('an Event message is clipped to 1024 UTF-8 bytes', () => {
       expect(clipNote(text), char).not.toBe(text);
       expect(bytes(clipNote(text)), char).toBeLessThanOrEqual(MAX_NOTE_BYTES);
     }
+    // And no wider: 512 two-byte characters are exactly 1024 bytes and stay whole.
+    expect(clipNote('é'.repeat(512))).toBe('é'.repeat(512));
   });
 
   it('never splits a code point: the cut falls before a character that does not fit whole', () => {
