@@ -14,6 +14,23 @@ export const JOBS_MANAGER = 'stg-jobs-manager';
 export const REQUESTS_PROXY = 'stg-requests-proxy';
 export const RESOURCE_MONITOR = 'stg-resource-monitor';
 
+/** The chart's containers per workload object and the repository each runs (SPEC §2). */
+export const CHART_CONTAINERS: Readonly<Record<string, readonly { container: string; repo: string }[]>> = {
+  [JOBS_MANAGER]: [
+    { container: 'api', repo: 'tracebloc/jobs-manager' },
+    { container: 'pods-monitor-container', repo: 'tracebloc/pods-monitor' },
+  ],
+  [REQUESTS_PROXY]: [{ container: 'proxy', repo: 'tracebloc/jobs-manager' }],
+  [RESOURCE_MONITOR]: [{ container: 'tracebloc-resource-monitor', repo: 'tracebloc/resource-monitor' }],
+};
+
+/** The chart's containers of one workload object; throws for an object the chart does not render. */
+export const chartContainersOf = (name: string): readonly { container: string; repo: string }[] => {
+  const containers = CHART_CONTAINERS[name];
+  if (containers === undefined) throw new Error(`no chart containers known for ${name}`);
+  return containers;
+};
+
 export interface ChartCluster {
   readonly server: FakeApiServer;
   readonly kubeconfig: FakeKubeconfig;

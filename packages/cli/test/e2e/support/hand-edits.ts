@@ -1,6 +1,11 @@
 import type { WorkloadRef } from '@image-refresh/core';
 import { restAs } from '../../../../k8s-adapter/test/parity/support/world-controls.js';
-import { type ChartCluster, JOBS_MANAGER, NS } from '../../../../k8s-adapter/test/support/fake-api-chart.js';
+import {
+  type ChartCluster,
+  chartContainersOf,
+  JOBS_MANAGER,
+  NS,
+} from '../../../../k8s-adapter/test/support/fake-api-chart.js';
 
 // What someone other than image-refresh does to the release between ticks,
 // written on the fake API server the way the apiserver records it: a patch
@@ -8,16 +13,6 @@ import { type ChartCluster, JOBS_MANAGER, NS } from '../../../../k8s-adapter/tes
 // each image — which is how RECONCILE_LIVE tells a `helm upgrade` from a
 // hand edit. After a spec change the workload is left at rest (settled), as
 // it would be by the time the next tick looks 15 minutes later.
-
-/** The chart's containers per workload object and the repository each runs (SPEC §2). */
-const CHART_CONTAINERS: Readonly<Record<string, readonly { container: string; repo: string }[]>> = {
-  'stg-jobs-manager': [
-    { container: 'api', repo: 'tracebloc/jobs-manager' },
-    { container: 'pods-monitor-container', repo: 'tracebloc/pods-monitor' },
-  ],
-  'stg-requests-proxy': [{ container: 'proxy', repo: 'tracebloc/jobs-manager' }],
-  'stg-resource-monitor': [{ container: 'tracebloc-resource-monitor', repo: 'tracebloc/resource-monitor' }],
-};
 
 const patchImages = (
   cluster: ChartCluster,
@@ -39,8 +34,7 @@ const patchImages = (
 
 /** `helm upgrade`: the chart renders `docker.io/<repo>:<tag>` into every container again, as field manager `helm`. */
 export const helmRerender = (cluster: ChartCluster, ref: WorkloadRef, tag: string): void => {
-  const containers = CHART_CONTAINERS[ref.name];
-  if (containers === undefined) throw new Error(`no chart containers known for ${ref.name}`);
+  const containers = chartContainersOf(ref.name);
   patchImages(
     cluster,
     ref,

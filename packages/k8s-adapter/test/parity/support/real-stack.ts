@@ -17,6 +17,7 @@ import { createRegistryPort } from '../../../src/registry/index.js';
 import {
   annotationsOf,
   type ChartCluster,
+  chartContainersOf,
   imagesOf,
   JOBS_MANAGER,
   NS,
@@ -123,16 +124,6 @@ export interface RealStackOptions {
   readonly stepMs: number;
 }
 
-/** The chart's containers per workload and the repository each runs (SPEC §2). */
-const CHART_CONTAINERS: Readonly<Record<WorkloadId, readonly { container: string; repo: string }[]>> = {
-  'jobs-manager': [
-    { container: 'api', repo: 'tracebloc/jobs-manager' },
-    { container: 'pods-monitor-container', repo: 'tracebloc/pods-monitor' },
-  ],
-  'requests-proxy': [{ container: 'proxy', repo: 'tracebloc/jobs-manager' }],
-  'resource-monitor': [{ container: 'tracebloc-resource-monitor', repo: 'tracebloc/resource-monitor' }],
-};
-
 export class RealStack {
   /** Simulator digest → the registry's digest of the manifest pushed for it. */
   private readonly digests = new Map<string, string>();
@@ -212,7 +203,7 @@ export class RealStack {
         // simulator's world is once the tick looks (issue 7).
         const [id] = call.args;
         const ref = workloadRef(this.config, id);
-        const images = CHART_CONTAINERS[id].map(({ container, repo }) => ({
+        const images = chartContainersOf(ref.name).map(({ container, repo }) => ({
           name: container,
           image: `${this.config.imageRegistry}/${repo}:${this.config.imageTag}`,
         }));
