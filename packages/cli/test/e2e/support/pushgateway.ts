@@ -35,7 +35,7 @@ export interface Pushgateway {
 }
 
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/y;
-const unescape = (value: string): string => value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+const unescapeLabelValue = (value: string): string => value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 
 /** The text exposition format, sample lines only — an independent reader of what the gateway serves. */
 export const parseExposition = (text: string): GatewaySample[] =>
@@ -50,7 +50,7 @@ export const parseExposition = (text: string): GatewaySample[] =>
         LABEL.lastIndex = at;
         const match = LABEL.exec(line);
         if (match === null) throw new Error(`cannot read the labels of ${JSON.stringify(line)}`);
-        labels[match[1] ?? ''] = unescape(match[2] ?? '');
+        labels[match[1] ?? ''] = unescapeLabelValue(match[2] ?? '');
         at = LABEL.lastIndex;
         if (line[at] === ',') at += 1;
       }
