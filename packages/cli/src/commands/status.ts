@@ -17,13 +17,14 @@ import type { Connect, WorkloadInspection } from '../connection.js';
 import { liveOf } from '../render/digests.js';
 import type { CommandResult, Output } from './command.js';
 
-export const STATUS_HELP = `Usage: image-refresh status [--no-registry]
+export const STATUS_HELP = `Usage: image-refresh status [--no-registry] [--json]
 
 What the guards think right now, for a human: is jobs-manager settled, the
 skip streak and attempt counter against their ceilings, the flap marker, and
 per image the recorded, registry and live digests. Reads only.
 
   --no-registry  do not ask the registry (one manifest HEAD per unpinned image otherwise)
+  --json         the same facts as one JSON object on stdout (field names: README, "Fleet visibility")
 `;
 
 const settledText = (i: WorkloadInspection): string =>
@@ -37,7 +38,7 @@ const counter = (raw: string | undefined, max: number): string =>
     : `${counterValue(O.some(raw))}/${max}${/^[0-9]+$/.test(raw) ? '' : ` (holds ${JSON.stringify(raw)}, counts as 0)`}`;
 
 /** Where each image runs live, by workload and container. */
-const LIVE: Record<
+export const LIVE: Record<
   ImageName,
   readonly { workload: 'jobs-manager' | 'requests-proxy' | 'resource-monitor'; container: string }[]
 > = {
