@@ -14,7 +14,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
 import type { CommandResult, Output } from './command.js';
-import { LIVE } from './status.js';
+import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 
 // `status --json`: the facts `status` prints, as one JSON object on stdout for
 // fleet tooling. The field names are a contract, documented in the README
@@ -52,11 +52,7 @@ export const statusJson = async (
   out: Output,
 ): Promise<CommandResult> => {
   const connection = connect(config);
-  const inspected = {
-    'jobs-manager': await connection.inspect(workloadRef(config, 'jobs-manager')),
-    'requests-proxy': await connection.inspect(workloadRef(config, 'requests-proxy')),
-    'resource-monitor': await connection.inspect(workloadRef(config, 'resource-monitor')),
-  };
+  const inspected = await inspectRelease(connection, config);
   const head = {
     release: config.releaseName,
     namespace: config.releaseNamespace,
@@ -75,16 +71,10 @@ export const statusJson = async (
     return { exitCode: 0 };
   }
   const a = jm.right.annotations;
-  const unpinned = IMAGES.filter((i) => !config.pins[i.pin]);
-  const answers =
-    options.noRegistry === true || unpinned.length === 0
-      ? []
-      : await connection
-          .ports({ onProgress: () => undefined, onRateLimit: () => undefined })
-          .registry.resolveDigests(unpinned.map((i) => ({ repo: i.repo, tag: config.imageTag })))();
+  const answerFor = await resolveForStatus(connection, config, options.noRegistry === true);
   const images = IMAGES.map((image) => {
     const recorded = a[image.recordKey] ?? null;
-    const answer = config.pins[image.pin] ? undefined : answers[unpinned.indexOf(image)];
+    const answer = answerFor(image);
     const registry = config.pins[image.pin]
       ? { state: 'pinned', digest: null, drift: null, error: null }
       : answer === undefined
