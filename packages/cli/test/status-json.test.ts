@@ -79,7 +79,12 @@ describe('image-refresh status --json', () => {
     const { exitCode, stdout } = await runCli(['status', '--json'], world);
     expect(exitCode).toBe(0);
     const facts = JSON.parse(stdout[0] ?? '');
-    expect(facts.workloads['jobs-manager']).toMatchObject({ readable: false, error: { tag: 'NotFound' } });
+    expect(facts.workloads['jobs-manager']).toMatchObject({
+      readable: false,
+      settled: null,
+      message: null,
+      error: { tag: 'NotFound' },
+    });
     expect(facts.workloads['jobs-manager'].error.message).toContain('NotFound (HTTP 404)');
     expect(facts).toMatchObject({ skipStreak: null, refreshAttempt: null, flapDetected: null, images: null });
   });

@@ -28,7 +28,13 @@ const errorOf = (e: PortError) => ({ tag: e._tag, message: describePortError(e) 
 const workloadFacts = (config: TickConfig, id: WorkloadId, inspection: Either<WorkloadInspection>) => {
   const ref = workloadRef(config, id);
   if (E.isLeft(inspection))
-    return { workload: describeWorkload(ref), readable: false, error: errorOf(inspection.left) };
+    return {
+      workload: describeWorkload(ref),
+      readable: false,
+      settled: null,
+      message: null,
+      error: errorOf(inspection.left),
+    };
   const s = inspection.right.settledness;
   return {
     workload: describeWorkload(ref),
