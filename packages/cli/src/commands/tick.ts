@@ -70,7 +70,8 @@ export const tick = async (
   );
   // A configuration error ends before any event streams: print it now.
   if (outcome.result === 'configInvalid') for (const event of outcome.events) say(event);
-  if (metrics !== undefined && tickConfig !== undefined) {
+  // A dry run writes nothing, and a push would tell the fleet a tick ran.
+  if (metrics !== undefined && tickConfig !== undefined && options.dryRun !== true) {
     const warning = await metrics.right.push(outcome, tickConfig, options.signal);
     if (warning !== undefined) say(warning);
   }
