@@ -176,13 +176,20 @@ describe.skipIf(missing !== undefined)(
         });
         const lastSuccess = skipped.image_refresh_last_success_timestamp_seconds;
         expect(lastSuccess).toBe(skipped.image_refresh_last_run_timestamp_seconds);
+        const apiBefore = cluster.server.requests.length;
         const frozen = await tick();
         expect(frozen.exitCode).toBe(1);
+        const requests = cluster.server.requests.slice(apiBefore);
+        const events = requests.filter((r) => r.path.startsWith('/apis/events.k8s.io/')).length;
+        // The RefreshFrozen Warning Event was recorded, and counted as an events request.
+        expect(events).toBeGreaterThan(0);
         const m = await pushed();
         expect(m).toMatchObject({
           'image_refresh_tick_outcome{outcome=frozen}': 1,
           image_refresh_exit_code: 1,
           image_refresh_skip_streak: 2,
+          'image_refresh_tick_requests{kind=events}': events,
+          'image_refresh_tick_requests{kind=kubernetes}': requests.length - events,
         });
         // POST replaces only the names pushed: the outcome of the steady tick is gone, its success is not.
         expect(m['image_refresh_tick_outcome{outcome=complete}']).toBeUndefined();
