@@ -1,4 +1,11 @@
-import { counterValue, IMAGES, type ImageName, isWellFormedDigest, type TickPorts } from '@image-refresh/core';
+import {
+  counterValue,
+  IMAGES,
+  type ImageName,
+  isWellFormedDigest,
+  type TickPorts,
+  type WorkloadRef,
+} from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
@@ -21,8 +28,8 @@ export interface TickObservations {
   readonly registry: Partial<Record<ImageName, string>>;
   /** The lowest ratelimit-remaining the registry reported this tick. */
   rateLimitRemaining?: number;
-  /** image → digests running now, from the workloads this tick read or re-imaged. */
-  readonly live: Partial<Record<ImageName, string[]>>;
+  /** `<kind>/<namespace>/<name>/<container>` → the image it runs, for each workload this tick read. */
+  readonly live: Record<string, string>;
 }
 
 export const emptyObservations = (): TickObservations => ({ recorded: {}, registry: {}, live: {} });
@@ -39,14 +46,9 @@ export const liveDigestOf = (reference: string): { image: ImageName; digest: str
   return image === undefined || !isWellFormedDigest(digest) ? undefined : { image, digest };
 };
 
-export const addLive = (seen: TickObservations, references: readonly string[]): void => {
-  for (const reference of references) {
-    const live = liveDigestOf(reference);
-    if (live === undefined) continue;
-    const digests = seen.live[live.image] ?? [];
-    if (!digests.includes(live.digest)) seen.live[live.image] = [...digests, live.digest];
-  }
-};
+/** The key of one container of one workload in {@link TickObservations.live}. */
+export const containerKey = (workload: WorkloadRef, container: string): string =>
+  `${workload.kind}/${workload.namespace}/${workload.name}/${container}`;
 
 /** Runs `then` on a successful answer; the answer itself goes back to the tick untouched. */
 const onRight =
@@ -100,7 +102,10 @@ export const observePorts = (ports: TickPorts, seen: TickObservations): TickPort
           Object.assign(seen.recorded, digests);
         }),
       observeWorkload: (workload) =>
-        onRight(cluster.observeWorkload(workload), (live) => addLive(seen, Object.values(live.images))),
+        onRight(cluster.observeWorkload(workload), (live) => {
+          for (const [container, image] of Object.entries(live.images))
+            seen.live[containerKey(workload, container)] = image;
+        }),
     },
     registry: {
       resolveDigests: (requests) => () =>

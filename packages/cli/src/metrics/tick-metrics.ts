@@ -1,6 +1,6 @@
-import { IMAGES, type TickConfig, type TickOutcome } from '@image-refresh/core';
+import { IMAGES, type ImageName, type TickConfig, type TickOutcome } from '@image-refresh/core';
 import type { Gauge, Sample } from './exposition.js';
-import { addLive, type TickObservations } from './observations.js';
+import { containerKey, liveDigestOf, type TickObservations } from './observations.js';
 import { REQUEST_KINDS, type RequestKind } from './request-count.js';
 
 // The metrics of one tick, as a pure function of what the tick ended with:
@@ -20,19 +20,27 @@ const gauge = (name: string, help: string, samples: readonly Sample[]): Gauge =>
 const single = (name: string, help: string, value: number | undefined): Gauge =>
   gauge(name, help, value === undefined ? [] : [{ value }]);
 
+/** Per image, the digests running now: what the tick read, with what it re-imaged and saw roll out on top. */
+const liveDigests = (facts: TickFacts): Partial<Record<ImageName, string[]>> => {
+  const running = { ...facts.observed.live };
+  for (const reimage of facts.outcome.reimages) {
+    if (!reimage.rolledOut) continue;
+    for (const { container, image } of reimage.images) running[containerKey(reimage.workload, container)] = image;
+  }
+  const live: Partial<Record<ImageName, string[]>> = {};
+  for (const reference of Object.values(running)) {
+    const known = liveDigestOf(reference);
+    if (known === undefined) continue;
+    const digests = live[known.image] ?? [];
+    if (!digests.includes(known.digest)) live[known.image] = [...digests, known.digest];
+  }
+  return live;
+};
+
 /** The image digests the tick knows, one series per (image, digest, state). */
 const imageInfo = (facts: TickFacts): Sample[] => {
   const { observed } = facts;
-  // What a re-image put live and saw roll out is live now, whatever was read before.
-  const live = { ...observed.live };
-  const seen = { ...observed, live };
-  for (const reimage of facts.outcome.reimages) {
-    if (reimage.rolledOut)
-      addLive(
-        seen,
-        reimage.images.map((i) => i.image),
-      );
-  }
+  const live = liveDigests(facts);
   return IMAGES.flatMap(({ name }) => {
     const recorded = observed.recorded[name];
     const registry = observed.registry[name];

@@ -1,4 +1,4 @@
-import { ANNOTATION, IMAGES, runTick } from '@image-refresh/core';
+import { ANNOTATION, IMAGES, runTick, type TickConfig } from '@image-refresh/core';
 import { SimWorld, simConfig, simDigest, simPorts } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { renderExposition } from '../../src/metrics/exposition.js';
@@ -17,11 +17,11 @@ const recordedAll = (world: SimWorld) => {
 };
 
 /** One tick on `world`, its metrics as `name{labels} value` lines (HELP/TYPE left out). */
-const metricsOf = async (world: SimWorld): Promise<string[]> => {
+const metricsOf = async (world: SimWorld, tickConfig: TickConfig = config): Promise<string[]> => {
   const observed = emptyObservations();
-  const outcome = await runTick(config, observePorts(simPorts(world), observed));
+  const outcome = await runTick(tickConfig, observePorts(simPorts(world), observed));
   const text = renderExposition(
-    tickMetrics({ outcome, observed, requests: REQUESTS, startedAtMs: 1_000_000, endedAtMs: 1_002_500 }, config),
+    tickMetrics({ outcome, observed, requests: REQUESTS, startedAtMs: 1_000_000, endedAtMs: 1_002_500 }, tickConfig),
   );
   return text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 };
@@ -118,5 +118,18 @@ describe('the metrics of one tick', () => {
         'image_refresh_flap_locked_out 1',
       ]),
     );
+  });
+
+  it('RECONCILE_LIVE read the workloads on the old digest, then re-imaged them: live is the new digest only', async () => {
+    const live = simConfig({ MAX_SKIP_TICKS: '3', RECONCILE_LIVE: 'report' });
+    const world = new SimWorld(live);
+    recordedAll(world);
+    const old = simDigest(`${JM}#1`);
+    world.workloads['jobs-manager'].images.api = `docker.io/${JM}@${old}`;
+    world.workloads['requests-proxy'].images.proxy = `docker.io/${JM}@${old}`;
+    const next = simDigest(`${JM}#2`);
+    world.publish(JM, next);
+    const lines = (await metricsOf(world, live)).filter((l) => l.includes('state="live"'));
+    expect(lines).toEqual([`image_refresh_image_info{image="jobs-manager",digest="${next}",state="live"} 1`]);
   });
 });
