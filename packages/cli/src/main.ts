@@ -6,6 +6,7 @@ import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
 import { REARM_HELP, rearm } from './commands/rearm.js';
 import { SIMULATE_HELP, simulate } from './commands/simulate.js';
 import { STATUS_HELP, status } from './commands/status.js';
+import { statusJson } from './commands/status-json.js';
 import { TICK_HELP, tick } from './commands/tick.js';
 import type { Connect } from './connection.js';
 
@@ -69,9 +70,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   status: {
     help: STATUS_HELP,
-    options: { 'no-registry': { type: 'boolean' } },
+    options: { 'no-registry': { type: 'boolean' }, json: { type: 'boolean' } },
     run: (v, out, p) =>
-      withConfig(out, p, (config) => status({ noRegistry: v['no-registry'] === true }, config, p.connect, out)),
+      withConfig(out, p, (config) =>
+        v.json === true
+          ? statusJson({ noRegistry: v['no-registry'] === true }, config, p.connect, out)
+          : status({ noRegistry: v['no-registry'] === true }, config, p.connect, out),
+      ),
   },
   rearm: {
     help: REARM_HELP,

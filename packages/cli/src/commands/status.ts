@@ -1,11 +1,9 @@
 import {
   ANNOTATION,
-  CONTAINER,
   counterValue,
   describePortError,
   describeWorkload,
   IMAGES,
-  type ImageName,
   isWellFormedDigest,
   shortDigest,
   type TickConfig,
@@ -16,14 +14,16 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
 import { liveOf } from '../render/digests.js';
 import type { CommandResult, Output } from './command.js';
+import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 
-export const STATUS_HELP = `Usage: image-refresh status [--no-registry]
+export const STATUS_HELP = `Usage: image-refresh status [--no-registry] [--json]
 
 What the guards think right now, for a human: is jobs-manager settled, the
 skip streak and attempt counter against their ceilings, the flap marker, and
 per image the recorded, registry and live digests. Reads only.
 
   --no-registry  do not ask the registry (one manifest HEAD per unpinned image otherwise)
+  --json         the same facts as one JSON object on stdout (field names: README, "Fleet visibility")
 `;
 
 const settledText = (i: WorkloadInspection): string =>
@@ -36,19 +36,6 @@ const counter = (raw: string | undefined, max: number): string =>
     ? `0/${max} (not set)`
     : `${counterValue(O.some(raw))}/${max}${/^[0-9]+$/.test(raw) ? '' : ` (holds ${JSON.stringify(raw)}, counts as 0)`}`;
 
-/** Where each image runs live, by workload and container. */
-const LIVE: Record<
-  ImageName,
-  readonly { workload: 'jobs-manager' | 'requests-proxy' | 'resource-monitor'; container: string }[]
-> = {
-  'jobs-manager': [
-    { workload: 'jobs-manager', container: CONTAINER.api },
-    { workload: 'requests-proxy', container: CONTAINER.proxy },
-  ],
-  'pods-monitor': [{ workload: 'jobs-manager', container: CONTAINER.podsMonitor }],
-  'resource-monitor': [{ workload: 'resource-monitor', container: CONTAINER.resourceMonitor }],
-};
-
 export const status = async (
   options: { noRegistry?: boolean | undefined },
   config: TickConfig,
@@ -59,11 +46,7 @@ export const status = async (
   out.stdout(
     `image-refresh status: release ${config.releaseName} in ${config.releaseNamespace} (cluster: ${connection.source})`,
   );
-  const inspected = {
-    'jobs-manager': await connection.inspect(workloadRef(config, 'jobs-manager')),
-    'requests-proxy': await connection.inspect(workloadRef(config, 'requests-proxy')),
-    'resource-monitor': await connection.inspect(workloadRef(config, 'resource-monitor')),
-  };
+  const inspected = await inspectRelease(connection, config);
   const jm = inspected['jobs-manager'];
   if (E.isLeft(jm)) {
     out.stdout(
@@ -88,20 +71,14 @@ export const status = async (
     `flap marker    ${a[ANNOTATION.flapDetected] === undefined ? 'none' : `FLAP DETECTED after ${a[ANNOTATION.flapDetected]} failed attempt(s) — run 'image-refresh rearm' once fixed`}`,
   );
 
-  const unpinned = IMAGES.filter((i) => !config.pins[i.pin]);
-  const answers =
-    options.noRegistry === true || unpinned.length === 0
-      ? []
-      : await connection
-          .ports({ onProgress: () => undefined, onRateLimit: () => undefined })
-          .registry.resolveDigests(unpinned.map((i) => ({ repo: i.repo, tag: config.imageTag })))();
+  const answerFor = await resolveForStatus(connection, config, options.noRegistry === true);
   out.stdout(`${'image'.padEnd(18)}${'recorded'.padEnd(24)}${'registry'.padEnd(30)}live`);
   for (const image of IMAGES) {
     const recorded = a[image.recordKey];
     let registry = 'not asked';
     if (config.pins[image.pin]) registry = 'pinned (not resolved)';
     else {
-      const answer = answers[unpinned.indexOf(image)];
+      const answer = answerFor(image);
       if (answer !== undefined) {
         registry = E.isLeft(answer)
           ? `unknown (${answer.left._tag})`

@@ -1,0 +1,118 @@
+import { IMAGES, type ImageName, type TickConfig, type TickOutcome } from '@image-refresh/core';
+import type { Gauge, Sample } from './exposition.js';
+import { containerKey, liveDigestOf, type TickObservations } from './observations.js';
+import { REQUEST_KINDS, type RequestKind } from './request-count.js';
+
+// The metrics of one tick, as a pure function of what the tick ended with:
+// its outcome, what its ports answered, the requests it made, the config and
+// the clock. Names are a contract (README, "Fleet visibility").
+
+export interface TickFacts {
+  readonly outcome: TickOutcome;
+  readonly observed: TickObservations;
+  readonly requests: Readonly<Record<RequestKind, number>>;
+  /** When the tick started and ended, in ms since the epoch. */
+  readonly startedAtMs: number;
+  readonly endedAtMs: number;
+}
+
+const gauge = (name: string, help: string, samples: readonly Sample[]): Gauge => ({ name, help, samples });
+const single = (name: string, help: string, value: number | undefined): Gauge =>
+  gauge(name, help, value === undefined ? [] : [{ value }]);
+
+/** Per image, the digests running now: what the tick read, with what it re-imaged and saw roll out on top. */
+const liveDigests = (facts: TickFacts): Partial<Record<ImageName, string[]>> => {
+  const running = { ...facts.observed.live };
+  for (const reimage of facts.outcome.reimages) {
+    if (!reimage.rolledOut) continue;
+    for (const { container, image } of reimage.images) running[containerKey(reimage.workload, container)] = image;
+  }
+  const live: Partial<Record<ImageName, string[]>> = {};
+  for (const reference of Object.values(running)) {
+    const known = liveDigestOf(reference);
+    if (known === undefined) continue;
+    const digests = live[known.image] ?? [];
+    if (!digests.includes(known.digest)) live[known.image] = [...digests, known.digest];
+  }
+  return live;
+};
+
+/** The image digests the tick knows, one series per (image, digest, state). */
+const imageInfo = (facts: TickFacts): Sample[] => {
+  const { observed } = facts;
+  const live = liveDigests(facts);
+  return IMAGES.flatMap(({ name }) => {
+    const recorded = observed.recorded[name];
+    const registry = observed.registry[name];
+    return [
+      ...(recorded === undefined ? [] : [{ labels: { image: name, digest: recorded, state: 'recorded' }, value: 1 }]),
+      ...(registry === undefined ? [] : [{ labels: { image: name, digest: registry, state: 'registry' }, value: 1 }]),
+      ...(live[name] ?? []).map((digest) => ({ labels: { image: name, digest, state: 'live' }, value: 1 })),
+    ];
+  });
+};
+
+/**
+ * Every gauge of one tick. A gauge without samples is one the tick could not
+ * know (its port was not asked, or failed): it is left out of the push, so
+ * the Pushgateway keeps its last value. `image_refresh_last_success_timestamp_seconds`
+ * is there only when the tick exited 0, so "no success for 2 h" can alert.
+ */
+export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
+  const { outcome, observed } = facts;
+  const endedAt = facts.endedAtMs / 1000;
+  const attempt = observed.refreshAttempt;
+  return [
+    single('image_refresh_last_run_timestamp_seconds', 'When the last tick ended (Unix time).', endedAt),
+    single(
+      'image_refresh_last_success_timestamp_seconds',
+      'When the last tick that exited 0 ended (Unix time); pushed only by such a tick.',
+      outcome.exitCode === 0 ? endedAt : undefined,
+    ),
+    single(
+      'image_refresh_exit_code',
+      "The last tick's exit code: 0 ok, 1 a finding, 2 configuration.",
+      outcome.exitCode,
+    ),
+    gauge('image_refresh_tick_outcome', "1 for the last tick's outcome (the tick machine's final state).", [
+      { labels: { outcome: outcome.result }, value: 1 },
+    ]),
+    single(
+      'image_refresh_tick_duration_seconds',
+      'How long the last tick took, its Events included.',
+      Math.max(0, facts.endedAtMs - facts.startedAtMs) / 1000,
+    ),
+    single('image_refresh_skip_streak', 'refresh-skip-streak after the last tick that read it.', observed.skipStreak),
+    single(
+      'image_refresh_max_skip_ticks',
+      'MAX_SKIP_TICKS: unsettled ticks in a row before FROZEN.',
+      config.maxSkipTicks,
+    ),
+    single('image_refresh_refresh_attempt', 'refresh-attempt after the last tick that read it.', attempt),
+    single(
+      'image_refresh_max_refresh_attempts',
+      'MAX_REFRESH_ATTEMPTS: failed re-image ticks in a row before the flap lockout.',
+      config.maxRefreshAttempts,
+    ),
+    single(
+      'image_refresh_flap_locked_out',
+      '1 while refresh-attempt has reached MAX_REFRESH_ATTEMPTS: no re-image until rearm (I10).',
+      attempt === undefined ? undefined : attempt >= config.maxRefreshAttempts ? 1 : 0,
+    ),
+    gauge(
+      'image_refresh_image_info',
+      'An image digest: recorded on jobs-manager, in the registry, or running live.',
+      imageInfo(facts),
+    ),
+    single(
+      'image_refresh_registry_ratelimit_remaining',
+      'The lowest ratelimit-remaining the registry reported in the last tick that resolved.',
+      observed.rateLimitRemaining,
+    ),
+    gauge(
+      'image_refresh_tick_requests',
+      'HTTP requests of the last tick, by kind: kubernetes, events, registry, token.',
+      REQUEST_KINDS.map((kind) => ({ labels: { kind }, value: facts.requests[kind] })),
+    ),
+  ];
+};

@@ -1,0 +1,304 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkloadRef } from '@image-refresh/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ParityRegistry,
+  REGISTRY_SETUP_TIMEOUT_MS,
+  registryBinaryMissing,
+  startParityRegistry,
+} from '../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
+import {
+  annotationsOf,
+  type ChartCluster,
+  JOBS_MANAGER,
+  NS,
+  startChartCluster,
+} from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import { renderExposition } from '../../src/metrics/exposition.js';
+import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
+import { shippedCronJobEnv } from './support/chart-env.js';
+import {
+  type GatewaySample,
+  PUSHGATEWAY_SETUP_TIMEOUT_MS,
+  type Pushgateway,
+  pushgatewayBinaryMissing,
+  startPushgateway,
+} from './support/pushgateway.js';
+import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
+
+// Fleet visibility, told to what ships: the bundled CLI as a process against
+// the fake API server and the real docker-registry, pushing to a real
+// Pushgateway (Debian's prometheus-pushgateway) on 127.0.0.1, read back with
+// GET /metrics as Prometheus would scrape it. Chapters follow one edge:
+// first install, a steady tick, a skip, FROZEN (the last success survives
+// it), settled again with a re-image; then gateways that refuse, hang and
+// answer garbage, which change no exit code and no write and cost at most
+// API_TIMEOUT.
+
+const JM = 'tracebloc/jobs-manager';
+const PM = 'tracebloc/pods-monitor';
+const RM = 'tracebloc/resource-monitor';
+const JM_REF: WorkloadRef = { id: 'jobs-manager', kind: 'Deployment', name: JOBS_MANAGER, namespace: NS };
+const CHAPTER_MS = 60_000;
+/** An edge id with every character the exposition format escapes, and a '/' (the base64 form). */
+const EDGE = 'berlin/1 "north"\\rack\n2';
+
+const missing = registryBinaryMissing ?? pushgatewayBinaryMissing;
+if (missing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${missing}`);
+
+describe.skipIf(missing !== undefined)(
+  `the bundled CLI pushes each tick's metrics to a real Pushgateway${missing === undefined ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    let registry: ParityRegistry;
+    let cluster: ChartCluster;
+    let gateway: Pushgateway;
+    let home: string;
+    const digest: Record<string, string> = {};
+
+    beforeAll(
+      async () => {
+        const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+        if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
+        await ensureBundle();
+        registry = await startParityRegistry();
+        cluster = await startChartCluster({ stepMs: 20 });
+        gateway = await startPushgateway();
+        home = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-home-'));
+        digest.jm1 = await registry.push(JM, 'stg');
+        digest.pm1 = await registry.push(PM, 'stg');
+        digest.rm1 = await registry.push(RM, 'stg');
+      },
+      BUILD_TIMEOUT_MS + REGISTRY_SETUP_TIMEOUT_MS + PUSHGATEWAY_SETUP_TIMEOUT_MS,
+    );
+
+    afterAll(async () => {
+      await gateway?.stop();
+      await cluster?.close();
+      await registry?.close();
+      if (home !== undefined) rmSync(home, { recursive: true, force: true });
+    });
+
+    const env = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> => ({
+      ...shippedCronJobEnv(),
+      IMAGE_TAG: 'stg',
+      MAX_SKIP_TICKS: '2',
+      ROLLOUT_TIMEOUT: '1s',
+      SETTLE_TIMEOUT: '300ms',
+      API_TIMEOUT: '2s',
+      REGISTRY_TIMEOUT: '2s',
+      IMAGE_REFRESH_REGISTRY_URL: registry.url,
+      KUBECONFIG: cluster.kubeconfig.path,
+      HOME: home,
+      HOSTNAME: 'stg-image-refresh-e2e',
+      PUSHGATEWAY_URL: gateway.url,
+      METRICS_GROUPING: `edge=${EDGE}`,
+      ...overrides,
+    });
+    const tick = (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> =>
+      runBundle(['tick'], env(overrides));
+
+    /** This edge's image_refresh_ samples on the gateway, as `name{labels}` → value (grouping labels dropped). */
+    const pushed = async (edge = EDGE): Promise<Record<string, number>> => {
+      const mine = (await gateway.samples()).filter(
+        (s: GatewaySample) => s.name.startsWith('image_refresh_') && s.labels.edge === edge,
+      );
+      return Object.fromEntries(
+        mine.map((s) => {
+          const { edge: _edge, job: _job, instance: _instance, ...own } = s.labels;
+          // The gateway serves labels sorted by name.
+          const labels = Object.entries(own)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([k, v]) => `${k}=${v}`)
+            .join(',');
+          return [labels === '' ? s.name : `${s.name}{${labels}}`, s.value];
+        }),
+      );
+    };
+    const bookkeeping = () => annotationsOf(cluster.jobsManager());
+
+    it('the group is the one METRICS_GROUPING names, its value read back unescaped: quote, backslash, newline and "/"', async () => {
+      const run = await tick();
+      expect(run.exitCode).toBe(0);
+      expect(linesWith(run.stderr, 'Pushgateway')).toEqual([]);
+      const groups = (await gateway.samples()).filter((s) => s.name === 'image_refresh_exit_code');
+      expect(groups.map((s) => s.labels)).toEqual([{ edge: EDGE, instance: '', job: 'image-refresh' }]);
+    });
+
+    it(
+      'a steady tick: outcome complete, exit 0, last success = last run, streak 0, each digest recorded and in the registry, its requests by kind',
+      async () => {
+        const apiBefore = cluster.server.requests.length;
+        const registryBefore = registry.proxy.seen.length;
+        const tokensBefore = registry.tokens.scopeRequests.length;
+        const run = await tick();
+        expect(run.exitCode).toBe(0);
+        const m = await pushed();
+        expect(m).toMatchObject({
+          image_refresh_exit_code: 0,
+          'image_refresh_tick_outcome{outcome=complete}': 1,
+          image_refresh_skip_streak: 0,
+          image_refresh_max_skip_ticks: 2,
+          image_refresh_max_refresh_attempts: 3,
+          [`image_refresh_image_info{digest=${digest.jm1},image=jobs-manager,state=recorded}`]: 1,
+          [`image_refresh_image_info{digest=${digest.jm1},image=jobs-manager,state=registry}`]: 1,
+          [`image_refresh_image_info{digest=${digest.pm1},image=pods-monitor,state=registry}`]: 1,
+          [`image_refresh_image_info{digest=${digest.rm1},image=resource-monitor,state=recorded}`]: 1,
+          // What landed on the servers, counted there.
+          'image_refresh_tick_requests{kind=kubernetes}': cluster.server.requests.length - apiBefore,
+          'image_refresh_tick_requests{kind=registry}': registry.proxy.seen.length - registryBefore,
+          'image_refresh_tick_requests{kind=token}': registry.tokens.scopeRequests.length - tokensBefore,
+          'image_refresh_tick_requests{kind=events}': 0,
+        });
+        expect(m['image_refresh_tick_requests{kind=kubernetes}']).toBe(1);
+        expect(m.image_refresh_last_success_timestamp_seconds).toBe(m.image_refresh_last_run_timestamp_seconds);
+        expect(Math.abs((m.image_refresh_last_run_timestamp_seconds ?? 0) - Date.now() / 1000)).toBeLessThan(30);
+        expect(m.image_refresh_tick_duration_seconds).toBeGreaterThan(0);
+      },
+      CHAPTER_MS,
+    );
+
+    it(
+      'a skip, then FROZEN: the streak 1 then 2, exit 0 then 1, and the last success stays the skip’s (it exited 0)',
+      async () => {
+        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
+        restAs(cluster, JM_REF, 'neverReady');
+        const skip = await tick();
+        expect(skip.exitCode).toBe(0);
+        const skipped = await pushed();
+        expect(skipped).toMatchObject({
+          'image_refresh_tick_outcome{outcome=skipped}': 1,
+          image_refresh_exit_code: 0,
+          image_refresh_skip_streak: 1,
+        });
+        const lastSuccess = skipped.image_refresh_last_success_timestamp_seconds;
+        expect(lastSuccess).toBe(skipped.image_refresh_last_run_timestamp_seconds);
+        const apiBefore = cluster.server.requests.length;
+        const frozen = await tick();
+        expect(frozen.exitCode).toBe(1);
+        const requests = cluster.server.requests.slice(apiBefore);
+        const events = requests.filter((r) => r.path.startsWith('/apis/events.k8s.io/')).length;
+        // The RefreshFrozen Warning Event was recorded, and counted as an events request.
+        expect(events).toBeGreaterThan(0);
+        const m = await pushed();
+        expect(m).toMatchObject({
+          'image_refresh_tick_outcome{outcome=frozen}': 1,
+          image_refresh_exit_code: 1,
+          image_refresh_skip_streak: 2,
+          'image_refresh_tick_requests{kind=events}': events,
+          'image_refresh_tick_requests{kind=kubernetes}': requests.length - events,
+        });
+        // POST replaces only the names pushed: the outcome of the steady tick is gone, its success is not.
+        expect(m['image_refresh_tick_outcome{outcome=complete}']).toBeUndefined();
+        expect(m.image_refresh_last_success_timestamp_seconds).toBe(lastSuccess);
+        expect(m.image_refresh_last_run_timestamp_seconds).toBeGreaterThan(lastSuccess ?? Number.POSITIVE_INFINITY);
+      },
+      CHAPTER_MS,
+    );
+
+    it(
+      'settled again with a new build: re-imaged, the new digest recorded, in the registry and live; attempt 0, not locked out',
+      async () => {
+        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+        restAs(cluster, JM_REF, 'settles');
+        digest.jm2 = await registry.push(JM, 'stg');
+        const run = await tick();
+        expect(run.exitCode).toBe(0);
+        expect(run.stderr.at(-1)).toContain('re-images=2');
+        const m = await pushed();
+        expect(m).toMatchObject({
+          'image_refresh_tick_outcome{outcome=complete}': 1,
+          image_refresh_skip_streak: 0,
+          image_refresh_refresh_attempt: 0,
+          image_refresh_flap_locked_out: 0,
+          [`image_refresh_image_info{digest=${digest.jm2},image=jobs-manager,state=recorded}`]: 1,
+          [`image_refresh_image_info{digest=${digest.jm2},image=jobs-manager,state=registry}`]: 1,
+          [`image_refresh_image_info{digest=${digest.jm2},image=jobs-manager,state=live}`]: 1,
+        });
+        expect(Object.keys(m).filter((k) => k.includes(digest.jm1 ?? '-'))).toEqual([]);
+        expect(m.image_refresh_last_success_timestamp_seconds).toBe(m.image_refresh_last_run_timestamp_seconds);
+      },
+      CHAPTER_MS,
+    );
+
+    it('label values with a quote, a backslash and a newline in the body survive the real gateway’s parser', async () => {
+      const value = 'a"b\\c\nd';
+      const body = renderExposition([
+        { name: 'image_refresh_escape_probe', help: 'x', samples: [{ labels: { v: value }, value: 7 }] },
+      ]);
+      const answer = await fetch(`${gateway.url}/metrics/job/escape-probe`, { method: 'POST', body });
+      expect(answer.status).toBe(200);
+      const probe = (await gateway.samples()).filter((s) => s.name === 'image_refresh_escape_probe');
+      expect(probe.map((s) => [s.labels.v, s.value])).toEqual([[value, 7]]);
+    });
+
+    describe('a gateway that fails changes no exit code and no write, with a WARN, and costs at most API_TIMEOUT', () => {
+      const servers: Server[] = [];
+      afterAll(() => {
+        for (const server of servers) server.close();
+      });
+      /** A TCP server on 127.0.0.1 that does `onConnection` with each socket. */
+      const listen = (onConnection: (socket: import('node:net').Socket) => void): Promise<string> =>
+        new Promise((resolve) => {
+          const server = createServer(onConnection);
+          servers.push(server);
+          server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            resolve(`http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`);
+          });
+        });
+
+      const faults: Record<string, () => Promise<string>> = {
+        refuses: async () => {
+          const url = await listen((socket) => socket.destroy());
+          servers.at(-1)?.close();
+          return url;
+        },
+        hangs: () => listen(() => undefined),
+        'answers garbage': () => listen((socket) => socket.end('\u0000\u0001 not HTTP at all\r\n\r\n')),
+        'answers 500': () =>
+          listen((socket) =>
+            socket.once('data', () =>
+              socket.end('HTTP/1.1 500 Internal Server Error\r\nContent-Length: 5\r\nConnection: close\r\n\r\nboom!'),
+            ),
+          ),
+      };
+
+      it.each(Object.keys(faults))(
+        'a gateway that %s',
+        async (fault) => {
+          const url = await (faults[fault] as () => Promise<string>)();
+          const writesBefore = bookkeeping();
+          const started = Date.now();
+          const run = await tick({ PUSHGATEWAY_URL: url, API_TIMEOUT: '2s' });
+          const elapsed = Date.now() - started;
+          const baseline = await tick({ PUSHGATEWAY_URL: '' });
+          expect(run.exitCode).toBe(baseline.exitCode);
+          expect(run.exitCode).toBe(0);
+          expect(bookkeeping()).toEqual(writesBefore);
+          expect(theLine(run.stderr, "could not push this tick's metrics")).toMatch(
+            /^\[image-refresh\] WARN: could not push this tick's metrics to the Pushgateway \(.+\); the tick's outcome is unchanged$/,
+          );
+          expect(run.stderr.at(-1)).toBe(baseline.stderr.at(-1));
+          if (fault === 'hangs')
+            expect(theLine(run.stderr, 'could not push')).toContain('did not answer within 2000 ms');
+          // The bound and some start-up slack of a loaded machine, never the 20 s a hung CLI is killed at.
+          expect(elapsed).toBeLessThan(baseline.elapsedMs + 2_000 + 4_000);
+        },
+        CHAPTER_MS,
+      );
+    });
+
+    it('PUSHGATEWAY_URL unset: not one request reaches the gateway', async () => {
+      const before = (await gateway.samples()).filter((s) => s.name === 'image_refresh_last_run_timestamp_seconds');
+      const run = await tick({ PUSHGATEWAY_URL: '', METRICS_GROUPING: 'edge=off-edge' });
+      expect(run.exitCode).toBe(0);
+      const after = await gateway.samples();
+      expect(after.filter((s) => s.labels.edge === 'off-edge')).toEqual([]);
+      expect(after.filter((s) => s.name === 'image_refresh_last_run_timestamp_seconds')).toEqual(before);
+    });
+  },
+);

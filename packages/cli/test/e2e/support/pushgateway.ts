@@ -1,0 +1,120 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../../../k8s-adapter/test/support/registry-local-server.js';
+
+// A real Pushgateway (Debian's prometheus-pushgateway 1.5.1) on 127.0.0.1,
+// its persistence file in a temp dir (Debian's default is under
+// /var/lib/prometheus). Tests that need it skip, naming the package, where
+// the binary is missing — except in CI (IMAGE_REFRESH_CI=1), where they fail.
+
+export const PUSHGATEWAY_BINARY = '/usr/bin/prometheus-pushgateway';
+
+const MISSING = `needs ${PUSHGATEWAY_BINARY}: install the Debian package with "apt-get install -y prometheus-pushgateway"`;
+
+export const pushgatewayBinaryMissing: string | undefined =
+  existsSync(PUSHGATEWAY_BINARY) || process.env.IMAGE_REFRESH_CI === '1' ? undefined : MISSING;
+
+export const PUSHGATEWAY_SETUP_TIMEOUT_MS = 30_000;
+const READY_WITHIN_MS = 15_000;
+
+/** One sample as GET /metrics shows it: labels unescaped. */
+export interface GatewaySample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+export interface Pushgateway {
+  readonly url: string;
+  /** Every sample the gateway serves now (its own go_/process_/push_ metrics included). */
+  samples(): Promise<GatewaySample[]>;
+  stop(): Promise<void>;
+}
+
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/y;
+const unescapeLabelValue = (value: string): string => value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+
+/** The text exposition format, sample lines only — an independent reader of what the gateway serves. */
+export const parseExposition = (text: string): GatewaySample[] =>
+  text.split('\n').flatMap((line): GatewaySample[] => {
+    if (line === '' || line.startsWith('#')) return [];
+    const name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '';
+    let at = name.length;
+    const labels: Record<string, string> = {};
+    if (line[at] === '{') {
+      at += 1;
+      while (line[at] !== '}') {
+        LABEL.lastIndex = at;
+        const match = LABEL.exec(line);
+        if (match === null) throw new Error(`cannot read the labels of ${JSON.stringify(line)}`);
+        labels[match[1] ?? ''] = unescapeLabelValue(match[2] ?? '');
+        at = LABEL.lastIndex;
+        if (line[at] === ',') at += 1;
+      }
+      at += 1;
+    }
+    return [{ name, labels, value: Number(line.slice(at).trim().split(' ')[0]) }];
+  });
+
+const exited = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+
+export const startPushgateway = async (): Promise<Pushgateway> => {
+  if (!existsSync(PUSHGATEWAY_BINARY)) throw new Error(`IMAGE_REFRESH_CI=1 and the push tests cannot run: ${MISSING}`);
+  const dir = await mkdtemp(join(tmpdir(), 'image-refresh-pushgateway-'));
+  const port = await freePort();
+  const child = spawn(
+    PUSHGATEWAY_BINARY,
+    [
+      `--web.listen-address=127.0.0.1:${port}`,
+      `--persistence.file=${join(dir, 'pushgateway.data')}`,
+      '--log.level=warn',
+    ],
+    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-4_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    child.kill('SIGTERM');
+    await exited(child);
+    await rm(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`prometheus-pushgateway exited with ${child.exitCode}: ${output}`);
+    }
+    const ready = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(500) }).then(
+      (response) => response.status === 200,
+      // Not listening yet: poll again.
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`prometheus-pushgateway was not ready on ${url}/-/ready within ${READY_WITHIN_MS} ms: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return {
+    url,
+    samples: async () => {
+      const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      if (response.status !== 200) throw new Error(`GET ${url}/metrics answered ${response.status}`);
+      return parseExposition(await response.text());
+    },
+    stop,
+  };
+};

@@ -1,0 +1,135 @@
+import { ANNOTATION, IMAGES, runTick, type TickConfig } from '@image-refresh/core';
+import { SimWorld, simConfig, simDigest, simPorts } from '@image-refresh/core/sim';
+import { describe, expect, it } from 'vitest';
+import { renderExposition } from '../../src/metrics/exposition.js';
+import { emptyObservations, observePorts } from '../../src/metrics/observations.js';
+import { tickMetrics } from '../../src/metrics/tick-metrics.js';
+
+// The metrics of one tick from its outcome and what its ports answered, on
+// the simulated cluster: the values a dashboard reads, per kind of tick.
+
+const JM = 'tracebloc/jobs-manager';
+const config = simConfig({ MAX_SKIP_TICKS: '3', MAX_REFRESH_ATTEMPTS: '2' });
+const REQUESTS = { kubernetes: 1, events: 0, registry: 3, token: 1 } as const;
+
+const recordedAll = (world: SimWorld) => {
+  for (const image of IMAGES) world.setAnnotation(image.recordKey, simDigest(`${image.repo}#1`));
+};
+
+/** One tick on `world`, its metrics as `name{labels} value` lines (HELP/TYPE left out). */
+const metricsOf = async (world: SimWorld, tickConfig: TickConfig = config): Promise<string[]> => {
+  const observed = emptyObservations();
+  const outcome = await runTick(tickConfig, observePorts(simPorts(world), observed));
+  const text = renderExposition(
+    tickMetrics({ outcome, observed, requests: REQUESTS, startedAtMs: 1_000_000, endedAtMs: 1_002_500 }, tickConfig),
+  );
+  return text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+};
+
+describe('the metrics of one tick', () => {
+  it('a steady tick: outcome complete, exit 0, last success = last run, streak 0, three recorded and registry digests', async () => {
+    const world = new SimWorld(config);
+    recordedAll(world);
+    world.rateLimitRemaining = 77;
+    const lines = await metricsOf(world);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'image_refresh_last_run_timestamp_seconds 1002.5',
+        'image_refresh_last_success_timestamp_seconds 1002.5',
+        'image_refresh_exit_code 0',
+        'image_refresh_tick_outcome{outcome="complete"} 1',
+        'image_refresh_tick_duration_seconds 2.5',
+        'image_refresh_skip_streak 0',
+        'image_refresh_max_skip_ticks 3',
+        'image_refresh_max_refresh_attempts 2',
+        'image_refresh_registry_ratelimit_remaining 77',
+        'image_refresh_tick_requests{kind="kubernetes"} 1',
+        'image_refresh_tick_requests{kind="token"} 1',
+        ...IMAGES.flatMap(({ name, repo }) => [
+          `image_refresh_image_info{image="${name}",digest="${simDigest(`${repo}#1`)}",state="recorded"} 1`,
+          `image_refresh_image_info{image="${name}",digest="${simDigest(`${repo}#1`)}",state="registry"} 1`,
+        ]),
+      ]),
+    );
+    // Not asked on a steady tick: not pushed, the gateway keeps the last value.
+    expect(lines.filter((l) => l.startsWith('image_refresh_refresh_attempt'))).toEqual([]);
+    expect(lines.filter((l) => l.startsWith('image_refresh_flap_locked_out'))).toEqual([]);
+  });
+
+  it('a skip: exit 0, the streak as written, no digest asked', async () => {
+    const world = new SimWorld(config);
+    world.setBehaviour('jobs-manager', 'neverReady');
+    world.setAnnotation(ANNOTATION.skipStreak, '1');
+    const lines = await metricsOf(world);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'image_refresh_tick_outcome{outcome="skipped"} 1',
+        'image_refresh_exit_code 0',
+        'image_refresh_skip_streak 2',
+      ]),
+    );
+    expect(lines.filter((l) => l.startsWith('image_refresh_image_info'))).toEqual([]);
+  });
+
+  it('FROZEN: exit 1, the streak at its ceiling, and no last success', async () => {
+    const world = new SimWorld(config);
+    world.setBehaviour('jobs-manager', 'neverReady');
+    world.setAnnotation(ANNOTATION.skipStreak, '2');
+    const lines = await metricsOf(world);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'image_refresh_tick_outcome{outcome="frozen"} 1',
+        'image_refresh_exit_code 1',
+        'image_refresh_skip_streak 3',
+      ]),
+    );
+    expect(lines.filter((l) => l.startsWith('image_refresh_last_success'))).toEqual([]);
+  });
+
+  it('a re-image: the new digest recorded, in the registry and live; attempt reset to 0, not locked out', async () => {
+    const world = new SimWorld(config);
+    recordedAll(world);
+    const next = simDigest(`${JM}#2`);
+    world.publish(JM, next);
+    const lines = await metricsOf(world);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'image_refresh_tick_outcome{outcome="complete"} 1',
+        `image_refresh_image_info{image="jobs-manager",digest="${next}",state="recorded"} 1`,
+        `image_refresh_image_info{image="jobs-manager",digest="${next}",state="registry"} 1`,
+        `image_refresh_image_info{image="jobs-manager",digest="${next}",state="live"} 1`,
+        'image_refresh_refresh_attempt 0',
+        'image_refresh_flap_locked_out 0',
+      ]),
+    );
+    expect(lines.filter((l) => l.includes(simDigest(`${JM}#1`)))).toEqual([]);
+  });
+
+  it('the flap lockout: attempt at MAX_REFRESH_ATTEMPTS is locked out', async () => {
+    const world = new SimWorld(config);
+    recordedAll(world);
+    world.publish(JM, simDigest(`${JM}#2`));
+    world.setAnnotation(ANNOTATION.refreshAttempt, '2');
+    const lines = await metricsOf(world);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'image_refresh_tick_outcome{outcome="flapLockout"} 1',
+        'image_refresh_refresh_attempt 2',
+        'image_refresh_flap_locked_out 1',
+      ]),
+    );
+  });
+
+  it('RECONCILE_LIVE read the workloads on the old digest, then re-imaged them: live is the new digest only', async () => {
+    const live = simConfig({ MAX_SKIP_TICKS: '3', RECONCILE_LIVE: 'report' });
+    const world = new SimWorld(live);
+    recordedAll(world);
+    const old = simDigest(`${JM}#1`);
+    world.workloads['jobs-manager'].images.api = `docker.io/${JM}@${old}`;
+    world.workloads['requests-proxy'].images.proxy = `docker.io/${JM}@${old}`;
+    const next = simDigest(`${JM}#2`);
+    world.publish(JM, next);
+    const lines = (await metricsOf(world, live)).filter((l) => l.includes('state="live"'));
+    expect(lines).toEqual([`image_refresh_image_info{image="jobs-manager",digest="${next}",state="live"} 1`]);
+  });
+});
