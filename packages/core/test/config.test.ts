@@ -36,6 +36,7 @@ describe('parseTickConfig', () => {
         apiTimeoutMs: 15_000,
         registryTimeoutMs: 10_000,
         registryUrl: 'https://registry-1.docker.io',
+        authUrl: undefined,
         flapLockoutIsFinding: false,
         registryBudgetFloor: 10,
         kubernetesEvents: true,
@@ -54,6 +55,7 @@ describe('parseTickConfig', () => {
       API_TIMEOUT: '2500ms',
       REGISTRY_TIMEOUT: '3s',
       IMAGE_REFRESH_REGISTRY_URL: 'http://127.0.0.1:5000/',
+      IMAGE_REFRESH_AUTH_URL: 'http://127.0.0.1:5001/token?service=local',
       FLAP_LOCKOUT_EXIT: '1',
       REGISTRY_BUDGET_FLOOR: '0',
       IMAGE_REFRESH_EVENTS: '0',
@@ -70,6 +72,7 @@ describe('parseTickConfig', () => {
       apiTimeoutMs: 2_500,
       registryTimeoutMs: 3_000,
       registryUrl: 'http://127.0.0.1:5000',
+      authUrl: 'http://127.0.0.1:5001/token?service=local',
       flapLockoutIsFinding: true,
       registryBudgetFloor: 0,
       kubernetesEvents: false,
@@ -122,6 +125,9 @@ describe('parseTickConfig', () => {
     ['IMAGE_REFRESH_EVENTS', 'off'],
     ['RECONCILE_LIVE', 'yes'],
     ['DECOUPLED_REFRESH', '2'],
+    ['IMAGE_REFRESH_AUTH_URL', 'auth.docker.io/token'],
+    ['IMAGE_REFRESH_AUTH_URL', 'ftp://auth.example/token'],
+    ['IMAGE_REFRESH_AUTH_URL', 'https://auth.example/token with space'],
   ])('%s=%j is a configuration error naming the variable', (variable, value) => {
     const found = problems({ ...SIM_ENVIRONMENT, [variable]: value });
     expect(found).toHaveLength(1);
@@ -158,6 +164,19 @@ describe('a malformed environment', () => {
       'ERROR: configuration: MAX_SKIP_TICKS="abc": must be a whole number of at least 1 (a ceiling that is not a number would disable its guard)',
     ]);
     expect(built).toBe(0);
+    expect(world.calls).toEqual([]);
+  });
+
+  it('a token realm that is not an http(s) URL (IMAGE_REFRESH_AUTH_URL, issue 14) is exit 2 naming it', async () => {
+    const world = new SimWorld(simConfig());
+    const outcome = await runTickFromEnvironment(
+      { ...SIM_ENVIRONMENT, IMAGE_REFRESH_AUTH_URL: 'auth.docker.io/token' },
+      () => simPorts(world),
+    );
+    expect(outcome.exitCode).toBe(2);
+    expect(outcome.events.map((e) => e.message)).toEqual([
+      'ERROR: configuration: IMAGE_REFRESH_AUTH_URL="auth.docker.io/token": must be an http(s) URL of a token endpoint such as https://auth.docker.io/token?service=registry.docker.io',
+    ]);
     expect(world.calls).toEqual([]);
   });
 
