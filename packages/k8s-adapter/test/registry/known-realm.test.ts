@@ -71,14 +71,14 @@ describe('knownRealm: the realm asked before any 401', () => {
 describe('namesAnotherRealm: whether a 401 after a known realm’s token sends the client elsewhere', () => {
   const asked = challenge('https://auth.docker.io/token', 'registry.docker.io');
   it.each([
-    ['the same realm and service', challenge('https://auth.docker.io/token', 'registry.docker.io'), false],
-    ['the same realm, no service named', challenge('https://auth.docker.io/token'), false],
-    ['the same realm with a query', challenge('https://auth.docker.io/token?x=1', 'registry.docker.io'), false],
-    ['another host', challenge('https://auth.example.internal/token', 'registry.docker.io'), true],
-    ['another path', challenge('https://auth.docker.io/v2/token', 'registry.docker.io'), true],
-    ['another port', challenge('https://auth.docker.io:8443/token', 'registry.docker.io'), true],
-    ['another service', challenge('https://auth.docker.io/token', 'mirror.docker.io'), true],
-  ])('%s → %s', (_what, sent, elsewhere) => {
+    ['the same realm and service', false, challenge('https://auth.docker.io/token', 'registry.docker.io')],
+    ['the same realm, no service named', false, challenge('https://auth.docker.io/token')],
+    ['the same realm with a query', false, challenge('https://auth.docker.io/token?x=1', 'registry.docker.io')],
+    ['another host', true, challenge('https://auth.example.internal/token', 'registry.docker.io')],
+    ['another path', true, challenge('https://auth.docker.io/v2/token', 'registry.docker.io')],
+    ['another port', true, challenge('https://auth.docker.io:8443/token', 'registry.docker.io')],
+    ['another service', true, challenge('https://auth.docker.io/token', 'mirror.docker.io')],
+  ])('%s → elsewhere: %s', (_what, elsewhere, sent) => {
     expect(namesAnotherRealm(asked, sent)).toBe(elsewhere);
   });
 });
