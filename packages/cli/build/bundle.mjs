@@ -10,6 +10,7 @@
 // lazy module initialiser. What that saves: README, Benchmarks (`--version`
 // on Node 24 with the image's compile cache went from 223 to 92 ms).
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -56,3 +57,15 @@ await build({
   },
   plugins: [lazyBuiltins],
 });
+
+// ASCII only: V8 holds a script with one character beyond ASCII as a two-byte
+// string, doubling the 1.2 MB bundle in the heap (+1.1 MiB peak RSS on Node
+// 24, measured with `pnpm bench:cli`, issue 14). esbuild escapes strings but
+// keeps a regular expression's characters as written: write them as \uXXXX.
+const output = await readFile(new URL('dist/image-refresh.mjs', here), 'latin1');
+const beyondAscii = output.search(/[^\x00-\x7f]/);
+if (beyondAscii >= 0) {
+  throw new Error(
+    `dist/image-refresh.mjs is not ASCII at byte ${beyondAscii}: …${output.slice(Math.max(0, beyondAscii - 60), beyondAscii + 20)}… (escape it in the source as \\uXXXX)`,
+  );
+}

@@ -196,7 +196,10 @@ describe('parseDurationMs (kubectl --timeout syntax)', () => {
     ['1.5h', 5_400_000],
     ['250ms', 250],
     ['0s', 0],
-  ])('%s is %i ms', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
+    // Go's micro sign, U+00B5 (escaped in the source's expressions, issue 14).
+    ['2500\u00b5s', 2.5],
+    ['1s500000us', 1_500],
+  ])('%s is %d ms', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
 
   it.each(['300', '', 'm', '10 m', '1d', '-5s', '5s ', '.s'])('%j is not a duration', (text) =>
     expect(parseDurationMs(text)).toBeUndefined(),
