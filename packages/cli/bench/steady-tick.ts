@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChartCluster } from '../../k8s-adapter/test/support/fake-api-chart.js';
 import { listenLocal } from '../../k8s-adapter/test/support/registry-local-server.js';
+import { referenceScript } from './reference-script.js';
 
 // `pnpm bench:cli`: what the CronJob's process costs, measured on the shipped
 // bundle (dist/image-refresh.mjs), as the README reports it:
@@ -13,6 +14,13 @@ import { listenLocal } from '../../k8s-adapter/test/support/registry-local-serve
 //     token as Docker Hub does: median wall time and peak RSS of 15 runs.
 // Peak RSS is the process's own maxRSS (getrusage), printed at exit by a
 // preloaded line; the bench needs no /usr/bin/time.
+//
+// Side by side with the script (issue 14): BENCH_REFERENCE names the chart's
+// client/templates/image-refresh-cronjob.yaml, which the operator fetches
+// (never committed here, README "Benchmarks"). Its shell script then runs
+// against the same fake API server and registry, interleaved run for run with
+// the bundle's tick, through the real kubectl and curl behind two shims that
+// reach only 127.0.0.1 (reference-script.ts).
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 /** The flags the image's ENTRYPOINT passes to node (packages/cli/Dockerfile). */
@@ -82,6 +90,8 @@ const registry = await listenLocal((request, response) => {
 const registryPort = () => registry.port;
 
 const cluster = await startChartCluster({
+  // kubectl sends no token over plain http (fake-api-server.ts): the script needs an open door.
+  anonymous: process.env.BENCH_REFERENCE !== undefined,
   annotations: Object.fromEntries(
     Object.entries(DIGESTS).map(([repo, digest]) => [
       `tracebloc.io/last-refreshed-${repo.split('/')[1]}-digest`,
@@ -99,21 +109,54 @@ const env = {
   RELEASE_NAME: 'stg',
   RELEASE_NAMESPACE: 'tracebloc',
   NODE_AGENTS_NAMESPACE: 'tracebloc-node-agents',
+  // The chart's CronJob sets every variable (the script reads them all).
+  DEPLOYMENT_NAME: 'stg-jobs-manager',
+  REQUESTS_PROXY_DEPLOYMENT: 'stg-requests-proxy',
+  RESOURCE_MONITOR_DAEMONSET: 'stg-resource-monitor',
   IMAGE_REGISTRY: 'docker.io',
   IMAGE_TAG: 'prod',
+  ROLLOUT_TIMEOUT: '10m',
+  MAX_REFRESH_ATTEMPTS: '3',
+  MAX_SKIP_TICKS: '8',
+  JOBS_MANAGER_PINNED: '0',
+  PODS_MONITOR_PINNED: '0',
+  RESOURCE_MONITOR_PINNED: '0',
+  REQUESTS_PROXY_PINNED: '0',
   IMAGE_REFRESH_REGISTRY_URL: registry.url,
+  // Docker Hub's realm is known without asking (the script's auth.docker.io);
+  // here the bench's own token endpoint stands in for it.
+  IMAGE_REFRESH_AUTH_URL: `${registry.url}/token?service=bench`,
 };
+const reference =
+  process.env.BENCH_REFERENCE === undefined
+    ? undefined
+    : referenceScript(process.env.BENCH_REFERENCE, dir, {
+        registryUrl: registry.url,
+        kubeconfig: cluster.kubeconfig.path,
+      });
 
 try {
   const version: number[] = [];
   for (let i = 0; i < RUNS; i++) version.push((await run(['--version'], env)).ms);
   const ticks = [];
+  const scripts: number[] = [];
+  const requests = { api: 0, registry: 0, scriptApi: 0, scriptRegistry: 0 };
+  const counted = () => ({ api: cluster.server.requests.length, registry: registry.seen.length });
   for (let i = 0; i < RUNS; i++) {
+    const before = counted();
     const result = await run(['tick'], env);
     if (result.code !== 0 || !result.stderr.includes('outcome=complete exit=0 findings=0 writes=0 re-images=0')) {
       throw new Error(`the tick was not steady (exit ${result.code}):\n${result.stderr}`);
     }
     ticks.push(result);
+    requests.api += counted().api - before.api;
+    requests.registry += counted().registry - before.registry;
+    if (reference !== undefined) {
+      const beforeScript = counted();
+      scripts.push(await reference.run(env));
+      requests.scriptApi += counted().api - beforeScript.api;
+      requests.scriptRegistry += counted().registry - beforeScript.registry;
+    }
   }
   console.log(`node ${process.version} ${NODE_FLAGS.join(' ')}, ${RUNS} runs each, bundle ${BUNDLE}`);
   console.log(`--version: median ${median(version).toFixed(0)} ms`);
@@ -122,8 +165,18 @@ try {
   );
   console.log(`  ${/at exit: .*/.exec(ticks.at(-1)?.stderr ?? '')?.[0] ?? ''}`);
   console.log(
-    `  API requests per tick: ${cluster.server.requests.length / RUNS}, registry requests per tick: ${registry.seen.length / RUNS}`,
+    `  API requests per tick: ${requests.api / RUNS}, registry requests per tick: ${requests.registry / RUNS}`,
   );
+  if (reference !== undefined) {
+    const ours = median(ticks.map((t) => t.ms));
+    const theirs = median(scripts);
+    console.log(
+      `the script (${reference.path}), interleaved: median ${theirs.toFixed(0)} ms; the tick takes ${(ours / theirs).toFixed(2)}× the script's wall time`,
+    );
+    console.log(
+      `  the script's API requests per tick: ${requests.scriptApi / RUNS}, registry requests per tick: ${requests.scriptRegistry / RUNS}`,
+    );
+  }
 } finally {
   await cluster.close();
   await registry.close();
