@@ -24,7 +24,7 @@ import { referenceScript } from './reference-script.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 /** The flags the image's ENTRYPOINT passes to node (packages/cli/Dockerfile). */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-sparkplug')
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-maglev --no-sparkplug')
   .split(' ')
   .filter((f) => f !== '');
 // Run from the repository root (pnpm bench:cli); the bench itself is bundled elsewhere.
