@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The script the CLI replaces, run for the side-by-side bench (issue 14): the
@@ -68,9 +68,13 @@ export const referenceScript = (
     run: (env) =>
       new Promise((resolve, reject) => {
         const started = performance.now();
+        // A fresh HOME per run, as each CronJob run is a fresh pod: kubectl's
+        // discovery cache (~/.kube/cache) does not carry over between ticks.
+        const home = mkdtempSync(join(dir, 'home-'));
         const child = spawn('/bin/sh', [script], {
           env: {
             ...env,
+            HOME: home,
             PATH: `${bin}:${env.PATH ?? '/usr/bin:/bin'}`,
             KUBERNETES_SERVICE_HOST: '127.0.0.1',
             KUBERNETES_SERVICE_PORT: '443',
