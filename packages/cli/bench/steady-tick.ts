@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,8 @@ import { listenLocal } from '../../k8s-adapter/test/support/registry-local-serve
 import { referenceScript } from './reference-script.js';
 
 // `pnpm bench:cli`: what the CronJob's process costs, measured on the shipped
-// bundle (dist/image-refresh.mjs), as the README reports it:
+// bundle (dist/image-refresh.mjs), as the README reports it (BENCH_NODE and
+// BENCH_COMPILE_CACHE=1 reproduce the image's Node 24 with its compile cache):
 //   - `--version`: median wall time of 15 runs;
 //   - a steady-state `tick` (settled, digests recorded, nothing new) against
 //     the fake API server and a registry on 127.0.0.1 that asks for a bearer
@@ -23,6 +24,8 @@ import { referenceScript } from './reference-script.js';
 // reach only 127.0.0.1 (reference-script.ts).
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+/** The node that runs the bundle: BENCH_NODE (e.g. the image's Node 24), else the bench's own. */
+const NODE = process.env.BENCH_NODE ?? process.execPath;
 /** The flags the image's ENTRYPOINT passes to node (packages/cli/Dockerfile). */
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-maglev --no-sparkplug')
   .split(' ')
@@ -41,6 +44,23 @@ const median = (values: number[]): number => {
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'image-refresh-bench-'));
+
+/**
+ * BENCH_COMPILE_CACHE=1: a fresh V8 compile cache filled as the Dockerfile
+ * fills the image's (`--version`, then `diagram`, with the same flags; Node
+ * >= 22.1 reads it at every start). Otherwise NODE_COMPILE_CACHE as given.
+ */
+const fillCompileCache = (): string => {
+  const cache = join(dir, 'compile-cache');
+  for (const args of [['--version'], ['diagram']]) {
+    execFileSync(NODE, [...NODE_FLAGS, BUNDLE, ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_COMPILE_CACHE: cache },
+      stdio: 'ignore',
+    });
+  }
+  return cache;
+};
+const compileCache = process.env.BENCH_COMPILE_CACHE === '1' ? fillCompileCache() : process.env.NODE_COMPILE_CACHE;
 const preload = join(process.cwd(), 'packages/cli/bench/report-memory.mjs');
 
 const run = (
@@ -49,7 +69,7 @@ const run = (
 ): Promise<{ ms: number; rssKb: number; code: number; stderr: string }> =>
   new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', preload, BUNDLE, ...args], { env });
+    const child = spawn(NODE, [...NODE_FLAGS, '--import', preload, BUNDLE, ...args], { env });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -103,7 +123,7 @@ const cluster = await startChartCluster({
 const env = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',
   // The image sets it (Node >= 22.1 reads and fills the V8 compile cache there).
-  ...(process.env.NODE_COMPILE_CACHE === undefined ? {} : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }),
+  ...(compileCache === undefined ? {} : { NODE_COMPILE_CACHE: compileCache }),
   HOME: dir,
   KUBECONFIG: cluster.kubeconfig.path,
   RELEASE_NAME: 'stg',
@@ -158,7 +178,9 @@ try {
       requests.scriptRegistry += counted().registry - beforeScript.registry;
     }
   }
-  console.log(`node ${process.version} ${NODE_FLAGS.join(' ')}, ${RUNS} runs each, bundle ${BUNDLE}`);
+  console.log(
+    `node ${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()} ${NODE_FLAGS.join(' ')}, ${RUNS} runs each, bundle ${BUNDLE}${compileCache === undefined ? '' : `, compile cache ${compileCache}`}`,
+  );
   console.log(`--version: median ${median(version).toFixed(0)} ms`);
   console.log(
     `steady-state tick: median ${median(ticks.map((t) => t.ms)).toFixed(0)} ms, peak RSS median ${(median(ticks.map((t) => t.rssKb)) / 1024).toFixed(1)} MiB (max ${(Math.max(...ticks.map((t) => t.rssKb)) / 1024).toFixed(1)} MiB)`,
