@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SIM_ENVIRONMENT } from '../../core/src/sim/index.js';
 import { startChartCluster } from '../../k8s-adapter/test/support/fake-api-chart.js';
 import { listenLocal } from '../../k8s-adapter/test/support/registry-local-server.js';
 import { referenceScript } from './reference-script.js';
@@ -126,22 +127,9 @@ const env = {
   ...(compileCache === undefined ? {} : { NODE_COMPILE_CACHE: compileCache }),
   HOME: dir,
   KUBECONFIG: cluster.kubeconfig.path,
-  RELEASE_NAME: 'stg',
-  RELEASE_NAMESPACE: 'tracebloc',
-  NODE_AGENTS_NAMESPACE: 'tracebloc-node-agents',
-  // The chart's CronJob sets every variable (the script reads them all).
-  DEPLOYMENT_NAME: 'stg-jobs-manager',
-  REQUESTS_PROXY_DEPLOYMENT: 'stg-requests-proxy',
-  RESOURCE_MONITOR_DAEMONSET: 'stg-resource-monitor',
-  IMAGE_REGISTRY: 'docker.io',
+  // Every variable the chart's CronJob sets (the script reads them all).
+  ...Object.fromEntries(Object.entries(SIM_ENVIRONMENT).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
   IMAGE_TAG: 'prod',
-  ROLLOUT_TIMEOUT: '10m',
-  MAX_REFRESH_ATTEMPTS: '3',
-  MAX_SKIP_TICKS: '8',
-  JOBS_MANAGER_PINNED: '0',
-  PODS_MONITOR_PINNED: '0',
-  RESOURCE_MONITOR_PINNED: '0',
-  REQUESTS_PROXY_PINNED: '0',
   IMAGE_REFRESH_REGISTRY_URL: registry.url,
   // Docker Hub's realm is known without asking (the script's auth.docker.io);
   // here the bench's own token endpoint stands in for it.
