@@ -1,22 +1,34 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SIM_ENVIRONMENT } from '../../core/src/sim/index.js';
 import { startChartCluster } from '../../k8s-adapter/test/support/fake-api-chart.js';
 import { listenLocal } from '../../k8s-adapter/test/support/registry-local-server.js';
+import { referenceScript } from './reference-script.js';
 
 // `pnpm bench:cli`: what the CronJob's process costs, measured on the shipped
-// bundle (dist/image-refresh.mjs), as the README reports it:
+// bundle (dist/image-refresh.mjs), as the README reports it (BENCH_NODE and
+// BENCH_COMPILE_CACHE=1 reproduce the image's Node 24 with its compile cache):
 //   - `--version`: median wall time of 15 runs;
 //   - a steady-state `tick` (settled, digests recorded, nothing new) against
 //     the fake API server and a registry on 127.0.0.1 that asks for a bearer
 //     token as Docker Hub does: median wall time and peak RSS of 15 runs.
 // Peak RSS is the process's own maxRSS (getrusage), printed at exit by a
 // preloaded line; the bench needs no /usr/bin/time.
+//
+// Side by side with the script (issue 14): BENCH_REFERENCE names the chart's
+// client/templates/image-refresh-cronjob.yaml, which the operator fetches
+// (never committed here, README "Benchmarks"). Its shell script then runs
+// against the same fake API server and registry, interleaved run for run with
+// the bundle's tick, through the real kubectl and curl behind two shims that
+// reach only 127.0.0.1 (reference-script.ts).
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+/** The node that runs the bundle: BENCH_NODE (e.g. the image's Node 24), else the bench's own. */
+const NODE = process.env.BENCH_NODE ?? process.execPath;
 /** The flags the image's ENTRYPOINT passes to node (packages/cli/Dockerfile). */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-sparkplug')
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-maglev --no-sparkplug')
   .split(' ')
   .filter((f) => f !== '');
 // Run from the repository root (pnpm bench:cli); the bench itself is bundled elsewhere.
@@ -33,6 +45,23 @@ const median = (values: number[]): number => {
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'image-refresh-bench-'));
+
+/**
+ * BENCH_COMPILE_CACHE=1: a fresh V8 compile cache filled as the Dockerfile
+ * fills the image's (`--version`, then `diagram`, with the same flags; Node
+ * >= 22.1 reads it at every start). Otherwise NODE_COMPILE_CACHE as given.
+ */
+const fillCompileCache = (): string => {
+  const cache = join(dir, 'compile-cache');
+  for (const args of [['--version'], ['diagram']]) {
+    execFileSync(NODE, [...NODE_FLAGS, BUNDLE, ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_COMPILE_CACHE: cache },
+      stdio: 'ignore',
+    });
+  }
+  return cache;
+};
+const compileCache = process.env.BENCH_COMPILE_CACHE === '1' ? fillCompileCache() : process.env.NODE_COMPILE_CACHE;
 const preload = join(process.cwd(), 'packages/cli/bench/report-memory.mjs');
 
 const run = (
@@ -41,7 +70,7 @@ const run = (
 ): Promise<{ ms: number; rssKb: number; code: number; stderr: string }> =>
   new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', preload, BUNDLE, ...args], { env });
+    const child = spawn(NODE, [...NODE_FLAGS, '--import', preload, BUNDLE, ...args], { env });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -82,6 +111,8 @@ const registry = await listenLocal((request, response) => {
 const registryPort = () => registry.port;
 
 const cluster = await startChartCluster({
+  // kubectl sends no token over plain http (fake-api-server.ts): the script needs an open door.
+  anonymous: process.env.BENCH_REFERENCE !== undefined,
   annotations: Object.fromEntries(
     Object.entries(DIGESTS).map(([repo, digest]) => [
       `tracebloc.io/last-refreshed-${repo.split('/')[1]}-digest`,
@@ -93,37 +124,69 @@ const cluster = await startChartCluster({
 const env = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',
   // The image sets it (Node >= 22.1 reads and fills the V8 compile cache there).
-  ...(process.env.NODE_COMPILE_CACHE === undefined ? {} : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }),
+  ...(compileCache === undefined ? {} : { NODE_COMPILE_CACHE: compileCache }),
   HOME: dir,
   KUBECONFIG: cluster.kubeconfig.path,
-  RELEASE_NAME: 'stg',
-  RELEASE_NAMESPACE: 'tracebloc',
-  NODE_AGENTS_NAMESPACE: 'tracebloc-node-agents',
-  IMAGE_REGISTRY: 'docker.io',
+  // Every variable the chart's CronJob sets (the script reads them all).
+  ...Object.fromEntries(Object.entries(SIM_ENVIRONMENT).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
   IMAGE_TAG: 'prod',
   IMAGE_REFRESH_REGISTRY_URL: registry.url,
+  // Docker Hub's realm is known without asking (the script's auth.docker.io);
+  // here the bench's own token endpoint stands in for it.
+  IMAGE_REFRESH_AUTH_URL: `${registry.url}/token?service=bench`,
 };
+const reference =
+  process.env.BENCH_REFERENCE === undefined
+    ? undefined
+    : referenceScript(process.env.BENCH_REFERENCE, dir, {
+        registryUrl: registry.url,
+        kubeconfig: cluster.kubeconfig.path,
+      });
 
 try {
   const version: number[] = [];
   for (let i = 0; i < RUNS; i++) version.push((await run(['--version'], env)).ms);
   const ticks = [];
+  const scripts: number[] = [];
+  const requests = { api: 0, registry: 0, scriptApi: 0, scriptRegistry: 0 };
+  const counted = () => ({ api: cluster.server.requests.length, registry: registry.seen.length });
   for (let i = 0; i < RUNS; i++) {
+    const before = counted();
     const result = await run(['tick'], env);
     if (result.code !== 0 || !result.stderr.includes('outcome=complete exit=0 findings=0 writes=0 re-images=0')) {
       throw new Error(`the tick was not steady (exit ${result.code}):\n${result.stderr}`);
     }
     ticks.push(result);
+    requests.api += counted().api - before.api;
+    requests.registry += counted().registry - before.registry;
+    if (reference !== undefined) {
+      const beforeScript = counted();
+      scripts.push(await reference.run(env));
+      requests.scriptApi += counted().api - beforeScript.api;
+      requests.scriptRegistry += counted().registry - beforeScript.registry;
+    }
   }
-  console.log(`node ${process.version} ${NODE_FLAGS.join(' ')}, ${RUNS} runs each, bundle ${BUNDLE}`);
+  console.log(
+    `node ${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()} ${NODE_FLAGS.join(' ')}, ${RUNS} runs each, bundle ${BUNDLE}${compileCache === undefined ? '' : `, compile cache ${compileCache}`}`,
+  );
   console.log(`--version: median ${median(version).toFixed(0)} ms`);
   console.log(
     `steady-state tick: median ${median(ticks.map((t) => t.ms)).toFixed(0)} ms, peak RSS median ${(median(ticks.map((t) => t.rssKb)) / 1024).toFixed(1)} MiB (max ${(Math.max(...ticks.map((t) => t.rssKb)) / 1024).toFixed(1)} MiB)`,
   );
   console.log(`  ${/at exit: .*/.exec(ticks.at(-1)?.stderr ?? '')?.[0] ?? ''}`);
   console.log(
-    `  API requests per tick: ${cluster.server.requests.length / RUNS}, registry requests per tick: ${registry.seen.length / RUNS}`,
+    `  API requests per tick: ${requests.api / RUNS}, registry requests per tick: ${requests.registry / RUNS}`,
   );
+  if (reference !== undefined) {
+    const ours = median(ticks.map((t) => t.ms));
+    const theirs = median(scripts);
+    console.log(
+      `the script (${reference.path}), interleaved: median ${theirs.toFixed(0)} ms; the tick takes ${(ours / theirs).toFixed(2)}× the script's wall time`,
+    );
+    console.log(
+      `  the script's API requests per tick: ${requests.scriptApi / RUNS}, registry requests per tick: ${requests.scriptRegistry / RUNS}`,
+    );
+  }
 } finally {
   await cluster.close();
   await registry.close();

@@ -10,6 +10,7 @@
 // lazy module initialiser. What that saves: README, Benchmarks (`--version`
 // on Node 24 with the image's compile cache went from 223 to 92 ms).
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -35,6 +36,69 @@ const lazyBuiltins = {
   },
 };
 
+// client-node's ObjectSerializer imports all ~700 model classes to fill its
+// name → class table, so evaluating the client built every class a steady
+// tick never (de)serializes. `lazy-models` rewrites that table into getters
+// that `require` a model on first use (esbuild then keeps each model behind a
+// lazy initialiser) and drops the `export *` of every model, which nothing
+// here imports as a value (the build fails if something does). A tick builds
+// the few dozen classes a Deployment, a DaemonSet and an Event need: −0.9 MiB
+// peak RSS on Node 24 (issue 14, `pnpm bench:cli`).
+const MODELS = /client-node[\\/]dist[\\/]gen[\\/]models[\\/](ObjectSerializer|all)\.js$/;
+const MODEL_EXPORT = /^export \* from '\.\.\/models\/\w+\.js';\n/gm;
+const MODEL_IMPORT = /^import \{ \w+ \} from '\.\.\/models\/\w+\.js';\n/gm;
+const TYPE_MAP_ENTRY = /^ {4}"(\w+)": (\w+),?$/gm;
+
+/** @type {import('esbuild').Plugin} */
+const lazyModels = {
+  name: 'lazy-models',
+  setup(plugin) {
+    plugin.onLoad({ filter: MODELS }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      let entries = 0;
+      const contents = source
+        .replace(MODEL_EXPORT, '')
+        .replace(MODEL_IMPORT, '')
+        .replace(TYPE_MAP_ENTRY, (_entry, key, name) => {
+          entries += 1;
+          return `    get ${JSON.stringify(key)}() { return require('./${name}.js').${name}; },`;
+        });
+      // A client-node whose generated serializer changed shape: say so rather than ship it half-rewritten.
+      if (args.path.endsWith('ObjectSerializer.js') && (entries < 500 || / from '\.\.\/models\//.test(contents))) {
+        throw new Error(
+          `lazy-models: ${args.path} no longer has the shape this plugin rewrites (${entries} table entries)`,
+        );
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+// client-node's index re-exports everything (exec, attach, port-forward,
+// watch, cp, …); without a `sideEffects` field in its package.json esbuild
+// must keep and evaluate every module, and with them ws and tar-fs. Its
+// modules only declare classes and functions, so tell esbuild so: what the
+// adapter never imports is dropped (−0.5 MiB peak RSS on Node 24, issue 14).
+/** @type {import('esbuild').Plugin} */
+const clientWithoutSideEffects = {
+  name: 'client-node-side-effect-free',
+  setup(plugin) {
+    plugin.onResolve({ filter: /.*/ }, async (args) => {
+      const fromClient = args.path === '@kubernetes/client-node' || /client-node[\\/]dist[\\/]/.test(args.importer);
+      if (!fromClient || args.pluginData === 'resolving') return undefined;
+      const resolved = await plugin.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'resolving',
+      });
+      return resolved.errors.length === 0 && /client-node[\\/]dist[\\/]/.test(resolved.path)
+        ? { ...resolved, sideEffects: false }
+        : undefined;
+    });
+  },
+};
+
 await build({
   absWorkingDir: fileURLToPath(here),
   entryPoints: ['src/bin.ts'],
@@ -54,5 +118,18 @@ await build({
   banner: {
     js: "#!/usr/bin/env node\nimport{createRequire}from'node:module';const require=createRequire(import.meta.url);",
   },
-  plugins: [lazyBuiltins],
+  plugins: [clientWithoutSideEffects, lazyModels, lazyBuiltins],
 });
+
+// ASCII only: V8 holds a script with one character beyond ASCII as a two-byte
+// string, doubling the 1.2 MB bundle in the heap (+1.1 MiB peak RSS on Node
+// 24, measured with `pnpm bench:cli`, issue 14). esbuild escapes strings but
+// keeps a regular expression's characters as written: write them as \uXXXX.
+const output = await readFile(new URL('dist/image-refresh.mjs', here));
+const beyondAscii = output.findIndex((byte) => byte > 0x7f);
+if (beyondAscii >= 0) {
+  const context = output.subarray(Math.max(0, beyondAscii - 60), beyondAscii + 20).toString('latin1');
+  throw new Error(
+    `dist/image-refresh.mjs is not ASCII at byte ${beyondAscii}: …${context}… (escape it in the source as \\uXXXX)`,
+  );
+}

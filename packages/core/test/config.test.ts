@@ -36,6 +36,7 @@ describe('parseTickConfig', () => {
         apiTimeoutMs: 15_000,
         registryTimeoutMs: 10_000,
         registryUrl: 'https://registry-1.docker.io',
+        authUrl: undefined,
         flapLockoutIsFinding: false,
         registryBudgetFloor: 10,
         kubernetesEvents: true,
@@ -54,6 +55,7 @@ describe('parseTickConfig', () => {
       API_TIMEOUT: '2500ms',
       REGISTRY_TIMEOUT: '3s',
       IMAGE_REFRESH_REGISTRY_URL: 'http://127.0.0.1:5000/',
+      IMAGE_REFRESH_AUTH_URL: 'http://127.0.0.1:5001/token?service=local',
       FLAP_LOCKOUT_EXIT: '1',
       REGISTRY_BUDGET_FLOOR: '0',
       IMAGE_REFRESH_EVENTS: '0',
@@ -70,6 +72,7 @@ describe('parseTickConfig', () => {
       apiTimeoutMs: 2_500,
       registryTimeoutMs: 3_000,
       registryUrl: 'http://127.0.0.1:5000',
+      authUrl: 'http://127.0.0.1:5001/token?service=local',
       flapLockoutIsFinding: true,
       registryBudgetFloor: 0,
       kubernetesEvents: false,
@@ -122,6 +125,9 @@ describe('parseTickConfig', () => {
     ['IMAGE_REFRESH_EVENTS', 'off'],
     ['RECONCILE_LIVE', 'yes'],
     ['DECOUPLED_REFRESH', '2'],
+    ['IMAGE_REFRESH_AUTH_URL', 'auth.docker.io/token'],
+    ['IMAGE_REFRESH_AUTH_URL', 'ftp://auth.example/token'],
+    ['IMAGE_REFRESH_AUTH_URL', 'https://auth.example/token with space'],
   ])('%s=%j is a configuration error naming the variable', (variable, value) => {
     const found = problems({ ...SIM_ENVIRONMENT, [variable]: value });
     expect(found).toHaveLength(1);
@@ -161,6 +167,19 @@ describe('a malformed environment', () => {
     expect(world.calls).toEqual([]);
   });
 
+  it('a token realm that is not an http(s) URL (IMAGE_REFRESH_AUTH_URL, issue 14) is exit 2 naming it', async () => {
+    const world = new SimWorld(simConfig());
+    const outcome = await runTickFromEnvironment(
+      { ...SIM_ENVIRONMENT, IMAGE_REFRESH_AUTH_URL: 'auth.docker.io/token' },
+      () => simPorts(world),
+    );
+    expect(outcome.exitCode).toBe(2);
+    expect(outcome.events.map((e) => e.message)).toEqual([
+      'ERROR: configuration: IMAGE_REFRESH_AUTH_URL="auth.docker.io/token": must be an http(s) URL of a token endpoint such as https://auth.docker.io/token?service=registry.docker.io',
+    ]);
+    expect(world.calls).toEqual([]);
+  });
+
   it('a valid environment runs the tick', async () => {
     const world = new SimWorld(simConfig());
     const outcome = await runTickFromEnvironment(SIM_ENVIRONMENT, () => simPorts(world));
@@ -177,7 +196,10 @@ describe('parseDurationMs (kubectl --timeout syntax)', () => {
     ['1.5h', 5_400_000],
     ['250ms', 250],
     ['0s', 0],
-  ])('%s is %i ms', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
+    // Go's micro sign, U+00B5 (escaped in the source's expressions, issue 14).
+    ['2500\u00b5s', 2.5],
+    ['1s500000us', 1_500],
+  ])('%s is %d ms', (text, ms) => expect(parseDurationMs(text)).toBe(ms));
 
   it.each(['300', '', 'm', '10 m', '1d', '-5s', '5s ', '.s'])('%j is not a duration', (text) =>
     expect(parseDurationMs(text)).toBeUndefined(),

@@ -57,6 +57,7 @@ export const connectToCluster =
           : {}),
         registry: createRegistryPort({
           baseUrl: config.registryUrl,
+          authUrl: config.authUrl,
           timeoutMs: config.registryTimeoutMs,
           onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
         }),

@@ -22,6 +22,7 @@ import {
   RESOURCE_MONITOR,
   startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import { TOKEN_SERVICE } from '../../../k8s-adapter/test/support/registry-token-server.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
 import { shippedCronJobEnv } from './support/chart-env.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
@@ -364,6 +365,31 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       },
       CHAPTER_MS,
     );
+
+    it('a steady tick with the token realm known (IMAGE_REFRESH_AUTH_URL): 1 Kubernetes request, 1 token, 1 HEAD per image, no anonymous probe', async () => {
+      const from = {
+        api: cluster.server.requests.length,
+        registry: registry.proxy.seen.length,
+        tokens: registry.tokens.scopeRequests.length,
+      };
+      const run = await tick({ IMAGE_REFRESH_AUTH_URL: `${registry.tokens.realm}?service=${TOKEN_SERVICE}` });
+      expect(run.exitCode).toBe(0);
+      expect(run.stderr.at(-1)).toBe(
+        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0',
+      );
+      expect(cluster.server.requests.slice(from.api).map((r) => `${r.method} ${r.path}`)).toEqual([
+        `GET /apis/apps/v1/namespaces/${NS}/deployments/${JOBS_MANAGER}`,
+      ]);
+      expect(registry.tokens.scopeRequests.slice(from.tokens)).toEqual([
+        [JM, PM, RM].map((repo) => `repository:${repo}:pull`),
+      ]);
+      expect(
+        registry.proxy.seen
+          .slice(from.registry)
+          .map((r) => `${r.method} ${r.url} ${r.authorization === undefined ? 'anonymous' : 'token'}`)
+          .sort(),
+      ).toEqual([JM, PM, RM].map((repo) => `HEAD /v2/${repo}/manifests/stg token`));
+    });
 
     it('a malformed environment: exit 2 naming the variable, and not one request to the API server or the registry', async () => {
       const before = {

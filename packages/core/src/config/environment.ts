@@ -26,6 +26,7 @@ export const ENV = {
   apiTimeout: 'API_TIMEOUT',
   registryTimeout: 'REGISTRY_TIMEOUT',
   registryUrl: 'IMAGE_REFRESH_REGISTRY_URL',
+  authUrl: 'IMAGE_REFRESH_AUTH_URL',
   flapLockoutExit: 'FLAP_LOCKOUT_EXIT',
   registryBudgetFloor: 'REGISTRY_BUDGET_FLOOR',
   kubernetesEvents: 'IMAGE_REFRESH_EVENTS',

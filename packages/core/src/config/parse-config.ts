@@ -13,6 +13,8 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
+// A token realm may carry its query (`?service=…`): the token request keeps it.
+const HTTP_URL_WITH_QUERY = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?(\?[^\s#]*)?$/;
 const POSITIVE_INTEGER = /^[0-9]+$/;
 
 class Problems {
@@ -124,7 +126,7 @@ const floor = (env: Environment, problems: Problems, variable: string, fallback:
  * (`RELEASE_NAME`, `RELEASE_NAMESPACE`, `IMAGE_TAG`), a name that is not a
  * valid Kubernetes name, a ceiling that is not a whole number ≥ 1, a pin or
  * switch that is not `0`/`1`, a duration without a unit or not above zero, a
- * registry URL that is not http(s). Nothing is silently defaulted or disabled
+ * registry or token realm URL that is not http(s). Nothing is silently defaulted or disabled
  * — the reference's non-integer ceiling turned its guard off (SPEC §5); here
  * it is a configuration error, exit 2 (I18).
  */
@@ -162,6 +164,15 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     problems.add(ENV.registryUrl, registryUrl, 'must be an http(s) URL such as https://registry-1.docker.io');
   }
 
+  const authUrl = read(env, ENV.authUrl);
+  if (authUrl !== undefined && !HTTP_URL_WITH_QUERY.test(authUrl)) {
+    problems.add(
+      ENV.authUrl,
+      authUrl,
+      'must be an http(s) URL of a token endpoint such as https://auth.docker.io/token?service=registry.docker.io',
+    );
+  }
+
   const config: TickConfig = {
     releaseName,
     releaseNamespace,
@@ -184,6 +195,7 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     apiTimeoutMs: duration(env, problems, ENV.apiTimeout, DEFAULTS.apiTimeout),
     registryTimeoutMs: duration(env, problems, ENV.registryTimeout, DEFAULTS.registryTimeout),
     registryUrl: registryUrl.replace(/\/+$/, ''),
+    authUrl,
     flapLockoutIsFinding: onOff(env, problems, ENV.flapLockoutExit),
     registryBudgetFloor: floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor),
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),

@@ -35,6 +35,15 @@ export interface TickConfig {
   /** Registry API base the digests are resolved from. */
   readonly registryUrl: string;
   /**
+   * IMAGE_REFRESH_AUTH_URL (issue 14): the token realm of the registry, e.g.
+   * `https://ghcr.io/token?service=ghcr.io` (a `service` query parameter is
+   * sent as the token request's service). Known, a tick asks it for one token
+   * before any HEAD instead of probing anonymously for the registry's
+   * challenge. Undefined: Docker Hub's realm for Docker Hub's registry URL,
+   * otherwise learned from the registry's 401 (docs/behaviour.md §3.3).
+   */
+  readonly authUrl: string | undefined;
+  /**
    * FLAP_LOCKOUT_EXIT=1: a tick in flap lockout with drift pending exits 1.
    * Off by default for drop-in compatibility: the reference exits 0 there
    * (SPEC §5, "green while frozen", noted in the seeds but left alone).

@@ -7,6 +7,12 @@ export const BACKSTOP_GRACE_MS = 2_000;
 
 /** Registry requests per repo in the worst case: HEAD → 401, token, HEAD again. */
 const REGISTRY_REQUESTS_PER_REPO = 3;
+/**
+ * Plus one for the whole pass: a token realm known before the first 401
+ * (issue 14) that the registry's 401 contradicts costs its token and a HEAD
+ * before the challenge's own token and HEAD — four in a row for one repo.
+ */
+const REGISTRY_REQUESTS_PER_PASS = 1;
 
 export interface PortBounds {
   readonly apiMs: number;
@@ -20,5 +26,7 @@ export const portBounds = (config: TickConfig): PortBounds => ({
   // The settle window, plus the request that may be in flight when it closes.
   observeMs: config.settleTimeoutMs + config.apiTimeoutMs + BACKSTOP_GRACE_MS,
   rolloutMs: config.rolloutTimeoutMs + config.apiTimeoutMs + BACKSTOP_GRACE_MS,
-  resolveMs: (repos) => config.registryTimeoutMs * REGISTRY_REQUESTS_PER_REPO * Math.max(repos, 1) + BACKSTOP_GRACE_MS,
+  resolveMs: (repos) =>
+    config.registryTimeoutMs * (REGISTRY_REQUESTS_PER_REPO * Math.max(repos, 1) + REGISTRY_REQUESTS_PER_PASS) +
+    BACKSTOP_GRACE_MS,
 });

@@ -5,6 +5,13 @@ import type { RateLimitBudget } from './rate-limit.js';
 export interface RegistryPortOptions {
   /** Registry API base: the config's registryUrl (SPEC §2: IMAGE_REFRESH_REGISTRY_URL). */
   readonly baseUrl: string;
+  /**
+   * The token realm to ask before any HEAD (the config's authUrl,
+   * IMAGE_REFRESH_AUTH_URL; a `service` query parameter is the service).
+   * Unset: Docker Hub's realm when `baseUrl` is Docker Hub's registry,
+   * otherwise learned from the registry's first 401 (known-realm.ts).
+   */
+  readonly authUrl?: string | undefined;
   /** Bound of every single request; the config's registryTimeoutMs. Default 10 s. */
   readonly timeoutMs?: number;
   /** For tests and instrumentation (the global fetch fits); node:http/https otherwise. */

@@ -1,7 +1,8 @@
 import type { DigestRequest, RegistryError, Resolution } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { headManifest, refusedAfterAuth } from './manifest-head.js';
+import { namesAnotherRealm } from './known-realm.js';
+import { type HeadOutcome, headManifest, refusedAfterAuth } from './manifest-head.js';
 import type { RegistryClient } from './registry-client.js';
 import { pullScope } from './token-request.js';
 import type { BearerChallenge } from './www-authenticate.js';
@@ -32,6 +33,20 @@ export const resolveWithOwnToken = async (
   return head._tag === 'Answered' ? head.answer : E.left(refusedAfterAuth(head));
 };
 
+/** What follows a HEAD: its answer, or on a 401 a token of this repo's own when allowed, else a refusal. */
+const afterHead = async (
+  client: RegistryClient,
+  fetchToken: FetchToken,
+  request: DigestRequest,
+  head: HeadOutcome,
+  mayFetchOwnToken: boolean,
+): Promise<Answer> => {
+  if (head._tag === 'Answered') return head.answer;
+  return mayFetchOwnToken
+    ? resolveWithOwnToken(client, fetchToken, request, head.challenge)
+    : E.left(refusedAfterAuth(head));
+};
+
 /**
  * HEAD with `token` (none: anonymously). On a 401 challenge, fall back to a
  * token of this repo's own when `mayFetchOwnToken` — i.e. when the token we
@@ -43,10 +58,27 @@ export const resolveOne = async (
   request: DigestRequest,
   token: O.Option<string>,
   mayFetchOwnToken: boolean,
+): Promise<Answer> =>
+  afterHead(client, fetchToken, request, await headManifest(client, request, token), mayFetchOwnToken);
+
+/** The challenge flow of another realm, for one repo (create-registry-port.ts). */
+export type FollowChallenge = (challenge: BearerChallenge, request: DigestRequest) => Promise<Answer>;
+
+/**
+ * As {@link resolveOne}, with a token from a realm known before any 401
+ * (known-realm.ts, issue 14): a 401 whose challenge names another realm is
+ * handed to `follow`, the challenge flow of that realm.
+ */
+export const resolveWithKnownRealm = async (
+  client: RegistryClient,
+  fetchToken: FetchToken,
+  request: DigestRequest,
+  asked: BearerChallenge,
+  token: string,
+  mayFetchOwnToken: boolean,
+  follow: FollowChallenge,
 ): Promise<Answer> => {
-  const head = await headManifest(client, request, token);
-  if (head._tag === 'Answered') return head.answer;
-  return mayFetchOwnToken
-    ? resolveWithOwnToken(client, fetchToken, request, head.challenge)
-    : E.left(refusedAfterAuth(head));
+  const head = await headManifest(client, request, O.some(token));
+  if (head._tag === 'Challenged' && namesAnotherRealm(asked, head.challenge)) return follow(head.challenge, request);
+  return afterHead(client, fetchToken, request, head, mayFetchOwnToken);
 };

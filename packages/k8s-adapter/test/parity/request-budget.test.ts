@@ -3,6 +3,7 @@ import { simConfig, simDigest } from '@image-refresh/core/sim';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRegistryPort } from '../../src/registry/index.js';
 import { localOnlyFetch } from '../support/registry-local-fetch.js';
+import { TOKEN_SERVICE } from '../support/registry-token-server.js';
 import {
   type ParityRegistry,
   REGISTRY_SETUP_TIMEOUT_MS,
@@ -22,7 +23,8 @@ import { RealStack } from './support/real-stack.js';
 // Bearer challenge with an anonymous HEAD of the first repo, and the CronJob
 // builds a fresh port for its only tick, so every tick pays that probe. On
 // Docker Hub a HEAD never counts as a pull (NOTES), so it costs latency, not
-// budget; it is reported, not hidden.
+// budget; it is reported, not hidden. Where the token realm is known up front
+// — Docker Hub's, or IMAGE_REFRESH_AUTH_URL (issue 14) — there is no probe.
 
 const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', ROLLOUT_TIMEOUT: '1s', REGISTRY_TIMEOUT: '1s' } as const;
 const JM = 'tracebloc/jobs-manager';
@@ -91,6 +93,20 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const [probe, ...resolving] = tick.registryRequests;
       expect(probe).toBe(head(JM, 'anonymous'));
       expect([...resolving].sort()).toEqual(IMAGES.map(({ repo }) => head(repo, 'token')));
+    });
+
+    it("the token realm known (IMAGE_REFRESH_AUTH_URL, as Docker Hub's is): 1 Kubernetes request, 1 token, 1 HEAD per unpinned image — 4 registry requests", async () => {
+      const authUrl = `${registry.tokens.realm}?service=${TOKEN_SERVICE}`;
+      const real = await steady({ IMAGE_REFRESH_AUTH_URL: authUrl });
+      const tick = await real.tick();
+      expect(tick.outcome.result).toBe('complete');
+      expect(tick.outcome.events.filter((e) => e.code === 'DIGEST_UNCHANGED')).toHaveLength(3);
+      expect(tick.apiRequests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        'GET /apis/apps/v1/namespaces/tracebloc/deployments/stg-jobs-manager',
+      ]);
+      expect(tick.tokenRequests).toEqual([IMAGES.map(({ repo }) => scope(repo))]);
+      expect([...tick.registryRequests].sort()).toEqual(IMAGES.map(({ repo }) => head(repo, 'token')));
+      expect(tick.tokenRequests.length + tick.registryRequests.length).toBe(4);
     });
 
     it('a pinned image is neither in the token scopes nor HEADed (I13 on the wire)', async () => {

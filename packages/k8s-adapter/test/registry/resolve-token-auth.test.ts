@@ -23,7 +23,9 @@ import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from 
 // reverted): asking the batch token for the first scope only; never falling
 // back to a per-repo token; no fallback when the token server refuses the
 // batch; forgetting the challenge between calls (the budget test); dropping
-// the OCI manifest type from Accept; dropping the redaction pass (faults).
+// the OCI manifest type from Accept; dropping the redaction pass (faults);
+// probing although the realm is known; not following a 401 that names another
+// realm, or following it with one token per repo; forgetting the realm it led to.
 
 const REPOS = ['tracebloc/jobs-manager', 'tracebloc/pods-monitor', 'tracebloc/resource-monitor'] as const;
 const requestsFor = (repos: readonly string[], tag = 'prod') => repos.map((repo) => ({ repo, tag }));
@@ -151,6 +153,84 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       // Bounded: probe, batch token, then per repo HEAD, own token, HEAD — and no more.
       expect(tokens.scopeRequests).toHaveLength(1 + REPOS.length);
       expect(proxy.seen).toHaveLength(1 + 2 * REPOS.length);
+    });
+
+    describe('the token realm known before any 401 (IMAGE_REFRESH_AUTH_URL, issue 14)', () => {
+      let stranger: TokenServer;
+      beforeAll(async () => {
+        // A token server the registry does not trust (its own signing key): the
+        // realm an operator might name by mistake, or a realm that moved.
+        stranger = await startTokenServer();
+      });
+      afterAll(async () => {
+        await stranger?.close();
+      });
+      beforeEach(() => {
+        stranger.scopeRequests.length = 0;
+      });
+      const withRealm = (realm: string) =>
+        createRegistryPort({
+          baseUrl: proxy.url,
+          authUrl: `${realm}?service=${TOKEN_SERVICE}`,
+          timeoutMs: 2_000,
+          fetch: localOnlyHttp,
+        });
+
+      it('no anonymous probe: 1 token for every repo, then 1 HEAD per repo with it (n + 1 requests)', async () => {
+        const answers = await withRealm(tokens.realm).resolveDigests(requestsFor(REPOS))();
+        expect(answers).toEqual(REPOS.map(resolved));
+        expect(tokens.scopeRequests).toEqual([REPOS.map(scope)]);
+        expect(wire().sort()).toEqual(REPOS.map((repo) => `HEAD /v2/${repo}/manifests/prod token`));
+      });
+
+      it("a 401 naming another realm: that realm's challenge flow in the same call, and the next call asks it first", async () => {
+        const registryPort = withRealm(stranger.realm);
+        const answers = await registryPort.resolveDigests(requestsFor(REPOS))();
+        expect(answers).toEqual(REPOS.map(resolved));
+        expect(stranger.scopeRequests).toEqual([REPOS.map(scope)]);
+        // One token from the registry's own realm for the whole batch, not one per repo.
+        expect(tokens.scopeRequests).toEqual([REPOS.map(scope)]);
+        // Each repo: a HEAD with the stranger's token (401), then one with the registry's.
+        expect(wire().sort()).toEqual(REPOS.flatMap((repo) => Array(2).fill(`HEAD /v2/${repo}/manifests/prod token`)));
+
+        stranger.scopeRequests.length = 0;
+        tokens.scopeRequests.length = 0;
+        proxy.seen.length = 0;
+        expect(await registryPort.resolveDigests(requestsFor(REPOS))()).toEqual(REPOS.map(resolved));
+        expect(stranger.scopeRequests).toEqual([]);
+        expect(tokens.scopeRequests).toEqual([REPOS.map(scope)]);
+        expect(proxy.seen).toHaveLength(REPOS.length);
+      });
+
+      it('one repo sent to another realm: 4 requests, within the bound of one repo', async () => {
+        const answers = await withRealm(stranger.realm).resolveDigests(requestsFor(['tracebloc/pods-monitor']))();
+        expect(answers).toEqual([resolved('tracebloc/pods-monitor')]);
+        expect(stranger.scopeRequests).toEqual([[scope('tracebloc/pods-monitor')]]);
+        expect(tokens.scopeRequests).toEqual([[scope('tracebloc/pods-monitor')]]);
+        expect(wire()).toEqual(Array(2).fill('HEAD /v2/tracebloc/pods-monitor/manifests/prod token'));
+      });
+
+      it('a batched token granted for some repos only: a token of their own for those repos, from the same realm', async () => {
+        tokens.behaviour = 'grant-first-scope-only';
+        const answers = await withRealm(tokens.realm).resolveDigests(requestsFor(REPOS))();
+        expect(answers).toEqual(REPOS.map(resolved));
+        const [batch, ...own] = tokens.scopeRequests;
+        expect(batch).toEqual(REPOS.map(scope));
+        expect(own.sort()).toEqual([[scope(REPOS[1])], [scope(REPOS[2])]]);
+        // 3 HEADs with the batched token (2 refused), 2 HEADs with their own; no probe.
+        expect(wire().filter((line) => line.endsWith('anonymous'))).toEqual([]);
+        expect(proxy.seen).toHaveLength(5);
+      });
+
+      it('a token server that refuses the batch outright: one token per repo, no probe', async () => {
+        tokens.behaviour = 'refuse-batch';
+        const answers = await withRealm(tokens.realm).resolveDigests(requestsFor(REPOS))();
+        expect(answers).toEqual(REPOS.map(resolved));
+        const [batch, ...own] = tokens.scopeRequests;
+        expect(batch).toEqual(REPOS.map(scope));
+        expect(own.sort()).toEqual(REPOS.map((repo) => [scope(repo)]));
+        expect(wire().sort()).toEqual(REPOS.map((repo) => `HEAD /v2/${repo}/manifests/prod token`));
+      });
     });
 
     it('an unknown tag behind auth is NotFound, and the other repos resolve', async () => {

@@ -333,6 +333,7 @@ export class RealStack {
       events: createEventsPort(this.kubeConfig, this.config, { reportingInstance: 'parity' }),
       registry: createRegistryPort({
         baseUrl: this.config.registryUrl,
+        authUrl: this.config.authUrl,
         timeoutMs: this.config.registryTimeoutMs,
         fetch: localOnlyFetch,
       }),
