@@ -48,6 +48,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     let registry: RegistryProcess;
     let proxy: LocalServer;
     let fault: Fault = () => undefined;
+    // A registry with the referrers API: the proxy answers it with the index
+    // @sigstore/oci wrote to the fallback tag (what such a registry lists).
+    let referrersApi = false;
     const trusted = newSigningKey('ecdsa-p256');
     const stranger = newSigningKey('ecdsa-p256');
 
@@ -59,6 +62,26 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       );
       proxy = await listenLocal((incoming, outgoing) => {
         const path = new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname;
+        const referrers = /^\/v2\/(.+)\/referrers\/sha256:([0-9a-f]{64})$/.exec(path);
+        if (referrersApi && referrers !== null) {
+          const [, repo, hex] = referrers;
+          fetch(`${registry.url}/v2/${repo}/manifests/sha256-${hex}`, {
+            headers: {
+              Accept: 'application/vnd.oci.image.index.v1+json',
+              Authorization: `Bearer ${pushToken(repo ?? '')}`,
+            },
+          }).then(
+            async (answer) => {
+              outgoing.writeHead(answer.status, { 'content-type': 'application/vnd.oci.image.index.v1+json' });
+              outgoing.end(await answer.text());
+            },
+            (error: Error) => {
+              outgoing.writeHead(502);
+              outgoing.end(error.message);
+            },
+          );
+          return;
+        }
         const injected = fault(incoming.method ?? '', path);
         if (injected === undefined) return forwardTo(registry.url, incoming, outgoing);
         outgoing.writeHead(injected.status, { 'content-type': 'application/json' });
@@ -72,6 +95,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     });
     beforeEach(() => {
       fault = () => undefined;
+      referrersApi = false;
       proxy.seen.length = 0;
     });
 
@@ -182,6 +206,34 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         expect(cost).toEqual({ requests: 8, manifestGets: 2 });
       },
     );
+
+    it('on a registry with the referrers API, a bundle costs one pull: no fallback tag is read', async () => {
+      const repo = 'bundle/referrers-api';
+      const digest = await image(repo);
+      await attach(repo, digest, trusted);
+      referrersApi = true;
+      proxy.seen.length = 0;
+      const { result, cost } = await check(repo, digest);
+      expect(result).toEqual(E.right({ _tag: 'Verified', by: '/keys/release.pub', format: 'sigstore-bundle' }));
+      expect(wire()).toEqual([
+        `HEAD /v2/${repo}/manifests/sha256-H.sig`,
+        `HEAD /v2/${repo}/manifests/sha256-H.sig`,
+        `GET /v2/${repo}/referrers/sha256:H?artifactType=application%2Fvnd.dev.sigstore.bundle.v0.3%2Bjson`,
+        `GET /v2/${repo}/manifests/sha256:H`,
+        `GET /v2/${repo}/blobs/sha256:H`,
+      ]);
+      expect(cost).toEqual({ requests: 6, manifestGets: 1 });
+    });
+
+    it('a .sig that does not verify and a bundle that does: Verified by the bundle', async () => {
+      const repo = 'bundle/after-bad-sig';
+      const digest = await image(repo);
+      await signSig(repo, digest, stranger);
+      await attach(repo, digest, trusted);
+      expect((await check(repo, digest)).result).toEqual(
+        E.right({ _tag: 'Verified', by: '/keys/release.pub', format: 'sigstore-bundle' }),
+      );
+    });
 
     describe('the tamper table: never Verified', () => {
       it('unsigned: NotVerified, and it costs no pull (HEADs and a referrers GET only)', async () => {
