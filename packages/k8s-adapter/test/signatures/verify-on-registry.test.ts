@@ -15,17 +15,15 @@ import {
 } from '../support/registry-process.js';
 import { pushImage } from '../support/registry-push.js';
 import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from '../support/registry-token-server.js';
+import { attachBundle, bundleOver, cosignStatement } from '../support/signature-bundles.js';
 import {
-  attachBundle,
-  bundleOver,
-  cosignStatement,
   newSigningKey,
   pushSigTag,
   type SigningKey,
   sigLayer,
   simpleSigningPayload,
   type TestKeyKind,
-} from '../support/signature-signing.js';
+} from '../support/signature-sig-tag.js';
 
 // Signatures in both of cosign's formats on a real token-auth registry
 // (Debian's docker-registry 2.8.2, which answers 404 to the referrers API, so
