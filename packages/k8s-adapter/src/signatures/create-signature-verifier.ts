@@ -16,6 +16,7 @@ import type { KeylessTrust } from './verify-bundle.js';
 // leaves no verdict when the other did not verify: a signature that could not
 // be read might have been the valid one.
 
+/** What {@link createSignatureVerifier} needs: the registry, the trusted keys and/or keyless trust. */
 export interface SignatureVerifierOptions {
   /** The registry port's own options: base URL, REGISTRY_TIMEOUT, transport. */
   readonly registry: RegistryPortOptions;
@@ -28,6 +29,7 @@ export interface SignatureVerifierOptions {
   readonly onRequests?: (target: SignatureTarget, count: Readonly<RequestCount>) => void;
 }
 
+/** Checks resolved digests for a signature that verifies (issue 15). */
 export interface SignatureVerifier {
   /**
    * One digest's verdict. Never throws; `signal` (the tick's budget) stops it
@@ -40,6 +42,17 @@ const SHA256 = /^sha256:[0-9a-f]{64}$/;
 
 const joinWhys = (sig: string, bundle: string): string => `${sig}; ${bundle}`;
 
+/**
+ * A signature check of resolved digests (issue 15): cosign's `sha256-<hex>.sig`
+ * tag first, then sigstore bundles (referrers API, `sha256-<hex>` tag
+ * fallback), on the registry port's transport and anonymous tokens, verified
+ * offline. A signature counts only when its payload names exactly the digest.
+ *
+ * Promises: never throws; `Right(Verified)` names the key file or identity,
+ * `Right(NotVerified)` says why; a registry failure on any signature request
+ * that could have verified is a `Left` — no verdict, never a rejection.
+ * `@sigstore/*` is loaded only when a bundle must be verified.
+ */
 export const createSignatureVerifier = (options: SignatureVerifierOptions): SignatureVerifier => {
   const client = registryClient(options.registry);
   const limits: SignatureLimits = { ...DEFAULT_SIGNATURE_LIMITS, ...options.limits };

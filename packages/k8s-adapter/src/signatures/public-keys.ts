@@ -9,6 +9,7 @@ import * as E from 'fp-ts/lib/Either.js';
 /** The key types a `.sig` signature and a key-based bundle verify with (verify-with-key.ts). */
 export type KeyKind = 'ecdsa-p256' | 'ecdsa-p384' | 'ecdsa-p521' | 'rsa' | 'ed25519';
 
+/** One public key a signature may verify with; `id` is what `Verified.by` names. */
 export interface TrustedKey {
   /** The file, with `#2`, `#3`… for the further keys of a file holding several: what `Verified.by` says. */
   readonly id: string;
@@ -16,6 +17,7 @@ export interface TrustedKey {
   readonly key: KeyObject;
 }
 
+/** A SIGNATURE_PUBLIC_KEYS file that holds no usable public key; `message` names the file, never its content. */
 export interface KeyFileError {
   readonly _tag: 'KeyFileError';
   /** The file the error is about, as given. */

@@ -24,6 +24,7 @@ export type Found =
   | { readonly _tag: 'Absent'; readonly what: string }
   | { readonly _tag: 'TooLarge'; readonly what: string; readonly limit: number };
 
+/** What one signature check cost on the wire. */
 export interface RequestCount {
   /** Every request sent, token requests included. */
   requests: number;

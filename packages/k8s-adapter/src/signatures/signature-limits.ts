@@ -4,6 +4,7 @@
 // is ≈ 5–10 KB; a simple-signing payload is < 1 KB. The caps leave room for a
 // few hundred signatures and refuse what no signer produces.
 
+/** Caps on what one signature check reads and tries; see {@link DEFAULT_SIGNATURE_LIMITS}. */
 export interface SignatureLimits {
   /** A `.sig` manifest, a referrers index, a bundle manifest. */
   readonly maxManifestBytes: number;
@@ -15,6 +16,7 @@ export interface SignatureLimits {
   readonly maxBundles: number;
 }
 
+/** 512 KiB per manifest or index, 256 KiB per blob, 16 `.sig` layers, 8 bundles. */
 export const DEFAULT_SIGNATURE_LIMITS: SignatureLimits = {
   maxManifestBytes: 512 * 1024,
   maxBlobBytes: 256 * 1024,

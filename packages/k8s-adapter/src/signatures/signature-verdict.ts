@@ -17,12 +17,14 @@ export interface SignatureTarget {
   readonly digest: string;
 }
 
+/** The registry's final word on one digest's signatures, judged: verified by whom, or why not. */
 export type SignatureVerdict =
   /** A signature over a payload naming exactly this digest verified with `by` (a key id or an identity). */
   | { readonly _tag: 'Verified'; readonly by: string; readonly format: SignatureFormat }
   /** No signature verified; `why` names what was found and why each failed, for the finding. */
   | { readonly _tag: 'NotVerified'; readonly why: string };
 
+/** A verdict, or the registry failure that left none (the image waits for the next tick). */
 export type SignatureCheck = E.Either<RegistryError, SignatureVerdict>;
 
 export const verified = (by: string, format: SignatureFormat): SignatureVerdict => ({ _tag: 'Verified', by, format });

@@ -23,6 +23,7 @@ import type { TrustedKey } from './public-keys.js';
 // entries and timestamps are set aside, as `cosign verify --key` does without
 // a trusted root (they would need one).
 
+/** Keyless trust: SIGSTORE_TRUSTED_ROOT (parsed), SIGNATURE_IDENTITY, SIGNATURE_ISSUER. */
 export interface KeylessTrust {
   /** The parsed trusted_root.json (SIGSTORE_TRUSTED_ROOT). */
   readonly trustedRoot: unknown;

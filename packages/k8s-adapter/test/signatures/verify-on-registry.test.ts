@@ -172,17 +172,30 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       );
     });
 
-    it.each<TestKeyKind>(['ecdsa-p384', 'rsa', 'ed25519'])('a .sig signature by a %s key verifies', async (kind) => {
-      const repo = `sig/key-${kind}`;
+    it.each<[TestKeyKind, string]>([
+      ['ecdsa-p384', 'sha256'],
+      ['ecdsa-p384', 'sha384'],
+      ['ecdsa-p521', 'sha256'],
+      ['ecdsa-p521', 'sha512'],
+      ['rsa', 'sha256'],
+      ['ed25519', 'none'],
+    ])('a .sig signature by a %s key (hash %s) verifies', async (kind, hash) => {
+      const repo = `sig/key-${kind}-${hash}`;
       const key = newSigningKey(kind);
       const digest = await image(repo);
-      await signSig(repo, digest, key);
+      await pushSigTag(
+        registry.url,
+        repo,
+        digest,
+        [sigLayer(key, simpleSigningPayload(repo, digest), hash)],
+        pushToken(repo),
+      );
       expect((await check(repo, digest, keysOf([`/keys/${kind}.pub`, key.publicPem]))).result).toEqual(
         E.right({ _tag: 'Verified', by: `/keys/${kind}.pub`, format: 'cosign-sig-tag' }),
       );
     });
 
-    it.each<TestKeyKind>(['ecdsa-p256', 'ecdsa-p384', 'rsa', 'ed25519'])(
+    it.each<TestKeyKind>(['ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa', 'ed25519'])(
       'a bundle by @sigstore/sign with a %s key, attached by @sigstore/oci, verifies through the fallback tag (referrers 404)',
       async (kind) => {
         const repo = `bundle/key-${kind}`;

@@ -10,7 +10,7 @@ import { OCI_MANIFEST, type Pushed, pushBlob, pushManifest } from './registry-pu
 
 export const SIMPLE_SIGNING = 'application/vnd.dev.cosign.simplesigning.v1+json';
 
-export type TestKeyKind = 'ecdsa-p256' | 'ecdsa-p384' | 'rsa' | 'ed25519';
+export type TestKeyKind = 'ecdsa-p256' | 'ecdsa-p384' | 'ecdsa-p521' | 'rsa' | 'ed25519';
 
 export interface SigningKey {
   readonly kind: TestKeyKind;
@@ -18,13 +18,15 @@ export interface SigningKey {
   readonly publicPem: string;
 }
 
+const CURVES = { 'ecdsa-p256': 'prime256v1', 'ecdsa-p384': 'secp384r1', 'ecdsa-p521': 'secp521r1' } as const;
+
 export const newSigningKey = (kind: TestKeyKind = 'ecdsa-p256'): SigningKey => {
   const pair =
     kind === 'rsa'
       ? generateKeyPairSync('rsa', { modulusLength: 2048 })
       : kind === 'ed25519'
         ? generateKeyPairSync('ed25519')
-        : generateKeyPairSync('ec', { namedCurve: kind === 'ecdsa-p384' ? 'secp384r1' : 'prime256v1' });
+        : generateKeyPairSync('ec', { namedCurve: CURVES[kind] });
   return {
     kind,
     privateKey: pair.privateKey,
@@ -32,8 +34,9 @@ export const newSigningKey = (kind: TestKeyKind = 'ecdsa-p256'): SigningKey => {
   };
 };
 
-export const signBytes = (key: SigningKey, data: Buffer): Buffer =>
-  key.kind === 'ed25519' ? sign(null, data, key.privateKey) : sign('sha256', data, key.privateKey);
+/** SHA-256 by default, as cosign; `hash` to sign P-384/P-521 with their own curve's hash. */
+export const signBytes = (key: SigningKey, data: Buffer, hash = 'sha256'): Buffer =>
+  key.kind === 'ed25519' ? sign(null, data, key.privateKey) : sign(hash, data, key.privateKey);
 
 /** cosign's simple-signing payload, with the spec's own capitalised `Docker-manifest-digest` on request. */
 export const simpleSigningPayload = (repo: string, digest: string, keyName = 'docker-manifest-digest'): Buffer =>
@@ -56,9 +59,9 @@ export interface SigLayer {
   readonly extraAnnotations?: Record<string, string>;
 }
 
-export const sigLayer = (key: SigningKey, payload: Buffer): SigLayer => ({
+export const sigLayer = (key: SigningKey, payload: Buffer, hash = 'sha256'): SigLayer => ({
   payload,
-  signature: signBytes(key, payload).toString('base64'),
+  signature: signBytes(key, payload, hash).toString('base64'),
 });
 
 /** Push `sha256-<hex>.sig` with one simple-signing layer per signature (cosign's layout). */
