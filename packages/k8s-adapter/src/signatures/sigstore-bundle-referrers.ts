@@ -1,10 +1,12 @@
 import type { RegistryError } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import { digestTag } from './cosign-sig-tag.js';
-import { type Descriptor, descriptorsOf, matchesDigest, OCI_INDEX, OCI_MANIFEST } from './oci-documents.js';
-import type { Found, RepoSession } from './repo-session.js';
+import { type Attempt, firstVerified } from './first-verified.js';
+import { type Descriptor, descriptorsOf, OCI_INDEX, OCI_MANIFEST } from './oci-documents.js';
+import { readByDigest, readTag } from './read-content.js';
+import type { RepoSession } from './repo-session.js';
 import type { SignatureLimits } from './signature-limits.js';
-import { notVerified, type SignatureCheck, type SignatureTarget, verified } from './signature-verdict.js';
+import { notVerified, type SignatureCheck, type SignatureTarget } from './signature-verdict.js';
 import { type BundleTrust, verifyBundle } from './verify-bundle.js';
 
 // Sigstore bundles attached as OCI 1.1 referrers (cosign specs/BUNDLE_SPEC.md
@@ -37,23 +39,12 @@ const readIndex = async (
     return E.right({ why: `its referrers index is larger than ${listed.right.limit} bytes: not read` });
 
   const tag = digestTag(target.digest);
-  const head = await session.head(session.path('manifests', tag), OCI_INDEX);
-  if (E.isLeft(head)) return head;
-  if (head.right._tag !== 'Found') return E.right({ why: `no sigstore bundle (no referrers API, no ${tag} tag)` });
-  const named = head.right.headers.get('docker-content-digest');
-  const reference = named !== null && /^sha256:[0-9a-f]{64}$/.test(named) ? named : tag;
-  const fallback = await session.get(session.path('manifests', reference), OCI_INDEX, limits.maxManifestBytes);
+  const fallback = await readTag(session, tag, OCI_INDEX, limits.maxManifestBytes, `the referrers tag ${tag}`);
   if (E.isLeft(fallback)) return fallback;
-  const found: Found = fallback.right;
-  if (found._tag === 'Absent') return E.right({ why: `the referrers tag ${tag} vanished while it was read` });
-  if (found._tag === 'TooLarge')
-    return E.right({ why: `the referrers tag ${tag} is larger than ${found.limit} bytes: not read` });
-  if (reference !== tag && !matchesDigest(found.body, reference))
-    return E.right({ why: `the referrers tag ${tag} does not hash to ${reference}` });
-  return E.right({ index: found.body, where: `the ${tag} tag` });
+  if ('absent' in fallback.right) return E.right({ why: `no sigstore bundle (no referrers API, no ${tag} tag)` });
+  if ('why' in fallback.right) return E.right(fallback.right);
+  return E.right({ index: fallback.right.body, where: `the ${tag} tag` });
 };
-
-type BundleOutcome = E.Either<RegistryError, { readonly by: string } | { readonly why: string }>;
 
 const checkOne = async (
   session: RepoSession,
@@ -61,26 +52,24 @@ const checkOne = async (
   referrer: Descriptor,
   trust: BundleTrust,
   limits: SignatureLimits,
-): Promise<BundleOutcome> => {
-  const manifest = await session.get(session.path('manifests', referrer.digest), OCI_MANIFEST, limits.maxManifestBytes);
+): Promise<Attempt> => {
+  const manifest = await readByDigest(
+    session,
+    'manifests',
+    referrer.digest,
+    OCI_MANIFEST,
+    limits.maxManifestBytes,
+    'its manifest',
+  );
   if (E.isLeft(manifest)) return manifest;
-  const found = manifest.right;
-  if (found._tag === 'Absent') return E.right({ why: `its manifest ${referrer.digest} is missing` });
-  if (found._tag === 'TooLarge') return E.right({ why: `its manifest is larger than ${found.limit} bytes: not read` });
-  if (!matchesDigest(found.body, referrer.digest))
-    return E.right({ why: `its manifest does not hash to ${referrer.digest}` });
-  const layers = descriptorsOf(found.body, 'layers');
+  if ('why' in manifest.right) return E.right(manifest.right);
+  const layers = descriptorsOf(manifest.right.body, 'layers');
   if (E.isLeft(layers)) return E.right({ why: `its manifest ${layers.left}` });
   const layer = layers.right.find((l) => BUNDLE_MEDIA_TYPES.includes(l.mediaType));
   if (layer === undefined) return E.right({ why: 'its manifest has no bundle layer' });
-  const blob = await session.get(session.path('blobs', layer.digest), '*/*', limits.maxBlobBytes);
+  const blob = await readByDigest(session, 'blobs', layer.digest, '*/*', limits.maxBlobBytes, 'its bundle blob');
   if (E.isLeft(blob)) return blob;
-  if (blob.right._tag === 'Absent')
-    return E.right({ why: `its bundle blob ${layer.digest} is missing from the registry` });
-  if (blob.right._tag === 'TooLarge')
-    return E.right({ why: `its bundle is larger than ${blob.right.limit} bytes: not read` });
-  if (!matchesDigest(blob.right.body, layer.digest))
-    return E.right({ why: `its bundle does not hash to ${layer.digest}` });
+  if ('why' in blob.right) return E.right(blob.right);
   const judged = await verifyBundle(blob.right.body, target.digest, trust);
   return E.right(E.isRight(judged) ? { by: judged.right } : { why: judged.left });
 };
@@ -102,15 +91,11 @@ export const checkSigstoreBundles = async (
     .slice(0, limits.maxBundles);
   if (bundles.length === 0) return E.right(notVerified(`no sigstore bundle among the referrers in ${where}`));
 
-  const whys: string[] = [];
-  let failure: RegistryError | undefined;
-  for (const referrer of bundles) {
-    const outcome = await checkOne(session, target, referrer, trust, limits);
-    if (E.isLeft(outcome)) failure ??= outcome.left;
-    else if ('by' in outcome.right) return E.right(verified(outcome.right.by, 'sigstore-bundle'));
-    else whys.push(`bundle ${referrer.digest.slice(0, 19)}…: ${outcome.right.why}`);
-  }
-  // A bundle that could not be read might have verified: no verdict (issue 15).
-  if (failure !== undefined) return E.left(failure);
-  return E.right(notVerified(`${where}: ${whys.join('; ')}`));
+  return firstVerified(
+    bundles,
+    (referrer) => checkOne(session, target, referrer, trust, limits),
+    (referrer) => `bundle ${referrer.digest.slice(0, 19)}…`,
+    'sigstore-bundle',
+    where,
+  );
 };

@@ -323,6 +323,30 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         );
       });
 
+      it('a registry 500 on the payload blob of the only signature: a registry failure, not "no valid signature"', async () => {
+        const digest = await image('tamper/blob-500');
+        await signSig('tamper/blob-500', digest, trusted);
+        fault = (method, path) =>
+          method === 'GET' && path.startsWith('/v2/tamper/blob-500/blobs/') ? { status: 503, body: 'busy' } : undefined;
+        const { result } = await check('tamper/blob-500', digest);
+        expect(E.isLeft(result) && result.left).toMatchObject({ _tag: 'Transport', status: 503 });
+      });
+
+      it('a payload blob served with other bytes than its digest says: NotVerified, not read as the payload', async () => {
+        const digest = await image('tamper/swapped-blob');
+        const pushed = await signSig('tamper/swapped-blob', digest, trusted);
+        fault = (method, path) =>
+          method === 'GET' && path.startsWith('/v2/tamper/swapped-blob/blobs/')
+            ? {
+                status: 200,
+                body: simpleSigningPayload('tamper/swapped-blob', digest).toString().replace('null', '{}'),
+              }
+            : undefined;
+        expect(why((await check('tamper/swapped-blob', digest)).result)).toContain(
+          `signature 1: its payload blob does not hash to ${pushed.layerDigests[0]}`,
+        );
+      });
+
       it('a registry 500 on the referrers API of an image without .sig is a registry failure too', async () => {
         const digest = await image('tamper/referrers-500');
         fault = (method, path) =>
