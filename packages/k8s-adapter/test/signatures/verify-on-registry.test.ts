@@ -246,6 +246,19 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       );
     });
 
+    it("the tick's budget spent (its signal aborted): a Timeout, and no request is sent", async () => {
+      const digest = await image('sig/out-of-budget');
+      await signSig('sig/out-of-budget', digest, trusted);
+      proxy.seen.length = 0;
+      const verifier = createSignatureVerifier({
+        registry: { baseUrl: proxy.url, timeoutMs: 2_000, fetch: localOnlyHttp },
+        keys: TRUSTED,
+      });
+      const result = await verifier.verify({ repo: 'sig/out-of-budget', digest }, AbortSignal.abort());
+      expect(E.isLeft(result) && result.left._tag).toBe('Timeout');
+      expect(proxy.seen).toEqual([]);
+    });
+
     describe('the tamper table: never Verified', () => {
       it('unsigned: NotVerified, and it costs no pull (HEADs and a referrers GET only)', async () => {
         const digest = await image('tamper/unsigned');
