@@ -25,3 +25,20 @@ export {
   type RateLimitBudget,
   type RegistryPortOptions,
 } from './registry/index.js';
+export {
+  createSignatureVerifier,
+  DEFAULT_SIGNATURE_LIMITS,
+  type KeyFileError,
+  type KeyKind,
+  type KeylessTrust,
+  parsePublicKeys,
+  type RequestCount,
+  type SignatureCheck,
+  type SignatureFormat,
+  type SignatureLimits,
+  type SignatureTarget,
+  type SignatureVerdict,
+  type SignatureVerifier,
+  type SignatureVerifierOptions,
+  type TrustedKey,
+} from './signatures/index.js';

@@ -40,6 +40,8 @@ export const exchange = async (
   method: 'HEAD' | 'GET',
   url: URL,
   headers: Readonly<Record<string, string>>,
+  /** Read at most about this much of the body (see HttpInit.maxBodyBytes); unbounded when absent. */
+  maxBodyBytes?: number,
 ): Promise<E.Either<RegistryError, Exchange>> => {
   const what = describeRequest(method, url);
   try {
@@ -47,6 +49,7 @@ export const exchange = async (
       method,
       headers,
       signal: AbortSignal.timeout(client.timeoutMs),
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     });
     const body = method === 'HEAD' ? '' : await response.text();
     return E.right({ status: response.status, headers: response.headers, body });

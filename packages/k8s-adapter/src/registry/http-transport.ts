@@ -30,6 +30,13 @@ export interface HttpInit {
   readonly headers: Readonly<Record<string, string>>;
   /** Aborts connecting, the headers and the body alike, at the request bound. */
   readonly signal: AbortSignal;
+  /**
+   * Stop reading the body once it is longer than this (the answer is then cut
+   * after at least `maxBodyBytes + 1` bytes, so the caller can tell): what a
+   * signature fetch reads is bounded (issue 15). A fetch that ignores it is
+   * still bounded by the caller's own length check.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** The part of fetch the registry client uses; the global fetch fits it too (tests inject one). */
@@ -52,7 +59,17 @@ export const nodeHttpFetch: HttpFetch = (url, init) =>
         // Cut off by the bound: fail with the bound's own reason (a
         // TimeoutError), as fetch does, so the caller says "did not answer".
         const cutOff = (cause: unknown) => failed(init.signal.aborted ? init.signal.reason : cause);
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          read += chunk.length;
+          // Past the cap: keep what arrived (longer than the cap, so the
+          // caller sees it was cut) and drop the rest unread.
+          if (init.maxBodyBytes !== undefined && read > init.maxBodyBytes) {
+            done(Buffer.concat(chunks).toString('utf8'));
+            res.destroy();
+          }
+        });
         res.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
         res.on('error', cutOff);
         res.on('aborted', () => cutOff(new Error('the answer was cut off')));

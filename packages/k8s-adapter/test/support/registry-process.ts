@@ -39,7 +39,19 @@ export interface RegistryProcess {
 
 const READY_WITHIN_MS = 10_000;
 
-const config = (root: string, port: number, certificateFile: string | undefined, auth: TokenAuth | undefined): string =>
+/** Storage switches some tests need; distribution's defaults otherwise. */
+export interface RegistryOptions {
+  /** `storage.delete.enabled`: lets a test DELETE a blob to model a signature whose payload is gone. */
+  readonly deletable?: boolean;
+}
+
+const config = (
+  root: string,
+  port: number,
+  certificateFile: string | undefined,
+  auth: TokenAuth | undefined,
+  options: RegistryOptions,
+): string =>
   [
     'version: 0.1',
     'log:',
@@ -49,6 +61,7 @@ const config = (root: string, port: number, certificateFile: string | undefined,
     'storage:',
     '  filesystem:',
     `    rootdirectory: ${JSON.stringify(root)}`,
+    ...(options.deletable === true ? ['  delete:', '    enabled: true'] : []),
     'http:',
     `  addr: 127.0.0.1:${port}`,
     ...(auth === undefined || certificateFile === undefined
@@ -85,14 +98,14 @@ const waitUntilServing = async (url: string, child: ChildProcess, output: () => 
   throw new Error(`docker-registry did not serve ${url}/v2/ within ${READY_WITHIN_MS} ms: ${output()}`);
 };
 
-export const startRegistry = async (auth?: TokenAuth): Promise<RegistryProcess> => {
+export const startRegistry = async (auth?: TokenAuth, options: RegistryOptions = {}): Promise<RegistryProcess> => {
   if (!existsSync(REGISTRY_BINARY)) throw new Error(`IMAGE_REFRESH_CI=1 and the registry tests cannot run: ${MISSING}`);
   const dir = await mkdtemp(join(tmpdir(), 'image-refresh-registry-'));
   const port = await freePort();
   const certificateFile = auth === undefined ? undefined : join(dir, 'token-issuer.pem');
   if (auth !== undefined && certificateFile !== undefined) await writeFile(certificateFile, auth.certificatePem);
   const configFile = join(dir, 'config.yml');
-  await writeFile(configFile, config(join(dir, 'storage'), port, certificateFile, auth));
+  await writeFile(configFile, config(join(dir, 'storage'), port, certificateFile, auth, options));
 
   // A clean environment: REGISTRY_* variables would override the config file.
   const child = spawn(REGISTRY_BINARY, ['serve', configFile], {

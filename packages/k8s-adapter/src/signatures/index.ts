@@ -1,0 +1,12 @@
+// Public surface of the signature check (issue 15); src/index.ts re-exports it.
+
+export {
+  createSignatureVerifier,
+  type SignatureVerifier,
+  type SignatureVerifierOptions,
+} from './create-signature-verifier.js';
+export { type KeyFileError, type KeyKind, parsePublicKeys, type TrustedKey } from './public-keys.js';
+export type { RequestCount } from './repo-session.js';
+export { DEFAULT_SIGNATURE_LIMITS, type SignatureLimits } from './signature-limits.js';
+export type { SignatureCheck, SignatureFormat, SignatureTarget, SignatureVerdict } from './signature-verdict.js';
+export type { KeylessTrust } from './verify-bundle.js';
