@@ -167,19 +167,19 @@ export const planRefresh = (
   // when, after this tick, every managed container of the image runs the
   // digest — a requests-proxy converged alone must not make jobs-manager's
   // api, still on its tag since install, look like a reverted pin (#569).
+  // What a container runs after this tick is its patch, or else what it runs
+  // now. And a marker only beside a record: a drift always has one (a Drift
+  // verdict needs it), a live repair has one when its finding came from it.
   if (scope.markPins === true) {
     for (const { name } of IMAGES) {
       const mine = managedContainers(config).filter((m) => m.image === name);
-      const target = mine
-        .map((m) => containers[m.workload].find((c) => c.container === m.container)?.image)
-        .find((image) => image !== undefined);
+      const patched = (m: ManagedContainer) => containers[m.workload].find((c) => c.container === m.container)?.image;
+      const target = mine.map(patched).find((image) => image !== undefined);
       if (target === undefined) continue;
-      const runs = (m: ManagedContainer) =>
-        containers[m.workload].some((c) => c.container === m.container && c.image === target) ||
-        runsLive(m.workload, m.container, target);
+      const endsOnTarget = (m: ManagedContainer) =>
+        (patched(m) ?? scope.liveImages?.[m.workload]?.[m.container]) === target;
       const digest = target.slice(target.indexOf('@') + 1);
-      if (mine.every(runs) && (drift[name] !== undefined || recorded[name]._tag === 'Some'))
-        pins[name] = digest as Digest;
+      if (mine.every(endsOnTarget) && recorded[name]._tag === 'Some') pins[name] = digest as Digest;
     }
   }
 
