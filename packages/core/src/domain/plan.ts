@@ -127,6 +127,7 @@ export const planRefresh = (
     if (verdict._tag === 'FirstObservation' && recordable) firstObservations[name] = verdict.digest;
     if (verdict._tag !== 'Drift') continue;
     const image = imageReference(config, name, verdict.to);
+    // Stryker disable next-line BooleanLiteral: every case of the switch below assigns it before it is read
     let moved = false;
     switch (name) {
       case 'jobs-manager':
@@ -143,6 +144,7 @@ export const planRefresh = (
         {
           const proxyAlreadyOnIt = decoupled !== undefined && runsLive('requests-proxy', CONTAINER.proxy, image);
           if (!config.pins.requestsProxy && !proxyAlreadyOnIt)
+            // Stryker disable next-line LogicalOperator: moved is read only when recordable, i.e. outside a decoupled pass, where api always moved
             moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
         }
         break;
