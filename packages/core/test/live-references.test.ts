@@ -1,7 +1,9 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { liveFindings, parseReference } from '../src/domain/live-drift.js';
+import { type ImageName, imageSpec } from '../src/domain/workloads.js';
 import { simConfig, simDigest } from '../src/sim/index.js';
+import { aSteadyEdge } from './support/edge.js';
 
 // RECONCILE_LIVE (I23): what a container runs, read from its pod template, in
 // every shape the chart and a human write it, and which containers are drift.
@@ -115,4 +117,22 @@ describe('I23: liveFindings — which containers run something other than the re
         'jobs-manager': workload({ api: `${JM}@${D1}`, 'pods-monitor-container': `index.docker.io/${PM}@${D2}` }),
       }),
     ).toEqual([]));
+});
+
+describe('I23: each image keeps its pin marker under its own annotation', () => {
+  it('a resource-monitor re-image with RECONCILE_LIVE on records its digest and its marker in one write', async () => {
+    const edge = await aSteadyEdge({ RECONCILE_LIVE: '1' });
+    const rm2 = simDigest(`${RM}#2`);
+    edge.world.publish(RM, rm2);
+    expect((await edge.tick()).exitCode).toBe(0);
+    expect(edge.writes().at(-1)).toBe(
+      `recordDigests ${JSON.stringify({
+        'tracebloc.io/last-refreshed-resource-monitor-digest': rm2,
+        'tracebloc.io/pinned-resource-monitor-digest': rm2,
+      })}`,
+    );
+  });
+
+  it('an image outside the three is a defect that names it', () =>
+    expect(() => imageSpec('nginx' as ImageName)).toThrow('unknown image nginx'));
 });
