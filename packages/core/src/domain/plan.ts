@@ -4,7 +4,15 @@ import type { ContainerImage, RecordedDigests } from '../ports/cluster-port.js';
 import type { RegistryError } from '../ports/registry-port.js';
 import type { Digest } from './digest.js';
 import { isRepairable, type LiveFinding, type ManagedContainer, managedContainers } from './live-drift.js';
-import { CONTAINER, IMAGES, type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from './workloads.js';
+import {
+  CONTAINER,
+  IMAGES,
+  type ImageName,
+  imageSpec,
+  WORKLOAD_ORDER,
+  type WorkloadId,
+  type WorkloadRef,
+} from './workloads.js';
 
 // SPEC §3.4: compare what the registry reports with what was recorded, and turn
 // drift into per-workload patches. Pure; the machine only asks.
@@ -185,22 +193,20 @@ export const planRefresh = (
     }
   }
 
-  const changes = (['jobs-manager', 'requests-proxy', 'resource-monitor'] as const)
-    .filter((id) => containers[id].length > 0)
-    .map((id) => {
-      const live = scope.liveImages?.[id];
-      const previous = Object.fromEntries(
-        containers[id].flatMap(({ container }) => {
-          const image = live?.[container];
-          return image === undefined ? [] : [[container, image]];
-        }),
-      );
-      return {
-        workload: workloadRef(config, id),
-        images: containers[id],
-        ...(Object.keys(previous).length > 0 ? { previous } : {}),
-      };
-    });
+  const changes = WORKLOAD_ORDER.filter((id) => containers[id].length > 0).map((id) => {
+    const live = scope.liveImages?.[id];
+    const previous = Object.fromEntries(
+      containers[id].flatMap(({ container }) => {
+        const image = live?.[container];
+        return image === undefined ? [] : [[container, image]];
+      }),
+    );
+    return {
+      workload: workloadRef(config, id),
+      images: containers[id],
+      ...(Object.keys(previous).length > 0 ? { previous } : {}),
+    };
+  });
   return { verdicts, live: scope.live ?? [], firstObservations, drift, changes, pins };
 };
 
