@@ -258,12 +258,17 @@ describe('DECOUPLED_REFRESH: a pass past an unsettled jobs-manager (I22, I24, I2
     expect(plan.drift).toEqual({ 'resource-monitor': R2 });
   });
 
-  it('a proxy already on the drifted digest is not patched again (I25), and the digest is not first-observed', () => {
+  it('a proxy already on the drifted digest is not patched again (I25), one not read is; the digest is not first-observed', () => {
     const plan = planRefresh(config, [resolved('jobs-manager', J2)], records(J1), {
       decoupled: decoupled(['requests-proxy']),
       liveImages: { ...ON_BUILD_1, 'requests-proxy': { proxy: at(JM, J2) } },
     });
     expect(plan.changes).toEqual([]);
+    const proxyUnread = planRefresh(config, [resolved('jobs-manager', J2)], records(J1), {
+      decoupled: decoupled(['requests-proxy']),
+      liveImages: { 'resource-monitor': ON_BUILD_1['resource-monitor'] },
+    });
+    expect(patches(proxyUnread)).toEqual([['requests-proxy', `proxy=${at(JM, J2)}`]]);
     const fresh = planRefresh(config, [resolved('jobs-manager', J2)], records(), {
       decoupled: decoupled(['requests-proxy']),
     });
