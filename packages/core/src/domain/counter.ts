@@ -1,3 +1,4 @@
+import type { Option } from 'fp-ts/lib/Option.js';
 import * as O from 'fp-ts/lib/Option.js';
 
 // SPEC §2: a counter whose value is absent, empty or not a decimal integer
@@ -13,12 +14,12 @@ const LARGEST = Number.MAX_SAFE_INTEGER - 1;
  * decimal integer counts as 0; a decimal too large to count exactly is
  * capped, never collapsed to 0 (a streak past its ceiling stays past it, I5).
  */
-export const counterValue = (raw: O.Option<string>): number =>
+export const counterValue = (raw: Option<string>): number =>
   O.match(
     () => 0,
     (value: string) => (DECIMAL.test(value) ? Math.min(Number.parseInt(value, 10), LARGEST) : 0),
   )(raw);
 
 /** The streak is "recorded" when the annotation holds anything at all (reference: `[ -n "$skips" ]`). */
-export const isRecorded = (raw: O.Option<string>): raw is O.Option<string> & { _tag: 'Some' } =>
+export const isRecorded = (raw: Option<string>): raw is Option<string> & { _tag: 'Some' } =>
   raw._tag === 'Some' && raw.value !== '';
