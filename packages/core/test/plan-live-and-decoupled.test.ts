@@ -148,7 +148,7 @@ describe('RECONCILE_LIVE=1, the live repair (I23)', () => {
   });
 });
 
-describe('RECONCILE_LIVE pin markers: only when every managed container of the image ends on the digest (#569)', () => {
+describe('I23, RECONCILE_LIVE pin markers: only when every managed container of the image ends on the digest (#569)', () => {
   const markPins = (
     resolutions: readonly ImageResolution[],
     recorded: ReturnType<typeof records>,
