@@ -26,6 +26,8 @@ describe('counterValue and isRecorded (SPEC §2: absent, empty or not decimal co
     ['', 0],
   ])('%j counts as %i', (raw, count) => expect(counterValue(O.some(raw))).toBe(count));
 
+  it('an absent annotation counts as 0', () => expect(counterValue(O.none)).toBe(0));
+
   it('a decimal too large to count exactly is the largest safe count, never 0 (#1964)', () =>
     expect(counterValue(O.some('99999999999999999999'))).toBe(Number.MAX_SAFE_INTEGER - 1));
 

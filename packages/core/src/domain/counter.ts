@@ -1,4 +1,5 @@
 import type { Option } from 'fp-ts/lib/Option.js';
+import * as O from 'fp-ts/lib/Option.js';
 
 // SPEC §2: a counter whose value is absent, empty or not a decimal integer
 // counts as 0 — the reference's `case ''|*[!0-9]*) n=0`. A decimal too large to
@@ -13,11 +14,11 @@ const LARGEST = Number.MAX_SAFE_INTEGER - 1;
  * decimal integer counts as 0; a decimal too large to count exactly is
  * capped, never collapsed to 0 (a streak past its ceiling stays past it, I5).
  */
-export const counterValue = (raw: Option<string>): number => {
-  if (raw._tag === 'None' || !DECIMAL.test(raw.value)) return 0;
-  const parsed = Number.parseInt(raw.value, 10);
-  return Math.min(parsed, LARGEST);
-};
+export const counterValue = (raw: Option<string>): number =>
+  O.match(
+    () => 0,
+    (value: string) => (DECIMAL.test(value) ? Math.min(Number.parseInt(value, 10), LARGEST) : 0),
+  )(raw);
 
 /** The streak is "recorded" when the annotation holds anything at all (reference: `[ -n "$skips" ]`). */
 export const isRecorded = (raw: Option<string>): raw is Option<string> & { _tag: 'Some' } =>

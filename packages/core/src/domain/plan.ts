@@ -4,7 +4,15 @@ import type { ContainerImage, RecordedDigests } from '../ports/cluster-port.js';
 import type { RegistryError } from '../ports/registry-port.js';
 import type { Digest } from './digest.js';
 import { isRepairable, type LiveFinding, type ManagedContainer, managedContainers } from './live-drift.js';
-import { CONTAINER, IMAGES, type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from './workloads.js';
+import {
+  CONTAINER,
+  IMAGES,
+  type ImageName,
+  imageSpec,
+  WORKLOAD_ORDER,
+  type WorkloadId,
+  type WorkloadRef,
+} from './workloads.js';
 
 // SPEC §3.4: compare what the registry reports with what was recorded, and turn
 // drift into per-workload patches. Pure; the machine only asks.
@@ -127,6 +135,7 @@ export const planRefresh = (
     if (verdict._tag === 'FirstObservation' && recordable) firstObservations[name] = verdict.digest;
     if (verdict._tag !== 'Drift') continue;
     const image = imageReference(config, name, verdict.to);
+    // Stryker disable next-line BooleanLiteral: every case of the switch below assigns it before it is read
     let moved = false;
     switch (name) {
       case 'jobs-manager':
@@ -143,6 +152,7 @@ export const planRefresh = (
         {
           const proxyAlreadyOnIt = decoupled !== undefined && runsLive('requests-proxy', CONTAINER.proxy, image);
           if (!config.pins.requestsProxy && !proxyAlreadyOnIt)
+            // Stryker disable next-line LogicalOperator: moved is read only when recordable, i.e. outside a decoupled pass, where api always moved
             moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
         }
         break;
@@ -167,38 +177,36 @@ export const planRefresh = (
   // when, after this tick, every managed container of the image runs the
   // digest — a requests-proxy converged alone must not make jobs-manager's
   // api, still on its tag since install, look like a reverted pin (#569).
+  // What a container runs after this tick is its patch, or else what it runs
+  // now. And a marker only beside a record: a drift always has one (a Drift
+  // verdict needs it), a live repair has one when its finding came from it.
   if (scope.markPins === true) {
     for (const { name } of IMAGES) {
       const mine = managedContainers(config).filter((m) => m.image === name);
-      const target = mine
-        .map((m) => containers[m.workload].find((c) => c.container === m.container)?.image)
-        .find((image) => image !== undefined);
+      const patched = (m: ManagedContainer) => containers[m.workload].find((c) => c.container === m.container)?.image;
+      const target = mine.map(patched).find((image) => image !== undefined);
       if (target === undefined) continue;
-      const runs = (m: ManagedContainer) =>
-        containers[m.workload].some((c) => c.container === m.container && c.image === target) ||
-        runsLive(m.workload, m.container, target);
+      const endsOnTarget = (m: ManagedContainer) =>
+        (patched(m) ?? scope.liveImages?.[m.workload]?.[m.container]) === target;
       const digest = target.slice(target.indexOf('@') + 1);
-      if (mine.every(runs) && (drift[name] !== undefined || recorded[name]._tag === 'Some'))
-        pins[name] = digest as Digest;
+      if (mine.every(endsOnTarget) && recorded[name]._tag === 'Some') pins[name] = digest as Digest;
     }
   }
 
-  const changes = (['jobs-manager', 'requests-proxy', 'resource-monitor'] as const)
-    .filter((id) => containers[id].length > 0)
-    .map((id) => {
-      const live = scope.liveImages?.[id];
-      const previous = Object.fromEntries(
-        containers[id].flatMap(({ container }) => {
-          const image = live?.[container];
-          return image === undefined ? [] : [[container, image]];
-        }),
-      );
-      return {
-        workload: workloadRef(config, id),
-        images: containers[id],
-        ...(Object.keys(previous).length > 0 ? { previous } : {}),
-      };
-    });
+  const changes = WORKLOAD_ORDER.filter((id) => containers[id].length > 0).map((id) => {
+    const live = scope.liveImages?.[id];
+    const previous = Object.fromEntries(
+      containers[id].flatMap(({ container }) => {
+        const image = live?.[container];
+        return image === undefined ? [] : [[container, image]];
+      }),
+    );
+    return {
+      workload: workloadRef(config, id),
+      images: containers[id],
+      ...(Object.keys(previous).length > 0 ? { previous } : {}),
+    };
+  });
   return { verdicts, live: scope.live ?? [], firstObservations, drift, changes, pins };
 };
 

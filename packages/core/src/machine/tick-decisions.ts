@@ -77,6 +77,7 @@ export const wasRateLimited = (resolutions: readonly ImageResolution[]): boolean
 
 /** Any 429 this tick, or a reported budget below REGISTRY_BUDGET_FLOOR. */
 export const isRegistryBudgetLow = (config: TickConfig, resolutions: readonly ImageResolution[]): boolean => {
-  const lowest = lowestRateLimitRemaining(resolutions);
-  return wasRateLimited(resolutions) || (lowest !== undefined && lowest < config.registryBudgetFloor);
+  // No budget reported is no budget known to be low.
+  const lowest = lowestRateLimitRemaining(resolutions) ?? Number.POSITIVE_INFINITY;
+  return wasRateLimited(resolutions) || lowest < config.registryBudgetFloor;
 };
