@@ -99,6 +99,29 @@ const clientWithoutSideEffects = {
   },
 };
 
+// node-fetch 2 parses every request URL with the legacy url.parse(), which
+// prints a DEP0169 DeprecationWarning on Node 24: its `parse_url` becomes the
+// WHATWG-based twin in url-parse-shim.cjs (that file says why). The build
+// fails if node-fetch no longer has the line this rewrites.
+const NODE_FETCH = /node-fetch[\\/]lib[\\/]index\.m?js$/;
+const LEGACY_PARSE = 'const parse_url = Url.parse;';
+const urlParseShim = fileURLToPath(new URL('build/url-parse-shim.cjs', here));
+
+/** @type {import('esbuild').Plugin} */
+const nodeFetchWhatwgParse = {
+  name: 'node-fetch-whatwg-parse',
+  setup(plugin) {
+    plugin.onLoad({ filter: NODE_FETCH }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes(LEGACY_PARSE)) {
+        throw new Error(`node-fetch-whatwg-parse: ${args.path} no longer says \`${LEGACY_PARSE}\``);
+      }
+      const contents = source.replace(LEGACY_PARSE, `const parse_url = require(${JSON.stringify(urlParseShim)});`);
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 await build({
   absWorkingDir: fileURLToPath(here),
   entryPoints: ['src/bin.ts'],
@@ -118,7 +141,7 @@ await build({
   banner: {
     js: "#!/usr/bin/env node\nimport{createRequire}from'node:module';const require=createRequire(import.meta.url);",
   },
-  plugins: [clientWithoutSideEffects, lazyModels, lazyBuiltins],
+  plugins: [clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
 });
 
 // ASCII only: V8 holds a script with one character beyond ASCII as a two-byte
