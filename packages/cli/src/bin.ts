@@ -1,4 +1,5 @@
 import type { Connect } from './connection.js';
+import { guardedOutput } from './process-output.js';
 
 // The process boundary: argv, environment and streams in, exit code out.
 // Everything else is testable through main(). Modules are loaded only as a
@@ -21,13 +22,8 @@ if (command === '--version') {
     ? (await import('./wiring/connect.js')).connectToCluster(process.env)
     : noCluster;
   const { main } = await import('./main.js');
-  const result = await main(
-    process.argv.slice(2),
-    {
-      stdout: (line) => process.stdout.write(`${line}\n`),
-      stderr: (line) => process.stderr.write(`${line}\n`),
-    },
-    { env: process.env, connect },
-  );
+  // A closed pipe (`| head -1`) ends output quietly, never the command (issue 13).
+  const out = guardedOutput(process.stdout, process.stderr, '[image-refresh]');
+  const result = await main(process.argv.slice(2), out, { env: process.env, connect });
   process.exitCode = result.exitCode;
 }
