@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { PinName } from '../domain/workloads.js';
-import { parseDurationMs } from './duration.js';
+import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import type { ConfigError, TickConfig } from './tick-config.js';
 
@@ -63,6 +63,15 @@ const ceiling = (env: Environment, problems: Problems, variable: string, fallbac
   return parsed;
 };
 
+/**
+ * The longest any duration that becomes a timer or a wait inside one tick may
+ * be (issue 13). ROLLOUT_TIMEOUT=720h overflowed Node's 32-bit timer (it
+ * fires at once: the rollout "failed", an attempt was spent) — and no Job
+ * deadline holds a tick that long anyway. Every port bound derived from these
+ * (port-bounds.ts, at most 3 × 24h + grace) stays below MAX_TIMER_MS.
+ */
+export const MAX_TICK_DURATION_MS = 24 * 3_600_000;
+
 const duration = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
   const value = read(env, variable) ?? fallback;
   const ms = parseDurationMs(value);
@@ -72,6 +81,14 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
   }
   if (ms <= 0) {
     problems.add(variable, value, 'must be longer than zero');
+    return 0;
+  }
+  if (ms > MAX_TICK_DURATION_MS) {
+    problems.add(
+      variable,
+      value,
+      `must be at most ${formatDuration(MAX_TICK_DURATION_MS)} (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`,
+    );
     return 0;
   }
   return ms;
