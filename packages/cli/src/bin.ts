@@ -9,6 +9,9 @@ import { guardedOutput } from './process-output.js';
 // dynamically imported module behind a lazy initialiser).
 declare const IMAGE_REFRESH_VERSION: string;
 
+/** How long a finished command may take to let go of its last socket. */
+const EXIT_GRACE_MS = 500;
+
 const CLUSTER_COMMANDS = new Set(['tick', 'status', 'rearm']);
 const [command] = process.argv.slice(2);
 
@@ -26,4 +29,9 @@ if (command === '--version') {
   const out = guardedOutput(process.stdout, process.stderr, '[image-refresh]');
   const result = await main(process.argv.slice(2), out, { env: process.env, connect });
   process.exitCode = result.exitCode;
+  // The command is over and has said so (a tick: its summary line). Its own
+  // signal aborted every request it made; should anything still hold the
+  // event loop (a socket a library keeps alive), the process ends anyway,
+  // well within a second of that line (issue 13).
+  setTimeout(() => process.exit(result.exitCode), EXIT_GRACE_MS).unref();
 }

@@ -16,6 +16,8 @@ export interface ConnectionHooks {
   readonly onProgress: (line: string) => void;
   /** The registry reported its remaining pull budget. */
   readonly onRateLimit: (line: string) => void;
+  /** The tick's signal: every request and wait of these ports ends when it aborts (issue 13). */
+  readonly signal?: AbortSignal;
 }
 
 export interface Connection {

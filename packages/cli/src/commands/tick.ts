@@ -34,6 +34,9 @@ export const tick = async (
     else for (const line of logLines(event)) out.stderr(line);
   };
   const note = (code: string, message: string) => say({ level: 'info', code, message });
+  // Every request and wait of this tick carries this signal; it is aborted
+  // once the summary is printed, so nothing is in flight after it (issue 13).
+  const tickOver = new AbortController();
 
   const outcome = await runTickFromEnvironment(
     env,
@@ -43,6 +46,7 @@ export const tick = async (
       const ports: TickPorts = connection.ports({
         onProgress: (line) => note('ROLLOUT_PROGRESS', `  ${line}`),
         onRateLimit: (line) => note('REGISTRY_BUDGET', `  ${line}`),
+        signal: tickOver.signal,
       });
       if (options.dryRun !== true) return ports;
       note('DRY_RUN', 'dry-run: reading and deciding only; nothing will be written or re-imaged');
@@ -55,5 +59,6 @@ export const tick = async (
   const summary = summaryLine(outcome);
   if (options.json === true) out.stdout(JSON.stringify({ level: 'info', code: 'SUMMARY', message: summary }));
   else out.stderr(`${PREFIX} ${options.dryRun === true ? 'dry-run ' : ''}${summary}`);
+  tickOver.abort(new Error('the tick is over: its summary is printed'));
   return { exitCode: outcome.exitCode };
 };

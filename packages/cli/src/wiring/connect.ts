@@ -46,12 +46,16 @@ export const connectToCluster =
       source: E.isRight(loaded) ? loaded.right.source : `unavailable: ${loaded.left.message}`,
       ports: (hooks) => ({
         cluster: E.isRight(loaded)
-          ? createClusterPort(loaded.right.kubeConfig, config, { onProgress: hooks.onProgress })
+          ? createClusterPort(loaded.right.kubeConfig, config, {
+              onProgress: hooks.onProgress,
+              ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+            })
           : unreachableCluster(loaded.left.message),
         ...(E.isRight(loaded)
           ? {
               events: createEventsPort(loaded.right.kubeConfig, config, {
                 reportingInstance: env.HOSTNAME ?? 'image-refresh',
+                ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
               }),
             }
           : {}),
@@ -59,6 +63,7 @@ export const connectToCluster =
           baseUrl: config.registryUrl,
           timeoutMs: config.registryTimeoutMs,
           onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
+          ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
         }),
       }),
       inspect: (ref) =>

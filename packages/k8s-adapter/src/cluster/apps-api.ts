@@ -7,8 +7,12 @@ import { type BoundedClient, createBoundedClient } from './bounded-client.js';
 
 export type AppsApi = BoundedClient<AppsV1Api>;
 
-export const createAppsApi = (kubeConfig: KubeConfig, timeoutMs: number): E.Either<PortError, AppsApi> =>
-  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new AppsV1Api(configuration));
+export const createAppsApi = (
+  kubeConfig: KubeConfig,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): E.Either<PortError, AppsApi> =>
+  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new AppsV1Api(configuration), signal);
 
 /**
  * Per-call options forcing a patch's content type. client-node sends

@@ -18,6 +18,8 @@ export const createBoundedClient = <Api>(
   kubeConfig: KubeConfig,
   timeoutMs: number,
   build: (configuration: Configuration) => Api,
+  /** The tick's signal: aborting it aborts every request of this client (issue 13). */
+  signal?: AbortSignal,
 ): E.Either<PortError, BoundedClient<Api>> => {
   const cluster = kubeConfig.getCurrentCluster();
   if (cluster === null) {
@@ -29,7 +31,7 @@ export const createBoundedClient = <Api>(
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kubeConfig },
-    middleware: [requestTimeout(timeoutMs)],
+    middleware: [requestTimeout(timeoutMs, signal)],
   });
   const token = kubeConfig.getCurrentUser()?.token;
   return E.right({

@@ -76,7 +76,7 @@ export const createClusterPort = (
   const fieldManager = options.fieldManager ?? FIELD_MANAGER;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const progressEveryMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
-  const apps: E.Either<PortError, AppsApi> = createAppsApi(kubeConfig, config.apiTimeoutMs);
+  const apps: E.Either<PortError, AppsApi> = createAppsApi(kubeConfig, config.apiTimeoutMs, options.signal);
   let snapshot: WorkloadSnapshot | undefined;
 
   const withApps = <A>(use: (api: AppsApi) => TE.TaskEither<PortError, A>): TE.TaskEither<PortError, A> =>
@@ -130,6 +130,7 @@ export const createClusterPort = (
             intervalMs: pollIntervalMs,
             progressEveryMs,
             onProgress: options.onProgress,
+            signal: options.signal,
           }),
       ),
     );

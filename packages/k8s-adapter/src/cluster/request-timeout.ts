@@ -13,9 +13,13 @@ import {
 // middleware must hand back client-node's Observable: the generated client
 // calls `.toPromise()` on whatever `pre`/`post` return.
 
-export const requestTimeout = (ms: number): ObservableMiddleware => ({
+/** The request bound, and the tick's own signal when given: a tick that is over (or interrupted) leaves nothing in flight (issue 13). */
+export const requestSignal = (ms: number, tick: AbortSignal | undefined): AbortSignal =>
+  tick === undefined ? AbortSignal.timeout(ms) : AbortSignal.any([AbortSignal.timeout(ms), tick]);
+
+export const requestTimeout = (ms: number, tick?: AbortSignal): ObservableMiddleware => ({
   pre: (context: RequestContext) => {
-    context.setSignal(AbortSignal.timeout(ms));
+    context.setSignal(requestSignal(ms, tick));
     return new Observable(Promise.resolve(context));
   },
   post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
