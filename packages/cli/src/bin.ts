@@ -1,5 +1,6 @@
 import type { Connect } from './connection.js';
 import { guardedOutput } from './process-output.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 // The process boundary: argv, environment and streams in, exit code out.
 // Everything else is testable through main(). Modules are loaded only as a
@@ -27,7 +28,12 @@ if (command === '--version') {
   const { main } = await import('./main.js');
   // A closed pipe (`| head -1`) ends output quietly, never the command (issue 13).
   const out = guardedOutput(process.stdout, process.stderr, '[image-refresh]');
-  const result = await main(process.argv.slice(2), out, { env: process.env, connect });
+  const interrupt = command === 'tick' ? stopOnSignal() : undefined;
+  const result = await main(process.argv.slice(2), out, {
+    env: process.env,
+    connect,
+    ...(interrupt === undefined ? {} : { interrupt }),
+  });
   process.exitCode = result.exitCode;
   // The command is over and has said so (a tick: its summary line). Its own
   // signal aborted every request it made; should anything still hold the

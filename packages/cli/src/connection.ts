@@ -18,6 +18,8 @@ export interface ConnectionHooks {
   readonly onRateLimit: (line: string) => void;
   /** The tick's signal: every request and wait of these ports ends when it aborts (issue 13). */
   readonly signal?: AbortSignal;
+  /** SIGTERM / SIGINT: ends every read and wait; a write already sent is awaited within its bound. */
+  readonly interrupt?: AbortSignal;
 }
 
 export interface Connection {

@@ -38,6 +38,8 @@ RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, MAX_REFRESH_ATTEMPTS, … (README)
 export interface Environment {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly connect: Connect;
+  /** Aborted on SIGTERM / SIGINT (reason: core's `interruptedBy`); a tick stops at it (issue 13). */
+  readonly interrupt?: AbortSignal;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -65,7 +67,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   tick: {
     help: TICK_HELP,
     options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
-    run: (v, out, p) => tick({ json: v.json === true, dryRun: v['dry-run'] === true }, p.env, p.connect, out),
+    run: (v, out, p) =>
+      tick({ json: v.json === true, dryRun: v['dry-run'] === true, interrupt: p.interrupt }, p.env, p.connect, out),
   },
   status: {
     help: STATUS_HELP,

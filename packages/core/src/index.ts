@@ -32,6 +32,7 @@ export {
   type WorkloadRef,
 } from './domain/workloads.js';
 export { mermaidDiagram } from './machine/diagram.js';
+export { INTERRUPTED_EXIT, interruptedBy, type TickInterrupt, type TickSignal } from './machine/interrupted.js';
 export { MAX_TIMER_MS, worstCaseTickMs } from './machine/tick-deadline.js';
 export { type EventCode, type EventLevel, isFinding, type TickEvent } from './machine/tick-event.js';
 export { type TickMachine, tickMachine } from './machine/tick-machine.js';

@@ -21,6 +21,8 @@ configuration error (nothing was called).
 export interface TickOptions {
   readonly json?: boolean | undefined;
   readonly dryRun?: boolean | undefined;
+  /** SIGTERM / SIGINT: stop starting calls, end waits and reads, say where the tick was (issue 13). */
+  readonly interrupt?: AbortSignal | undefined;
 }
 
 export const tick = async (
@@ -47,12 +49,13 @@ export const tick = async (
         onProgress: (line) => note('ROLLOUT_PROGRESS', `  ${line}`),
         onRateLimit: (line) => note('REGISTRY_BUDGET', `  ${line}`),
         signal: tickOver.signal,
+        ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
       });
       if (options.dryRun !== true) return ports;
       note('DRY_RUN', 'dry-run: reading and deciding only; nothing will be written or re-imaged');
       return dryRunPorts(ports, config, (action) => note('DRY_RUN', `  dry-run: would ${action}`));
     },
-    { onEvent: say },
+    { onEvent: say, ...(options.interrupt === undefined ? {} : { signal: options.interrupt }) },
   );
   // A configuration error ends before any event streams: print it now.
   if (outcome.result === 'configInvalid') for (const event of outcome.events) say(event);

@@ -9,7 +9,7 @@ import {
 } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
-import type { Connect } from '../connection.js';
+import type { Connect, ConnectionHooks } from '../connection.js';
 
 // The real world: the cluster through the k8s-adapter (in-cluster service
 // account, else kubeconfig) and the registry named by the config. Credentials
@@ -38,6 +38,12 @@ const unreachableCluster = (reason: string): ClusterPort => {
   };
 };
 
+/** The registry only reads: both the tick's end and its interruption end its requests. */
+const registrySignal = (hooks: ConnectionHooks): { signal?: AbortSignal } => {
+  const given = [hooks.signal, hooks.interrupt].filter((s): s is AbortSignal => s !== undefined);
+  return given.length === 0 ? {} : { signal: AbortSignal.any(given) };
+};
+
 export const connectToCluster =
   (env: Environment): Connect =>
   (config: TickConfig) => {
@@ -49,6 +55,7 @@ export const connectToCluster =
           ? createClusterPort(loaded.right.kubeConfig, config, {
               onProgress: hooks.onProgress,
               ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+              ...(hooks.interrupt === undefined ? {} : { abortReads: hooks.interrupt }),
             })
           : unreachableCluster(loaded.left.message),
         ...(E.isRight(loaded)
@@ -63,7 +70,7 @@ export const connectToCluster =
           baseUrl: config.registryUrl,
           timeoutMs: config.registryTimeoutMs,
           onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
-          ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+          ...registrySignal(hooks),
         }),
       }),
       inspect: (ref) =>

@@ -2,6 +2,7 @@ import type { PortError } from '@image-refresh/core';
 import { AppsV1Api, type KubeConfig, type PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type * as E from 'fp-ts/lib/Either.js';
 import { type BoundedClient, createBoundedClient } from './bounded-client.js';
+import type { RequestSignals } from './request-timeout.js';
 
 // The apps/v1 client every workload call of the adapter goes through.
 
@@ -10,9 +11,9 @@ export type AppsApi = BoundedClient<AppsV1Api>;
 export const createAppsApi = (
   kubeConfig: KubeConfig,
   timeoutMs: number,
-  signal?: AbortSignal,
+  signals: RequestSignals = {},
 ): E.Either<PortError, AppsApi> =>
-  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new AppsV1Api(configuration), signal);
+  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new AppsV1Api(configuration), signals);
 
 /**
  * Per-call options forcing a patch's content type. client-node sends

@@ -1,7 +1,7 @@
 import { type PortError, transport } from '@image-refresh/core';
 import { type Configuration, createConfiguration, type KubeConfig, ServerConfiguration } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
-import { requestTimeout } from './request-timeout.js';
+import { type RequestSignals, requestTimeout } from './request-timeout.js';
 
 // Every generated client the adapter uses (apps/v1, events.k8s.io/v1) is
 // built here, so each gets the same request bound (I10, NOTES) and the same
@@ -18,8 +18,8 @@ export const createBoundedClient = <Api>(
   kubeConfig: KubeConfig,
   timeoutMs: number,
   build: (configuration: Configuration) => Api,
-  /** The tick's signal: aborting it aborts every request of this client (issue 13). */
-  signal?: AbortSignal,
+  /** The tick's signals: aborting them ends this client's requests (issue 13). */
+  signals: RequestSignals = {},
 ): E.Either<PortError, BoundedClient<Api>> => {
   const cluster = kubeConfig.getCurrentCluster();
   if (cluster === null) {
@@ -31,7 +31,7 @@ export const createBoundedClient = <Api>(
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kubeConfig },
-    middleware: [requestTimeout(timeoutMs, signal)],
+    middleware: [requestTimeout(timeoutMs, signals)],
   });
   const token = kubeConfig.getCurrentUser()?.token;
   return E.right({

@@ -20,6 +20,11 @@ export interface ClusterPortOptions {
    * and ends a settle or rollout wait at once, so nothing outlives the tick.
    */
   readonly signal?: AbortSignal;
+  /**
+   * The tick's interruption (issue 13, SIGTERM): aborting it ends every read
+   * and wait at once; a write already sent is awaited within its bound.
+   */
+  readonly abortReads?: AbortSignal;
 }
 
 export const DEFAULT_POLL_INTERVAL_MS = 2_000;

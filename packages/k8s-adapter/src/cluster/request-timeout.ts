@@ -13,13 +13,28 @@ import {
 // middleware must hand back client-node's Observable: the generated client
 // calls `.toPromise()` on whatever `pre`/`post` return.
 
-/** The request bound, and the tick's own signal when given: a tick that is over (or interrupted) leaves nothing in flight (issue 13). */
-export const requestSignal = (ms: number, tick: AbortSignal | undefined): AbortSignal =>
-  tick === undefined ? AbortSignal.timeout(ms) : AbortSignal.any([AbortSignal.timeout(ms), tick]);
+/**
+ * The tick's signals (issue 13): `all` ends every request (the tick is over),
+ * `reads` only reads (the tick was interrupted: a write already sent is
+ * awaited within its bound, never cut off half-way).
+ */
+export interface RequestSignals {
+  readonly all?: AbortSignal | undefined;
+  readonly reads?: AbortSignal | undefined;
+}
 
-export const requestTimeout = (ms: number, tick?: AbortSignal): ObservableMiddleware => ({
+/** The request bound, with whichever of the tick's signals apply. */
+export const requestSignal = (ms: number, signals: readonly (AbortSignal | undefined)[]): AbortSignal => {
+  const given = signals.filter((s): s is AbortSignal => s !== undefined);
+  return given.length === 0 ? AbortSignal.timeout(ms) : AbortSignal.any([AbortSignal.timeout(ms), ...given]);
+};
+
+const READS = new Set(['GET', 'HEAD']);
+
+export const requestTimeout = (ms: number, signals: RequestSignals = {}): ObservableMiddleware => ({
   pre: (context: RequestContext) => {
-    context.setSignal(requestSignal(ms, tick));
+    const isRead = READS.has(String(context.getHttpMethod()).toUpperCase());
+    context.setSignal(requestSignal(ms, [signals.all, isRead ? signals.reads : undefined]));
     return new Observable(Promise.resolve(context));
   },
   post: (response: ResponseContext) => new Observable(Promise.resolve(response)),

@@ -89,7 +89,7 @@ export const createEventsPort = (
           .readNamespacedDeployment({ name: deployment, namespace })
           .then((d) => d.metadata?.uid)
           .catch(() => undefined),
-    )(createAppsApi(kubeConfig, config.apiTimeoutMs, options.signal));
+    )(createAppsApi(kubeConfig, config.apiTimeoutMs, { all: options.signal }));
     return uid;
   };
   /** The first RBAC refusal, with its fix; once set, no request is sent again. */

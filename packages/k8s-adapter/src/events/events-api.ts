@@ -17,4 +17,4 @@ export const createEventsApi = (
   timeoutMs: number,
   signal?: AbortSignal,
 ): E.Either<PortError, EventsApi> =>
-  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new EventsV1Api(configuration), signal);
+  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new EventsV1Api(configuration), { all: signal });
