@@ -38,6 +38,7 @@ describe('parseTickConfig', () => {
         registryUrl: 'https://registry-1.docker.io',
         flapLockoutIsFinding: false,
         registryBudgetFloor: 10,
+        registryBudgetGuard: true,
         kubernetesEvents: true,
         reconcileLive: 'off',
         decoupledRefresh: false,

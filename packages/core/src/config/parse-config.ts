@@ -121,12 +121,17 @@ const reconcileMode = (env: Environment, problems: Problems, variable: string): 
   return 'off';
 };
 
-const floor = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
+const floor = (env: Environment, problems: Problems, variable: string, fallback: number): number | 'off' => {
   const value = read(env, variable);
   if (value === undefined) return fallback;
+  if (value === 'off') return 'off';
   const parsed = Number(value);
   if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(parsed)) {
-    problems.add(variable, value, 'must be a whole number, 0 or more (0: only a 429 holds re-images back)');
+    problems.add(
+      variable,
+      value,
+      'must be a whole number, 0 or more (0: only a 429 holds re-images back), or "off" (no budget guard, as the script)',
+    );
     return fallback;
   }
   return parsed;
@@ -179,6 +184,7 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     problems.add(ENV.registryUrl, registryUrl, 'must be an http(s) URL such as https://registry-1.docker.io');
   }
 
+  const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const config: TickConfig = {
     releaseName,
     releaseNamespace,
@@ -202,7 +208,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     registryTimeoutMs: duration(env, problems, ENV.registryTimeout, DEFAULTS.registryTimeout),
     registryUrl: registryUrl.replace(/\/+$/, ''),
     flapLockoutIsFinding: onOff(env, problems, ENV.flapLockoutExit),
-    registryBudgetFloor: floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor),
+    registryBudgetFloor: budgetFloor === 'off' ? 0 : budgetFloor,
+    registryBudgetGuard: budgetFloor !== 'off',
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),
     reconcileLive: reconcileMode(env, problems, ENV.reconcileLive),
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
