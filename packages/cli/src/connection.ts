@@ -25,6 +25,8 @@ export interface ConnectionHooks {
 export interface Connection {
   /** How the cluster is reached, for the log ("in-cluster service account", "kubeconfig …"). */
   readonly source: string;
+  /** False when there is no cluster to talk to at all (no credentials); its calls all fail. */
+  readonly reachable?: boolean;
   readonly ports: (hooks: ConnectionHooks) => TickPorts;
   readonly inspect: (workload: WorkloadRef) => Promise<Either<PortError, WorkloadInspection>>;
 }

@@ -32,7 +32,8 @@ Options:
   --version  print the version
 
 Configuration comes from the chart's environment: RELEASE_NAME,
-RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, MAX_REFRESH_ATTEMPTS, … (README).
+RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, MAX_REFRESH_ATTEMPTS, …
+('image-refresh help tick' lists every variable).
 `;
 
 export interface Environment {
@@ -109,6 +110,14 @@ const isParseArgsError = (error: unknown): error is Error =>
 export const main = async (argv: readonly string[], out: Output, platform: Environment): Promise<CommandResult> => {
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
+    // `help tick` is `tick --help`, as git and kubectl have it (issue 13).
+    const [topic] = rest;
+    if (name === 'help' && topic !== undefined) {
+      const about = COMMANDS[topic];
+      if (about === undefined) return usageError(out, `help: unknown command '${topic}'`);
+      out.stdout(about.help);
+      return { exitCode: 0 };
+    }
     out.stdout(HELP);
     return { exitCode: 0 };
   }

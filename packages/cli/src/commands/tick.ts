@@ -13,9 +13,20 @@ Drop-in for image-refresh.sh: same annotations, phrases and exit codes.
   --json     one JSON object per event on stdout instead of [image-refresh] lines
   --dry-run  read and decide, write nothing; print every write and re-image it would make
 
+The chart's variables: RELEASE_NAME, RELEASE_NAMESPACE, DEPLOYMENT_NAME,
+REQUESTS_PROXY_DEPLOYMENT, RESOURCE_MONITOR_DAEMONSET, NODE_AGENTS_NAMESPACE,
+IMAGE_REGISTRY, IMAGE_TAG, ROLLOUT_TIMEOUT (10m), MAX_REFRESH_ATTEMPTS (3),
+MAX_SKIP_TICKS (8), JOBS_MANAGER_PINNED, PODS_MONITOR_PINNED,
+RESOURCE_MONITOR_PINNED, REQUESTS_PROXY_PINNED. Beyond them: SETTLE_TIMEOUT
+(10s), API_TIMEOUT (15s), REGISTRY_TIMEOUT (10s) — every duration at most 24h —,
+IMAGE_REFRESH_REGISTRY_URL, FLAP_LOCKOUT_EXIT (0), REGISTRY_BUDGET_FLOOR (10;
+0: only a 429 holds re-images back; off: no budget guard), IMAGE_REFRESH_EVENTS
+(1), RECONCILE_LIVE (0 | report | 1), DECOUPLED_REFRESH (0).
+
 Exit codes: 0 ok (including a counted skip below MAX_SKIP_TICKS), 1 a finding an
 operator must see (FROZEN, unreadable Deployment, failed rollout, …), 2 a
-configuration error (nothing was called).
+configuration error (nothing was called), 143 / 130 stopped by SIGTERM / SIGINT
+(it says where it was; the summary says outcome=interrupted).
 `;
 
 export interface TickOptions {
@@ -44,10 +55,21 @@ export const tick = async (
     env,
     (config) => {
       const connection = connect(config);
-      note('CLUSTER', `cluster: ${connection.source}`);
+      // No cluster to talk to is not news for --json readers filtering on level (issue 13).
+      say({
+        level: connection.reachable === false ? 'warn' : 'info',
+        code: 'CLUSTER',
+        message: `cluster: ${connection.source}`,
+      });
+      // Every manifest answer reports the budget; once per tick is enough (issue 13).
+      let budgetSaid = false;
       const ports: TickPorts = connection.ports({
         onProgress: (line) => note('ROLLOUT_PROGRESS', `  ${line}`),
-        onRateLimit: (line) => note('REGISTRY_BUDGET', `  ${line}`),
+        onRateLimit: (line) => {
+          if (budgetSaid) return;
+          budgetSaid = true;
+          note('REGISTRY_BUDGET', `  ${line}`);
+        },
         signal: tickOver.signal,
         ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
       });

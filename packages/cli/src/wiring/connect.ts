@@ -50,6 +50,7 @@ export const connectToCluster =
     const loaded = loadClusterConfig(env);
     return {
       source: E.isRight(loaded) ? loaded.right.source : `unavailable: ${loaded.left.message}`,
+      reachable: E.isRight(loaded),
       ports: (hooks) => ({
         cluster: E.isRight(loaded)
           ? createClusterPort(loaded.right.kubeConfig, config, {

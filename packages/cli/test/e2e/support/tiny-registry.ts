@@ -31,6 +31,9 @@ export const startTinyRegistry = async (): Promise<TinyRegistry> => {
     response.writeHead(200, {
       'content-type': 'application/vnd.oci.image.index.v1+json',
       'docker-content-digest': tinyDigest(decodeURIComponent(match[1] ?? ''), match[2] ?? '', build),
+      // Docker Hub's budget headers, on every manifest answer as Hub sends them.
+      'ratelimit-limit': '100;w=21600',
+      'ratelimit-remaining': '90;w=21600',
     });
     response.end();
   });
