@@ -28,15 +28,17 @@ export const createBoundedClient = <Api>(
   // Exactly one configured middleware: the generated client reverses the
   // configured array in place on every response (`middleware.reverse()`), so
   // with two their order would alternate between calls.
+  const token = kubeConfig.getCurrentUser()?.token;
+  // Filled as requests are made: the credential each one carried, by value —
+  // a token read from a file (in-cluster) need not look like a JWT to be one.
+  const secrets: string[] = token === undefined || token === '' ? [] : [token];
+  const remember = (credential: string): void => {
+    if (!secrets.includes(credential)) secrets.push(credential);
+  };
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     authMethods: { default: kubeConfig },
-    middleware: [requestTimeout(timeoutMs, signals)],
+    middleware: [requestTimeout(timeoutMs, signals, remember)],
   });
-  const token = kubeConfig.getCurrentUser()?.token;
-  return E.right({
-    api: build(configuration),
-    timeoutMs,
-    secrets: token === undefined || token === '' ? [] : [token],
-  });
+  return E.right({ api: build(configuration), timeoutMs, secrets });
 };

@@ -31,8 +31,23 @@ export const requestSignal = (ms: number, signals: readonly (AbortSignal | undef
 
 const READS = new Set(['GET', 'HEAD']);
 
-export const requestTimeout = (ms: number, signals: RequestSignals = {}): ObservableMiddleware => ({
+/** The credential a request carries (after `Bearer `), whichever auth method put it there. */
+const credentialOf = (context: RequestContext): string | undefined => {
+  const headers = context.getHeaders();
+  const value = headers.Authorization ?? headers.authorization;
+  if (value === undefined || value === '') return undefined;
+  return value.replace(/^\s*(Bearer|Basic)\s+/i, '');
+};
+
+export const requestTimeout = (
+  ms: number,
+  signals: RequestSignals = {},
+  /** Told the credential each request carries: redacted by value wherever it came from (a token file too; issue 13). */
+  onCredential: (credential: string) => void = () => undefined,
+): ObservableMiddleware => ({
   pre: (context: RequestContext) => {
+    const credential = credentialOf(context);
+    if (credential !== undefined) onCredential(credential);
     const isRead = READS.has(String(context.getHttpMethod()).toUpperCase());
     context.setSignal(requestSignal(ms, [signals.all, isRead ? signals.reads : undefined]));
     return new Observable(Promise.resolve(context));

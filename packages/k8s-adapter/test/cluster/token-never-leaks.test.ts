@@ -126,6 +126,32 @@ describe('the bearer token never leaks', () => {
     expect(error.message).not.toContain(JWT.split('.')[2]);
   });
 
+  it('is absent when a token file holds a token that looks like no credential at all (issue 13)', async () => {
+    // Not a JWT, never after "Bearer " in the echo: only its value can catch it.
+    const plain = 'kd8Fq2mZ0pLr7sTu';
+    cluster = await startChartCluster({ token: plain });
+    const c = cluster;
+    const dir = mkdtempSync(join(tmpdir(), 'sa-token-'));
+    dirs.push(dir);
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, plain);
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'fake', server: c.server.url, skipTLSVerify: true }],
+      users: [{ name: 'sa', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'sa' }],
+      currentContext: 'fake',
+    });
+    c.server.inject(
+      { route: 'get' },
+      { kind: 'raw', code: 502, contentType: 'text/plain', body: `upstream refused credential ${plain}` },
+    );
+    const error = left(await run(createClusterPort(kc, testConfig()).observeJobsManager()));
+    expect(c.server.requests.map((r) => r.auth)).toEqual(['token']);
+    expect(error.message).toContain('upstream refused credential [REDACTED]');
+    expect(error.message).not.toContain(plain);
+  });
+
   it('never puts the token in the request line: it travels only in the Authorization header', async () => {
     cluster = await startChartCluster();
     const c = cluster;
