@@ -1,5 +1,6 @@
 import { dryRunPorts, runTickFromEnvironment, type TickPorts } from '@image-refresh/core';
 import type { Connect } from '../connection.js';
+import { dryRunEvent } from '../render/dry-run-lines.js';
 import { jsonLine, type LogEvent, logLines, PREFIX } from '../render/log-lines.js';
 import { summaryLine } from '../render/summary.js';
 import type { CommandResult, Output } from './command.js';
@@ -42,9 +43,14 @@ export const tick = async (
   connect: Connect,
   out: Output,
 ): Promise<CommandResult> => {
-  const say = (event: LogEvent) => {
+  const print = (event: LogEvent) => {
     if (options.json === true) out.stdout(jsonLine(event));
     else for (const line of logLines(event)) out.stderr(line);
+  };
+  const say = (event: LogEvent) => {
+    if (options.dryRun !== true) return print(event);
+    const shown = dryRunEvent(event);
+    if (shown !== undefined) print(shown);
   };
   const note = (code: string, message: string) => say({ level: 'info', code, message });
   // Every request and wait of this tick carries this signal; it is aborted
