@@ -34,6 +34,21 @@ describe("every port ends its calls when the tick's signal aborts", () => {
     expect(error.message).toContain('was aborted (interrupted by SIGTERM)');
   });
 
+  it('an interruption (abortReads) ends a read at once, but a write already sent is awaited and lands', async () => {
+    const cluster = await start();
+    cluster.server.inject({ route: 'patch' }, { kind: 'delay', ms: 300 }, 1);
+    const interrupted = new AbortController();
+    const port = portOn(cluster, testConfig(), { abortReads: interrupted.signal });
+    const write = run(port.writeSkipStreak(2));
+    setTimeout(() => interrupted.abort(new Error('interrupted by SIGTERM')), 100);
+    expect((await write)._tag).toBe('Right');
+    expect(cluster.server.requests.filter((r) => r.route === 'patch').map((r) => r.status)).toEqual([200]);
+    // The interruption holds for reads: the next one does not go out at all, or is cut off.
+    const began = Date.now();
+    left(await run(port.observeWorkload(refs().requestsProxy)));
+    expect(Date.now() - began).toBeLessThan(PROMPT_MS);
+  });
+
   it('an Event POST the server never answers (API_TIMEOUT=1s) is cut off at the abort', async () => {
     const cluster = await start();
     cluster.server.inject({ route: 'event' }, { kind: 'hang' }, Number.POSITIVE_INFINITY);
