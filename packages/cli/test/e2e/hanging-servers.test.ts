@@ -1,8 +1,8 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { type Stage, startStage } from './support/cluster-stage.js';
+import { describe, expect, it } from 'vitest';
+import type { Stage } from './support/cluster-stage.js';
 import { startBundle } from './support/run-bundle-live.js';
-import { startTinyRegistry, type TinyRegistry } from './support/tiny-registry.js';
+import type { TinyRegistry } from './support/tiny-registry.js';
+import { tinyStagePerTest } from './support/tiny-stage.js';
 
 // Nothing in flight after the summary (issue 13): against an API that never
 // answers the process lived on for seconds after its summary line, and an
@@ -17,19 +17,10 @@ const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', REGISTRY_TIMEOUT: '
 
 let registry: TinyRegistry;
 let stage: Stage;
-
-beforeAll(async () => {
-  await ensureBundle();
-}, BUILD_TIMEOUT_MS);
-
-afterEach(async () => {
-  await stage?.close();
-  await registry?.close();
-});
+const startTinyStage = tinyStagePerTest();
 
 const newStage = async () => {
-  registry = await startTinyRegistry();
-  stage = await startStage({ url: registry.url, seen: registry.seen });
+  ({ registry, stage } = await startTinyStage());
 };
 
 /** Runs a tick; how long the process lived after its summary line, and that line. */

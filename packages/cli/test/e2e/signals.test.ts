@@ -1,11 +1,12 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
 import { ATTEMPT, JM, JM_REF, RECORD, STREAK } from './support/chart-facts.js';
-import { type Stage, startStage } from './support/cluster-stage.js';
+import type { Stage } from './support/cluster-stage.js';
 import { type LiveRun, startBundle } from './support/run-bundle-live.js';
-import { startTinyRegistry, type TinyRegistry, tinyDigest } from './support/tiny-registry.js';
+import type { TinyRegistry } from './support/tiny-registry.js';
+import { tinyDigest } from './support/tiny-registry.js';
+import { tinyStagePerTest } from './support/tiny-stage.js';
 
 // SIGTERM is what Kubernetes sends at activeDeadlineSeconds, on a node drain
 // or an eviction. It ended the process in milliseconds with no line, no
@@ -25,20 +26,11 @@ const BOUNDS = { API_TIMEOUT: '5s', SETTLE_TIMEOUT: '20s', REGISTRY_TIMEOUT: '2s
 
 let registry: TinyRegistry;
 let stage: Stage;
-
-beforeAll(async () => {
-  await ensureBundle();
-}, BUILD_TIMEOUT_MS);
-
-afterEach(async () => {
-  await stage?.close();
-  await registry?.close();
-});
+const startTinyStage = tinyStagePerTest();
 
 /** A release whose digests are recorded, and a new build behind the tag: the next tick re-images. */
 const driftPending = async () => {
-  registry = await startTinyRegistry();
-  stage = await startStage({ url: registry.url, seen: registry.seen });
+  ({ registry, stage } = await startTinyStage());
   expect((await stage.tick(BOUNDS)).exitCode).toBe(0);
   registry.bump();
 };
@@ -88,8 +80,7 @@ describe('a signal during a tick stops it, says where it was, and exits 143 / 13
   it(
     'SIGINT during the settled guard wait (SETTLE_TIMEOUT=20s): exit 130, the skip not counted',
     async () => {
-      registry = await startTinyRegistry();
-      stage = await startStage({ url: registry.url, seen: registry.seen });
+      ({ registry, stage } = await startTinyStage());
       // jobs-manager unsettled: a rollout that never becomes Ready.
       restAs(stage.cluster, JM_REF, 'neverReady');
       const run = startBundle(['tick'], stage.env(BOUNDS));
