@@ -24,6 +24,12 @@ export interface TickSignal {
   readonly reason?: unknown;
 }
 
+/**
+ * The reason to abort a tick's signal with (`TickOptions.signal`): the tick
+ * then ends `interrupted`, exit 143 for SIGTERM and 130 for SIGINT.
+ *
+ * @param signal - the signal the process received.
+ */
 export const interruptedBy = (signal: TickInterrupt['signal']): TickInterrupt => ({ _tag: 'TickInterrupt', signal });
 
 /** The conventional exit of a process stopped by a signal: 128 + its number. */
