@@ -1,4 +1,6 @@
 import type { Connect } from './connection.js';
+import { guardedOutput } from './process-output.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 // The process boundary: argv, environment and streams in, exit code out.
 // Everything else is testable through main(). Modules are loaded only as a
@@ -7,6 +9,9 @@ import type { Connect } from './connection.js';
 // costs most of the start-up time and memory (the bundle keeps every
 // dynamically imported module behind a lazy initialiser).
 declare const IMAGE_REFRESH_VERSION: string;
+
+/** How long a finished command may take to let go of its last socket. */
+const EXIT_GRACE_MS = 500;
 
 const CLUSTER_COMMANDS = new Set(['tick', 'status', 'rearm']);
 const [command] = process.argv.slice(2);
@@ -21,13 +26,18 @@ if (command === '--version') {
     ? (await import('./wiring/connect.js')).connectToCluster(process.env)
     : noCluster;
   const { main } = await import('./main.js');
-  const result = await main(
-    process.argv.slice(2),
-    {
-      stdout: (line) => process.stdout.write(`${line}\n`),
-      stderr: (line) => process.stderr.write(`${line}\n`),
-    },
-    { env: process.env, connect },
-  );
+  // A closed pipe (`| head -1`) ends output quietly, never the command (issue 13).
+  const out = guardedOutput(process.stdout, process.stderr, '[image-refresh]');
+  const interrupt = command === 'tick' ? stopOnSignal() : undefined;
+  const result = await main(process.argv.slice(2), out, {
+    env: process.env,
+    connect,
+    ...(interrupt === undefined ? {} : { interrupt }),
+  });
   process.exitCode = result.exitCode;
+  // The command is over and has said so (a tick: its summary line). Its own
+  // signal aborted every request it made; should anything still hold the
+  // event loop (a socket a library keeps alive), the process ends anyway,
+  // well within a second of that line (issue 13).
+  setTimeout(() => process.exit(result.exitCode), EXIT_GRACE_MS).unref();
 }

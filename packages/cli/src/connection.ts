@@ -16,11 +16,17 @@ export interface ConnectionHooks {
   readonly onProgress: (line: string) => void;
   /** The registry reported its remaining pull budget. */
   readonly onRateLimit: (line: string) => void;
+  /** The tick's signal: every request and wait of these ports ends when it aborts (issue 13). */
+  readonly signal?: AbortSignal;
+  /** SIGTERM / SIGINT: ends every read and wait; a write already sent is awaited within its bound. */
+  readonly interrupt?: AbortSignal;
 }
 
 export interface Connection {
   /** How the cluster is reached, for the log ("in-cluster service account", "kubeconfig …"). */
   readonly source: string;
+  /** False when there is no cluster to talk to at all (no credentials); its calls all fail. */
+  readonly reachable?: boolean;
   readonly ports: (hooks: ConnectionHooks) => TickPorts;
   readonly inspect: (workload: WorkloadRef) => Promise<Either<PortError, WorkloadInspection>>;
 }

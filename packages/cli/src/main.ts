@@ -33,12 +33,15 @@ Options:
   --version  print the version
 
 Configuration comes from the chart's environment: RELEASE_NAME,
-RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, MAX_REFRESH_ATTEMPTS, … (README).
+RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, MAX_REFRESH_ATTEMPTS, …
+('image-refresh help tick' lists every variable).
 `;
 
 export interface Environment {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly connect: Connect;
+  /** Aborted on SIGTERM / SIGINT (reason: core's `interruptedBy`); a tick stops at it (issue 13). */
+  readonly interrupt?: AbortSignal;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -66,7 +69,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   tick: {
     help: TICK_HELP,
     options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
-    run: (v, out, p) => tick({ json: v.json === true, dryRun: v['dry-run'] === true }, p.env, p.connect, out),
+    run: (v, out, p) =>
+      tick({ json: v.json === true, dryRun: v['dry-run'] === true, interrupt: p.interrupt }, p.env, p.connect, out),
   },
   status: {
     help: STATUS_HELP,
@@ -111,6 +115,14 @@ const isParseArgsError = (error: unknown): error is Error =>
 export const main = async (argv: readonly string[], out: Output, platform: Environment): Promise<CommandResult> => {
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
+    // `help tick` is `tick --help`, as git and kubectl have it (issue 13).
+    const [topic] = rest;
+    if (name === 'help' && topic !== undefined) {
+      const about = COMMANDS[topic];
+      if (about === undefined) return usageError(out, `help: unknown command '${topic}'`);
+      out.stdout(about.help);
+      return { exitCode: 0 };
+    }
     out.stdout(HELP);
     return { exitCode: 0 };
   }

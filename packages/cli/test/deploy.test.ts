@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { ENV } from '@image-refresh/core';
+import { ENV, parseTickConfig, worstCaseTickMs } from '@image-refresh/core';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { requireBinary } from './support/require-binary.js';
@@ -91,6 +91,27 @@ describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
     const rollout = container?.env.find((e) => e.name === 'ROLLOUT_TIMEOUT')?.value;
     expect(rollout).toBe('10m');
     expect(job.activeDeadlineSeconds).toBeGreaterThan(3 * 10 * 60);
+  });
+
+  it("holds a whole tick: activeDeadlineSeconds ≥ the sum of a tick's bounds at the manifests' settings (worstCaseTickMs)", () => {
+    // The pod cannot read its Job's deadline (no RBAC for it): a deadline
+    // shorter than a tick's bounds kills a tick mid-wait, every time the
+    // world is slow — so the manifests are held to the sum here (issue 13).
+    const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
+      spec: {
+        jobTemplate: {
+          spec: {
+            activeDeadlineSeconds: number;
+            template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+          };
+        };
+      };
+    };
+    const job = cronJob.spec.jobTemplate.spec;
+    const env = Object.fromEntries((job.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    const config = parseTickConfig(env);
+    if (config._tag === 'Left') throw new Error(`deploy/ sets an invalid environment: ${JSON.stringify(config.left)}`);
+    expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
   });
 
   it("sets every variable of the chart's environment contract", () => {

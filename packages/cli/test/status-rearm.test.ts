@@ -17,7 +17,7 @@ describe('image-refresh status', () => {
     world.publish(JM, simDigest(`${JM}#2`));
     const { exitCode, stdout } = await runCli(['status'], world);
     expect(exitCode).toBe(0);
-    expect(theLine(stdout, 'jobs-manager   deployment/stg-jobs-manager')).toContain('NOT settled');
+    expect(theLine(stdout, 'jobs-manager     deployment/stg-jobs-manager')).toContain('NOT settled');
     expect(theLine(stdout, 'skip streak')).toContain('3/8');
     expect(theLine(stdout, 'attempts')).toContain('2/3');
     expect(theLine(stdout, 'flap marker')).toContain('none');
@@ -25,6 +25,19 @@ describe('image-refresh status', () => {
     expect(jm).toContain('DRIFT');
     expect(jm).toContain('api=tag stg');
     expect(world.calls.filter((c) => c.op !== 'resolveDigest')).toEqual([]);
+  });
+
+  it('every workload name is a column of its own: resource-monitor, 16 wide, is not run into its object (issue 13)', async () => {
+    const { stdout } = await runCli(['status', '--no-registry'], aWorld());
+    expect(
+      stdout
+        .filter((l) => /^(jobs-manager|requests-proxy|resource-monitor) +(deployment|daemonset)\//.test(l))
+        .map((l) => l.split(':')[0]),
+    ).toEqual([
+      'jobs-manager     deployment/stg-jobs-manager',
+      'requests-proxy   deployment/stg-requests-proxy',
+      'resource-monitor daemonset/stg-resource-monitor',
+    ]);
   });
 
   it('--no-registry asks the registry nothing', async () => {

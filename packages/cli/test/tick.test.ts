@@ -72,6 +72,18 @@ describe('image-refresh tick', () => {
     expect(world.annotations['tracebloc.io/last-refreshed-jobs-manager-digest']).toBe(simDigest(`${JM}#1`));
   });
 
+  it("--dry-run: every line says it is a dry run, and none reports an action in a real run's words (issue 13)", async () => {
+    const world = aWorld();
+    world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
+    world.publish(JM, simDigest(`${JM}#2`));
+    const { stderr } = await runCli(['tick', '--dry-run'], world);
+    expect(stderr.filter((l) => !/^\[image-refresh\] +dry-run[: ]/.test(l))).toEqual([]);
+    const realRun =
+      /^\[image-refresh\] +(dry-run: )?(re-imaging|set image|\S+ rollout complete|re-image complete|updating deployment annotations|tick complete)/;
+    expect(stderr.filter((l) => realRun.test(l))).toEqual([]);
+    expect(theLine(stderr, 'would re-image control-plane workloads')).toContain('(attempt 1/3)');
+  });
+
   it('an unknown flag is a usage error, exit 2', async () => {
     const { exitCode, stderr } = await runCli(['tick', '--force'], aWorld());
     expect(exitCode).toBe(2);

@@ -6,7 +6,7 @@
 // export in a module cannot join the public API by accident.
 
 export { ENV, type Environment } from './config/environment.js';
-export { parseTickConfig } from './config/parse-config.js';
+export { MAX_TICK_DURATION_MS, parseTickConfig } from './config/parse-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
 export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
@@ -32,6 +32,8 @@ export {
   type WorkloadRef,
 } from './domain/workloads.js';
 export { mermaidDiagram } from './machine/diagram.js';
+export { INTERRUPTED_EXIT, interruptedBy, type TickInterrupt, type TickSignal } from './machine/interrupted.js';
+export { MAX_TIMER_MS, worstCaseTickMs } from './machine/tick-deadline.js';
 export { type EventCode, type EventLevel, isFinding, type TickEvent } from './machine/tick-event.js';
 export { type TickMachine, tickMachine } from './machine/tick-machine.js';
 export type {

@@ -8,6 +8,7 @@ import { kubernetesEventsFor } from './domain/kubernetes-events.js';
 import type { WorkloadChange } from './domain/plan.js';
 import type { ImageName, WorkloadRef } from './domain/workloads.js';
 import { driveTick, type PortAnswer } from './machine/drive-tick.js';
+import type { TickSignal } from './machine/interrupted.js';
 import { type PortBounds, portBounds } from './machine/port-bounds.js';
 import type { TickEvent } from './machine/tick-event.js';
 import { tickMachine } from './machine/tick-machine.js';
@@ -48,6 +49,12 @@ export interface TickOptions {
   readonly timers?: Timers;
   /** Called with each event as the tick emits it (the outcome has them all, at the end). */
   readonly onEvent?: (event: TickEvent) => void;
+  /**
+   * Aborted (reason: `interruptedBy('SIGTERM')`), the tick starts no further
+   * port call and ends `interrupted` with exit 143 / 130 (issue 13). Abort the
+   * ports' waits and reads with it too; a write already sent is awaited.
+   */
+  readonly signal?: TickSignal;
 }
 
 const platformTimers = (): Timers => {
@@ -211,9 +218,13 @@ export const runTick = async (
         (r): PortAnswer => (E.isRight(r) ? { ok: true, value: r.right } : { ok: false, error: r.left }),
       ),
     options.onEvent,
+    options.signal,
   );
   return afterTheTick(outcome, config, ports, options);
 };
+
+/** An interrupted tick's Events get this long at most: the pod is being stopped (issue 13). */
+const INTERRUPTED_EVENT_BOUND_MS = 1_500;
 
 const afterTheTick = (outcome: TickOutcome, config: TickConfig, ports: TickPorts, options: TickOptions) =>
   ports.events === undefined || !config.kubernetesEvents
@@ -221,7 +232,9 @@ const afterTheTick = (outcome: TickOutcome, config: TickConfig, ports: TickPorts
     : publishKubernetesEvents(
         outcome,
         ports.events,
-        portBounds(config).apiMs,
+        outcome.result === 'interrupted'
+          ? Math.min(INTERRUPTED_EVENT_BOUND_MS, portBounds(config).apiMs)
+          : portBounds(config).apiMs,
         options.timers ?? platformTimers(),
         options.onEvent,
       );

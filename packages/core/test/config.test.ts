@@ -39,6 +39,7 @@ describe('parseTickConfig', () => {
         authUrl: undefined,
         flapLockoutIsFinding: false,
         registryBudgetFloor: 10,
+        registryBudgetGuard: true,
         kubernetesEvents: true,
         reconcileLive: 'off',
         decoupledRefresh: false,

@@ -26,6 +26,12 @@ per image the recorded, registry and live digests. Reads only.
   --json         the same facts as one JSON object on stdout (field names: README, "Fleet visibility")
 `;
 
+/** One column for every workload and counter name: `resource-monitor` is 16 wide and was run into its object (issue 13). */
+const NAME_COLUMN = 17;
+const named = (name: string): string => name.padEnd(NAME_COLUMN);
+/** The images table's first column. */
+const imageColumn = (name: string): string => name.padEnd(18);
+
 const settledText = (i: WorkloadInspection): string =>
   `${i.settledness._tag === 'Settled' ? 'settled' : i.settledness._tag === 'Waiting' ? 'NOT settled' : 'FAILED'}: ${
     i.settledness._tag === 'Settled' ? i.settledness.message : i.settledness.reason
@@ -50,7 +56,7 @@ export const status = async (
   const jm = inspected['jobs-manager'];
   if (E.isLeft(jm)) {
     out.stdout(
-      `jobs-manager   ${describeWorkload(workloadRef(config, 'jobs-manager'))}: cannot read it (${describePortError(jm.left)})`,
+      `${named('jobs-manager')}${describeWorkload(workloadRef(config, 'jobs-manager'))}: cannot read it (${describePortError(jm.left)})`,
     );
     // Issue 5: status is a report for a human and exits 0 once it has said
     // what it sees, an unreadable Deployment included; judging the release
@@ -58,21 +64,23 @@ export const status = async (
     return { exitCode: 0 };
   }
   const a = jm.right.annotations;
-  out.stdout(`jobs-manager   ${describeWorkload(workloadRef(config, 'jobs-manager'))}: ${settledText(jm.right)}`);
+  out.stdout(
+    `${named('jobs-manager')}${describeWorkload(workloadRef(config, 'jobs-manager'))}: ${settledText(jm.right)}`,
+  );
   for (const id of ['requests-proxy', 'resource-monitor'] as const) {
     const inspection = inspected[id];
     out.stdout(
-      `${id.padEnd(15)}${describeWorkload(workloadRef(config, id))}: ${E.isRight(inspection) ? settledText(inspection.right) : `cannot read it (${describePortError(inspection.left)})`}`,
+      `${named(id)}${describeWorkload(workloadRef(config, id))}: ${E.isRight(inspection) ? settledText(inspection.right) : `cannot read it (${describePortError(inspection.left)})`}`,
     );
   }
-  out.stdout(`skip streak    ${counter(a[ANNOTATION.skipStreak], config.maxSkipTicks)}`);
-  out.stdout(`attempts       ${counter(a[ANNOTATION.refreshAttempt], config.maxRefreshAttempts)}`);
+  out.stdout(`${named('skip streak')}${counter(a[ANNOTATION.skipStreak], config.maxSkipTicks)}`);
+  out.stdout(`${named('attempts')}${counter(a[ANNOTATION.refreshAttempt], config.maxRefreshAttempts)}`);
   out.stdout(
-    `flap marker    ${a[ANNOTATION.flapDetected] === undefined ? 'none' : `FLAP DETECTED after ${a[ANNOTATION.flapDetected]} failed attempt(s) — run 'image-refresh rearm' once fixed`}`,
+    `${named('flap marker')}${a[ANNOTATION.flapDetected] === undefined ? 'none' : `FLAP DETECTED after ${a[ANNOTATION.flapDetected]} failed attempt(s) — run 'image-refresh rearm' once fixed`}`,
   );
 
   const answerFor = await resolveForStatus(connection, config, options.noRegistry === true);
-  out.stdout(`${'image'.padEnd(18)}${'recorded'.padEnd(24)}${'registry'.padEnd(30)}live`);
+  out.stdout(`${imageColumn('image')}${'recorded'.padEnd(24)}${'registry'.padEnd(30)}live`);
   for (const image of IMAGES) {
     const recorded = a[image.recordKey];
     let registry = 'not asked';
@@ -94,7 +102,7 @@ export const status = async (
       })
       .join(' ');
     out.stdout(
-      `${image.name.padEnd(18)}${(recorded === undefined ? '-' : shortDigest(recorded)).padEnd(24)}${registry.padEnd(30)}${live}`,
+      `${imageColumn(image.name)}${(recorded === undefined ? '-' : shortDigest(recorded)).padEnd(24)}${registry.padEnd(30)}${live}`,
     );
   }
   return { exitCode: 0 };

@@ -39,6 +39,8 @@ export const decisionOf = (outcome: TickOutcome): string => {
       return `re-image failed: ${names(outcome)}`;
     case 'recordFailed':
       return outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; record failed` : 'record failed';
+    case 'interrupted':
+      return 'interrupted by a signal';
     case 'complete': {
       if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}`;
       const n = recorded(outcome);

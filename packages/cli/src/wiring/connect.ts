@@ -9,7 +9,7 @@ import {
 } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
-import type { Connect } from '../connection.js';
+import type { Connect, ConnectionHooks } from '../connection.js';
 
 // The real world: the cluster through the k8s-adapter (in-cluster service
 // account, else kubeconfig) and the registry named by the config. Credentials
@@ -38,20 +38,32 @@ const unreachableCluster = (reason: string): ClusterPort => {
   };
 };
 
+/** The registry only reads: both the tick's end and its interruption end its requests. */
+const registrySignal = (hooks: ConnectionHooks): { signal?: AbortSignal } => {
+  const given = [hooks.signal, hooks.interrupt].filter((s): s is AbortSignal => s !== undefined);
+  return given.length === 0 ? {} : { signal: AbortSignal.any(given) };
+};
+
 export const connectToCluster =
   (env: Environment): Connect =>
   (config: TickConfig) => {
     const loaded = loadClusterConfig(env);
     return {
       source: E.isRight(loaded) ? loaded.right.source : `unavailable: ${loaded.left.message}`,
+      reachable: E.isRight(loaded),
       ports: (hooks) => ({
         cluster: E.isRight(loaded)
-          ? createClusterPort(loaded.right.kubeConfig, config, { onProgress: hooks.onProgress })
+          ? createClusterPort(loaded.right.kubeConfig, config, {
+              onProgress: hooks.onProgress,
+              ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+              ...(hooks.interrupt === undefined ? {} : { abortReads: hooks.interrupt }),
+            })
           : unreachableCluster(loaded.left.message),
         ...(E.isRight(loaded)
           ? {
               events: createEventsPort(loaded.right.kubeConfig, config, {
                 reportingInstance: env.HOSTNAME ?? 'image-refresh',
+                ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
               }),
             }
           : {}),
@@ -60,6 +72,7 @@ export const connectToCluster =
           authUrl: config.authUrl,
           timeoutMs: config.registryTimeoutMs,
           onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
+          ...registrySignal(hooks),
         }),
       }),
       inspect: (ref) =>

@@ -316,7 +316,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it('`image-refresh status` on the same server prints the counters, the flap marker and the drift', async () => {
       const run = await runBundle(['status'], env());
       expect(run.exitCode).toBe(0);
-      expect(theLine(run.stdout, 'jobs-manager   deployment/stg-jobs-manager')).toContain(': settled');
+      expect(theLine(run.stdout, 'jobs-manager     deployment/stg-jobs-manager')).toContain(': settled');
       expect(theLine(run.stdout, 'skip streak')).toMatch(/skip streak\s+0\/8 \(not set\)$/);
       expect(theLine(run.stdout, 'attempts')).toMatch(/attempts\s+3\/3$/);
       expect(theLine(run.stdout, 'flap marker')).toContain('FLAP DETECTED after 3 failed attempt(s)');

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { PinName } from '../domain/workloads.js';
-import { parseDurationMs } from './duration.js';
+import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import type { ConfigError, TickConfig } from './tick-config.js';
 
@@ -65,6 +65,15 @@ const ceiling = (env: Environment, problems: Problems, variable: string, fallbac
   return parsed;
 };
 
+/**
+ * The longest any duration that becomes a timer or a wait inside one tick may
+ * be (issue 13). ROLLOUT_TIMEOUT=720h overflowed Node's 32-bit timer (it
+ * fires at once: the rollout "failed", an attempt was spent) — and no Job
+ * deadline holds a tick that long anyway. Every port bound derived from these
+ * (port-bounds.ts, at most 3 × 24h + grace) stays below MAX_TIMER_MS.
+ */
+export const MAX_TICK_DURATION_MS = 24 * 3_600_000;
+
 const duration = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
   const value = read(env, variable) ?? fallback;
   const ms = parseDurationMs(value);
@@ -74,6 +83,14 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
   }
   if (ms <= 0) {
     problems.add(variable, value, 'must be longer than zero');
+    return 0;
+  }
+  if (ms > MAX_TICK_DURATION_MS) {
+    problems.add(
+      variable,
+      value,
+      `must be at most ${formatDuration(MAX_TICK_DURATION_MS)} (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`,
+    );
     return 0;
   }
   return ms;
@@ -106,12 +123,17 @@ const reconcileMode = (env: Environment, problems: Problems, variable: string): 
   return 'off';
 };
 
-const floor = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
+const floor = (env: Environment, problems: Problems, variable: string, fallback: number): number | 'off' => {
   const value = read(env, variable);
   if (value === undefined) return fallback;
+  if (value === 'off') return 'off';
   const parsed = Number(value);
   if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(parsed)) {
-    problems.add(variable, value, 'must be a whole number, 0 or more (0: only a 429 holds re-images back)');
+    problems.add(
+      variable,
+      value,
+      'must be a whole number, 0 or more (0: only a 429 holds re-images back), or "off" (no budget guard, as the script)',
+    );
     return fallback;
   }
   return parsed;
@@ -173,6 +195,7 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     );
   }
 
+  const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const config: TickConfig = {
     releaseName,
     releaseNamespace,
@@ -197,7 +220,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     registryUrl: registryUrl.replace(/\/+$/, ''),
     authUrl,
     flapLockoutIsFinding: onOff(env, problems, ENV.flapLockoutExit),
-    registryBudgetFloor: floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor),
+    registryBudgetFloor: budgetFloor === 'off' ? 0 : budgetFloor,
+    registryBudgetGuard: budgetFloor !== 'off',
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),
     reconcileLive: reconcileMode(env, problems, ENV.reconcileLive),
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),

@@ -51,6 +51,12 @@ export interface TickConfig {
   readonly flapLockoutIsFinding: boolean;
   /** Below this `ratelimit-remaining` (or after any 429) no re-image starts: every re-image makes nodes pull. */
   readonly registryBudgetFloor: number;
+  /**
+   * REGISTRY_BUDGET_FLOOR=off (issue 13): false, no budget guard at all — the
+   * script's behaviour: only the image that answered 429 is skipped, the
+   * others are re-imaged. `0` keeps the guard: any 429 holds re-images back (I7b).
+   */
+  readonly registryBudgetGuard: boolean;
   /** IMAGE_REFRESH_EVENTS=0 turns off the Kubernetes Events a tick records. */
   readonly kubernetesEvents: boolean;
   /**

@@ -32,6 +32,7 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   LIVE_DRIFT: { type: 'Warning', reason: 'RefreshLiveDrift' },
   PIN_MARKERS_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
   LIVE_UNREADABLE: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
+  INTERRUPTED: { type: 'Warning', reason: 'RefreshInterrupted' },
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { AnyActorRef, AnyActorScope, AnyMachineSnapshot } from 'xstate';
 import { createActor } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
+import { interruptedOutcome, isWrite, type TickSignal } from './interrupted.js';
 import type { TickContext } from './tick-context.js';
 import type { TickEvent } from './tick-event.js';
 import { type TickMachine, tickMachine } from './tick-machine.js';
@@ -57,6 +58,9 @@ const invokedChild = (snapshot: AnyMachineSnapshot): AnyActorRef => {
   return child;
 };
 
+/** Read afresh at each step: the signal aborts while a port call is awaited. */
+const aborted = (signal: TickSignal | undefined): boolean => signal?.aborted === true;
+
 const eventsOf = (snapshot: AnyMachineSnapshot): readonly TickEvent[] => (snapshot.context as TickContext).events;
 
 /**
@@ -68,6 +72,7 @@ export const driveTick = async (
   config: TickConfig,
   handle: InvokeHandler,
   onEvent: (event: TickEvent) => void = () => undefined,
+  signal?: TickSignal,
 ): Promise<TickOutcome> => {
   scope ??= inertScope(tickMachine);
   let snapshot: AnyMachineSnapshot = tickMachine.getInitialSnapshot(scope, config);
@@ -80,7 +85,19 @@ export const driveTick = async (
   while (snapshot.status === 'active') {
     const child = invokedChild(snapshot);
     const input: unknown = (child as unknown as { options: { input: unknown } }).options.input;
-    const answer = await handle(child.src as string, input);
+    const src = child.src as string;
+    // Issue 13: once the tick's signal aborted, no port call starts. A read
+    // or wait that returned meanwhile was cut short by the abort: its answer
+    // is not fed to the machine (a cut-off rollout wait would read as a
+    // failed rollout). A write that landed is: the bookkeeping says it.
+    const stop = (phase: 'before' | 'during'): TickOutcome => {
+      const outcome = interruptedOutcome(snapshot.context as TickContext, { src, input, phase }, signal?.reason);
+      onEvent(outcome.events[outcome.events.length - 1] as TickEvent);
+      return outcome;
+    };
+    if (aborted(signal)) return stop('before');
+    const answer = await handle(src, input);
+    if (aborted(signal) && !(answer.ok && isWrite(src))) return stop('during');
     const event = answer.ok
       ? { type: `xstate.done.actor.${child.id}`, output: answer.value, actorId: child.id }
       : { type: `xstate.error.actor.${child.id}`, error: answer.error, actorId: child.id };

@@ -242,11 +242,21 @@ export const setImageFailed = (change: WorkloadChange, e: PortError): TickEvent 
 export const rolloutComplete = (change: WorkloadChange): TickEvent =>
   event('info', 'ROLLOUT_COMPLETE', `${describeWorkload(change.workload)} rollout complete`);
 
+/**
+ * A rollout Kubernetes gave up on (ProgressDeadlineExceeded, an OnDelete
+ * DaemonSet) ends long before ROLLOUT_TIMEOUT: say what happened, not that
+ * the timeout passed (issue 13).
+ */
+const rolloutEnd = (c: TickConfig, e: RolloutError): string =>
+  e._tag === 'RolloutFailed'
+    ? `failed, and waiting cannot complete it (${describePortError(e)})`
+    : `did not complete within ROLLOUT_TIMEOUT=${formatDuration(c.rolloutTimeoutMs)} (${describePortError(e)})`;
+
 export const rolloutFailed = (c: TickConfig, change: WorkloadChange, e: RolloutError): TickEvent =>
   event(
     'error',
     'ROLLOUT_FAILED',
-    `ERROR: rollout of ${describeWorkload(change.workload)} did not complete within ROLLOUT_TIMEOUT=${formatDuration(c.rolloutTimeoutMs)} (${describePortError(e)}); the attempt counter stays incremented and the new digests are not recorded.`,
+    `ERROR: rollout of ${describeWorkload(change.workload)} ${rolloutEnd(c, e)}; the attempt counter stays incremented and the new digests are not recorded.`,
   );
 
 export const reimageComplete = (): TickEvent => event('info', 'REIMAGE_COMPLETE', 're-image complete');
@@ -255,7 +265,7 @@ export const successResetFailed = (c: TickConfig, e: PortError): TickEvent =>
   event(
     'error',
     'SUCCESS_RESET_FAILED',
-    `ERROR: every rollout completed but ${ANNOTATION.refreshAttempt}/${ANNOTATION.flapDetected} could not be cleared on ${jobsManager(c)} (${describePortError(e)}). The digests are still recorded; a stale attempt count makes the next drift reach the flap lockout sooner.`,
+    `ERROR: every rollout completed but ${ANNOTATION.refreshAttempt}/${ANNOTATION.flapDetected} could not be cleared on ${jobsManager(c)} (${describePortError(e)}). The tick still goes on to record the new digests; a stale attempt count makes the next drift reach the flap lockout sooner.`,
     [
       `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}- ${ANNOTATION.flapDetected}-   (or: image-refresh rearm)`,
     ],
@@ -275,7 +285,7 @@ export const attemptKeepFailed = (c: TickConfig, attempt: number, e: PortError):
   event(
     'error',
     'SUCCESS_RESET_FAILED',
-    `ERROR: the decoupled re-image completed but ${ANNOTATION.refreshAttempt} could not be put back to ${attempt} on ${jobsManager(c)} (${describePortError(e)}). It still reads ${attempt + 1}, so the flap lockout comes one failure sooner. Whatever this pass may record is still recorded.`,
+    `ERROR: the decoupled re-image completed but ${ANNOTATION.refreshAttempt} could not be put back to ${attempt} on ${jobsManager(c)} (${describePortError(e)}). It still reads ${attempt + 1}, so the flap lockout comes one failure sooner. The pass still goes on to record what it may.`,
     [
       `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}=${attempt} --overwrite`,
     ],

@@ -75,8 +75,9 @@ export const lowestRateLimitRemaining = (resolutions: readonly ImageResolution[]
 export const wasRateLimited = (resolutions: readonly ImageResolution[]): boolean =>
   resolutions.some((r) => r._tag === 'Unresolved' && r.error._tag === 'RateLimited');
 
-/** Any 429 this tick, or a reported budget below REGISTRY_BUDGET_FLOOR. */
+/** Any 429 this tick, or a reported budget below REGISTRY_BUDGET_FLOOR; never with REGISTRY_BUDGET_FLOOR=off (the script has no such guard). */
 export const isRegistryBudgetLow = (config: TickConfig, resolutions: readonly ImageResolution[]): boolean => {
+  if (!config.registryBudgetGuard) return false;
   // No budget reported is no budget known to be low.
   const lowest = lowestRateLimitRemaining(resolutions) ?? Number.POSITIVE_INFINITY;
   return wasRateLimited(resolutions) || lowest < config.registryBudgetFloor;

@@ -52,7 +52,8 @@ export type EventCode =
   | 'DECOUPLED_REFRESH'
   | 'DECOUPLED_NOT_SETTLED'
   | 'TICK_COMPLETE'
-  | 'EVENT_NOT_RECORDED';
+  | 'EVENT_NOT_RECORDED'
+  | 'INTERRUPTED';
 
 /**
  * One thing a tick tells its operator, in order. The CLI prints each as an

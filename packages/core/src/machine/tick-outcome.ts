@@ -19,7 +19,9 @@ export type TickResult =
   | 'attemptWriteFailed'
   | 'reimageFailed'
   | 'recordFailed'
-  | 'complete';
+  | 'complete'
+  /** Stopped by SIGTERM or SIGINT before it ended (issue 13): exit 143 or 130. */
+  | 'interrupted';
 
 /** Why a write happened; one per logical write port. */
 export type WriteKind =
@@ -66,13 +68,13 @@ export interface DigestChange {
 export interface TickOutcome {
   /** The final state the machine reached. */
   readonly result: TickResult;
-  /** 0 ok, 1 a finding an operator must see, 2 configuration error (I18). */
-  readonly exitCode: 0 | 1 | 2;
+  /** 0 ok, 1 a finding an operator must see, 2 configuration error; 143 / 130 stopped by SIGTERM / SIGINT (I18). */
+  readonly exitCode: 0 | 1 | 2 | 130 | 143;
   /** What the settled guard saw of jobs-manager; undefined when it was not (or could not be) read. */
   readonly settledness?: Settledness;
   /** Everything the operator is told, in order. */
   readonly events: readonly TickEvent[];
-  /** The error-level events; non-empty iff exitCode is 1. */
+  /** The error-level events; non-empty iff exitCode is 1 (an interrupted tick keeps those it had: exit 130/143). */
   readonly findings: readonly TickEvent[];
   /** Every successful write to the jobs-manager Deployment's annotations, in order. */
   readonly writes: readonly AnnotationWrite[];

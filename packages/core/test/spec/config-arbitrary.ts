@@ -12,7 +12,7 @@ export const environmentArbitrary: fc.Arbitrary<Environment> = fc.record({
   REQUESTS_PROXY_PINNED: fc.constantFrom('0', '0', '0', '1'),
   IMAGE_REGISTRY: fc.constantFrom(...Array(19).fill('docker.io'), 'mirror.corp.example:5000'),
   FLAP_LOCKOUT_EXIT: fc.constantFrom('0', '1'),
-  REGISTRY_BUDGET_FLOOR: fc.constantFrom('10', '10', '0', '40'),
+  REGISTRY_BUDGET_FLOOR: fc.constantFrom('10', '10', '0', '40', 'off'),
   // Issue 7's switches, off about half the time so I1–I20 keep their reference meaning.
   RECONCILE_LIVE: fc.constantFrom('0', '0', 'report', '1', '1'),
   DECOUPLED_REFRESH: fc.constantFrom('0', '1'),

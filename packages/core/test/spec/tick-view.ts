@@ -132,8 +132,13 @@ export class TickView {
     );
   }
 
-  /** The registry's pull budget was low this tick: a 429 for some repo, or a remaining budget under the floor. */
+  /**
+   * The registry's pull budget was low this tick: a 429 for some repo, or a
+   * remaining budget under the floor. Never with REGISTRY_BUDGET_FLOOR=off:
+   * no budget guard, as the script (issue 13).
+   */
   get registryBudgetLow(): boolean {
+    if (!this.config.registryBudgetGuard) return false;
     const answered = this.resolvedImages().length > 0;
     const remaining = this.record.before.rateLimitRemaining;
     const rateLimited = this.calls('resolveDigest').some((c) => c.outcome === 'RateLimited');

@@ -2,13 +2,18 @@ import type { PortError } from '@image-refresh/core';
 import { AppsV1Api, type KubeConfig, type PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type * as E from 'fp-ts/lib/Either.js';
 import { type BoundedClient, createBoundedClient } from './bounded-client.js';
+import type { RequestSignals } from './request-timeout.js';
 
 // The apps/v1 client every workload call of the adapter goes through.
 
 export type AppsApi = BoundedClient<AppsV1Api>;
 
-export const createAppsApi = (kubeConfig: KubeConfig, timeoutMs: number): E.Either<PortError, AppsApi> =>
-  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new AppsV1Api(configuration));
+export const createAppsApi = (
+  kubeConfig: KubeConfig,
+  timeoutMs: number,
+  signals: RequestSignals = {},
+): E.Either<PortError, AppsApi> =>
+  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new AppsV1Api(configuration), signals);
 
 /**
  * Per-call options forcing a patch's content type. client-node sends

@@ -15,6 +15,16 @@ export interface ClusterPortOptions {
   readonly onProgress?: (line: string) => void;
   /** The field manager of every write (default `image-refresh`). */
   readonly fieldManager?: string;
+  /**
+   * The tick's signal (issue 13): aborting it aborts every request in flight
+   * and ends a settle or rollout wait at once, so nothing outlives the tick.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * The tick's interruption (issue 13, SIGTERM): aborting it ends every read
+   * and wait at once; a write already sent is awaited within its bound.
+   */
+  readonly abortReads?: AbortSignal;
 }
 
 export const DEFAULT_POLL_INTERVAL_MS = 2_000;

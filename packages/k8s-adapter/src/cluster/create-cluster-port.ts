@@ -76,7 +76,11 @@ export const createClusterPort = (
   const fieldManager = options.fieldManager ?? FIELD_MANAGER;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const progressEveryMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
-  const apps: E.Either<PortError, AppsApi> = createAppsApi(kubeConfig, config.apiTimeoutMs);
+  const apps: E.Either<PortError, AppsApi> = createAppsApi(kubeConfig, config.apiTimeoutMs, {
+    all: options.signal,
+    reads: options.abortReads,
+  });
+  const waitSignal = [options.signal, options.abortReads].filter((s): s is AbortSignal => s !== undefined);
   let snapshot: WorkloadSnapshot | undefined;
 
   const withApps = <A>(use: (api: AppsApi) => TE.TaskEither<PortError, A>): TE.TaskEither<PortError, A> =>
@@ -130,6 +134,7 @@ export const createClusterPort = (
             intervalMs: pollIntervalMs,
             progressEveryMs,
             onProgress: options.onProgress,
+            signal: waitSignal.length === 0 ? undefined : AbortSignal.any(waitSignal),
           }),
       ),
     );

@@ -1,4 +1,4 @@
-import type { PortError, Settledness, WorkloadRef } from '@image-refresh/core';
+import { describeWorkload, type PortError, type Settledness, transport, type WorkloadRef } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import { progressLine } from './progress-line.js';
 import type { WorkloadSnapshot } from './workload-snapshot.js';
@@ -27,6 +27,8 @@ export interface PollSettings {
    * the very first read answers that at once instead of being retried.
    */
   readonly firstErrorIsFinal: boolean;
+  /** The tick's signal: aborted, the wait ends at once instead of sleeping on (issue 13). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export type PollEnd =
@@ -39,7 +41,23 @@ export type PollEnd =
 
 const isTransient = (e: PortError): boolean => e._tag === 'Timeout' || e._tag === 'Transport';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Sleeps `ms`, or less when `signal` aborts first. */
+const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+const abortedWait = (ref: WorkloadRef, signal: AbortSignal): PortError =>
+  transport(
+    `the wait for ${describeWorkload(ref)} was aborted (${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)})`,
+  );
 
 export const pollUntilSettled = async (
   ref: WorkloadRef,
@@ -59,6 +77,7 @@ export const pollUntilSettled = async (
         );
   try {
     for (let first = true; ; first = false) {
+      if (settings.signal?.aborted === true) return { _tag: 'Unreadable', error: abortedWait(ref, settings.signal) };
       const answer = await read();
       let lastError: PortError | undefined;
       if (E.isLeft(answer)) {
@@ -77,7 +96,7 @@ export const pollUntilSettled = async (
         if (good !== undefined) return { _tag: 'WindowClosed', snapshot: good, lastError };
         return { _tag: 'Unreadable', error: lastError ?? { _tag: 'Transport', message: 'no read was made' } };
       }
-      await sleep(Math.min(settings.intervalMs, settings.windowMs - elapsed));
+      await sleep(Math.min(settings.intervalMs, settings.windowMs - elapsed), settings.signal);
     }
   } finally {
     if (ticker !== undefined) clearInterval(ticker);

@@ -34,6 +34,8 @@ export interface EventsPortOptions {
   readonly reportingInstance?: string;
   /** The clock, for eventTime and series.lastObservedTime; injectable for tests. */
   readonly now?: () => Date;
+  /** The tick's signal: once aborted, no request of this port is in flight (issue 13). */
+  readonly signal?: AbortSignal;
 }
 
 const hasStatus = (e: unknown, code: number): boolean => e instanceof ApiException && e.code === code;
@@ -71,7 +73,7 @@ export const createEventsPort = (
   options: EventsPortOptions = {},
 ): EventsPort => {
   const now = options.now ?? (() => new Date());
-  const events: E.Either<PortError, EventsApi> = createEventsApi(kubeConfig, config.apiTimeoutMs);
+  const events: E.Either<PortError, EventsApi> = createEventsApi(kubeConfig, config.apiTimeoutMs, options.signal);
   const namespace = config.releaseNamespace;
   const deployment = config.deploymentName;
   // `kubectl describe deployment` lists the Events whose involvedObject.uid is
@@ -87,7 +89,7 @@ export const createEventsPort = (
           .readNamespacedDeployment({ name: deployment, namespace })
           .then((d) => d.metadata?.uid)
           .catch(() => undefined),
-    )(createAppsApi(kubeConfig, config.apiTimeoutMs));
+    )(createAppsApi(kubeConfig, config.apiTimeoutMs, { all: options.signal }));
     return uid;
   };
   /** The first RBAC refusal, with its fix; once set, no request is sent again. */

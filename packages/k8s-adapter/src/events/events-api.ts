@@ -12,5 +12,9 @@ import { type BoundedClient, createBoundedClient } from '../cluster/bounded-clie
 
 export type EventsApi = BoundedClient<EventsV1Api>;
 
-export const createEventsApi = (kubeConfig: KubeConfig, timeoutMs: number): E.Either<PortError, EventsApi> =>
-  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new EventsV1Api(configuration));
+export const createEventsApi = (
+  kubeConfig: KubeConfig,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): E.Either<PortError, EventsApi> =>
+  createBoundedClient(kubeConfig, timeoutMs, (configuration) => new EventsV1Api(configuration), { all: signal });

@@ -48,16 +48,21 @@ export const exchange = async (
     const response = await client.fetch(url, {
       method,
       headers,
-      signal: AbortSignal.timeout(client.timeoutMs),
+      signal:
+        client.signal === undefined
+          ? AbortSignal.timeout(client.timeoutMs)
+          : AbortSignal.any([AbortSignal.timeout(client.timeoutMs), client.signal]),
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     });
     const body = method === 'HEAD' ? '' : await response.text();
     return E.right({ status: response.status, headers: response.headers, body });
   } catch (error) {
     return E.left(
-      isAbort(error)
-        ? timeout(`${what} did not answer within ${client.timeoutMs} ms`)
-        : transport(`${what} failed: ${causeOf(error)}`),
+      client.signal?.aborted === true
+        ? transport(`${what} was aborted: the tick is over or interrupted`)
+        : isAbort(error)
+          ? timeout(`${what} did not answer within ${client.timeoutMs} ms`)
+          : transport(`${what} failed: ${causeOf(error)}`),
     );
   }
 };

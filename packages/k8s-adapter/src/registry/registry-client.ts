@@ -18,6 +18,8 @@ export interface RegistryPortOptions {
   readonly fetch?: HttpFetch;
   /** Called with the budget every manifest HEAD reports, so the CLI can log it. */
   readonly onRateLimit?: (budget: RateLimitBudget) => void;
+  /** The tick's signal: aborting it aborts every request in flight (issue 13). */
+  readonly signal?: AbortSignal;
 }
 
 /** The reference's `curl --max-time 10`. */
@@ -28,6 +30,7 @@ export interface RegistryClient {
   readonly timeoutMs: number;
   readonly fetch: HttpFetch;
   readonly onRateLimit: (budget: RateLimitBudget) => void;
+  readonly signal: AbortSignal | undefined;
 }
 
 const ignore = (): void => undefined;
@@ -39,4 +42,5 @@ export const registryClient = (options: RegistryPortOptions): RegistryClient => 
   timeoutMs: options.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS,
   fetch: options.fetch ?? nodeHttpFetch,
   onRateLimit: options.onRateLimit ?? ignore,
+  signal: options.signal,
 });

@@ -45,6 +45,22 @@ const consoleOutput = async (act: () => Promise<void>): Promise<string> => {
   return written.join('\n');
 };
 
+/** The user shape loadFromCluster builds: the token is read from its file at request time. */
+const tokenFileKubeConfig = (c: ChartCluster, token: string): KubeConfig => {
+  const dir = mkdtempSync(join(tmpdir(), 'sa-token-'));
+  dirs.push(dir);
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, token);
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'fake', server: c.server.url, skipTLSVerify: true }],
+    users: [{ name: 'sa', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
+    contexts: [{ name: 'fake', cluster: 'fake', user: 'sa' }],
+    currentContext: 'fake',
+  });
+  return kc;
+};
+
 const echoing = (token: string) =>
   `deployments.apps "${JOBS_MANAGER}" is forbidden: request carried "Authorization: Bearer ${token}" (token ${token})`;
 
@@ -104,18 +120,7 @@ describe('the bearer token never leaks', () => {
   it('is absent when the token comes from a file, as in-cluster, and the adapter never saw it', async () => {
     cluster = await startChartCluster({ token: JWT });
     const c = cluster;
-    const dir = mkdtempSync(join(tmpdir(), 'sa-token-'));
-    dirs.push(dir);
-    const tokenFile = join(dir, 'token');
-    writeFileSync(tokenFile, JWT);
-    // The user shape loadFromCluster builds: the token is read from its file at request time.
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fake', server: c.server.url, skipTLSVerify: true }],
-      users: [{ name: 'sa', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
-      contexts: [{ name: 'fake', cluster: 'fake', user: 'sa' }],
-      currentContext: 'fake',
-    });
+    const kc = tokenFileKubeConfig(c, JWT);
     const port = createClusterPort(kc, testConfig());
     c.server.inject({ route: 'get' }, { kind: 'status', code: 403, message: echoing(JWT) });
     const error = left(await run(port.observeJobsManager()));
@@ -124,6 +129,22 @@ describe('the bearer token never leaks', () => {
     expect(error.message).not.toContain(JWT);
     // Not even its signature, the part that is no JSON.
     expect(error.message).not.toContain(JWT.split('.')[2]);
+  });
+
+  it('is absent when a token file holds a token that looks like no credential at all (issue 13)', async () => {
+    // Not a JWT, never after "Bearer " in the echo: only its value can catch it.
+    const plain = 'kd8Fq2mZ0pLr7sTu';
+    cluster = await startChartCluster({ token: plain });
+    const c = cluster;
+    const kc = tokenFileKubeConfig(c, plain);
+    c.server.inject(
+      { route: 'get' },
+      { kind: 'raw', code: 502, contentType: 'text/plain', body: `upstream refused credential ${plain}` },
+    );
+    const error = left(await run(createClusterPort(kc, testConfig()).observeJobsManager()));
+    expect(c.server.requests.map((r) => r.auth)).toEqual(['token']);
+    expect(error.message).toContain('upstream refused credential [REDACTED]');
+    expect(error.message).not.toContain(plain);
   });
 
   it('never puts the token in the request line: it travels only in the Authorization header', async () => {

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
+import { type Stage, startStage } from './support/cluster-stage.js';
+import { linesWith, runBundle } from './support/run-bundle.js';
+import { startTinyRegistry, type TinyRegistry } from './support/tiny-registry.js';
+
+// Text an operator reads (issue 13), on the bundle: the registry budget said
+// once per tick, not once per image; in --json, no cluster at all is not
+// level info.
+
+let registry: TinyRegistry;
+let stage: Stage;
+let home = '';
+
+beforeAll(async () => {
+  await ensureBundle();
+  registry = await startTinyRegistry();
+  stage = await startStage({ url: registry.url, seen: registry.seen });
+  home = mkdtempSync(join(tmpdir(), 'image-refresh-text-home-'));
+}, BUILD_TIMEOUT_MS);
+
+afterAll(async () => {
+  await stage?.close();
+  await registry?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('what the tick says', () => {
+  it('"registry budget: …" once per tick, though all three images reported it', async () => {
+    const run = await stage.tick();
+    expect(registry.seen.filter((r) => r.method === 'HEAD').length).toBeGreaterThanOrEqual(3);
+    expect(linesWith(run.stderr, 'registry budget:')).toEqual([
+      expect.stringMatching(/^\[image-refresh\] {3}registry budget: ratelimit-remaining 90 of 100 /),
+    ]);
+  });
+
+  it('--json: "cluster: unavailable" is level warn, not info', async () => {
+    const run = await runBundle(['tick', '--json'], {
+      HOME: home,
+      RELEASE_NAME: 'stg',
+      RELEASE_NAMESPACE: 'tracebloc',
+      IMAGE_TAG: 'stg',
+      KUBECONFIG: join(home, 'no-such-kubeconfig'),
+    });
+    const cluster = run.stdout.map((l) => JSON.parse(l) as { level: string; code: string; message: string });
+    expect(cluster.filter((e) => e.code === 'CLUSTER').map((e) => [e.level, e.message.slice(0, 21)])).toEqual([
+      ['warn', 'cluster: unavailable:'],
+    ]);
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
+import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import { ATTEMPT, JM, JM_REF, RECORD, STREAK } from './support/chart-facts.js';
+import type { Stage } from './support/cluster-stage.js';
+import { type LiveRun, startBundle } from './support/run-bundle-live.js';
+import type { TinyRegistry } from './support/tiny-registry.js';
+import { tinyDigest } from './support/tiny-registry.js';
+import { tinyStagePerTest } from './support/tiny-stage.js';
+
+// SIGTERM is what Kubernetes sends at activeDeadlineSeconds, on a node drain
+// or an eviction. It ended the process in milliseconds with no line, no
+// summary and no Event (issue 13). Now: no further call starts, the wait in
+// flight ends, one line says where the tick was, a Warning Event
+// RefreshInterrupted is recorded, the summary says outcome=interrupted, exit
+// 143 (SIGINT: 130) — within about two seconds. A second signal exits at once.
+// Mutations that redden it, each tried: bin.ts not installing stopOnSignal
+// (all four: no line, no summary); the driver ignoring the signal (all four:
+// the tick waits its rollout out); the interrupted tick's Event bound left at
+// API_TIMEOUT + 2 s (the hung-Event case).
+
+const CASE_MS = 40_000;
+/** "Within about two seconds" of the signal, on a loaded 2-core machine. */
+const STOPPED_WITHIN_MS = 2_500;
+const BOUNDS = { API_TIMEOUT: '5s', SETTLE_TIMEOUT: '20s', REGISTRY_TIMEOUT: '2s', ROLLOUT_TIMEOUT: '20s' };
+
+let registry: TinyRegistry;
+let stage: Stage;
+const startTinyStage = tinyStagePerTest();
+
+/** A release whose digests are recorded, and a new build behind the tag: the next tick re-images. */
+const driftPending = async () => {
+  ({ registry, stage } = await startTinyStage());
+  expect((await stage.tick(BOUNDS)).exitCode).toBe(0);
+  registry.bump();
+};
+
+/** Sends `signal` once `phrase` is on stderr; the run's end and how long after the signal it came. */
+const signalAt = async (run: LiveRun, phrase: string, signal: NodeJS.Signals) => {
+  await run.lineWith('stderr', phrase);
+  // Let the call that follows the line start (the wait, the read).
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const sentAt = Date.now();
+  run.child.kill(signal);
+  const end = await run.ended;
+  return { ...end, afterSignalMs: Date.now() - sentAt };
+};
+
+const interruptedEvents = () =>
+  stage.cluster.server.events
+    .all()
+    .filter((e) => e.reason === 'RefreshInterrupted')
+    .map((e) => `${String(e.type)} ${String(e.message)}`);
+
+describe('a signal during a tick stops it, says where it was, and exits 143 / 130', () => {
+  it(
+    'SIGTERM during the rollout wait of jobs-manager (ROLLOUT_TIMEOUT=20s)',
+    async () => {
+      await driftPending();
+      stage.cluster.server.setBehaviour('Deployment', NS, JOBS_MANAGER, 'stalls');
+      const run = startBundle(['tick'], stage.env(BOUNDS));
+      const end = await signalAt(run, `set image deployment/${JOBS_MANAGER}`, 'SIGTERM');
+      expect(end.exitCode).toBe(143);
+      expect(end.afterSignalMs).toBeLessThan(STOPPED_WITHIN_MS);
+      const line = `[image-refresh] interrupted by SIGTERM while waiting for deployment/${JOBS_MANAGER}: refresh-attempt=1 stays, digests not recorded`;
+      expect(run.stderr.filter((l) => l.includes('interrupted by'))).toEqual([line]);
+      expect(run.stderr.at(-1)).toMatch(
+        /^\[image-refresh\] summary: outcome=interrupted exit=143 findings=0 writes=1 /,
+      );
+      expect(interruptedEvents()).toEqual([`Warning ${line.replace('[image-refresh] ', '')}`]);
+      // The state stays consistent: the attempt counted, the new digests not recorded.
+      expect(stage.bookkeeping()[ATTEMPT]).toBe('1');
+      expect(stage.bookkeeping()[RECORD.jm]).toBe(tinyDigest(JM, 'stg', 1));
+      // Nothing after the signal but the Event: no PATCH of annotations, no other workload touched.
+      expect(run.stderr.some((l) => l.includes('requests-proxy') && l.includes('set image'))).toBe(false);
+    },
+    CASE_MS,
+  );
+
+  it(
+    'SIGINT during the settled guard wait (SETTLE_TIMEOUT=20s): exit 130, the skip not counted',
+    async () => {
+      ({ registry, stage } = await startTinyStage());
+      // jobs-manager unsettled: a rollout that never becomes Ready.
+      restAs(stage.cluster, JM_REF, 'neverReady');
+      const run = startBundle(['tick'], stage.env(BOUNDS));
+      const end = await signalAt(run, 'release=stg', 'SIGINT');
+      expect(end.exitCode).toBe(130);
+      expect(end.afterSignalMs).toBeLessThan(STOPPED_WITHIN_MS);
+      expect(run.stderr.filter((l) => l.includes('interrupted by'))).toEqual([
+        `[image-refresh] interrupted by SIGINT while the settled guard waited for deployment/${JOBS_MANAGER}: the skip was not counted, nothing was written`,
+      ]);
+      expect(run.stderr.at(-1)).toMatch(/summary: outcome=interrupted exit=130 findings=0 writes=0 /);
+      expect(stage.bookkeeping()[STREAK]).toBeUndefined();
+    },
+    CASE_MS,
+  );
+
+  it(
+    'SIGTERM with an Event POST that never answers (API_TIMEOUT=5s): the Event is given up within its short bound',
+    async () => {
+      await driftPending();
+      stage.cluster.server.setBehaviour('Deployment', NS, JOBS_MANAGER, 'stalls');
+      stage.cluster.server.inject({ route: 'event' }, { kind: 'hang' }, Number.POSITIVE_INFINITY);
+      const run = startBundle(['tick'], stage.env(BOUNDS));
+      const end = await signalAt(run, `set image deployment/${JOBS_MANAGER}`, 'SIGTERM');
+      expect(end.exitCode).toBe(143);
+      expect(end.afterSignalMs).toBeLessThan(STOPPED_WITHIN_MS);
+      expect(run.stderr.filter((l) => l.includes('could not record the Kubernetes Event'))).toEqual([
+        expect.stringContaining('RefreshInterrupted'),
+      ]);
+      expect(run.stderr.at(-1)).toMatch(/summary: outcome=interrupted exit=143 /);
+    },
+    CASE_MS,
+  );
+
+  it(
+    'a second SIGTERM exits at once, while the first one waits on an Event POST that never answers',
+    async () => {
+      await driftPending();
+      stage.cluster.server.setBehaviour('Deployment', NS, JOBS_MANAGER, 'stalls');
+      stage.cluster.server.inject({ route: 'event' }, { kind: 'hang' }, Number.POSITIVE_INFINITY);
+      const run = startBundle(['tick'], stage.env(BOUNDS));
+      await run.lineWith('stderr', `set image deployment/${JOBS_MANAGER}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      run.child.kill('SIGTERM');
+      await run.lineWith('stderr', 'interrupted by SIGTERM');
+      const secondAt = Date.now();
+      run.child.kill('SIGTERM');
+      const end = await run.ended;
+      expect(end.exitCode).toBe(143);
+      expect(Date.now() - secondAt).toBeLessThan(500);
+      expect(run.stderr.some((l) => l.includes('summary:'))).toBe(false);
+    },
+    CASE_MS,
+  );
+});

@@ -1,0 +1,131 @@
+import type { WorkloadChange } from '../domain/plan.js';
+import { ANNOTATION, describeWorkload, type WorkloadRef } from '../domain/workloads.js';
+import type { TickContext } from './tick-context.js';
+import type { TickEvent } from './tick-event.js';
+import { isFinding } from './tick-event.js';
+import type { TickOutcome } from './tick-outcome.js';
+
+// A tick stopped by a signal (issue 13): SIGTERM at the Job's
+// activeDeadlineSeconds, on a node drain or an eviction; SIGINT at a
+// terminal. The driver starts no port call once the tick's signal has
+// aborted; this turns where the tick was into its outcome and the one line an
+// operator reads. Pure: the bookkeeping it names is what the tick's own
+// writes left (I18's extension: exit 143 for SIGTERM, 130 for SIGINT).
+
+/** The reason a tick's signal is aborted with: which signal stopped it. */
+export interface TickInterrupt {
+  readonly _tag: 'TickInterrupt';
+  readonly signal: 'SIGTERM' | 'SIGINT';
+}
+
+/** The part of an AbortSignal the tick reads (core names no platform type: I20). */
+export interface TickSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+}
+
+/**
+ * The reason to abort a tick's signal with (`TickOptions.signal`): the tick
+ * then ends `interrupted`, exit 143 for SIGTERM and 130 for SIGINT.
+ *
+ * @param signal - the signal the process received.
+ */
+export const interruptedBy = (signal: TickInterrupt['signal']): TickInterrupt => ({ _tag: 'TickInterrupt', signal });
+
+/** The conventional exit of a process stopped by a signal: 128 + its number. */
+export const INTERRUPTED_EXIT = { SIGTERM: 143, SIGINT: 130 } as const;
+
+/** Where the tick was: the port call about to start, or in flight when the signal came. */
+export interface InterruptPoint {
+  readonly src: string;
+  readonly input: unknown;
+  readonly phase: 'before' | 'during';
+}
+
+/** The port calls that change the world; one already sent is awaited, and its answer kept. */
+const WRITES = new Set([
+  'writeSkipStreak',
+  'clearSkipStreak',
+  'writeRefreshAttempt',
+  'markFlapDetected',
+  'clearFlapState',
+  'recordDigests',
+  'setImages',
+]);
+
+export const isWrite = (src: string): boolean => WRITES.has(src);
+
+const signalOf = (reason: unknown): TickInterrupt['signal'] =>
+  typeof reason === 'object' && reason !== null && (reason as TickInterrupt)._tag === 'TickInterrupt'
+    ? (reason as TickInterrupt).signal
+    : // Any other abort stops the tick just the same; SIGTERM is what a Job sends.
+      'SIGTERM';
+
+const workloadOf = (input: unknown): WorkloadRef | undefined =>
+  (input as { change?: WorkloadChange } | undefined)?.change?.workload ??
+  (input as { workload?: WorkloadRef } | undefined)?.workload;
+
+const jobsManagerOf = (context: TickContext): string => `deployment/${context.config.deploymentName}`;
+
+const whereOf = (point: InterruptPoint, context: TickContext): string => {
+  const workload = workloadOf(point.input);
+  const named = workload === undefined ? 'a workload' : describeWorkload(workload);
+  switch (point.src) {
+    case 'observeJobsManager':
+      return `while the settled guard waited for ${jobsManagerOf(context)}`;
+    case 'waitForRollout':
+      return `while waiting for ${named}`;
+    case 'setImages':
+      return point.phase === 'before' ? `before set image ${named}` : `while setting the image of ${named}`;
+    case 'observeWorkload':
+      return `while reading ${named}`;
+    case 'resolveDigests':
+      return 'while resolving digests from the registry';
+    default:
+      return `${point.phase === 'before' ? 'before' : 'during'} ${point.src}`;
+  }
+};
+
+/** What the tick's own writes left behind, in the annotations' words. */
+const bookkeepingOf = (point: InterruptPoint, context: TickContext): string => {
+  const last = (kind: string) => [...context.writes].reverse().find((w) => w.kind === kind);
+  if (point.src === 'observeJobsManager' || point.src === 'writeSkipStreak' || point.src === 'readSkipStreak') {
+    const counted = last('writeSkipStreak');
+    return counted === undefined
+      ? 'the skip was not counted, nothing was written'
+      : `the skip was counted (${ANNOTATION.skipStreak.split('/')[1]}=${counted.annotations[ANNOTATION.skipStreak]})`;
+  }
+  const attemptKey = ANNOTATION.refreshAttempt.split('/')[1];
+  const persisted = last('writeRefreshAttempt')?.annotations[ANNOTATION.refreshAttempt];
+  const attempt =
+    last('clearFlapState') !== undefined
+      ? `${attemptKey} cleared`
+      : `${attemptKey}=${persisted ?? String(context.attempt)} stays`;
+  const digests = last('recordDigests') === undefined ? 'digests not recorded' : 'digests recorded';
+  return `${attempt}, ${digests}`;
+};
+
+/**
+ * The outcome of a tick its signal stopped at `point`: everything it said and
+ * wrote so far, one INTERRUPTED line (level warn: an interruption is not a
+ * finding; its exit code says it), result `interrupted`, exit 143 or 130.
+ */
+export const interruptedOutcome = (context: TickContext, point: InterruptPoint, reason: unknown): TickOutcome => {
+  const signal = signalOf(reason);
+  const line: TickEvent = {
+    level: 'warn',
+    code: 'INTERRUPTED',
+    message: `interrupted by ${signal} ${whereOf(point, context)}: ${bookkeepingOf(point, context)}`,
+  };
+  const events = [...context.events, line];
+  return {
+    result: 'interrupted',
+    exitCode: INTERRUPTED_EXIT[signal],
+    ...(context.settledness._tag === 'Some' ? { settledness: context.settledness.value } : {}),
+    events,
+    findings: events.filter(isFinding),
+    writes: context.writes,
+    reimages: context.reimages,
+    digestChanges: [],
+  };
+};

@@ -1,0 +1,40 @@
+import type { TickConfig } from '../config/tick-config.js';
+import { portBounds } from './port-bounds.js';
+
+// How long one tick can take at most, from its configuration alone (issue 13).
+// The pod cannot read its Job's activeDeadlineSeconds (no RBAC for it), so the
+// manifests are checked against this sum instead (packages/cli/deploy/, and a
+// test on it), and the README says how to size the deadline from it.
+
+/** Node's timers hold a signed 32-bit millisecond count; a longer delay fires at once (TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The most port calls of each bound one tick makes, from the machine's named
+ * actors: the settled guard and requests-proxy and resource-monitor observed
+ * (DECOUPLED_REFRESH / RECONCILE_LIVE); one resolve of the three images; a
+ * set-image and a rollout wait per workload; every other call of the machine
+ * is one API request (skip streak read ×2, write or clear, recorded digests,
+ * attempt read, attempt write ×2, flap mark, flap clear, record, pin markers);
+ * then one Event per reason (kubernetes-events.ts): 15 reasons exist, and
+ * RefreshInterrupted.
+ */
+export const MOST_CALLS_PER_TICK = {
+  observations: 3,
+  workloads: 3,
+  apiRequests: 11,
+  events: 16,
+} as const;
+
+/** The longest a tick can run before its summary line: the sum of its bounds (I17), at the worst case. */
+export const worstCaseTickMs = (config: TickConfig): number => {
+  const bounds = portBounds(config);
+  const n = MOST_CALLS_PER_TICK;
+  return (
+    n.observations * bounds.observeMs +
+    bounds.resolveMs(3) +
+    n.workloads * (bounds.apiMs + bounds.rolloutMs) +
+    n.apiRequests * bounds.apiMs +
+    n.events * bounds.apiMs
+  );
+};

@@ -1,0 +1,83 @@
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../src/domain/workloads.js';
+import { interruptedBy } from '../src/machine/interrupted.js';
+import { runTick, type TickPorts } from '../src/run-tick.js';
+import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { JM } from './support/edge.js';
+
+// Issue 13: a tick whose signal aborted starts no further port call and ends
+// `interrupted`, exit 143 (SIGTERM) or 130 (SIGINT) — I18's extension: exit
+// 130/143 iff the tick was interrupted — with one line saying where it was
+// and what its bookkeeping holds. A read or wait cut short by the abort is not
+// fed to the machine (no "rollout failed"); a write that landed is.
+
+const drifting = () => {
+  const config = simConfig();
+  const world = new SimWorld(config);
+  world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
+  world.publish(JM, simDigest(`${JM}#2`));
+  return { config, world };
+};
+
+/** The sim's ports, with the signal aborted by `signal` once `op` is called; the op then answers `answer`. */
+const abortingAt = (
+  ports: TickPorts,
+  op: keyof TickPorts['cluster'],
+  controller: AbortController,
+  signal: 'SIGTERM' | 'SIGINT',
+  answer: 'cut off' | 'as the world says',
+): TickPorts => ({
+  ...ports,
+  cluster: {
+    ...ports.cluster,
+    [op]: (...args: never[]) => {
+      controller.abort(interruptedBy(signal));
+      const real = (ports.cluster[op] as (...a: never[]) => TE.TaskEither<unknown, unknown>)(...args);
+      return answer === 'cut off' ? TE.left({ _tag: 'Transport', message: 'aborted' }) : real;
+    },
+  },
+});
+
+describe('an interrupted tick', () => {
+  it('SIGTERM during the rollout wait: exit 143, no call after it, the attempt stays, no finding', async () => {
+    const { config, world } = drifting();
+    const controller = new AbortController();
+    const ports = abortingAt(simPorts(world), 'waitForRollout', controller, 'SIGTERM', 'cut off');
+    const outcome = await runTick(config, ports, { signal: controller.signal });
+    expect(outcome.result).toBe('interrupted');
+    expect(outcome.exitCode).toBe(143);
+    expect(outcome.findings).toEqual([]);
+    expect(outcome.events.at(-1)).toEqual({
+      level: 'warn',
+      code: 'INTERRUPTED',
+      message: `interrupted by SIGTERM while waiting for deployment/${config.deploymentName}: refresh-attempt=1 stays, digests not recorded`,
+    });
+    expect(outcome.events.some((e) => e.code === 'ROLLOUT_FAILED')).toBe(false);
+    // Nothing started after the wait but the RefreshInterrupted Event.
+    expect(world.calls.filter((c) => c.op !== 'recordEvent').at(-1)?.op).toBe('waitForRollout');
+    expect(world.calls.filter((c) => c.op === 'recordEvent').map((c) => c.detail)).toEqual([
+      expect.stringContaining('RefreshInterrupted'),
+    ]);
+    expect(outcome.writes.map((w) => w.kind)).toEqual(['writeRefreshAttempt']);
+  });
+
+  it('SIGINT while the attempt write is in flight: the write that landed is kept, exit 130, no re-image started', async () => {
+    const { config, world } = drifting();
+    const controller = new AbortController();
+    const ports = abortingAt(simPorts(world), 'writeRefreshAttempt', controller, 'SIGINT', 'as the world says');
+    const outcome = await runTick(config, ports, { signal: controller.signal });
+    expect(outcome.exitCode).toBe(130);
+    expect(outcome.events.at(-1)?.message).toBe(
+      `interrupted by SIGINT before set image deployment/${config.deploymentName}: refresh-attempt=1 stays, digests not recorded`,
+    );
+    expect(world.calls.some((c) => c.op === 'setImages')).toBe(false);
+    expect(world.annotations[ANNOTATION.refreshAttempt]).toBe('1');
+  });
+
+  it('without a signal, the same world completes (the control)', async () => {
+    const { config, world } = drifting();
+    const outcome = await runTick(config, simPorts(world));
+    expect([outcome.result, outcome.exitCode]).toEqual(['complete', 0]);
+  });
+});
