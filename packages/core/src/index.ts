@@ -8,6 +8,16 @@
 export { ENV, type Environment } from './config/environment.js';
 export { parseTickConfig } from './config/parse-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
+export {
+  type BookkeepingChanges,
+  describeChanges,
+  flapMarked,
+  flapStateRemoved,
+  recordChanges,
+  refreshAttemptSet,
+  skipStreakRemoved,
+  skipStreakSet,
+} from './domain/bookkeeping.js';
 export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
 export { kubernetesEventsFor } from './domain/kubernetes-events.js';
@@ -31,6 +41,7 @@ export {
   type WorkloadKind,
   type WorkloadRef,
 } from './domain/workloads.js';
+export { dryRunPorts } from './dry-run.js';
 export { mermaidDiagram } from './machine/diagram.js';
 export { type EventCode, type EventLevel, isFinding, type TickEvent } from './machine/tick-event.js';
 export { type TickMachine, tickMachine } from './machine/tick-machine.js';
@@ -43,7 +54,6 @@ export type {
   WriteKind,
 } from './machine/tick-outcome.js';
 export type { ClusterPort, ContainerImage, LiveWorkload, RecordedDigests, RolloutError } from './ports/cluster-port.js';
-export { dryRunPorts } from './ports/dry-run.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export {
   describePortError,

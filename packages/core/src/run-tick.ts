@@ -6,12 +6,12 @@ import { parseTickConfig } from './config/parse-config.js';
 import { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
 import { kubernetesEventsFor } from './domain/kubernetes-events.js';
 import type { WorkloadChange } from './domain/plan.js';
-import type { ImageName, WorkloadRef } from './domain/workloads.js';
+import type { WorkloadRef } from './domain/workloads.js';
 import { driveTick, type PortAnswer } from './machine/drive-tick.js';
 import { type PortBounds, portBounds } from './machine/port-bounds.js';
 import type { TickEvent } from './machine/tick-event.js';
 import { tickMachine } from './machine/tick-machine.js';
-import type { TickOutcome } from './machine/tick-outcome.js';
+import type { AnnotationWrite, TickOutcome } from './machine/tick-outcome.js';
 import type { ClusterPort } from './ports/cluster-port.js';
 import type { EventsPort } from './ports/events-port.js';
 import { describePortError, isPortError, timeout } from './ports/port-error.js';
@@ -93,33 +93,21 @@ const portCalls = (ports: TickPorts, bounds: PortBounds) => {
   return {
     observeJobsManager: () => [bounds.observeMs, cluster.observeJobsManager()] as const,
     readSkipStreak: () => [bounds.apiMs, cluster.readSkipStreak()] as const,
-    writeSkipStreak: (input: { streak: number }) => [bounds.apiMs, cluster.writeSkipStreak(input.streak)] as const,
-    clearSkipStreak: () => [bounds.apiMs, cluster.clearSkipStreak()] as const,
+    patchBookkeeping: (input: { write: AnnotationWrite }) => {
+      // The write the machine reports is the object the port was handed (issue 12).
+      const sent = cluster.patchBookkeeping(input.write.annotations);
+      return [bounds.apiMs, () => sent().then(E.map(() => input.write))] as const;
+    },
     resolveDigests: (input: { requests: readonly DigestRequest[] }) => {
       const task = registry.resolveDigests(input.requests);
       return [bounds.resolveMs(input.requests.length), () => task().then(E.right)] as const;
     },
     readRecordedDigests: () => [bounds.apiMs, cluster.readRecordedDigests()] as const,
     readRefreshAttempt: () => [bounds.apiMs, cluster.readRefreshAttempt()] as const,
-    markFlapDetected: (input: { attempt: number }) => [bounds.apiMs, cluster.markFlapDetected(input.attempt)] as const,
-    writeRefreshAttempt: (input: { attempt: number }) =>
-      [bounds.apiMs, cluster.writeRefreshAttempt(input.attempt)] as const,
     setImages: (input: { change: WorkloadChange }) =>
       [bounds.apiMs, cluster.setImages(input.change.workload, input.change.images)] as const,
     waitForRollout: (input: { change: WorkloadChange; timeoutMs: number }) =>
       [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
-    clearFlapState: () => [bounds.apiMs, cluster.clearFlapState()] as const,
-    recordDigests: (input: {
-      digests: Readonly<Partial<Record<ImageName, string>>>;
-      pins: Readonly<Partial<Record<ImageName, string>>>;
-    }) =>
-      [
-        bounds.apiMs,
-        // No pins (RECONCILE_LIVE off): the very call the reference's record is.
-        Object.keys(input.pins).length === 0
-          ? cluster.recordDigests(input.digests)
-          : cluster.recordDigests(input.digests, input.pins),
-      ] as const,
     readPinMarkers: () => [bounds.apiMs, cluster.readPinMarkers()] as const,
     observeWorkload: (input: { workload: WorkloadRef }) =>
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,

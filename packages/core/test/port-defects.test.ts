@@ -18,17 +18,12 @@ import { anEdge, JM } from './support/edge.js';
 const SPEC_ACTORS = [
   'observeJobsManager',
   'readSkipStreak',
-  'writeSkipStreak',
-  'clearSkipStreak',
+  'patchBookkeeping',
   'resolveDigests',
   'readRecordedDigests',
   'readRefreshAttempt',
-  'markFlapDetected',
-  'writeRefreshAttempt',
   'setImages',
   'waitForRollout',
-  'clearFlapState',
-  'recordDigests',
 ] as const satisfies readonly (keyof typeof tickActors)[];
 
 const said = (outcome: TickOutcome) => outcome.events.map((e) => e.message).join('\n');
@@ -40,8 +35,6 @@ describe('an actor the machine was not given', () => {
     await edge.tick();
     edge.world.publish(JM, simDigest(`${JM}#2`));
     edge.world.setAnnotation('tracebloc.io/refresh-skip-streak', '2');
-    if (name === 'writeSkipStreak') edge.world.setBehaviour('jobs-manager', 'neverReady');
-    if (name === 'markFlapDetected') edge.world.setAnnotation('tracebloc.io/refresh-attempt', '9');
     const machine = provideTickPorts(simPorts(edge.world), edge.config).provide({
       actors: { [name]: tickActors[name] } as never,
     });

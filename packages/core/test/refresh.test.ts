@@ -135,7 +135,7 @@ describe('drift: re-image in order, reset, then record (#569, #626)', () => {
   it('the attempt is persisted before any workload is touched; a failed write re-images nothing (I9)', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('writeRefreshAttempt', 'Transport');
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}=`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('attemptWriteFailed');
@@ -146,7 +146,7 @@ describe('drift: re-image in order, reset, then record (#569, #626)', () => {
     const edge = await aSteadyEdge();
     const jm2 = simDigest(`${JM}#2`);
     edge.world.publish(JM, jm2);
-    edge.world.injectClusterFault('clearFlapState', 'Transport');
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}-`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('SUCCESS_RESET_FAILED')).toContain('could not be cleared');
@@ -158,7 +158,7 @@ describe('drift: re-image in order, reset, then record (#569, #626)', () => {
     const edge = await aSteadyEdge();
     edge.world.setAnnotation(ANNOTATION.refreshAttempt, '2');
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('recordDigests', 'Timeout');
+    edge.world.injectClusterFault('patchBookkeeping', 'Timeout', 1, 'tracebloc.io/last-refreshed-');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('recordFailed');
@@ -223,7 +223,7 @@ describe('flap back-off (#563, #626)', () => {
     const edge = await aSteadyEdge();
     edge.world.setAnnotation(ANNOTATION.refreshAttempt, '5');
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('markFlapDetected', 'Forbidden');
+    edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.flapDetected}=`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('flapMarkFailed');

@@ -98,7 +98,7 @@ describe('settled guard: an unsettled jobs-manager is a skip that counts (#546, 
 
   it('a streak that cannot be written fails the tick: an uncounted skip is how this freezes forever', async () => {
     const edge = unsettledWithStreak('2');
-    edge.world.injectClusterFault('writeSkipStreak', 'Forbidden');
+    edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.skipStreak}=`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('skipStreakWriteFailed');
@@ -180,7 +180,7 @@ describe('settled guard: settling ends the streak by itself (#1964, #2007)', () 
     // code would also pass if the tick died later for another reason.
     const edge = anEdge();
     edge.world.setAnnotation(STREAK, '5');
-    edge.world.injectClusterFault('clearSkipStreak', 'Transport');
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.skipStreak}-`);
     const outcome = await edge.tick();
     expect(edge.line('SETTLED_AGAIN')).toContain('settled again after 5 skipped tick');
     expect(edge.ops()).toContain('resolveDigest');
@@ -195,7 +195,7 @@ describe('settled guard: settling ends the streak by itself (#1964, #2007)', () 
   it('a failed streak clear is reported as a WARNING, not swallowed (#2007)', async () => {
     const edge = anEdge();
     edge.world.setAnnotation(STREAK, '5');
-    edge.world.injectClusterFault('clearSkipStreak', 'Forbidden');
+    edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.skipStreak}-`);
     await edge.tick();
     const warning = edge.line('SKIP_STREAK_CLEAR_FAILED');
     expect(warning).toContain('WARNING: could not clear tracebloc.io/refresh-skip-streak');

@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import {
   ANNOTATION,
+  type BookkeepingChanges,
   type ClusterPort,
   describeConfigError,
   describeWorkload,
@@ -32,7 +33,7 @@ const change = (edit: (s: State) => void) =>
     edit(state);
     writeFileSync(file, JSON.stringify(state, null, 2));
   });
-const annotate = (changes: Record<string, string | null>) =>
+const annotate = (changes: BookkeepingChanges) =>
   change((s) => {
     for (const [key, value] of Object.entries(changes)) {
       if (value === null) delete s.annotations[key];
@@ -53,23 +54,11 @@ const settled: Settledness = { _tag: 'Settled', message: 'a file is always settl
 const cluster: ClusterPort = {
   observeJobsManager: () => TE.right(settled),
   readSkipStreak: () => read(ANNOTATION.skipStreak),
-  writeSkipStreak: (n) => annotate({ [ANNOTATION.skipStreak]: String(n) }),
-  clearSkipStreak: () => annotate({ [ANNOTATION.skipStreak]: null }),
   readRefreshAttempt: () => read(ANNOTATION.refreshAttempt),
-  writeRefreshAttempt: (n) => annotate({ [ANNOTATION.refreshAttempt]: String(n) }),
-  markFlapDetected: (n) => annotate({ [ANNOTATION.flapDetected]: String(n) }),
-  clearFlapState: () => annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
+  // Every bookkeeping write: core decides the changes, the port applies exactly those.
+  patchBookkeeping: annotate,
   readRecordedDigests: () => byImage('recordKey'),
   readPinMarkers: () => byImage('pinKey'),
-  recordDigests: (digests, pins = {}) =>
-    annotate(
-      Object.fromEntries(
-        IMAGES.flatMap((i) => [
-          ...(digests[i.name] === undefined ? [] : [[i.recordKey, digests[i.name]]]),
-          ...(pins[i.name] === undefined ? [] : [[i.pinKey, pins[i.name]]]),
-        ]),
-      ),
-    ),
   observeWorkload: (w) =>
     TE.fromIO(() => ({ settledness: settled, images: load().images[w.id] ?? {}, imageOwners: {} })),
   setImages: (w, images) =>

@@ -2,6 +2,15 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
+import {
+  type BookkeepingChanges,
+  flapMarked,
+  flapStateRemoved,
+  recordChanges,
+  refreshAttemptSet,
+  skipStreakRemoved,
+  skipStreakSet,
+} from '../domain/bookkeeping.js';
 import { counterValue, isRecorded } from '../domain/counter.js';
 import { liveFindings } from '../domain/live-drift.js';
 import {
@@ -14,14 +23,7 @@ import {
   workloadRef,
 } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
-import {
-  ANNOTATION,
-  IMAGES,
-  type ImageName,
-  imageSpec,
-  type WorkloadId,
-  type WorkloadRef,
-} from '../domain/workloads.js';
+import { type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from '../domain/workloads.js';
 import type { LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
 import { isPortError, type PortError, transport } from '../ports/port-error.js';
 import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
@@ -29,7 +31,7 @@ import * as say from './messages.js';
 import { initialContext, type TickContext } from './tick-context.js';
 import { acceptResolutions, isRegistryBudgetLow, unpinnedRequests } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
-import type { AnnotationWrite, TickOutcome, TickResult } from './tick-outcome.js';
+import type { AnnotationWrite, TickOutcome, TickResult, WriteKind } from './tick-outcome.js';
 import { outcomeOf } from './tick-outcome-of.js';
 
 // One tick of SPEC §3 as a state machine. Every step is a state, every decision
@@ -45,17 +47,13 @@ const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${nam
 export const tickActors = {
   observeJobsManager: fromPromise<Settledness>(unprovided('observeJobsManager')),
   readSkipStreak: fromPromise<O.Option<string>>(unprovided('readSkipStreak')),
-  writeSkipStreak: fromPromise<void, { streak: number }>(unprovided('writeSkipStreak')),
-  clearSkipStreak: fromPromise<void>(unprovided('clearSkipStreak')),
+  /** Every bookkeeping write: hands `write.annotations` to the port and answers the write it sent. */
+  patchBookkeeping: fromPromise<AnnotationWrite, { write: AnnotationWrite }>(unprovided('patchBookkeeping')),
   resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
   readRecordedDigests: fromPromise<RecordedDigests>(unprovided('readRecordedDigests')),
   readRefreshAttempt: fromPromise<O.Option<string>>(unprovided('readRefreshAttempt')),
-  markFlapDetected: fromPromise<void, { attempt: number }>(unprovided('markFlapDetected')),
-  writeRefreshAttempt: fromPromise<void, { attempt: number }>(unprovided('writeRefreshAttempt')),
   setImages: fromPromise<void, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
-  clearFlapState: fromPromise<void>(unprovided('clearFlapState')),
-  recordDigests: fromPromise<void, { digests: DigestsToRecord; pins: DigestsToRecord }>(unprovided('recordDigests')),
   readPinMarkers: fromPromise<RecordedDigests>(unprovided('readPinMarkers')),
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
 };
@@ -81,11 +79,6 @@ const emit = (context: TickContext, ...events: readonly TickEvent[]): readonly T
   ...events,
 ];
 
-const noteWrite = (context: TickContext, write: AnnotationWrite): readonly AnnotationWrite[] => [
-  ...context.writes,
-  write,
-];
-
 const planOf = (context: TickContext): RefreshPlan => {
   if (context.plan._tag === 'None') throw new Error('the refresh plan is read before it was made');
   return context.plan.value;
@@ -103,15 +96,16 @@ const settlednessOf = (context: TickContext): Settledness =>
 /** The annotations the record write sets: first observations, drift on the success path, and pin markers. */
 const recordAnnotations = (context: TickContext): Record<string, string> => {
   const plan = planOf(context);
-  const digests = digestsToRecord(plan);
-  return Object.fromEntries(
-    IMAGES.flatMap(({ name, recordKey, pinKey }) => {
-      const digest = digests[name];
-      const pin = plan.pins[name];
-      return [...(digest === undefined ? [] : [[recordKey, digest]]), ...(pin === undefined ? [] : [[pinKey, pin]])];
-    }),
-  );
+  return recordChanges(digestsToRecord(plan), plan.pins);
 };
+
+/** A bookkeeping write as the machine decides it; the port is handed exactly `annotations`. */
+const write = (kind: WriteKind, annotations: BookkeepingChanges): { write: AnnotationWrite } => ({
+  write: { kind, annotations },
+});
+
+/** Remember a write the port accepted: the very object it was handed (issue 12). */
+const written = ({ event }: { event: { output: AnnotationWrite } }) => ({ write: event.output });
 
 const decoupledSettledOf = (context: TickContext): readonly WorkloadId[] | undefined =>
   O.toUndefined(context.decoupledSettled);
@@ -209,6 +203,10 @@ const tickSetup = setup({
     hasMoreWorkloads: ({ context }) => context.reimageIndex + 1 < planOf(context).changes.length,
   },
   actions: {
+    /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
+    noteWrite: assign({
+      writes: ({ context }, params: { write: AnnotationWrite }) => [...context.writes, params.write],
+    }),
     announceTick: assign({ events: ({ context }) => emit(context, say.tickStart(context.config)) }),
     announceMirrorInert: assign({ events: ({ context }) => emit(context, say.mirrorInert(context.config)) }),
     announceTickComplete: assign({ events: ({ context }) => emit(context, say.tickComplete()) }),
@@ -226,13 +224,6 @@ const tickSetup = setup({
     reportSkipStreakUncountable: assign({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.skipStreakUncountable(context.config, params.error)),
-    }),
-    noteSkipStreakWritten: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'writeSkipStreak',
-          annotations: { [ANNOTATION.skipStreak]: String(context.skipStreak) },
-        }),
     }),
     reportSkipStreakWriteFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -252,10 +243,6 @@ const tickSetup = setup({
     warnSkipStreakUnreadable: assign({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.skipStreakUnreadableOnSettle(context.config, params.error)),
-    }),
-    noteSkipStreakCleared: assign({
-      writes: ({ context }) =>
-        noteWrite(context, { kind: 'clearSkipStreak', annotations: { [ANNOTATION.skipStreak]: null } }),
     }),
     warnSkipStreakClearFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -337,13 +324,6 @@ const tickSetup = setup({
     warnAttemptUnreadable: assign({
       events: ({ context }, params: { error: PortError }) => emit(context, say.attemptUnreadable(params.error)),
     }),
-    noteFlapMarked: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'markFlapDetected',
-          annotations: { [ANNOTATION.flapDetected]: String(context.attempt) },
-        }),
-    }),
     announceFlapDetected: assign({
       events: ({ context }) =>
         emit(context, say.flapDetected(context.config, context.attempt, context.config.flapLockoutIsFinding)),
@@ -352,12 +332,7 @@ const tickSetup = setup({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.flapMarkFailed(context.config, context.attempt, params.error)),
     }),
-    noteAttemptPersisted: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'writeRefreshAttempt',
-          annotations: { [ANNOTATION.refreshAttempt]: String(context.attempt + 1) },
-        }),
+    announceReimaging: assign({
       events: ({ context }) => emit(context, say.reimaging(context.config, context.attempt + 1)),
     }),
     reportAttemptWriteFailed: assign({
@@ -391,19 +366,7 @@ const tickSetup = setup({
     advanceToNextWorkload: assign({ reimageIndex: ({ context }) => context.reimageIndex + 1 }),
     announceReimageComplete: assign({ events: ({ context }) => emit(context, say.reimageComplete()) }),
 
-    noteFlapStateCleared: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'clearFlapState',
-          annotations: { [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null },
-        }),
-    }),
-    noteAttemptKept: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'writeRefreshAttempt',
-          annotations: { [ANNOTATION.refreshAttempt]: String(context.attempt) },
-        }),
+    announceAttemptKept: assign({
       events: ({ context }) => emit(context, say.attemptKept(context.config, context.attempt)),
     }),
     reportAttemptKeepFailed: assign({
@@ -417,9 +380,6 @@ const tickSetup = setup({
 
     announceRecording: assign({
       events: ({ context }) => emit(context, say.recordingDigests(recordAnnotations(context))),
-    }),
-    noteDigestsRecorded: assign({
-      writes: ({ context }) => noteWrite(context, { kind: 'recordDigests', annotations: recordAnnotations(context) }),
     }),
     reportRecordFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -521,25 +481,25 @@ export const tickMachine = tickSetup.createMachine({
         },
         writingSkipStreak: {
           invoke: {
-            src: 'writeSkipStreak',
-            input: ({ context }) => ({ streak: context.skipStreak }),
+            src: 'patchBookkeeping',
+            input: ({ context }) => write('writeSkipStreak', skipStreakSet(context.skipStreak)),
             onDone: [
               {
                 guard: and(['isAtSkipCeiling', 'isDecoupledRefreshOn']),
                 target: '#tick.decoupledRefresh',
-                actions: ['noteSkipStreakWritten', 'announceFrozen', 'beginDecoupledPass'],
+                actions: [{ type: 'noteWrite', params: written }, 'announceFrozen', 'beginDecoupledPass'],
               },
               {
                 guard: 'isAtSkipCeiling',
                 target: '#tick.frozen',
-                actions: ['noteSkipStreakWritten', 'announceFrozen'],
+                actions: [{ type: 'noteWrite', params: written }, 'announceFrozen'],
               },
               {
                 guard: 'isDecoupledRefreshOn',
                 target: '#tick.decoupledRefresh',
-                actions: ['noteSkipStreakWritten', 'announceSkip', 'beginDecoupledPass'],
+                actions: [{ type: 'noteWrite', params: written }, 'announceSkip', 'beginDecoupledPass'],
               },
-              { target: '#tick.skipped', actions: ['noteSkipStreakWritten', 'announceSkip'] },
+              { target: '#tick.skipped', actions: [{ type: 'noteWrite', params: written }, 'announceSkip'] },
             ],
             onError: {
               target: '#tick.skipStreakWriteFailed',
@@ -596,8 +556,9 @@ export const tickMachine = tickSetup.createMachine({
         },
         clearingSkipStreak: {
           invoke: {
-            src: 'clearSkipStreak',
-            onDone: { target: '#tick.resolvingDigests', actions: 'noteSkipStreakCleared' },
+            src: 'patchBookkeeping',
+            input: () => write('clearSkipStreak', skipStreakRemoved),
+            onDone: { target: '#tick.resolvingDigests', actions: { type: 'noteWrite', params: written } },
             onError: {
               target: '#tick.resolvingDigests',
               actions: { type: 'warnSkipStreakClearFailed', params: withPortError },
@@ -723,9 +684,12 @@ export const tickMachine = tickSetup.createMachine({
         },
         markingFlapDetected: {
           invoke: {
-            src: 'markFlapDetected',
-            input: ({ context }) => ({ attempt: context.attempt }),
-            onDone: { target: '#tick.flapLockout', actions: ['noteFlapMarked', 'announceFlapDetected'] },
+            src: 'patchBookkeeping',
+            input: ({ context }) => write('markFlapDetected', flapMarked(context.attempt)),
+            onDone: {
+              target: '#tick.flapLockout',
+              actions: [{ type: 'noteWrite', params: written }, 'announceFlapDetected'],
+            },
             onError: {
               target: '#tick.flapMarkFailed',
               actions: { type: 'reportFlapMarkFailed', params: withPortError },
@@ -739,9 +703,12 @@ export const tickMachine = tickSetup.createMachine({
         // Persisted BEFORE any workload is touched: never re-image without it (I9).
         persistingAttempt: {
           invoke: {
-            src: 'writeRefreshAttempt',
-            input: ({ context }) => ({ attempt: context.attempt + 1 }),
-            onDone: { target: '#tick.reimaging', actions: 'noteAttemptPersisted' },
+            src: 'patchBookkeeping',
+            input: ({ context }) => write('writeRefreshAttempt', refreshAttemptSet(context.attempt + 1)),
+            onDone: {
+              target: '#tick.reimaging',
+              actions: [{ type: 'noteWrite', params: written }, 'announceReimaging'],
+            },
             onError: {
               target: '#tick.attemptWriteFailed',
               actions: { type: 'reportAttemptWriteFailed', params: withPortError },
@@ -804,8 +771,9 @@ export const tickMachine = tickSetup.createMachine({
     // still happens (I7) and the next tick does not re-image for nothing.
     successReset: {
       invoke: {
-        src: 'clearFlapState',
-        onDone: { target: 'recordingDigests', actions: 'noteFlapStateCleared' },
+        src: 'patchBookkeeping',
+        input: () => write('clearFlapState', flapStateRemoved),
+        onDone: { target: 'recordingDigests', actions: { type: 'noteWrite', params: written } },
         onError: { target: 'recordingDigests', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
       },
     },
@@ -817,9 +785,12 @@ export const tickMachine = tickSetup.createMachine({
     // complete, so the record still happens (I7).
     keepingEarlierAttempts: {
       invoke: {
-        src: 'writeRefreshAttempt',
-        input: ({ context }) => ({ attempt: context.attempt }),
-        onDone: { target: 'recordingDigests', actions: 'noteAttemptKept' },
+        src: 'patchBookkeeping',
+        input: ({ context }) => write('writeRefreshAttempt', refreshAttemptSet(context.attempt)),
+        onDone: {
+          target: 'recordingDigests',
+          actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'],
+        },
         onError: { target: 'recordingDigests', actions: { type: 'reportAttemptKeepFailed', params: withPortError } },
       },
     },
@@ -828,9 +799,9 @@ export const tickMachine = tickSetup.createMachine({
     recordingDigests: {
       entry: 'announceRecording',
       invoke: {
-        src: 'recordDigests',
-        input: ({ context }) => ({ digests: digestsToRecord(planOf(context)), pins: planOf(context).pins }),
-        onDone: { target: 'complete', actions: 'noteDigestsRecorded' },
+        src: 'patchBookkeeping',
+        input: ({ context }) => write('recordDigests', recordAnnotations(context)),
+        onDone: { target: 'complete', actions: { type: 'noteWrite', params: written } },
         onError: { target: 'recordFailed', actions: { type: 'reportRecordFailed', params: withPortError } },
       },
     },

@@ -1,5 +1,6 @@
 import type { Option } from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { BookkeepingChanges } from '../domain/bookkeeping.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { ImageName, WorkloadRef } from '../domain/workloads.js';
 import type { PortError } from './port-error.js';
@@ -74,30 +75,20 @@ export interface ClusterPort {
 
   /** The raw `refresh-skip-streak` annotation; `Left` makes an unsettled tick exit 1 without a write (I4). */
   readonly readSkipStreak: () => TaskEither<PortError, Option<string>>;
-  /** Set `refresh-skip-streak`; `Left` fails the tick (I3). */
-  readonly writeSkipStreak: (streak: number) => TaskEither<PortError, void>;
-  /** Remove `refresh-skip-streak`; `Left` is a WARNING and the tick goes on (I6, #2007). */
-  readonly clearSkipStreak: () => TaskEither<PortError, void>;
-
   /** The raw `refresh-attempt` annotation; `Left` means no re-image this tick (I11). */
   readonly readRefreshAttempt: () => TaskEither<PortError, Option<string>>;
-  /** Set `refresh-attempt`, before any workload is touched; `Left` fails the tick and nothing is re-imaged (I9). */
-  readonly writeRefreshAttempt: (attempt: number) => TaskEither<PortError, void>;
-  /** Set `refresh-flap-detected` when the attempt ceiling is reached (I10). */
-  readonly markFlapDetected: (attempt: number) => TaskEither<PortError, void>;
-  /** The success reset (#626): remove refresh-attempt and refresh-flap-detected in one write of their own. */
-  readonly clearFlapState: () => TaskEither<PortError, void>;
+
+  /**
+   * Change the bookkeeping annotations of the jobs-manager Deployment in one
+   * write: each key of `changes` is set to its value, or removed where the
+   * value is `null`. The tick decides every change and what its failure
+   * means (I3, I6, I9, I10, I12); an implementation writes exactly these keys
+   * and no others, and an empty `changes` may be a no-op.
+   */
+  readonly patchBookkeeping: (changes: BookkeepingChanges) => TaskEither<PortError, void>;
 
   /** The `last-refreshed-<image>-digest` annotations; `Left` records and re-images nothing (SPEC §5). */
   readonly readRecordedDigests: () => TaskEither<PortError, RecordedDigests>;
-  /**
-   * One write for every digest recorded this tick, and (RECONCILE_LIVE only)
-   * the pin markers of the images image-refresh pinned this tick.
-   */
-  readonly recordDigests: (
-    digests: Readonly<Partial<Record<ImageName, string>>>,
-    pins?: Readonly<Partial<Record<ImageName, string>>>,
-  ) => TaskEither<PortError, void>;
   /** The pin markers (ImageSpec.pinKey); RECONCILE_LIVE only. */
   readonly readPinMarkers: () => TaskEither<PortError, RecordedDigests>;
   /**

@@ -138,7 +138,7 @@ export const SCENARIOS: readonly Scenario[] = [
         event: `publish ${JM} build 2; the attempt-counter write fails`,
         act: (w) => {
           publish(JM, 2)(w);
-          w.injectClusterFault('writeRefreshAttempt', 'Transport');
+          w.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}=`);
         },
       },
       { event: 'API healthy again' },

@@ -1,8 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
 import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, IMAGES, type ImageName, type WorkloadId } from '../domain/workloads.js';
+import { ANNOTATION, IMAGES, type WorkloadId } from '../domain/workloads.js';
 import type { ClusterPort, LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import { notFound, type PortError, type PortErrorTag, timeout } from '../ports/port-error.js';
@@ -46,8 +47,9 @@ export const simPorts = (world: SimWorld): TickPorts => {
     detail: string,
     target: WorkloadId,
     act: () => E.Either<PortError, A>,
+    changes?: BookkeepingChanges,
   ): TaskEither<PortError, A> => {
-    const fault = world.takeClusterFault(op);
+    const fault = world.takeClusterFault(op, changes);
     let result: E.Either<PortError, A>;
     if (fault === 'Hang') {
       world.clockMs += config.apiTimeoutMs;
@@ -69,7 +71,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
   const annotation = (key: string) => (): E.Either<PortError, O.Option<string>> =>
     E.right(O.fromNullable(world.annotations[key]));
 
-  const annotate = (changes: Readonly<Record<string, string | null>>) => (): E.Either<PortError, void> => {
+  const annotate = (changes: BookkeepingChanges) => (): E.Either<PortError, void> => {
     for (const [key, value] of Object.entries(changes)) world.setAnnotation(key, value ?? undefined);
     return E.right(undefined);
   };
@@ -85,31 +87,9 @@ export const simPorts = (world: SimWorld): TickPorts => {
       return result;
     },
     readSkipStreak: () => request('readSkipStreak', '', 'jobs-manager', annotation(ANNOTATION.skipStreak)),
-    writeSkipStreak: (streak) =>
-      request('writeSkipStreak', String(streak), 'jobs-manager', annotate({ [ANNOTATION.skipStreak]: String(streak) })),
-    clearSkipStreak: () => request('clearSkipStreak', '', 'jobs-manager', annotate({ [ANNOTATION.skipStreak]: null })),
     readRefreshAttempt: () => request('readRefreshAttempt', '', 'jobs-manager', annotation(ANNOTATION.refreshAttempt)),
-    writeRefreshAttempt: (attempt) =>
-      request(
-        'writeRefreshAttempt',
-        String(attempt),
-        'jobs-manager',
-        annotate({ [ANNOTATION.refreshAttempt]: String(attempt) }),
-      ),
-    markFlapDetected: (attempt) =>
-      request(
-        'markFlapDetected',
-        String(attempt),
-        'jobs-manager',
-        annotate({ [ANNOTATION.flapDetected]: String(attempt) }),
-      ),
-    clearFlapState: () =>
-      request(
-        'clearFlapState',
-        '',
-        'jobs-manager',
-        annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
-      ),
+    patchBookkeeping: (changes) =>
+      request('patchBookkeeping', describeChanges(changes), 'jobs-manager', annotate(changes), changes),
     readRecordedDigests: () =>
       request('readRecordedDigests', '', 'jobs-manager', () =>
         E.right(
@@ -118,19 +98,6 @@ export const simPorts = (world: SimWorld): TickPorts => {
           ) as RecordedDigests,
         ),
       ),
-    recordDigests: (digests, pins = {}) => {
-      const changes = Object.fromEntries(
-        IMAGES.flatMap(({ name, recordKey, pinKey }) => {
-          const digest = digests[name as ImageName];
-          const pin = pins[name as ImageName];
-          return [
-            ...(digest === undefined ? [] : [[recordKey, digest]]),
-            ...(pin === undefined ? [] : [[pinKey, pin]]),
-          ];
-        }),
-      );
-      return request('recordDigests', JSON.stringify(changes), 'jobs-manager', annotate(changes));
-    },
     readPinMarkers: () =>
       request('readPinMarkers', '', 'jobs-manager', () =>
         E.right(

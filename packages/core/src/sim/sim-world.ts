@@ -1,4 +1,5 @@
 import type { TickConfig } from '../config/tick-config.js';
+import { type BookkeepingChanges, changeMatches } from '../domain/bookkeeping.js';
 import {
   type DaemonSetRolloutView,
   type DeploymentRolloutView,
@@ -29,6 +30,17 @@ export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady';
 
 /** Every fault-injectable cluster-side operation: the port's, and recording an Event. */
 export type ClusterOp = keyof ClusterPort | 'recordEvent';
+
+/**
+ * Where an armed fault bites: every call of `op`, or — with `key` — only a
+ * `patchBookkeeping` one of whose changes, spelled `key=value` or `key-`,
+ * starts with it: `tracebloc.io/refresh-attempt=` is "the attempt write",
+ * apart from the streak write and from the success reset's removal (issue 12).
+ */
+export interface FaultTarget {
+  readonly op: ClusterOp;
+  readonly key?: string;
+}
 
 /** A Kubernetes Event the simulated Events port holds. */
 export interface SimKubeEvent {
@@ -77,6 +89,12 @@ interface Armed<F> {
   fault: F;
   remaining: number;
 }
+
+interface ArmedClusterFault extends Armed<ClusterFault> {
+  readonly target: FaultTarget;
+}
+
+const slotOf = (target: FaultTarget): string => (target.key === undefined ? target.op : `${target.op} ${target.key}`);
 
 /** Nodes the resource-monitor DaemonSet runs on. */
 const NODES = 3;
@@ -134,7 +152,7 @@ export class SimWorld {
   readonly calls: SimCall[] = [];
   /** Kubernetes Events recorded on the jobs-manager Deployment, one per reason. */
   readonly kubeEvents: SimKubeEvent[] = [];
-  private readonly clusterFaults = new Map<ClusterOp, Armed<ClusterFault>>();
+  private readonly clusterFaults = new Map<string, ArmedClusterFault>();
   private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
 
   constructor(readonly config: TickConfig) {
@@ -161,9 +179,14 @@ export class SimWorld {
     if (behaviour === 'settles' || behaviour === 'flaps') workload.rolloutPending = false;
   }
 
-  /** Arm a fault for the next `times` calls of a cluster port operation (Infinity: until cleared). */
-  injectClusterFault(op: ClusterOp, fault: ClusterFault, times = 1): void {
-    this.clusterFaults.set(op, { fault, remaining: times });
+  /**
+   * Arm a fault for the next `times` calls of a cluster port operation
+   * (Infinity: until cleared); with `key`, only for bookkeeping patches whose
+   * changes, spelled `key=value` / `key-`, starts with it.
+   */
+  injectClusterFault(op: ClusterOp, fault: ClusterFault, times = 1, key?: string): void {
+    const target: FaultTarget = key === undefined ? { op } : { op, key };
+    this.clusterFaults.set(slotOf(target), { target, fault, remaining: times });
   }
 
   /** Arm a fault for the next `times` resolutions of one repo (Infinity: until cleared). */
@@ -234,14 +257,19 @@ export class SimWorld {
     for (const [key, digest] of this.registry) copy.registry.set(key, digest);
     copy.rateLimitRemaining = this.rateLimitRemaining;
     for (const e of this.kubeEvents) copy.kubeEvents.push({ ...e });
-    for (const [op, armed] of this.clusterFaults) copy.clusterFaults.set(op, { ...armed });
+    for (const [slot, armed] of this.clusterFaults) copy.clusterFaults.set(slot, { ...armed });
     for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
     return copy;
   }
 
-  /** The fault the next call of an operation will meet, without taking it. */
-  armedClusterFault(op: ClusterOp): ClusterFault | undefined {
-    return this.clusterFaults.get(op)?.fault;
+  /** The fault armed for exactly this target (an operation, or a patch naming a key), without taking it. */
+  armedClusterFault(op: ClusterOp, key?: string): ClusterFault | undefined {
+    return this.clusterFaults.get(slotOf(key === undefined ? { op } : { op, key }))?.fault;
+  }
+
+  /** Every armed cluster fault with its target, in the order armed. */
+  armedClusterFaults(): readonly { readonly target: FaultTarget; readonly fault: ClusterFault }[] {
+    return [...this.clusterFaults.values()].map(({ target, fault }) => ({ target, fault }));
   }
 
   /** The fault the next resolution of a repo will meet, without taking it. */
@@ -251,9 +279,18 @@ export class SimWorld {
 
   // --- what the ports read ---------------------------------------------------
 
-  /** Takes the armed fault for an operation, if any. */
-  takeClusterFault(op: ClusterOp): ClusterFault | undefined {
-    return take(this.clusterFaults, op);
+  /**
+   * Takes the armed fault a call meets, if any: for a bookkeeping patch, a
+   * fault on a key its changes name comes before one on the whole operation.
+   */
+  takeClusterFault(op: ClusterOp, changes?: BookkeepingChanges): ClusterFault | undefined {
+    const keyed =
+      changes === undefined
+        ? undefined
+        : [...this.clusterFaults.values()].find(
+            ({ target }) => target.op === op && target.key !== undefined && changeMatches(changes, target.key),
+          );
+    return take(this.clusterFaults, keyed === undefined ? op : slotOf(keyed.target));
   }
 
   /** Takes the armed fault for a repo's resolution, if any. */

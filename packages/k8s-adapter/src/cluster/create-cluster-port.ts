@@ -207,12 +207,9 @@ export const createClusterPort = (
   return {
     observeJobsManager,
     readSkipStreak: () => annotation(ANNOTATION.skipStreak),
-    writeSkipStreak: (streak) => annotate({ [ANNOTATION.skipStreak]: String(streak) }),
-    clearSkipStreak: () => annotate({ [ANNOTATION.skipStreak]: null }),
     readRefreshAttempt: () => annotation(ANNOTATION.refreshAttempt),
-    writeRefreshAttempt: (attempt) => annotate({ [ANNOTATION.refreshAttempt]: String(attempt) }),
-    markFlapDetected: (attempt) => annotate({ [ANNOTATION.flapDetected]: String(attempt) }),
-    clearFlapState: () => annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
+    // One JSON merge patch of exactly the changes core decided; nothing to change is no request.
+    patchBookkeeping: (changes) => (Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes)),
     readRecordedDigests: () =>
       pipe(
         current(),
@@ -223,20 +220,6 @@ export const createClusterPort = (
             ) as Record<ImageName, O.Option<string>>,
         ),
       ),
-    recordDigests: (digests, pins = {}) => {
-      // One merge patch: the digests and (RECONCILE_LIVE) the pin markers together.
-      const changes = Object.fromEntries(
-        IMAGES.flatMap(({ name, recordKey, pinKey }) => {
-          const digest = digests[name];
-          const pin = pins[name];
-          return [
-            ...(digest === undefined ? [] : [[recordKey, digest] as const]),
-            ...(pin === undefined ? [] : [[pinKey, pin] as const]),
-          ];
-        }),
-      );
-      return Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes);
-    },
     readPinMarkers: () =>
       pipe(
         current(),

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { skipStreakSet } from '@image-refresh/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { createClusterPort } from '../../src/cluster/index.js';
@@ -90,7 +91,7 @@ describe('a server that does not answer is cut off at API_TIMEOUT', () => {
     const c = await start();
     c.server.inject({ route: 'patch' }, { kind: 'hang' });
     const began = Date.now();
-    expect(left(await run(portOn(c).writeSkipStreak(1)))._tag).toBe('Timeout');
+    expect(left(await run(portOn(c).patchBookkeeping(skipStreakSet(1))))._tag).toBe('Timeout');
     expect(Date.now() - began).toBeLessThan(testConfig().apiTimeoutMs + TIMING_SLACK_MS);
   });
 

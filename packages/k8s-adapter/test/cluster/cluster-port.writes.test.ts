@@ -1,3 +1,11 @@
+import {
+  flapMarked,
+  flapStateRemoved,
+  recordChanges,
+  refreshAttemptSet,
+  skipStreakRemoved,
+  skipStreakSet,
+} from '@image-refresh/core';
 import { describe, expect, it } from 'vitest';
 import {
   AGENTS_NS,
@@ -35,7 +43,7 @@ const patches = (c: ChartCluster) => c.server.requests.filter((r) => r.route ===
 describe('annotation writes', () => {
   it('writes the skip streak as a merge patch of that one annotation, as field manager image-refresh', async () => {
     const c = await start({ annotations: { [ATTEMPT]: '1' } });
-    right(await run(portOn(c).writeSkipStreak(3)));
+    right(await run(portOn(c).patchBookkeeping(skipStreakSet(3))));
     expect(annotationsOf(c.jobsManager())).toMatchObject({ [STREAK]: '3', [ATTEMPT]: '1' });
     const [patch] = patches(c);
     expect(patch?.contentType).toBe('application/merge-patch+json');
@@ -46,7 +54,7 @@ describe('annotation writes', () => {
 
   it('removes the streak with null, leaving every other annotation', async () => {
     const c = await start({ annotations: { [STREAK]: '5', [RECORD['jobs-manager']]: D1 } });
-    right(await run(portOn(c).clearSkipStreak()));
+    right(await run(portOn(c).patchBookkeeping(skipStreakRemoved)));
     const annotations = annotationsOf(c.jobsManager());
     expect(annotations).not.toHaveProperty(STREAK);
     expect(annotations[RECORD['jobs-manager']]).toBe(D1);
@@ -55,11 +63,11 @@ describe('annotation writes', () => {
   it('writes refresh-attempt and refresh-flap-detected, and clears both in one write of their own (#626)', async () => {
     const c = await start();
     const port = portOn(c);
-    right(await run(port.writeRefreshAttempt(2)));
-    right(await run(port.markFlapDetected(3)));
+    right(await run(port.patchBookkeeping(refreshAttemptSet(2))));
+    right(await run(port.patchBookkeeping(flapMarked(3))));
     expect(annotationsOf(c.jobsManager())).toMatchObject({ [ATTEMPT]: '2', [FLAP]: '3' });
     c.server.resetLog();
-    right(await run(port.clearFlapState()));
+    right(await run(port.patchBookkeeping(flapStateRemoved)));
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(FLAP);
     expect(patches(c).map((p) => JSON.parse(p.body))).toEqual([
@@ -69,7 +77,7 @@ describe('annotation writes', () => {
 
   it('records every digest of the tick in one write, under each image recordKey', async () => {
     const c = await start({ annotations: { [RECORD['resource-monitor']]: D1 } });
-    right(await run(portOn(c).recordDigests({ 'jobs-manager': D1, 'pods-monitor': D2 })));
+    right(await run(portOn(c).patchBookkeeping(recordChanges({ 'jobs-manager': D1, 'pods-monitor': D2 }, {}))));
     expect(annotationsOf(c.jobsManager())).toMatchObject({
       [RECORD['jobs-manager']]: D1,
       [RECORD['pods-monitor']]: D2,
@@ -78,15 +86,15 @@ describe('annotation writes', () => {
     expect(patches(c)).toHaveLength(1);
   });
 
-  it('sends nothing to record no digest', async () => {
+  it('sends nothing for no change', async () => {
     const c = await start();
-    right(await run(portOn(c).recordDigests({})));
+    right(await run(portOn(c).patchBookkeeping(recordChanges({}, {}))));
     expect(c.server.requests).toEqual([]);
   });
 
   it('never bumps the generation: bookkeeping is not a rollout', async () => {
     const c = await start();
-    right(await run(portOn(c).writeSkipStreak(1)));
+    right(await run(portOn(c).patchBookkeeping(skipStreakSet(1))));
     expect(generationOf(c.jobsManager())).toBe(1);
   });
 
@@ -94,8 +102,8 @@ describe('annotation writes', () => {
     const c = await start();
     const port = portOn(c);
     right(await run(port.observeJobsManager()));
-    right(await run(port.writeRefreshAttempt(1)));
-    right(await run(port.recordDigests({ 'jobs-manager': D2 })));
+    right(await run(port.patchBookkeeping(refreshAttemptSet(1))));
+    right(await run(port.patchBookkeeping(recordChanges({ 'jobs-manager': D2 }, {}))));
     expect(right(await run(port.readRefreshAttempt()))).toEqual({ _tag: 'Some', value: '1' });
     expect(right(await run(port.readRecordedDigests()))['jobs-manager']).toEqual({ _tag: 'Some', value: D2 });
     expect(calls(c)).toEqual([
@@ -111,7 +119,7 @@ describe('annotation writes', () => {
       { route: 'patch' },
       { kind: 'status', code: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden: cannot patch' },
     );
-    const error = left(await run(portOn(c).writeRefreshAttempt(1)));
+    const error = left(await run(portOn(c).patchBookkeeping(refreshAttemptSet(1))));
     expect(error).toMatchObject({ _tag: 'Forbidden', status: 403 });
     expect(error.message).toContain('cannot patch');
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);

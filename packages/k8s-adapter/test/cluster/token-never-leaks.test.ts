@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describePortError, type PortError } from '@image-refresh/core';
+import { describePortError, type PortError, skipStreakSet } from '@image-refresh/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClusterPort } from '../../src/cluster/index.js';
@@ -74,7 +74,7 @@ describe('the bearer token never leaks', () => {
       { route: 'patch' },
       { kind: 'raw', code: 500, contentType: 'text/plain', body: `proxy error for credential ${token}` },
     );
-    const error = left(await run(portOn(c).writeSkipStreak(1)));
+    const error = left(await run(portOn(c).patchBookkeeping(skipStreakSet(1))));
     expect(error.message).toContain('proxy error for credential [REDACTED]');
     expect(error.message).not.toContain(token);
   });
