@@ -36,8 +36,11 @@ import { outcomeOf } from './tick-outcome-of.js';
 
 // One tick of SPEC §3 as a state machine. Every step is a state, every decision
 // a named guard, every port call a named actor; the machine does no I/O and
-// reads no clock. The actors below are typed placeholders: runTick provides
-// the real ones, bound to the ports, with `machine.provide({ actors })`.
+// reads no clock. The actors below are typed placeholders: runTick never
+// starts them — it folds the machine with xstate's pure step functions and
+// runs the port call behind each invoked actor's name itself (drive-tick.ts);
+// provideTickPorts binds them with `machine.provide({ actors })` for those who
+// run the machine as an xstate actor.
 
 export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
 export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
@@ -428,9 +431,17 @@ const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as c
  * `runTick`. Its final states are named as the {@link TickResult}
  * values (all but `configInvalid`, which ends before the machine starts).
  */
+const MISSING_CONFIG = new Error('the tick machine needs a parsed TickConfig as its input');
+
 export const tickMachine = tickSetup.createMachine({
   id: 'tick',
-  context: ({ input }) => initialContext(input),
+  // Without a config there is no tick: fail before the first step (xstate's
+  // pure step functions build a throw-away actor of this machine, without
+  // input, on every call — this keeps that actor to one cheap failure).
+  context: ({ input }) => {
+    if (input === undefined) throw MISSING_CONFIG;
+    return initialContext(input);
+  },
   // The root hands out the outcome its final state computed.
   output: ({ event }) => (event as unknown as { output: TickOutcome }).output,
   initial: 'checkingMirror',
