@@ -9,12 +9,18 @@ export { ENV, type Environment } from './config/environment.js';
 export { parseTickConfig } from './config/parse-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
 export {
+  type Annotations,
   type BookkeepingChanges,
   describeChanges,
   flapMarked,
   flapStateRemoved,
+  pinMarkersOf,
+  type RecordedDigests,
   recordChanges,
+  recordedDigestsOf,
+  refreshAttemptOf,
   refreshAttemptSet,
+  skipStreakOf,
   skipStreakRemoved,
   skipStreakSet,
 } from './domain/bookkeeping.js';
@@ -53,7 +59,13 @@ export type {
   TickResult,
   WriteKind,
 } from './machine/tick-outcome.js';
-export type { ClusterPort, ContainerImage, LiveWorkload, RecordedDigests, RolloutError } from './ports/cluster-port.js';
+export type {
+  ClusterPort,
+  ContainerImage,
+  JobsManagerSnapshot,
+  LiveWorkload,
+  RolloutError,
+} from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export {
   describePortError,

@@ -91,8 +91,12 @@ type PortCalls = Readonly<Record<string, (input: never) => TaskEither<unknown, u
 const portCalls = (ports: TickPorts, bounds: PortBounds) => {
   const { cluster, registry } = ports;
   return {
-    observeJobsManager: () => [bounds.observeMs, cluster.observeJobsManager()] as const,
-    readSkipStreak: () => [bounds.apiMs, cluster.readSkipStreak()] as const,
+    // The guard's read may watch the settle window; a bookkeeping read is one request.
+    readJobsManager: (input: { settleWithinMs: number }) =>
+      [
+        input.settleWithinMs > 0 ? bounds.observeMs : bounds.apiMs,
+        cluster.readJobsManager(input.settleWithinMs),
+      ] as const,
     patchBookkeeping: (input: { write: AnnotationWrite }) => {
       // The write the machine reports is the object the port was handed (issue 12).
       const sent = cluster.patchBookkeeping(input.write.annotations);
@@ -102,13 +106,10 @@ const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       const task = registry.resolveDigests(input.requests);
       return [bounds.resolveMs(input.requests.length), () => task().then(E.right)] as const;
     },
-    readRecordedDigests: () => [bounds.apiMs, cluster.readRecordedDigests()] as const,
-    readRefreshAttempt: () => [bounds.apiMs, cluster.readRefreshAttempt()] as const,
     setImages: (input: { change: WorkloadChange }) =>
       [bounds.apiMs, cluster.setImages(input.change.workload, input.change.images)] as const,
     waitForRollout: (input: { change: WorkloadChange; timeoutMs: number }) =>
       [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
-    readPinMarkers: () => [bounds.apiMs, cluster.readPinMarkers()] as const,
     observeWorkload: (input: { workload: WorkloadRef }) =>
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;

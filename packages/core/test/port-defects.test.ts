@@ -16,12 +16,9 @@ import { anEdge, JM } from './support/edge.js';
 
 /** The port calls of SPEC §3, each reached by the drifting edge below. */
 const SPEC_ACTORS = [
-  'observeJobsManager',
-  'readSkipStreak',
+  'readJobsManager',
   'patchBookkeeping',
   'resolveDigests',
-  'readRecordedDigests',
-  'readRefreshAttempt',
   'setImages',
   'waitForRollout',
 ] as const satisfies readonly (keyof typeof tickActors)[];

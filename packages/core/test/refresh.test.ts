@@ -211,7 +211,7 @@ describe('flap back-off (#563, #626)', () => {
   it('an unreadable attempt counter re-images nothing and exits 0 — the safe branch (I11)', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('readRefreshAttempt', 'Transport');
+    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.result).toBe('attemptUnreadable');
@@ -235,7 +235,7 @@ describe('recorded digests are read fail-closed (SPEC §5)', () => {
   it('unreadable records re-image nothing and record nothing: never "first observation"', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('readRecordedDigests', 'Transport');
+    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 2 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.result).toBe('recordedDigestsUnreadable');

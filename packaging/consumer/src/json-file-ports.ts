@@ -3,13 +3,10 @@
 // Usage: node dist/json-file-ports.js <state.json>   (config from the environment)
 import { readFileSync, writeFileSync } from 'node:fs';
 import {
-  ANNOTATION,
   type BookkeepingChanges,
   type ClusterPort,
   describeConfigError,
   describeWorkload,
-  IMAGES,
-  type ImageName,
   notFound,
   parseTickConfig,
   type RegistryPort,
@@ -40,25 +37,22 @@ const annotate = (changes: BookkeepingChanges) =>
       else s.annotations[key] = value;
     }
   });
-const read = (key: string) => TE.fromIO(() => O.fromNullable(load().annotations[key]));
-const byImage = (key: 'recordKey' | 'pinKey') =>
-  TE.fromIO(
-    () =>
-      Object.fromEntries(IMAGES.map((i) => [i.name, O.fromNullable(load().annotations[i[key]])])) as Record<
-        ImageName,
-        O.Option<string>
-      >,
-  );
 const settled: Settledness = { _tag: 'Settled', message: 'a file is always settled' };
 
 const cluster: ClusterPort = {
-  observeJobsManager: () => TE.right(settled),
-  readSkipStreak: () => read(ANNOTATION.skipStreak),
-  readRefreshAttempt: () => read(ANNOTATION.refreshAttempt),
+  // Every read: the whole object, bookkeeping annotations included; a file is always settled.
+  readJobsManager: () =>
+    TE.fromIO(() => {
+      const state = load();
+      return {
+        settledness: settled,
+        annotations: state.annotations,
+        images: state.images['jobs-manager'] ?? {},
+        imageOwners: {},
+      };
+    }),
   // Every bookkeeping write: core decides the changes, the port applies exactly those.
   patchBookkeeping: annotate,
-  readRecordedDigests: () => byImage('recordKey'),
-  readPinMarkers: () => byImage('pinKey'),
   observeWorkload: (w) =>
     TE.fromIO(() => ({ settledness: settled, images: load().images[w.id] ?? {}, imageOwners: {} })),
   setImages: (w, images) =>

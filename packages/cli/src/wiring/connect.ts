@@ -21,14 +21,10 @@ import type { Connect } from '../connection.js';
 const unreachableCluster = (reason: string): ClusterPort => {
   const fail = <A>(): TE.TaskEither<PortError, A> => TE.left(transport(reason));
   return {
-    observeJobsManager: fail,
-    readSkipStreak: fail,
-    readRefreshAttempt: fail,
+    readJobsManager: fail,
     patchBookkeeping: fail,
-    readRecordedDigests: fail,
     setImages: fail,
     waitForRollout: fail,
-    readPinMarkers: fail,
     observeWorkload: fail,
   };
 };

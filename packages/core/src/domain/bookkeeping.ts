@@ -1,3 +1,4 @@
+import * as O from 'fp-ts/lib/Option.js';
 import { ANNOTATION, IMAGES, type ImageName } from './workloads.js';
 
 // Every change image-refresh makes to its bookkeeping, as data: annotation key
@@ -56,3 +57,37 @@ export const describeChanges = (changes: BookkeepingChanges): string =>
  */
 export const changeMatches = (changes: BookkeepingChanges, scope: string): boolean =>
   Object.entries(changes).some((change) => describeChange(change).startsWith(scope));
+
+/** The jobs-manager Deployment's annotations, as one read returned them. */
+export type Annotations = Readonly<Record<string, string>>;
+
+/** The raw skip streak; absent is `None` (counted as 0 by `counterValue`, I3). */
+export const skipStreakOf = (annotations: Annotations): O.Option<string> =>
+  O.fromNullable(annotations[ANNOTATION.skipStreak]);
+
+/** The raw refresh-attempt count; absent is `None` (I11). */
+export const refreshAttemptOf = (annotations: Annotations): O.Option<string> =>
+  O.fromNullable(annotations[ANNOTATION.refreshAttempt]);
+
+/**
+ * One annotation value per image, raw: `None` when the annotation is absent,
+ * `Some` with whatever it holds otherwise (validated by the tick, I19).
+ * Absent is a value; a failed read is the port's `Left` — never this (#626).
+ */
+export type RecordedDigests = Readonly<Record<ImageName, O.Option<string>>>;
+
+/** One raw annotation value per image, under each image's `recordKey` or `pinKey`. */
+const perImage = (annotations: Annotations, key: 'recordKey' | 'pinKey'): RecordedDigests => {
+  const [jobsManager, podsMonitor, resourceMonitor] = IMAGES.map((image) => O.fromNullable(annotations[image[key]]));
+  return {
+    'jobs-manager': jobsManager ?? O.none,
+    'pods-monitor': podsMonitor ?? O.none,
+    'resource-monitor': resourceMonitor ?? O.none,
+  };
+};
+
+/** The `last-refreshed-<image>-digest` annotations, raw (validated by the tick, I19). */
+export const recordedDigestsOf = (annotations: Annotations): RecordedDigests => perImage(annotations, 'recordKey');
+
+/** The pin markers (RECONCILE_LIVE, I23), raw. */
+export const pinMarkersOf = (annotations: Annotations): RecordedDigests => perImage(annotations, 'pinKey');

@@ -1,6 +1,7 @@
 import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { LiveWorkload, RecordedDigests } from '../ports/cluster-port.js';
+import type { LiveWorkload } from '../ports/cluster-port.js';
+import type { RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import { CONTAINER, type ImageName, imageSpec, type WorkloadId } from './workloads.js';
 

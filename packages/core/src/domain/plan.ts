@@ -1,7 +1,8 @@
 import type { Option } from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { ContainerImage, RecordedDigests } from '../ports/cluster-port.js';
+import type { ContainerImage } from '../ports/cluster-port.js';
 import type { RegistryError } from '../ports/registry-port.js';
+import type { RecordedDigests } from './bookkeeping.js';
 import type { Digest } from './digest.js';
 import { isRepairable, type LiveFinding, type ManagedContainer, managedContainers } from './live-drift.js';
 import { CONTAINER, IMAGES, type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from './workloads.js';

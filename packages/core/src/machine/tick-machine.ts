@@ -6,8 +6,13 @@ import {
   type BookkeepingChanges,
   flapMarked,
   flapStateRemoved,
+  pinMarkersOf,
+  type RecordedDigests,
   recordChanges,
+  recordedDigestsOf,
+  refreshAttemptOf,
   refreshAttemptSet,
+  skipStreakOf,
   skipStreakRemoved,
   skipStreakSet,
 } from '../domain/bookkeeping.js';
@@ -24,7 +29,7 @@ import {
 } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
 import { type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from '../domain/workloads.js';
-import type { LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import type { JobsManagerSnapshot, LiveWorkload, RolloutError } from '../ports/cluster-port.js';
 import { isPortError, type PortError, transport } from '../ports/port-error.js';
 import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
 import * as say from './messages.js';
@@ -48,16 +53,13 @@ export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
 const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
 
 export const tickActors = {
-  observeJobsManager: fromPromise<Settledness>(unprovided('observeJobsManager')),
-  readSkipStreak: fromPromise<O.Option<string>>(unprovided('readSkipStreak')),
+  /** Every read of the jobs-manager Deployment: the guard's (within the settle window) and the bookkeeping's. */
+  readJobsManager: fromPromise<JobsManagerSnapshot, { settleWithinMs: number }>(unprovided('readJobsManager')),
   /** Every bookkeeping write: hands `write.annotations` to the port and answers the write it sent. */
   patchBookkeeping: fromPromise<AnnotationWrite, { write: AnnotationWrite }>(unprovided('patchBookkeeping')),
   resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
-  readRecordedDigests: fromPromise<RecordedDigests>(unprovided('readRecordedDigests')),
-  readRefreshAttempt: fromPromise<O.Option<string>>(unprovided('readRefreshAttempt')),
   setImages: fromPromise<void, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
-  readPinMarkers: fromPromise<RecordedDigests>(unprovided('readPinMarkers')),
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
 };
 
@@ -422,6 +424,8 @@ const observingWorkload = (
 const DECOUPLED = { done: 'rememberDecoupledObservation', failed: 'warnDecoupledUnreadable' } as const;
 const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as const;
 
+const MISSING_CONFIG = new Error('the tick machine needs a parsed TickConfig as its input');
+
 /**
  * One tick of SPEC §3 as an xstate v5 machine: one state per step, one named
  * guard per decision, one named actor per port call (the actors are typed
@@ -431,8 +435,6 @@ const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as c
  * `runTick`. Its final states are named as the {@link TickResult}
  * values (all but `configInvalid`, which ends before the machine starts).
  */
-const MISSING_CONFIG = new Error('the tick machine needs a parsed TickConfig as its input');
-
 export const tickMachine = tickSetup.createMachine({
   id: 'tick',
   // Without a config there is no tick: fail before the first step (xstate's
@@ -459,16 +461,26 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         observingJobsManager: {
           invoke: {
-            src: 'observeJobsManager',
+            src: 'readJobsManager',
+            input: ({ context }) => ({ settleWithinMs: context.config.settleTimeoutMs }),
             onDone: [
               {
-                guard: { type: 'isJobsManagerSettled', params: ({ event }) => ({ settledness: event.output }) },
+                guard: {
+                  type: 'isJobsManagerSettled',
+                  params: ({ event }) => ({ settledness: event.output.settledness }),
+                },
                 target: '#tick.clearingStreakOnSettle',
-                actions: { type: 'rememberSettledness', params: ({ event }) => ({ settledness: event.output }) },
+                actions: {
+                  type: 'rememberSettledness',
+                  params: ({ event }) => ({ settledness: event.output.settledness }),
+                },
               },
               {
                 target: 'readingSkipStreak',
-                actions: { type: 'rememberSettledness', params: ({ event }) => ({ settledness: event.output }) },
+                actions: {
+                  type: 'rememberSettledness',
+                  params: ({ event }) => ({ settledness: event.output.settledness }),
+                },
               },
             ],
             onError: {
@@ -479,10 +491,14 @@ export const tickMachine = tickSetup.createMachine({
         },
         readingSkipStreak: {
           invoke: {
-            src: 'readSkipStreak',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: {
               target: 'writingSkipStreak',
-              actions: { type: 'countSkip', params: ({ event }) => ({ streak: event.output }) },
+              actions: {
+                type: 'countSkip',
+                params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+              },
             },
             onError: {
               target: '#tick.skipStreakUncountable',
@@ -550,12 +566,19 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         readingSkipStreak: {
           invoke: {
-            src: 'readSkipStreak',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: [
               {
-                guard: { type: 'hasRecordedSkipStreak', params: ({ event }) => ({ streak: event.output }) },
+                guard: {
+                  type: 'hasRecordedSkipStreak',
+                  params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+                },
                 target: 'clearingSkipStreak',
-                actions: { type: 'announceSettledAgain', params: ({ event }) => ({ streak: event.output }) },
+                actions: {
+                  type: 'announceSettledAgain',
+                  params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+                },
               },
               { target: '#tick.resolvingDigests' },
             ],
@@ -601,16 +624,23 @@ export const tickMachine = tickSetup.createMachine({
     readingRecordedDigests: {
       always: { guard: 'isNothingResolved', target: 'complete' },
       invoke: {
-        src: 'readRecordedDigests',
+        src: 'readJobsManager',
+        input: () => ({ settleWithinMs: 0 }),
         onDone: [
           {
             guard: 'isLiveReconcileOn',
             target: 'reconcilingLive',
-            actions: { type: 'rememberRecorded', params: ({ event }) => ({ recorded: event.output }) },
+            actions: {
+              type: 'rememberRecorded',
+              params: ({ event }) => ({ recorded: recordedDigestsOf(event.output.annotations) }),
+            },
           },
           {
             target: 'comparingDigests',
-            actions: { type: 'rememberRecorded', params: ({ event }) => ({ recorded: event.output }) },
+            actions: {
+              type: 'rememberRecorded',
+              params: ({ event }) => ({ recorded: recordedDigestsOf(event.output.annotations) }),
+            },
           },
         ],
         onError: {
@@ -628,10 +658,14 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         readingPinMarkers: {
           invoke: {
-            src: 'readPinMarkers',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: {
               target: 'observingJobsManager',
-              actions: { type: 'rememberPinMarkers', params: ({ event }) => ({ pins: event.output }) },
+              actions: {
+                type: 'rememberPinMarkers',
+                params: ({ event }) => ({ pins: pinMarkersOf(event.output.annotations) }),
+              },
             },
             onError: {
               target: '#tick.comparingDigests',
@@ -674,16 +708,26 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         readingRefreshAttempt: {
           invoke: {
-            src: 'readRefreshAttempt',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: [
               {
-                guard: { type: 'isFlapLockedOut', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+                guard: {
+                  type: 'isFlapLockedOut',
+                  params: ({ event }) => ({ attempt: counterValue(refreshAttemptOf(event.output.annotations)) }),
+                },
                 target: 'markingFlapDetected',
-                actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+                actions: {
+                  type: 'rememberAttempt',
+                  params: ({ event }) => ({ attempt: counterValue(refreshAttemptOf(event.output.annotations)) }),
+                },
               },
               {
                 target: 'checkingRegistryBudget',
-                actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+                actions: {
+                  type: 'rememberAttempt',
+                  params: ({ event }) => ({ attempt: counterValue(refreshAttemptOf(event.output.annotations)) }),
+                },
               },
             ],
             // Fail-closed, safe branch: no re-image, exit 0, retry next tick (I11).

@@ -1,8 +1,7 @@
-import type { Option } from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { BookkeepingChanges } from '../domain/bookkeeping.js';
 import type { Settledness } from '../domain/settledness.js';
-import type { ImageName, WorkloadRef } from '../domain/workloads.js';
+import type { WorkloadRef } from '../domain/workloads.js';
 import type { PortError } from './port-error.js';
 
 // What a tick needs from the cluster, as logical operations. Each may fail on
@@ -35,12 +34,11 @@ export type RolloutError =
   /** ROLLOUT_TIMEOUT passed while still waiting; message says for what, with numbers. */
   | { readonly _tag: 'RolloutTimedOut'; readonly message: string };
 
-/**
- * One annotation value per image, raw: `None` when the annotation is absent,
- * `Some` with whatever it holds otherwise (validated by the tick, I19).
- * Absent is a value; a failed read is the port's `Left` — never this (#626).
- */
-export type RecordedDigests = Readonly<Record<ImageName, Option<string>>>;
+/** The jobs-manager Deployment as one read shows it: a live workload and its bookkeeping annotations. */
+export interface JobsManagerSnapshot extends LiveWorkload {
+  /** Every annotation of the Deployment; image-refresh reads only its own keys (workloads.ts). */
+  readonly annotations: Readonly<Record<string, string>>;
+}
 
 /** A workload as it runs now (RECONCILE_LIVE, DECOUPLED_REFRESH; issue 7). */
 export interface LiveWorkload {
@@ -67,16 +65,16 @@ export interface LiveWorkload {
  */
 export interface ClusterPort {
   /**
-   * The settled guard's question (SPEC §3.2): is the jobs-manager Deployment
-   * settled within the settle window? `Left` only when it cannot be read
-   * (NotFound, Forbidden, API or transport error, #571).
+   * The jobs-manager Deployment as it is now: settledness, annotations (the
+   * bookkeeping), container images and who set them. With `settleWithinMs`
+   * above 0 it is the settled guard's question (docs/behaviour.md §3.2): an
+   * unsettled Deployment is re-read until it settles or that window closes.
+   * With 0 it is a bookkeeping read: the adapter may answer from this tick's
+   * last read or write of the object. `Left` only when it cannot be read
+   * (NotFound, Forbidden, API or transport error, #571); the tick never takes
+   * a failed read for absent annotations (I4, I11).
    */
-  readonly observeJobsManager: () => TaskEither<PortError, Settledness>;
-
-  /** The raw `refresh-skip-streak` annotation; `Left` makes an unsettled tick exit 1 without a write (I4). */
-  readonly readSkipStreak: () => TaskEither<PortError, Option<string>>;
-  /** The raw `refresh-attempt` annotation; `Left` means no re-image this tick (I11). */
-  readonly readRefreshAttempt: () => TaskEither<PortError, Option<string>>;
+  readonly readJobsManager: (settleWithinMs: number) => TaskEither<PortError, JobsManagerSnapshot>;
 
   /**
    * Change the bookkeeping annotations of the jobs-manager Deployment in one
@@ -87,10 +85,6 @@ export interface ClusterPort {
    */
   readonly patchBookkeeping: (changes: BookkeepingChanges) => TaskEither<PortError, void>;
 
-  /** The `last-refreshed-<image>-digest` annotations; `Left` records and re-images nothing (SPEC §5). */
-  readonly readRecordedDigests: () => TaskEither<PortError, RecordedDigests>;
-  /** The pin markers (ImageSpec.pinKey); RECONCILE_LIVE only. */
-  readonly readPinMarkers: () => TaskEither<PortError, RecordedDigests>;
   /**
    * A workload as it runs now: settledness (within the settle window),
    * container images and who set them. For jobs-manager the adapter answers

@@ -2,9 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
-import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, IMAGES, type WorkloadId } from '../domain/workloads.js';
-import type { ClusterPort, LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import type { WorkloadId } from '../domain/workloads.js';
+import type { ClusterPort, JobsManagerSnapshot, LiveWorkload, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import { notFound, type PortError, type PortErrorTag, timeout } from '../ports/port-error.js';
 import type { RegistryError, Resolution } from '../ports/registry-port.js';
@@ -48,8 +47,9 @@ export const simPorts = (world: SimWorld): TickPorts => {
     target: WorkloadId,
     act: () => E.Either<PortError, A>,
     changes?: BookkeepingChanges,
+    readIndex?: number,
   ): TaskEither<PortError, A> => {
-    const fault = world.takeClusterFault(op, changes);
+    const fault = world.takeClusterFault(op, changes, readIndex);
     let result: E.Either<PortError, A>;
     if (fault === 'Hang') {
       world.clockMs += config.apiTimeoutMs;
@@ -68,7 +68,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
     return done(result);
   };
 
-  const annotation = (key: string) => (): E.Either<PortError, O.Option<string>> =>
+  const _annotation = (key: string) => (): E.Either<PortError, O.Option<string>> =>
     E.right(O.fromNullable(world.annotations[key]));
 
   const annotate = (changes: BookkeepingChanges) => (): E.Either<PortError, void> => {
@@ -77,35 +77,28 @@ export const simPorts = (world: SimWorld): TickPorts => {
   };
 
   const cluster: ClusterPort = {
-    observeJobsManager: () => {
-      const result = request('observeJobsManager', '', 'jobs-manager', (): E.Either<PortError, Settledness> => {
-        const settledness = world.settlednessOf('jobs-manager', 'top-of-tick');
-        // The adapter watches an unsettled Deployment for the whole window.
-        if (settledness._tag !== 'Settled') world.clockMs += config.settleTimeoutMs;
-        return E.right(settledness);
-      });
-      return result;
-    },
-    readSkipStreak: () => request('readSkipStreak', '', 'jobs-manager', annotation(ANNOTATION.skipStreak)),
-    readRefreshAttempt: () => request('readRefreshAttempt', '', 'jobs-manager', annotation(ANNOTATION.refreshAttempt)),
+    readJobsManager: (settleWithinMs) =>
+      request(
+        'readJobsManager',
+        settleWithinMs > 0 ? `settle ${settleWithinMs}` : '',
+        'jobs-manager',
+        (): E.Either<PortError, JobsManagerSnapshot> => {
+          const settledness = world.settlednessOf('jobs-manager', 'top-of-tick');
+          // The adapter watches an unsettled Deployment for the whole window it was given.
+          if (settledness._tag !== 'Settled') world.clockMs += settleWithinMs;
+          const w = world.workloads['jobs-manager'];
+          return E.right({
+            settledness,
+            annotations: { ...world.annotations },
+            images: { ...w.images },
+            imageOwners: { ...w.imageOwners },
+          });
+        },
+        undefined,
+        world.nextReadIndex(settleWithinMs),
+      ),
     patchBookkeeping: (changes) =>
       request('patchBookkeeping', describeChanges(changes), 'jobs-manager', annotate(changes), changes),
-    readRecordedDigests: () =>
-      request('readRecordedDigests', '', 'jobs-manager', () =>
-        E.right(
-          Object.fromEntries(
-            IMAGES.map(({ name, recordKey }) => [name, O.fromNullable(world.annotations[recordKey])]),
-          ) as RecordedDigests,
-        ),
-      ),
-    readPinMarkers: () =>
-      request('readPinMarkers', '', 'jobs-manager', () =>
-        E.right(
-          Object.fromEntries(
-            IMAGES.map(({ name, pinKey }) => [name, O.fromNullable(world.annotations[pinKey])]),
-          ) as RecordedDigests,
-        ),
-      ),
     observeWorkload: (workload) =>
       request('observeWorkload', workload.id, workload.id, (): E.Either<PortError, LiveWorkload> => {
         const settledness = world.settlednessOf(workload.id, 'top-of-tick');

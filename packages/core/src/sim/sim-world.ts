@@ -40,6 +40,16 @@ export type ClusterOp = keyof ClusterPort | 'recordEvent';
 export interface FaultTarget {
   readonly op: ClusterOp;
   readonly key?: string;
+  /**
+   * For `readJobsManager`: only the read with this index in its tick. A tick
+   * reads the jobs-manager Deployment several times — the settled guard's
+   * read (0, the one with a settle window), then the skip streak, the
+   * recorded digests, the pin markers, refresh-attempt (docs/behaviour.md
+   * §3.2–§3.5) — and `readIndex` picks one of them, tick after tick.
+   */
+  readonly readIndex?: number;
+  /** The read's index on a tick whose guard found jobs-manager unsettled (a decoupled pass has no live pass), when it differs. */
+  readonly unsettledReadIndex?: number;
 }
 
 /** A Kubernetes Event the simulated Events port holds. */
@@ -94,7 +104,12 @@ interface ArmedClusterFault extends Armed<ClusterFault> {
   readonly target: FaultTarget;
 }
 
-const slotOf = (target: FaultTarget): string => (target.key === undefined ? target.op : `${target.op} ${target.key}`);
+const slotOf = (target: FaultTarget): string =>
+  target.key !== undefined
+    ? `${target.op} ${target.key}`
+    : target.readIndex !== undefined
+      ? `${target.op} #${target.readIndex}`
+      : target.op;
 
 /** Nodes the resource-monitor DaemonSet runs on. */
 const NODES = 3;
@@ -153,6 +168,8 @@ export class SimWorld {
   /** Kubernetes Events recorded on the jobs-manager Deployment, one per reason. */
   readonly kubeEvents: SimKubeEvent[] = [];
   private readonly clusterFaults = new Map<string, ArmedClusterFault>();
+  private readsThisTick = 0;
+  private tickSettled = true;
   private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
 
   constructor(readonly config: TickConfig) {
@@ -185,7 +202,11 @@ export class SimWorld {
    * changes, spelled `key=value` / `key-`, starts with it.
    */
   injectClusterFault(op: ClusterOp, fault: ClusterFault, times = 1, key?: string): void {
-    const target: FaultTarget = key === undefined ? { op } : { op, key };
+    this.armClusterFault(key === undefined ? { op } : { op, key }, fault, times);
+  }
+
+  /** Arm a fault for a {@link FaultTarget}: an operation, a patch making one change, or the nth call of a read. */
+  armClusterFault(target: FaultTarget, fault: ClusterFault, times = 1): void {
     this.clusterFaults.set(slotOf(target), { target, fault, remaining: times });
   }
 
@@ -248,6 +269,8 @@ export class SimWorld {
   clone(): SimWorld {
     const copy = new SimWorld(this.config);
     copy.clockMs = this.clockMs;
+    copy.readsThisTick = this.readsThisTick;
+    copy.tickSettled = this.tickSettled;
     for (const id of Object.keys(this.workloads) as WorkloadId[]) {
       const w = this.workloads[id];
       copy.workloads[id] = { ...w, images: { ...w.images }, imageOwners: { ...w.imageOwners } };
@@ -281,16 +304,36 @@ export class SimWorld {
 
   /**
    * Takes the armed fault a call meets, if any: for a bookkeeping patch, a
-   * fault on a key its changes name comes before one on the whole operation.
+   * fault on a change it makes comes before one on the whole operation; for
+   * a read of the jobs-manager Deployment (`readIndex`, its place in the
+   * tick), a fault on that read before one on the next read.
    */
-  takeClusterFault(op: ClusterOp, changes?: BookkeepingChanges): ClusterFault | undefined {
-    const keyed =
-      changes === undefined
-        ? undefined
-        : [...this.clusterFaults.values()].find(
-            ({ target }) => target.op === op && target.key !== undefined && changeMatches(changes, target.key),
-          );
-    return take(this.clusterFaults, keyed === undefined ? op : slotOf(keyed.target));
+  takeClusterFault(op: ClusterOp, changes?: BookkeepingChanges, readIndex?: number): ClusterFault | undefined {
+    const armed = [...this.clusterFaults.values()].filter(({ target }) => target.op === op);
+    const due =
+      armed.find(
+        ({ target }) => changes !== undefined && target.key !== undefined && changeMatches(changes, target.key),
+      ) ??
+      armed.find(
+        ({ target }) =>
+          target.readIndex !== undefined &&
+          (this.tickSettled ? target.readIndex : (target.unsettledReadIndex ?? target.readIndex)) === readIndex,
+      ) ??
+      armed.find(({ target }) => target.key === undefined && target.readIndex === undefined);
+    return due === undefined ? undefined : take(this.clusterFaults, slotOf(due.target));
+  }
+
+  /**
+   * The index a read of the jobs-manager Deployment has in its tick: the
+   * guard's read (with a settle window) is 0, and what it finds decides
+   * whether a fault's `unsettledReadIndex` applies for the rest of the tick.
+   */
+  nextReadIndex(settleWithinMs: number): number {
+    if (settleWithinMs > 0) {
+      this.readsThisTick = 0;
+      this.tickSettled = this.settlednessOf('jobs-manager', 'top-of-tick')._tag === 'Settled';
+    } else this.readsThisTick += 1;
+    return this.readsThisTick;
   }
 
   /** Takes the armed fault for a repo's resolution, if any. */

@@ -64,7 +64,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     breaks: ['I2'],
     trace: 'a write after the jobs-manager Deployment could not be read',
     tampered: async () => {
-      const { checker, record } = await recorded((w) => w.injectClusterFault('observeJobsManager', 'Forbidden'));
+      const { checker, record } = await recorded((w) => w.injectClusterFault('readJobsManager', 'Forbidden'));
       return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
     },
   },
@@ -100,7 +100,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded((w) => {
         w.setBehaviour('jobs-manager', 'neverReady');
-        w.injectClusterFault('readSkipStreak', 'Transport');
+        w.armClusterFault({ op: 'readJobsManager', readIndex: 1 }, 'Transport');
       });
       return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
     },
@@ -208,7 +208,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded((w) => {
         w.publish(JM, simDigest(`${JM}#2`));
-        w.injectClusterFault('readRefreshAttempt', 'Timeout');
+        w.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Timeout');
       });
       const calls = [
         ...record.calls,

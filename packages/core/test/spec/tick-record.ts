@@ -5,7 +5,7 @@ import type { TickOutcome } from '../../src/machine/tick-outcome.js';
 import type { TickPorts } from '../../src/run-tick.js';
 import { runTick } from '../../src/run-tick.js';
 import type { ClusterFault, RegistryFault, RolloutBehaviour, SimWorld } from '../../src/sim/index.js';
-import { type SpecCall, specCalls } from '../support/spec-calls.js';
+import { readAt, type SpecCall, specCalls } from '../support/spec-calls.js';
 
 // What the invariants look at: the world just before and just after one tick,
 // every port call the tick made, and its outcome. Snapshots are plain data, so
@@ -73,7 +73,14 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
   clusterFaults: Object.fromEntries(
     world
       .armedClusterFaults()
-      .map(({ target, fault }) => [target.key === undefined ? target.op : `${target.op} ${target.key}`, fault]),
+      .map(({ target, fault }) => [
+        target.key !== undefined
+          ? `${target.op} ${target.key}`
+          : target.op === 'readJobsManager'
+            ? readAt(world.config, target.readIndex ?? 0)
+            : target.op,
+        fault,
+      ]),
   ),
   registryFaults: Object.fromEntries(IMAGES.map(({ repo }) => [repo, world.armedRegistryFault(repo)])),
 });
@@ -83,5 +90,5 @@ export const recordTick = async (world: SimWorld, ports: TickPorts, config: Tick
   const before = snapshotOf(world);
   const firstCall = world.calls.length;
   const outcome = await runTick(config, ports);
-  return { config, before, after: snapshotOf(world), calls: specCalls(world.calls.slice(firstCall)), outcome };
+  return { config, before, after: snapshotOf(world), calls: specCalls(world.calls.slice(firstCall), config), outcome };
 };

@@ -43,13 +43,13 @@ export const anEdge = (env: Environment = {}) => {
       return last;
     },
     /** The calls the simulated cluster and registry received, in order, as `op detail`. */
-    calls: (): string[] => specCalls(world.calls).map((c) => (c.detail === '' ? c.op : `${c.op} ${c.detail}`)),
+    calls: (): string[] => specCalls(world.calls, config).map((c) => (c.detail === '' ? c.op : `${c.op} ${c.detail}`)),
     /** Every write the cluster received (attempted, whatever its outcome), as `op detail`. */
     writes: (): string[] =>
-      specCalls(world.calls)
+      specCalls(world.calls, config)
         .filter((c) => (WRITE_OPS as readonly string[]).includes(c.op))
         .map((c) => `${c.op} ${c.detail}`.trim()),
-    ops: (): string[] => specCalls(world.calls).map((c) => c.op),
+    ops: (): string[] => specCalls(world.calls, config).map((c) => c.op),
     /** The one event with this code; fails loudly when there is none or several. */
     line(code: TickEvent['code']): string {
       const events = (last?.events ?? []).filter((e) => e.code === code);

@@ -1,17 +1,13 @@
 import {
-  ANNOTATION,
   type ClusterPort,
   type ContainerImage,
   describePortError,
   describeWorkload,
-  IMAGES,
-  type ImageName,
+  type JobsManagerSnapshot,
   type LiveWorkload,
   notFound,
   type PortError,
-  type RecordedDigests,
   type RolloutError,
-  type Settledness,
   type TickConfig,
   type WorkloadRef,
   workloadRef,
@@ -19,7 +15,6 @@ import {
 import type { KubeConfig } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { type AppsApi, createAppsApi } from './apps-api.js';
 import {
@@ -113,12 +108,6 @@ export const createClusterPort = (
       TE.chainIOK(refreshFrom(jobsManager)),
     );
 
-  const annotation = (key: string): TE.TaskEither<PortError, O.Option<string>> =>
-    pipe(
-      current(),
-      TE.map((s) => O.fromNullable(s.annotations[key])),
-    );
-
   const poll = (ref: WorkloadRef, settings: Omit<PollSettings, 'intervalMs' | 'progressEveryMs' | 'onProgress'>) =>
     pipe(
       apps,
@@ -134,16 +123,27 @@ export const createClusterPort = (
       ),
     );
 
-  const observeJobsManager = (): TE.TaskEither<PortError, Settledness> => async () => {
-    const end = await poll(jobsManager, { windowMs: config.settleTimeoutMs, firstErrorIsFinal: true });
-    return end._tag === 'Unreadable' ? E.left(end.error) : E.right(end.snapshot.settledness);
-  };
+  /**
+   * The jobs-manager Deployment: with a settle window, the guard's read —
+   * GET it, re-reading while it is not settled, within the window; without
+   * one, a bookkeeping read answered from this tick's snapshot (one GET if
+   * nothing has read it yet, or a write's answer did not check out).
+   */
+  const readJobsManager =
+    (settleWithinMs: number): TE.TaskEither<PortError, JobsManagerSnapshot> =>
+    async () => {
+      if (settleWithinMs <= 0) return pipe(await current()(), E.map(jobsManagerOf));
+      const end = await poll(jobsManager, { windowMs: settleWithinMs, firstErrorIsFinal: true });
+      return end._tag === 'Unreadable' ? E.left(end.error) : E.right(jobsManagerOf(end.snapshot));
+    };
 
   const live = (s: WorkloadSnapshot): LiveWorkload => ({
     settledness: s.settledness,
     images: s.images,
     imageOwners: imageOwnersOf(s),
   });
+
+  const jobsManagerOf = (s: WorkloadSnapshot): JobsManagerSnapshot => ({ ...live(s), annotations: s.annotations });
 
   /**
    * A workload as it runs now (issue 7). jobs-manager comes from the tick's
@@ -205,31 +205,9 @@ export const createClusterPort = (
     };
 
   return {
-    observeJobsManager,
-    readSkipStreak: () => annotation(ANNOTATION.skipStreak),
-    readRefreshAttempt: () => annotation(ANNOTATION.refreshAttempt),
+    readJobsManager,
     // One JSON merge patch of exactly the changes core decided; nothing to change is no request.
     patchBookkeeping: (changes) => (Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes)),
-    readRecordedDigests: () =>
-      pipe(
-        current(),
-        TE.map(
-          (s): RecordedDigests =>
-            Object.fromEntries(
-              IMAGES.map(({ name, recordKey }) => [name, O.fromNullable(s.annotations[recordKey])]),
-            ) as Record<ImageName, O.Option<string>>,
-        ),
-      ),
-    readPinMarkers: () =>
-      pipe(
-        current(),
-        TE.map(
-          (s): RecordedDigests =>
-            Object.fromEntries(
-              IMAGES.map(({ name, pinKey }) => [name, O.fromNullable(s.annotations[pinKey])]),
-            ) as Record<ImageName, O.Option<string>>,
-        ),
-      ),
     observeWorkload,
     setImages,
     waitForRollout,

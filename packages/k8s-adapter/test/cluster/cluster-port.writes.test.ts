@@ -2,6 +2,8 @@ import {
   flapMarked,
   flapStateRemoved,
   recordChanges,
+  recordedDigestsOf,
+  refreshAttemptOf,
   refreshAttemptSet,
   skipStreakRemoved,
   skipStreakSet,
@@ -18,7 +20,17 @@ import {
   RESOURCE_MONITOR,
 } from '../support/fake-api-chart.js';
 import type { JsonObject } from '../support/fake-api-patch.js';
-import { calls, chartClusterPerTest, left, portOn, refs, right, run } from './cluster-test-kit.js';
+import {
+  bookkeepingRead,
+  calls,
+  chartClusterPerTest,
+  guardRead,
+  left,
+  portOn,
+  refs,
+  right,
+  run,
+} from './cluster-test-kit.js';
 
 // Every write of the port: the bookkeeping annotations as JSON merge patches
 // on the jobs-manager Deployment only, and the images as one strategic merge
@@ -101,11 +113,14 @@ describe('annotation writes', () => {
   it('reads back what it wrote from the PATCH answer, without another request', async () => {
     const c = await start();
     const port = portOn(c);
-    right(await run(port.observeJobsManager()));
+    right(await run(guardRead(port)));
     right(await run(port.patchBookkeeping(refreshAttemptSet(1))));
     right(await run(port.patchBookkeeping(recordChanges({ 'jobs-manager': D2 }, {}))));
-    expect(right(await run(port.readRefreshAttempt()))).toEqual({ _tag: 'Some', value: '1' });
-    expect(right(await run(port.readRecordedDigests()))['jobs-manager']).toEqual({ _tag: 'Some', value: D2 });
+    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual({ _tag: 'Some', value: '1' });
+    expect(right(await run(bookkeepingRead(port, recordedDigestsOf)))['jobs-manager']).toEqual({
+      _tag: 'Some',
+      value: D2,
+    });
     expect(calls(c)).toEqual([
       `GET get Deployment/${JOBS_MANAGER}`,
       `PATCH patch Deployment/${JOBS_MANAGER}`,
@@ -210,7 +225,7 @@ describe('setImages', () => {
   it('uses the tick snapshot of the jobs-manager to check its containers: observe + set image = two requests', async () => {
     const c = await start();
     const port = portOn(c);
-    right(await run(port.observeJobsManager()));
+    right(await run(guardRead(port)));
     right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
     expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`, `PATCH patch Deployment/${JOBS_MANAGER}`]);
   });

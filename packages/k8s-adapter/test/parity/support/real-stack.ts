@@ -66,15 +66,15 @@ const patchBodyOf = (scope: string): string =>
 
 /**
  * The faults that can be staged on the real API. The others are not
- * expressible and throw: the adapter answers readSkipStreak,
- * readRefreshAttempt and readRecordedDigests from the one GET of the tick, so
- * they cannot fail on their own there (SPEC §5); setImages and waitForRollout
- * of jobs-manager share their route with the writes and the guard's read.
- * A bookkeeping patch fault is routed to the first PATCH of the jobs-manager
- * whose body makes the change its scope names.
+ * expressible and throw: the adapter answers the bookkeeping reads (the
+ * streak, refresh-attempt, the recorded digests) from the one GET of the
+ * tick, so only the guard's read of the jobs-manager can fail there (SPEC
+ * §5); setImages and waitForRollout of jobs-manager share their route with
+ * the writes and the guard's read. A bookkeeping patch fault is routed to the
+ * first PATCH of the jobs-manager whose body makes the change its scope names.
  */
 const faultRoute = (op: ClusterOp, scope: string | undefined): FaultRoute | undefined => {
-  if (op === 'observeJobsManager')
+  if (op === 'readJobsManager' && scope === undefined)
     return { match: { route: 'get', kind: 'Deployment', name: JOBS_MANAGER }, carries: '' };
   if (op !== 'patchBookkeeping' || scope === undefined) return undefined;
   const carries = patchBodyOf(scope);
