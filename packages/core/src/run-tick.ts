@@ -85,8 +85,6 @@ const bounded = <A>(
     started.then(finish, (defect: unknown) => finish(E.left(defect)));
   });
 
-type PortCalls = Readonly<Record<string, (input: never) => TaskEither<unknown, unknown>>>;
-
 /** What each named actor of the machine means in port calls, with its bound. */
 const portCalls = (ports: TickPorts, bounds: PortBounds) => {
   const { cluster, registry } = ports;
@@ -280,5 +278,3 @@ export const runTickFromEnvironment = (
     (errors: readonly ConfigError[]) => Promise.resolve(configInvalid(errors)),
     (config: TickConfig) => runTick(config, makePorts(config), options),
   )(parseTickConfig(env));
-
-export type { PortCalls };

@@ -62,7 +62,7 @@ export const clipNote = (message: string): string => {
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
   if (event.code === 'RESOLVE_FAILED') {
-    return event.message.includes('(RateLimited:')
+    return event.cause === 'RateLimited'
       ? { type: 'Warning', reason: 'RefreshRegistryRateLimited' }
       : { type: 'Warning', reason: 'RefreshResolveFailed' };
   }

@@ -92,6 +92,3 @@ export interface WorkloadRef {
 /** `deployment/stg-jobs-manager`, the way kubectl and the reference name it. */
 export const describeWorkload = (ref: WorkloadRef): string =>
   `${ref.kind === 'Deployment' ? 'deployment' : 'daemonset'}/${ref.name}`;
-
-/** The order SPEC §3 step 6 re-images in. */
-export const WORKLOAD_ORDER: readonly WorkloadId[] = ['jobs-manager', 'requests-proxy', 'resource-monitor'];

@@ -134,12 +134,14 @@ export const imagePinned = (image: ImageSpec): TickEvent =>
     `${image.repo}: pinned by digest in values; skipping (auto-refresh disabled for this image)`,
   );
 
-export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent =>
-  event(
+export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent => ({
+  ...event(
     'warn',
     'RESOLVE_FAILED',
     `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag} (${describePortError(e)}); skipping this image this tick, the others go on`,
-  );
+  ),
+  cause: e._tag,
+});
 
 export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEvent =>
   event(

@@ -3,6 +3,7 @@ import {
   type ContainerImage,
   describePortError,
   describeWorkload,
+  formatDuration,
   type JobsManagerSnapshot,
   type LiveWorkload,
   notFound,
@@ -22,7 +23,6 @@ import {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
 } from './cluster-port-options.js';
-import { goDuration } from './go-duration.js';
 import { type PollEnd, type PollSettings, pollUntilSettled } from './poll-until-settled.js';
 import {
   type AnnotationChanges,
@@ -198,7 +198,7 @@ export const createClusterPort = (
             end.lastError === undefined ? '' : `; the last read failed: ${describePortError(end.lastError)}`;
           return E.left({
             _tag: 'RolloutTimedOut',
-            message: `${describeWorkload(ref)} did not finish rolling out within ${goDuration(timeoutMs)}: ${reason}${after}`,
+            message: `${describeWorkload(ref)} did not finish rolling out within ${formatDuration(timeoutMs)}: ${reason}${after}`,
           });
         }
       }
