@@ -823,13 +823,25 @@ export const tickMachine = tickSetup.createMachine({
 
     // §3.7 Success reset, in a write of its own before the record (I12, #626).
     // Its failure is a finding, but the rollouts did complete, so the record
-    // still happens (I7) and the next tick does not re-image for nothing.
+    // still happens (I7) and the next tick does not re-image for nothing. A
+    // re-image that moved nothing recordable (a live re-pin back to the
+    // recorded digest) has no record to write: no empty write is reported.
     successReset: {
       invoke: {
         src: 'patchBookkeeping',
         input: () => write('clearFlapState', flapStateRemoved),
-        onDone: { target: 'recordingDigests', actions: { type: 'noteWrite', params: written } },
-        onError: { target: 'recordingDigests', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
+        onDone: [
+          { guard: 'hasDigestsToRecord', target: 'recordingDigests', actions: { type: 'noteWrite', params: written } },
+          { target: 'complete', actions: { type: 'noteWrite', params: written } },
+        ],
+        onError: [
+          {
+            guard: 'hasDigestsToRecord',
+            target: 'recordingDigests',
+            actions: { type: 'reportSuccessResetFailed', params: withPortError },
+          },
+          { target: 'complete', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
+        ],
       },
     },
 
@@ -842,11 +854,22 @@ export const tickMachine = tickSetup.createMachine({
       invoke: {
         src: 'patchBookkeeping',
         input: ({ context }) => write('writeRefreshAttempt', refreshAttemptSet(context.attempt)),
-        onDone: {
-          target: 'recordingDigests',
-          actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'],
-        },
-        onError: { target: 'recordingDigests', actions: { type: 'reportAttemptKeepFailed', params: withPortError } },
+        onDone: [
+          {
+            guard: 'hasDigestsToRecord',
+            target: 'recordingDigests',
+            actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'],
+          },
+          { target: 'complete', actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'] },
+        ],
+        onError: [
+          {
+            guard: 'hasDigestsToRecord',
+            target: 'recordingDigests',
+            actions: { type: 'reportAttemptKeepFailed', params: withPortError },
+          },
+          { target: 'complete', actions: { type: 'reportAttemptKeepFailed', params: withPortError } },
+        ],
       },
     },
 
