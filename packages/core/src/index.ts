@@ -27,8 +27,18 @@ export {
 } from './domain/bookkeeping.js';
 export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
-export { kubernetesEventsFor } from './domain/kubernetes-events.js';
-export { workloadRef } from './domain/plan.js';
+export {
+  describePortError,
+  forbidden,
+  isPortError,
+  malformed,
+  notFound,
+  type PortError,
+  type PortErrorTag,
+  type RegistryError,
+  timeout,
+  transport,
+} from './domain/port-error.js';
 export {
   type DaemonSetRolloutView,
   type DeploymentRolloutView,
@@ -39,17 +49,21 @@ export {
 export {
   ANNOTATION,
   CONTAINER,
+  type ContainerImage,
   describeWorkload,
   IMAGES,
   type ImageName,
   type ImageSpec,
+  type LiveWorkload,
   type PinName,
   type WorkloadId,
   type WorkloadKind,
   type WorkloadRef,
+  workloadRef,
 } from './domain/workloads.js';
 export { dryRunPorts } from './dry-run.js';
 export { mermaidDiagram } from './machine/diagram.js';
+export { kubernetesEventsFor } from './machine/kubernetes-events.js';
 export { type EventCode, type EventLevel, isFinding, type TickEvent } from './machine/tick-event.js';
 export { type TickMachine, tickMachine } from './machine/tick-machine.js';
 export type {
@@ -60,26 +74,9 @@ export type {
   TickResult,
   WriteKind,
 } from './machine/tick-outcome.js';
-export type {
-  ClusterPort,
-  ContainerImage,
-  JobsManagerSnapshot,
-  LiveWorkload,
-  RolloutError,
-} from './ports/cluster-port.js';
+export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
-export {
-  describePortError,
-  forbidden,
-  isPortError,
-  malformed,
-  notFound,
-  type PortError,
-  type PortErrorTag,
-  timeout,
-  transport,
-} from './ports/port-error.js';
-export type { DigestRequest, RegistryError, RegistryPort, Resolution } from './ports/registry-port.js';
+export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export {
   runTick,
   runTickFromEnvironment,

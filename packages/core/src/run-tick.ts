@@ -4,17 +4,17 @@ import { createActor, fromPromise, toPromise } from 'xstate';
 import type { Environment } from './config/environment.js';
 import { parseTickConfig } from './config/parse-config.js';
 import { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
-import { kubernetesEventsFor } from './domain/kubernetes-events.js';
 import type { WorkloadChange } from './domain/plan.js';
+import { describePortError, isPortError, timeout } from './domain/port-error.js';
 import type { WorkloadRef } from './domain/workloads.js';
 import { driveTick, type PortAnswer } from './machine/drive-tick.js';
+import { kubernetesEventsFor } from './machine/kubernetes-events.js';
 import { type PortBounds, portBounds } from './machine/port-bounds.js';
 import type { TickEvent } from './machine/tick-event.js';
 import { tickMachine } from './machine/tick-machine.js';
 import type { AnnotationWrite, TickOutcome } from './machine/tick-outcome.js';
 import type { ClusterPort } from './ports/cluster-port.js';
 import type { EventsPort } from './ports/events-port.js';
-import { describePortError, isPortError, timeout } from './ports/port-error.js';
 import type { DigestRequest, RegistryPort } from './ports/registry-port.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clipNote, kubernetesEventsFor, MAX_NOTE_BYTES } from '../src/domain/kubernetes-events.js';
 import { ANNOTATION } from '../src/domain/workloads.js';
+import { clipNote, kubernetesEventsFor, MAX_NOTE_BYTES } from '../src/machine/kubernetes-events.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import { simDigest } from '../src/sim/index.js';
 import { anEdge, aSteadyEdge, JM } from './support/edge.js';

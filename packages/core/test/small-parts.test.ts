@@ -6,8 +6,8 @@ import { parseTickConfig } from '../src/config/parse-config.js';
 import { describeConfigError } from '../src/config/tick-config.js';
 import { counterValue, isRecorded } from '../src/domain/counter.js';
 import { isWellFormedDigest, shortDigest } from '../src/domain/digest.js';
+import { describePortError, forbidden, isPortError, notFound } from '../src/domain/port-error.js';
 import { daemonSetSettledness, deploymentSettledness } from '../src/domain/settledness.js';
-import { describePortError, forbidden, isPortError, notFound } from '../src/ports/port-error.js';
 import { SIM_ENVIRONMENT } from '../src/sim/index.js';
 
 // The small pure parts the guards stand on, at the edges Stryker showed no

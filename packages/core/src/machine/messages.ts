@@ -2,12 +2,17 @@ import { formatDuration } from '../config/duration.js';
 import type { TickConfig } from '../config/tick-config.js';
 import type { LiveFinding } from '../domain/live-drift.js';
 import type { ImageResolution, ImageVerdict, WorkloadChange } from '../domain/plan.js';
-import { workloadRef } from '../domain/plan.js';
+import { describePortError, type PortError, type RegistryError } from '../domain/port-error.js';
 import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, describeWorkload, type ImageSpec, imageSpec, type WorkloadId } from '../domain/workloads.js';
+import {
+  ANNOTATION,
+  describeWorkload,
+  type ImageSpec,
+  imageSpec,
+  type WorkloadId,
+  workloadRef,
+} from '../domain/workloads.js';
 import type { RolloutError } from '../ports/cluster-port.js';
-import { describePortError, type PortError } from '../ports/port-error.js';
-import type { RegistryError } from '../ports/registry-port.js';
 import { lowestRateLimitRemaining, wasRateLimited } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
 

@@ -3,8 +3,7 @@ import type { TickConfig } from '../config/tick-config.js';
 import type { RecordedDigests } from '../domain/bookkeeping.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
-import type { WorkloadId } from '../domain/workloads.js';
-import type { LiveWorkload } from '../ports/cluster-port.js';
+import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite, Reimage } from './tick-outcome.js';
 

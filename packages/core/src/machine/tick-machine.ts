@@ -25,13 +25,19 @@ import {
   planRefresh,
   type RefreshPlan,
   type WorkloadChange,
-  workloadRef,
 } from '../domain/plan.js';
+import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
 import type { Settledness } from '../domain/settledness.js';
-import { type ImageName, imageSpec, type WorkloadId, type WorkloadRef } from '../domain/workloads.js';
-import type { JobsManagerSnapshot, LiveWorkload, RolloutError } from '../ports/cluster-port.js';
-import { isPortError, type PortError, transport } from '../ports/port-error.js';
-import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
+import {
+  type ImageName,
+  imageSpec,
+  type LiveWorkload,
+  type WorkloadId,
+  type WorkloadRef,
+  workloadRef,
+} from '../domain/workloads.js';
+import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
+import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import * as say from './messages.js';
 import { initialContext, type TickContext } from './tick-context.js';
 import { acceptResolutions, isRegistryBudgetLow, unpinnedRequests } from './tick-decisions.js';

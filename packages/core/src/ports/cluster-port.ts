@@ -1,8 +1,7 @@
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { BookkeepingChanges } from '../domain/bookkeeping.js';
-import type { Settledness } from '../domain/settledness.js';
-import type { WorkloadRef } from '../domain/workloads.js';
-import type { PortError } from './port-error.js';
+import type { PortError } from '../domain/port-error.js';
+import type { ContainerImage, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
 
 // What a tick needs from the cluster, as logical operations. Each may fail on
 // its own (the simulator injects faults per operation), and each result is a
@@ -12,14 +11,6 @@ import type { PortError } from './port-error.js';
 //
 // "Absent" is `Right(none)`, "could not read" is `Left(error)`: the two can
 // never be confused, which is the bug class behind #626 and #1964.
-
-/** One container's new image in a re-image patch. */
-export interface ContainerImage {
-  /** The container's name in the pod template, e.g. `api`. */
-  readonly container: string;
-  /** `docker.io/<repo>@<digest>` */
-  readonly image: string;
-}
 
 /**
  * Why a rollout wait failed: the workload could not be read ({@link PortError}),
@@ -38,16 +29,6 @@ export type RolloutError =
 export interface JobsManagerSnapshot extends LiveWorkload {
   /** Every annotation of the Deployment; image-refresh reads only its own keys (workloads.ts). */
   readonly annotations: Readonly<Record<string, string>>;
-}
-
-/** A workload as it runs now (RECONCILE_LIVE, DECOUPLED_REFRESH; issue 7). */
-export interface LiveWorkload {
-  /** By kubectl's rules, within the settle window. */
-  readonly settledness: Settledness;
-  /** container → image reference in the pod template */
-  readonly images: Readonly<Record<string, string>>;
-  /** container → the field manager that last set its image (managedFields), where known: `helm`, `image-refresh`, … */
-  readonly imageOwners: Readonly<Record<string, string>>;
 }
 
 /**

@@ -2,11 +2,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
-import type { WorkloadId } from '../domain/workloads.js';
-import type { ClusterPort, JobsManagerSnapshot, LiveWorkload, RolloutError } from '../ports/cluster-port.js';
+import { notFound, type PortError, type PortErrorTag, type RegistryError, timeout } from '../domain/port-error.js';
+import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
+import type { ClusterPort, JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
-import { notFound, type PortError, type PortErrorTag, timeout } from '../ports/port-error.js';
-import type { RegistryError, Resolution } from '../ports/registry-port.js';
+import type { Resolution } from '../ports/registry-port.js';
 import type { TickPorts } from '../run-tick.js';
 import type { ClusterOp, SimWorld } from './sim-world.js';
 

@@ -1,5 +1,6 @@
 import type { TickConfig } from '../config/tick-config.js';
 import { type BookkeepingChanges, changeMatches } from '../domain/bookkeeping.js';
+import type { PortErrorTag } from '../domain/port-error.js';
 import {
   type DaemonSetRolloutView,
   type DeploymentRolloutView,
@@ -9,7 +10,6 @@ import {
 } from '../domain/settledness.js';
 import { CONTAINER, IMAGES, type WorkloadId, type WorkloadKind } from '../domain/workloads.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
-import type { PortErrorTag } from '../ports/port-error.js';
 import { simDigest } from './sim-digest.js';
 
 // An in-memory edge cluster and registry. Workloads carry a generation, spec

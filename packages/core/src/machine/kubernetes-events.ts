@@ -1,9 +1,9 @@
-import type { EventCode, TickEvent } from '../machine/tick-event.js';
-import type { Reimage, TickOutcome } from '../machine/tick-outcome.js';
+import { shortDigest } from '../domain/digest.js';
+import { parseReference } from '../domain/live-drift.js';
+import { describeWorkload } from '../domain/workloads.js';
 import type { KubeEvent } from '../ports/events-port.js';
-import { shortDigest } from './digest.js';
-import { parseReference } from './live-drift.js';
-import { describeWorkload } from './workloads.js';
+import type { EventCode, TickEvent } from './tick-event.js';
+import type { Reimage, TickOutcome } from './tick-outcome.js';
 
 // Which of a tick's events become Kubernetes Events, under which stable
 // reason. Every finding and warning does; so do skips (a streak shows its
