@@ -199,6 +199,7 @@ export const planRefresh = (
   return { verdicts, live: scope.live ?? [], firstObservations, drift, changes, pins };
 };
 
+/** The plan re-images at least one workload: registry drift, or a live repair (RECONCILE_LIVE=1). */
 export const hasDrift = (plan: RefreshPlan): boolean => plan.changes.length > 0;
 
 /** Everything to record: first observations and drift (pin markers travel with them, see RefreshPlan.pins). */

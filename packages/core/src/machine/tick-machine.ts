@@ -192,8 +192,13 @@ const tickSetup = setup({
     isResourceMonitorUnmanaged: ({ context }) => context.config.pins.resourceMonitor,
     /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
     isNothingResolved: ({ context }) => !context.resolutions.some((r) => r._tag === 'Resolved'),
-    /** §3.4 — a recorded digest differs from the registry's: a re-image is needed. */
-    hasDrift: ({ context }) => hasDrift(planOf(context)),
+    /**
+     * §3.4 — the plan re-images a workload: a recorded digest differs from the
+     * registry's, or (RECONCILE_LIVE=1) a live container must be put back on
+     * its recorded digest. (Named `hasDrift` until issue 12; it also meant the
+     * live repairs.)
+     */
+    hasWorkloadsToReimage: ({ context }) => hasDrift(planOf(context)),
     /** §3.4 — first observations are recorded without a re-image (I8). */
     hasDigestsToRecord: ({ context }) => Object.keys(recordAnnotations(context)).length > 0,
     /**
@@ -699,7 +704,7 @@ export const tickMachine = tickSetup.createMachine({
     comparingDigests: {
       entry: 'planRefresh',
       always: [
-        { guard: 'hasDrift', target: 'flapBackoff' },
+        { guard: 'hasWorkloadsToReimage', target: 'flapBackoff' },
         { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
         { target: 'complete' },
       ],
