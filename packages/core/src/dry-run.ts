@@ -30,10 +30,13 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     ...ports.cluster,
     patchBookkeeping: (changes) =>
       pretend(`annotate deployment/${config.deploymentName} -n ${config.releaseNamespace} ${describeChanges(changes)}`),
-    setImages: (workload, images) =>
-      pretend(
+    setImages: (workload, images) => {
+      wouldDo(
         `set image ${describeWorkload(workload)} -n ${workload.namespace} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
-      ),
+      );
+      // Nothing was patched, so nothing changed.
+      return TE.right({ changed: false });
+    },
     waitForRollout: (workload, timeoutMs) =>
       pretend(`wait for the rollout of ${describeWorkload(workload)} (up to ${formatDuration(timeoutMs)})`),
   };

@@ -55,10 +55,14 @@ const cluster: ClusterPort = {
   patchBookkeeping: annotate,
   observeWorkload: (w) =>
     TE.fromIO(() => ({ settledness: settled, images: load().images[w.id] ?? {}, imageOwners: {} })),
-  setImages: (w, images) =>
-    change((s) => {
-      s.images[w.id] = { ...s.images[w.id], ...Object.fromEntries(images.map((i) => [i.container, i.image])) };
-    }),
+  setImages: (w, images) => {
+    const before = load().images[w.id] ?? {};
+    return TE.map(() => ({ changed: images.some((i) => before[i.container] !== i.image) }))(
+      change((s) => {
+        s.images[w.id] = { ...s.images[w.id], ...Object.fromEntries(images.map((i) => [i.container, i.image])) };
+      }),
+    );
+  },
   waitForRollout: () => TE.right(undefined),
 };
 

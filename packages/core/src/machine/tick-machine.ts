@@ -64,7 +64,7 @@ export const tickActors = {
   /** Every bookkeeping write: hands `write.annotations` to the port and answers the write it sent. */
   patchBookkeeping: fromPromise<AnnotationWrite, { write: AnnotationWrite }>(unprovided('patchBookkeeping')),
   resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
-  setImages: fromPromise<void, { change: WorkloadChange }>(unprovided('setImages')),
+  setImages: fromPromise<{ readonly changed: boolean }, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
 };

@@ -73,8 +73,15 @@ export interface ClusterPort {
    */
   readonly observeWorkload: (workload: WorkloadRef) => TaskEither<PortError, LiveWorkload>;
 
-  /** One patch per workload carrying all of its containers (I16: one rollout). */
-  readonly setImages: (workload: WorkloadRef, images: readonly ContainerImage[]) => TaskEither<PortError, void>;
+  /**
+   * One patch per workload carrying all of its containers (I16: one rollout).
+   * `changed` says whether any container was on another image before: a
+   * patch that changes nothing starts no rollout.
+   */
+  readonly setImages: (
+    workload: WorkloadRef,
+    images: readonly ContainerImage[],
+  ) => TaskEither<PortError, { readonly changed: boolean }>;
   /** Wait until the workload is settled, for at most `timeoutMs` (ROLLOUT_TIMEOUT). */
   readonly waitForRollout: (workload: WorkloadRef, timeoutMs: number) => TaskEither<RolloutError, void>;
 }

@@ -124,7 +124,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
             w.generation += 1;
             w.rolloutPending = true;
           }
-          return E.right(undefined);
+          return E.right({ changed });
         },
       ),
     waitForRollout: (workload, timeoutMs) => {

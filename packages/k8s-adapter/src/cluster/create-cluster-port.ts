@@ -170,14 +170,23 @@ export const createClusterPort = (
         );
   };
 
-  const setImages = (ref: WorkloadRef, images: readonly ContainerImage[]): TE.TaskEither<PortError, void> =>
+  const setImages = (
+    ref: WorkloadRef,
+    images: readonly ContainerImage[],
+  ): TE.TaskEither<PortError, { readonly changed: boolean }> =>
     images.length === 0
-      ? TE.right(undefined)
+      ? TE.right({ changed: false })
       : pipe(
           sameWorkload(ref, jobsManager) ? current() : read(ref),
           TE.chainEitherK(checkContainers(ref, images)),
-          TE.chain(() => withApps((api) => patchContainerImages(api, ref, images, fieldManager))),
-          TE.chainIOK(refreshFrom(ref)),
+          // The workload as read before the patch says whether the patch moves anything.
+          TE.chain((before) =>
+            pipe(
+              withApps((api) => patchContainerImages(api, ref, images, fieldManager)),
+              TE.chainIOK(refreshFrom(ref)),
+              TE.map(() => ({ changed: images.some((i) => before.images[i.container] !== i.image) })),
+            ),
+          ),
         );
 
   const waitForRollout =

@@ -174,6 +174,19 @@ describe('setImages', () => {
     expect(imagesOf(c.jobsManager())).toEqual({ ...before, api });
   });
 
+  it('says whether the patch changed an image: a re-set of the same image changes nothing (and is still sent)', async () => {
+    const c = await start();
+    const port = portOn(c);
+    const proxy = `docker.io/tracebloc/jobs-manager@${D1}`;
+    expect(right(await run(port.setImages(refs().requestsProxy, [{ container: 'proxy', image: proxy }])))).toEqual({
+      changed: true,
+    });
+    expect(right(await run(port.setImages(refs().requestsProxy, [{ container: 'proxy', image: proxy }])))).toEqual({
+      changed: false,
+    });
+    expect(patches(c).filter((p) => p.name === REQUESTS_PROXY)).toHaveLength(2);
+  });
+
   it('patches requests-proxy and the DaemonSet in their own namespaces, by kind', async () => {
     const c = await start();
     const port = portOn(c);
