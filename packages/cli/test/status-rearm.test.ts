@@ -67,7 +67,9 @@ describe('image-refresh rearm', () => {
     const { exitCode, stdout } = await runCli(['rearm'], world);
     expect(exitCode).toBe(0);
     expect(stdout[0]).toContain('removed tracebloc.io/refresh-attempt=3 and tracebloc.io/refresh-flap-detected=3');
-    expect(world.calls.filter((c) => c.op === 'clearFlapState')).toHaveLength(1);
+    expect(world.calls.filter((c) => c.op === 'patchBookkeeping').map((c) => c.detail)).toEqual([
+      `${ANNOTATION.refreshAttempt}- ${ANNOTATION.flapDetected}-`,
+    ]);
     expect(world.annotations).toEqual({ [ANNOTATION.skipStreak]: '1' });
   });
 
@@ -82,7 +84,7 @@ describe('image-refresh rearm', () => {
   it('a failed write is exit 1 naming the cause', async () => {
     const world = aWorld();
     world.annotations = { [ANNOTATION.refreshAttempt]: '3' };
-    world.injectClusterFault('clearFlapState', 'Forbidden');
+    world.injectClusterFault('patchBookkeeping', 'Forbidden');
     const { exitCode, stderr } = await runCli(['rearm'], world);
     expect(exitCode).toBe(1);
     expect(stderr[0]).toContain('Forbidden (HTTP 403)');

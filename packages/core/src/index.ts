@@ -5,13 +5,40 @@
 // names only this file and ./sim). Listed by name, never `export *`, so a new
 // export in a module cannot join the public API by accident.
 
+export { formatDuration } from './config/duration.js';
 export { ENV, type Environment } from './config/environment.js';
 export { MAX_TICK_DURATION_MS, parseTickConfig } from './config/parse-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
+export {
+  type Annotations,
+  type BookkeepingChanges,
+  describeChanges,
+  flapMarked,
+  flapStateRemoved,
+  pinMarkersOf,
+  type RecordedDigests,
+  recordChanges,
+  recordedDigestsOf,
+  refreshAttemptOf,
+  refreshAttemptSet,
+  skipStreakOf,
+  skipStreakRemoved,
+  skipStreakSet,
+} from './domain/bookkeeping.js';
 export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
-export { kubernetesEventsFor } from './domain/kubernetes-events.js';
-export { workloadRef } from './domain/plan.js';
+export {
+  describePortError,
+  forbidden,
+  isPortError,
+  malformed,
+  notFound,
+  type PortError,
+  type PortErrorTag,
+  type RegistryError,
+  timeout,
+  transport,
+} from './domain/port-error.js';
 export {
   type DaemonSetRolloutView,
   type DeploymentRolloutView,
@@ -22,17 +49,22 @@ export {
 export {
   ANNOTATION,
   CONTAINER,
+  type ContainerImage,
   describeWorkload,
   IMAGES,
   type ImageName,
   type ImageSpec,
+  type LiveWorkload,
   type PinName,
   type WorkloadId,
   type WorkloadKind,
   type WorkloadRef,
+  workloadRef,
 } from './domain/workloads.js';
+export { dryRunPorts } from './dry-run.js';
 export { mermaidDiagram } from './machine/diagram.js';
 export { INTERRUPTED_EXIT, interruptedBy, type TickInterrupt, type TickSignal } from './machine/interrupted.js';
+export { kubernetesEventsFor } from './machine/kubernetes-events.js';
 export { MAX_TIMER_MS, worstCaseTickMs } from './machine/tick-deadline.js';
 export { type EventCode, type EventLevel, isFinding, type TickEvent } from './machine/tick-event.js';
 export { type TickMachine, tickMachine } from './machine/tick-machine.js';
@@ -44,21 +76,9 @@ export type {
   TickResult,
   WriteKind,
 } from './machine/tick-outcome.js';
-export type { ClusterPort, ContainerImage, LiveWorkload, RecordedDigests, RolloutError } from './ports/cluster-port.js';
-export { dryRunPorts } from './ports/dry-run.js';
+export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
-export {
-  describePortError,
-  forbidden,
-  isPortError,
-  malformed,
-  notFound,
-  type PortError,
-  type PortErrorTag,
-  timeout,
-  transport,
-} from './ports/port-error.js';
-export type { DigestRequest, RegistryError, RegistryPort, Resolution } from './ports/registry-port.js';
+export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export {
   runTick,
   runTickFromEnvironment,

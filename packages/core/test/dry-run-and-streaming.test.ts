@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION } from '../src/domain/workloads.js';
+import { dryRunPorts } from '../src/dry-run.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
-import { dryRunPorts } from '../src/ports/dry-run.js';
 import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { JM } from './support/edge.js';
@@ -38,6 +38,24 @@ describe('--dry-run ports', () => {
       ),
     ]);
     expect(world.kubeEvents).toEqual([]);
+  });
+
+  it('name the pin markers in the record line under RECONCILE_LIVE, as the real record writes them', async () => {
+    // Issue 12: the dry-run record line dropped `pins`, so an operator
+    // previewing RECONCILE_LIVE never saw the pinned-* markers it would write.
+    const config = simConfig({ RECONCILE_LIVE: '1' });
+    const world = new SimWorld(config);
+    world.annotations = { [JM_KEY]: simDigest(`${JM}#1`) };
+    world.publish(JM, simDigest(`${JM}#2`));
+    const wouldDo: string[] = [];
+    await runTick(
+      config,
+      dryRunPorts(simPorts(world), config, (a) => wouldDo.push(a)),
+    );
+    const record = wouldDo.filter((line) => line.includes('last-refreshed-jobs-manager-digest='));
+    expect(record).toHaveLength(1);
+    expect(record[0]).toContain(` tracebloc.io/pinned-jobs-manager-digest=${simDigest(`${JM}#2`)}`);
+    expect(world.annotations).toEqual({ [JM_KEY]: simDigest(`${JM}#1`) });
   });
 
   it('pass reads through: an unsettled jobs-manager is still a counted skip, on paper', async () => {

@@ -65,7 +65,7 @@ describe('an interrupted tick', () => {
   it('SIGINT while the attempt write is in flight: the write that landed is kept, exit 130, no re-image started', async () => {
     const { config, world } = drifting();
     const controller = new AbortController();
-    const ports = abortingAt(simPorts(world), 'writeRefreshAttempt', controller, 'SIGINT', 'as the world says');
+    const ports = abortingAt(simPorts(world), 'patchBookkeeping', controller, 'SIGINT', 'as the world says');
     const outcome = await runTick(config, ports, { signal: controller.signal });
     expect(outcome.exitCode).toBe(130);
     expect(outcome.events.at(-1)?.message).toBe(

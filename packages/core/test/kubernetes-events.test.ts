@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clipNote, MAX_NOTE_BYTES } from '../src/domain/kubernetes-events.js';
 import { ANNOTATION } from '../src/domain/workloads.js';
+import { clipNote, kubernetesEventsFor, MAX_NOTE_BYTES } from '../src/machine/kubernetes-events.js';
+import type { TickEvent } from '../src/machine/tick-event.js';
 import { simDigest } from '../src/sim/index.js';
 import { anEdge, aSteadyEdge, JM } from './support/edge.js';
 
@@ -17,6 +18,23 @@ describe('Kubernetes Events', () => {
     const frozen = edge.world.kubeEvents.find((e) => e.reason === 'RefreshFrozen');
     expect(frozen).toMatchObject({ type: 'Warning', count: 1 });
     expect(frozen?.message).toBe(edge.line('FROZEN').split('\n')[0]);
+  });
+
+  it("a failed resolution's reason comes from its error's tag, never from words in its message", async () => {
+    const edge = await aSteadyEdge();
+    edge.world.injectRegistryFault('tracebloc/pods-monitor', 'RateLimited');
+    const outcome = await edge.tick();
+    // A registry whose own error text quotes "(RateLimited: …)" is still a
+    // plain resolve failure: only a RateLimited answer is the rate-limit reason.
+    const quoting: TickEvent = {
+      level: 'warn',
+      code: 'RESOLVE_FAILED',
+      message:
+        'WARN: could not resolve latest digest of tracebloc/jobs-manager:stg (Transport: proxy said "(RateLimited: no)")',
+      cause: 'Transport',
+    };
+    const reasons = kubernetesEventsFor({ ...outcome, events: [...outcome.events, quoting] }).map((e) => e.reason);
+    expect(reasons).toEqual(['RefreshRegistryRateLimited', 'RefreshResolveFailed']);
   });
 
   it('repeats within a streak update one Event and count, rather than piling up', async () => {

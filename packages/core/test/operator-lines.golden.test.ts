@@ -1,14 +1,14 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import type { Digest } from '../src/domain/digest.js';
-import { kubernetesEventsFor } from '../src/domain/kubernetes-events.js';
 import type { LiveFinding } from '../src/domain/live-drift.js';
-import { type ImageResolution, workloadRef } from '../src/domain/plan.js';
-import { imageSpec } from '../src/domain/workloads.js';
+import type { ImageResolution } from '../src/domain/plan.js';
+import { forbidden, malformed, notFound, timeout, transport } from '../src/domain/port-error.js';
+import { imageSpec, workloadRef } from '../src/domain/workloads.js';
+import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
 import * as say from '../src/machine/messages.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
-import { forbidden, malformed, notFound, timeout, transport } from '../src/ports/port-error.js';
 import { simConfig } from '../src/sim/index.js';
 
 // Every operator line, word for word, in one reviewed file

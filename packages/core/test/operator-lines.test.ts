@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { workloadRef } from '../src/domain/plan.js';
+import { forbidden, timeout } from '../src/domain/port-error.js';
 import type { Settledness } from '../src/domain/settledness.js';
-import { imageSpec } from '../src/domain/workloads.js';
+import { imageSpec, workloadRef } from '../src/domain/workloads.js';
 import * as say from '../src/machine/messages.js';
-import { forbidden, timeout } from '../src/ports/port-error.js';
 import { simConfig } from '../src/sim/index.js';
 
 // The operator's lines, one message at a time (SPEC §3: "operators grep for

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../src/domain/workloads.js';
 import { simDigest } from '../src/sim/index.js';
 import { aSteadyEdge, JM } from './support/edge.js';
 
@@ -10,8 +11,8 @@ describe('lines that promise a write', () => {
   it('the success reset and the record both fail: no line says the digests are recorded', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('clearFlapState', 'Transport');
-    edge.world.injectClusterFault('recordDigests', 'Transport');
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}-`);
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, 'tracebloc.io/last-refreshed-');
     const outcome = await edge.tick();
     expect(outcome.findings.map((f) => f.code)).toEqual(['SUCCESS_RESET_FAILED', 'RECORD_FAILED']);
     expect(outcome.events.filter((e) => /digests (are|were) (still )?recorded/i.test(e.message))).toEqual([]);

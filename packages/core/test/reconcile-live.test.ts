@@ -160,7 +160,7 @@ describe('RECONCILE_LIVE: requests-proxy / jobs-manager skew', () => {
     const edge = await pinnedEdge('1');
     edge.world.helmRerender('jobs-manager');
     edge.world.publish(RM, simDigest(`${RM}#2`));
-    edge.world.injectClusterFault('readPinMarkers', 'Transport');
+    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport');
     await edge.tick();
     expect(edge.line('PIN_MARKERS_UNREADABLE')).toContain('live images are not reconciled this tick');
     expect(edge.writes().filter((w) => w.startsWith('setImages'))).toEqual([

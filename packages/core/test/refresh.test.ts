@@ -135,7 +135,7 @@ describe('drift: re-image in order, reset, then record (#569, #626)', () => {
   it('the attempt is persisted before any workload is touched; a failed write re-images nothing (I9)', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('writeRefreshAttempt', 'Transport');
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}=`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('attemptWriteFailed');
@@ -146,7 +146,7 @@ describe('drift: re-image in order, reset, then record (#569, #626)', () => {
     const edge = await aSteadyEdge();
     const jm2 = simDigest(`${JM}#2`);
     edge.world.publish(JM, jm2);
-    edge.world.injectClusterFault('clearFlapState', 'Transport');
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}-`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('SUCCESS_RESET_FAILED')).toContain('could not be cleared');
@@ -158,7 +158,7 @@ describe('drift: re-image in order, reset, then record (#569, #626)', () => {
     const edge = await aSteadyEdge();
     edge.world.setAnnotation(ANNOTATION.refreshAttempt, '2');
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('recordDigests', 'Timeout');
+    edge.world.injectClusterFault('patchBookkeeping', 'Timeout', 1, 'tracebloc.io/last-refreshed-');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('recordFailed');
@@ -211,7 +211,7 @@ describe('flap back-off (#563, #626)', () => {
   it('an unreadable attempt counter re-images nothing and exits 0 — the safe branch (I11)', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('readRefreshAttempt', 'Transport');
+    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.result).toBe('attemptUnreadable');
@@ -223,7 +223,7 @@ describe('flap back-off (#563, #626)', () => {
     const edge = await aSteadyEdge();
     edge.world.setAnnotation(ANNOTATION.refreshAttempt, '5');
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('markFlapDetected', 'Forbidden');
+    edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.flapDetected}=`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('flapMarkFailed');
@@ -235,7 +235,7 @@ describe('recorded digests are read fail-closed (SPEC §5)', () => {
   it('unreadable records re-image nothing and record nothing: never "first observation"', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.injectClusterFault('readRecordedDigests', 'Transport');
+    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 2 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.result).toBe('recordedDigestsUnreadable');

@@ -53,7 +53,7 @@ describe('runTick', () => {
       const world = new SimWorld(config);
       const sim = simPorts(world);
       const never = () => () => new Promise<never>(() => undefined);
-      const ports: TickPorts = { ...sim, cluster: { ...sim.cluster, observeJobsManager: never } };
+      const ports: TickPorts = { ...sim, cluster: { ...sim.cluster, readJobsManager: never } };
       let outcome: TickOutcome | undefined;
       const ended = runTick(config, ports).then((o) => {
         outcome = o;
@@ -65,7 +65,7 @@ describe('runTick', () => {
       await ended;
       expect(outcome?.result).toBe('deploymentUnreadable');
       expect(outcome?.findings.map((f) => f.message)).toEqual([
-        "ERROR: cannot read deployment/stg-jobs-manager (Timeout: observeJobsManager gave no answer within 2030 ms (the tick's own bound)) -- not a benign skip; failing the tick so it is visible",
+        "ERROR: cannot read deployment/stg-jobs-manager (Timeout: readJobsManager gave no answer within 2030 ms (the tick's own bound)) -- not a benign skip; failing the tick so it is visible",
       ]);
     } finally {
       vi.useRealTimers();
@@ -80,7 +80,9 @@ describe('runTick', () => {
       ...sim,
       cluster: {
         ...sim.cluster,
-        readSkipStreak: () => {
+        // The guard's read answers; the streak read (no settle window) throws.
+        readJobsManager: (settleWithinMs) => {
+          if (settleWithinMs > 0) return sim.cluster.readJobsManager(settleWithinMs);
           throw new Error('boom');
         },
       },
@@ -113,7 +115,7 @@ describe('runTick', () => {
       ...sim,
       cluster: {
         ...sim.cluster,
-        observeJobsManager: () =>
+        readJobsManager: () =>
           TE.left({ _tag: 'Forbidden', status: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden' }),
       },
     };

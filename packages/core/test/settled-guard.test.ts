@@ -89,7 +89,7 @@ describe('settled guard: an unsettled jobs-manager is a skip that counts (#546, 
     // Fail-open here would reset the streak every tick, so the ceiling would
     // never be reached: the freeze would become permanent AND unreported.
     const edge = unsettledWithStreak('6');
-    edge.world.injectClusterFault('readSkipStreak', 'Transport');
+    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 1 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('SKIP_STREAK_UNCOUNTABLE')).toContain('skip streak cannot be counted');
@@ -98,7 +98,7 @@ describe('settled guard: an unsettled jobs-manager is a skip that counts (#546, 
 
   it('a streak that cannot be written fails the tick: an uncounted skip is how this freezes forever', async () => {
     const edge = unsettledWithStreak('2');
-    edge.world.injectClusterFault('writeSkipStreak', 'Forbidden');
+    edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.skipStreak}=`);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('skipStreakWriteFailed');
@@ -146,7 +146,7 @@ describe('settled guard: an unreadable jobs-manager is not a benign skip (#571)'
     ['Malformed', 'Malformed: simulated Malformed'],
   ] as const)('a %s read names the real cause and writes nothing (I2)', async (fault, cause) => {
     const edge = anEdge();
-    edge.world.injectClusterFault('observeJobsManager', fault);
+    edge.world.injectClusterFault('readJobsManager', fault);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('DEPLOYMENT_UNREADABLE')).toContain(cause);
@@ -155,11 +155,11 @@ describe('settled guard: an unreadable jobs-manager is not a benign skip (#571)'
 
   it('a hung API read ends as a Timeout at the request bound, not a hung tick (I17)', async () => {
     const edge = anEdge();
-    edge.world.injectClusterFault('observeJobsManager', 'Hang');
+    edge.world.injectClusterFault('readJobsManager', 'Hang');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('DEPLOYMENT_UNREADABLE')).toContain('Timeout');
-    expect(edge.world.calls.find((c) => c.op === 'observeJobsManager')?.at).toBe(edge.config.apiTimeoutMs);
+    expect(edge.world.calls.find((c) => c.op === 'readJobsManager')?.at).toBe(edge.config.apiTimeoutMs);
   });
 });
 
@@ -180,7 +180,7 @@ describe('settled guard: settling ends the streak by itself (#1964, #2007)', () 
     // code would also pass if the tick died later for another reason.
     const edge = anEdge();
     edge.world.setAnnotation(STREAK, '5');
-    edge.world.injectClusterFault('clearSkipStreak', 'Transport');
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.skipStreak}-`);
     const outcome = await edge.tick();
     expect(edge.line('SETTLED_AGAIN')).toContain('settled again after 5 skipped tick');
     expect(edge.ops()).toContain('resolveDigest');
@@ -195,7 +195,7 @@ describe('settled guard: settling ends the streak by itself (#1964, #2007)', () 
   it('a failed streak clear is reported as a WARNING, not swallowed (#2007)', async () => {
     const edge = anEdge();
     edge.world.setAnnotation(STREAK, '5');
-    edge.world.injectClusterFault('clearSkipStreak', 'Forbidden');
+    edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.skipStreak}-`);
     await edge.tick();
     const warning = edge.line('SKIP_STREAK_CLEAR_FAILED');
     expect(warning).toContain('WARNING: could not clear tracebloc.io/refresh-skip-streak');
@@ -204,7 +204,7 @@ describe('settled guard: settling ends the streak by itself (#1964, #2007)', () 
 
   it('an unreadable streak on a settled tick is a WARNING and the tick goes on', async () => {
     const edge = anEdge();
-    edge.world.injectClusterFault('readSkipStreak', 'Timeout');
+    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 1 }, 'Timeout');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(edge.line('SKIP_STREAK_UNREADABLE')).toContain('WARNING');

@@ -1,13 +1,13 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
-import { formatDuration } from '../src/config/duration.js';
+import { formatDuration, parseDurationMs } from '../src/config/duration.js';
 import { parseTickConfig } from '../src/config/parse-config.js';
 import { describeConfigError } from '../src/config/tick-config.js';
 import { counterValue, isRecorded } from '../src/domain/counter.js';
 import { isWellFormedDigest, shortDigest } from '../src/domain/digest.js';
+import { describePortError, forbidden, isPortError, notFound } from '../src/domain/port-error.js';
 import { daemonSetSettledness, deploymentSettledness } from '../src/domain/settledness.js';
-import { describePortError, forbidden, isPortError, notFound } from '../src/ports/port-error.js';
 import { SIM_ENVIRONMENT } from '../src/sim/index.js';
 
 // The small pure parts the guards stand on, at the edges Stryker showed no
@@ -57,13 +57,21 @@ describe('isWellFormedDigest (I19) and shortDigest', () => {
   });
 });
 
-describe('formatDuration (ROLLOUT_TIMEOUT in log lines)', () => {
+describe("formatDuration (ROLLOUT_TIMEOUT in every log line, the tick's and the adapter's)", () => {
   it.each([
+    [0, '0ms'],
+    [450, '450ms'],
+    [1_000, '1s'],
+    [1_500, '1.5s'],
+    [90_000, '1m30s'],
+    [600_000, '10m'],
+    [3_605_000, '1h5s'],
+    [5_400_000, '1h30m'],
     [7_200_000, '2h'],
-    [90 * 60_000, '90m'],
-    [90_000, '90s'],
-    [1_500, '1500ms'],
-  ])('%i ms reads %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
+  ])('%i ms reads %s, and parses back to it', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    if (ms > 0) expect(parseDurationMs(text)).toBe(ms);
+  });
 });
 
 describe('port errors keep the server words and the status', () => {

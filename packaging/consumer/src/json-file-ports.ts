@@ -3,12 +3,10 @@
 // Usage: node dist/json-file-ports.js <state.json>   (config from the environment)
 import { readFileSync, writeFileSync } from 'node:fs';
 import {
-  ANNOTATION,
+  type BookkeepingChanges,
   type ClusterPort,
   describeConfigError,
   describeWorkload,
-  IMAGES,
-  type ImageName,
   notFound,
   parseTickConfig,
   type RegistryPort,
@@ -32,50 +30,39 @@ const change = (edit: (s: State) => void) =>
     edit(state);
     writeFileSync(file, JSON.stringify(state, null, 2));
   });
-const annotate = (changes: Record<string, string | null>) =>
+const annotate = (changes: BookkeepingChanges) =>
   change((s) => {
     for (const [key, value] of Object.entries(changes)) {
       if (value === null) delete s.annotations[key];
       else s.annotations[key] = value;
     }
   });
-const read = (key: string) => TE.fromIO(() => O.fromNullable(load().annotations[key]));
-const byImage = (key: 'recordKey' | 'pinKey') =>
-  TE.fromIO(
-    () =>
-      Object.fromEntries(IMAGES.map((i) => [i.name, O.fromNullable(load().annotations[i[key]])])) as Record<
-        ImageName,
-        O.Option<string>
-      >,
-  );
 const settled: Settledness = { _tag: 'Settled', message: 'a file is always settled' };
 
 const cluster: ClusterPort = {
-  observeJobsManager: () => TE.right(settled),
-  readSkipStreak: () => read(ANNOTATION.skipStreak),
-  writeSkipStreak: (n) => annotate({ [ANNOTATION.skipStreak]: String(n) }),
-  clearSkipStreak: () => annotate({ [ANNOTATION.skipStreak]: null }),
-  readRefreshAttempt: () => read(ANNOTATION.refreshAttempt),
-  writeRefreshAttempt: (n) => annotate({ [ANNOTATION.refreshAttempt]: String(n) }),
-  markFlapDetected: (n) => annotate({ [ANNOTATION.flapDetected]: String(n) }),
-  clearFlapState: () => annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
-  readRecordedDigests: () => byImage('recordKey'),
-  readPinMarkers: () => byImage('pinKey'),
-  recordDigests: (digests, pins = {}) =>
-    annotate(
-      Object.fromEntries(
-        IMAGES.flatMap((i) => [
-          ...(digests[i.name] === undefined ? [] : [[i.recordKey, digests[i.name]]]),
-          ...(pins[i.name] === undefined ? [] : [[i.pinKey, pins[i.name]]]),
-        ]),
-      ),
-    ),
+  // Every read: the whole object, bookkeeping annotations included; a file is always settled.
+  readJobsManager: () =>
+    TE.fromIO(() => {
+      const state = load();
+      return {
+        settledness: settled,
+        annotations: state.annotations,
+        images: state.images['jobs-manager'] ?? {},
+        imageOwners: {},
+      };
+    }),
+  // Every bookkeeping write: core decides the changes, the port applies exactly those.
+  patchBookkeeping: annotate,
   observeWorkload: (w) =>
     TE.fromIO(() => ({ settledness: settled, images: load().images[w.id] ?? {}, imageOwners: {} })),
-  setImages: (w, images) =>
-    change((s) => {
-      s.images[w.id] = { ...s.images[w.id], ...Object.fromEntries(images.map((i) => [i.container, i.image])) };
-    }),
+  setImages: (w, images) => {
+    const before = load().images[w.id] ?? {};
+    return TE.map(() => ({ changed: images.some((i) => before[i.container] !== i.image) }))(
+      change((s) => {
+        s.images[w.id] = { ...s.images[w.id], ...Object.fromEntries(images.map((i) => [i.container, i.image])) };
+      }),
+    );
+  },
   waitForRollout: () => TE.right(undefined),
 };
 

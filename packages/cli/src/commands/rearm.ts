@@ -1,4 +1,4 @@
-import { ANNOTATION, describePortError, type TickConfig, workloadRef } from '@image-refresh/core';
+import { ANNOTATION, describePortError, flapStateRemoved, type TickConfig, workloadRef } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Connect } from '../connection.js';
 import { PREFIX } from '../render/log-lines.js';
@@ -31,7 +31,7 @@ export const rearm = async (config: TickConfig, connect: Connect, out: Output): 
   }
   const cleared = await connection
     .ports({ onProgress: () => undefined, onRateLimit: () => undefined })
-    .cluster.clearFlapState()();
+    .cluster.patchBookkeeping(flapStateRemoved)();
   if (E.isLeft(cleared)) {
     out.stderr(
       `${PREFIX} ERROR: could not clear ${present.join(' and ')} on ${target} (${describePortError(cleared.left)})`,

@@ -1,8 +1,13 @@
 import {
+  ANNOTATION,
+  type BookkeepingChanges,
   counterValue,
   IMAGES,
   type ImageName,
   isWellFormedDigest,
+  recordedDigestsOf,
+  refreshAttemptOf,
+  skipStreakOf,
   type TickPorts,
   type WorkloadRef,
 } from '@image-refresh/core';
@@ -59,6 +64,20 @@ const onRight =
       return answer;
     });
 
+const counterAfter = (value: string | null): number => (value === null ? 0 : counterValue(O.some(value)));
+
+/** What a successful bookkeeping write changed, in `seen`'s terms. */
+const noteChanges = (seen: TickObservations, changes: BookkeepingChanges): void => {
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === ANNOTATION.skipStreak) seen.skipStreak = counterAfter(value);
+    else if (key === ANNOTATION.refreshAttempt) seen.refreshAttempt = counterAfter(value);
+    else {
+      const image = IMAGES.find((i) => i.recordKey === key);
+      if (image !== undefined && value !== null) seen.recorded[image.name] = value;
+    }
+  }
+};
+
 /** The same ports, each answer also noted in `seen`. */
 export const observePorts = (ports: TickPorts, seen: TickObservations): TickPorts => {
   const { cluster, registry } = ports;
@@ -66,41 +85,19 @@ export const observePorts = (ports: TickPorts, seen: TickObservations): TickPort
     ...ports,
     cluster: {
       ...cluster,
-      readSkipStreak: () =>
-        onRight(cluster.readSkipStreak(), (raw) => {
-          seen.skipStreak = counterValue(raw);
-        }),
-      writeSkipStreak: (streak) =>
-        onRight(cluster.writeSkipStreak(streak), () => {
-          seen.skipStreak = streak;
-        }),
-      clearSkipStreak: () =>
-        onRight(cluster.clearSkipStreak(), () => {
-          seen.skipStreak = 0;
-        }),
-      readRefreshAttempt: () =>
-        onRight(cluster.readRefreshAttempt(), (raw) => {
-          seen.refreshAttempt = counterValue(raw);
-        }),
-      writeRefreshAttempt: (attempt) =>
-        onRight(cluster.writeRefreshAttempt(attempt), () => {
-          seen.refreshAttempt = attempt;
-        }),
-      clearFlapState: () =>
-        onRight(cluster.clearFlapState(), () => {
-          seen.refreshAttempt = 0;
-        }),
-      readRecordedDigests: () =>
-        onRight(cluster.readRecordedDigests(), (recorded) => {
+      // Every read of jobs-manager carries all its annotations: the bookkeeping as the tick found it.
+      readJobsManager: (settleWithinMs) =>
+        onRight(cluster.readJobsManager(settleWithinMs), ({ annotations }) => {
+          seen.skipStreak = counterValue(skipStreakOf(annotations));
+          seen.refreshAttempt = counterValue(refreshAttemptOf(annotations));
+          const recorded = recordedDigestsOf(annotations);
           for (const { name } of IMAGES) {
             const value = recorded[name];
             if (O.isSome(value)) seen.recorded[name] = value.value;
           }
         }),
-      recordDigests: (digests, pins) =>
-        onRight(pins === undefined ? cluster.recordDigests(digests) : cluster.recordDigests(digests, pins), () => {
-          Object.assign(seen.recorded, digests);
-        }),
+      // A write the tick made is the bookkeeping as it left it: exactly the changes it sent.
+      patchBookkeeping: (changes) => onRight(cluster.patchBookkeeping(changes), () => noteChanges(seen, changes)),
       observeWorkload: (workload) =>
         onRight(cluster.observeWorkload(workload), (live) => {
           for (const [container, image] of Object.entries(live.images))

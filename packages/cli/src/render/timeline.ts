@@ -1,11 +1,12 @@
-import { ANNOTATION, shortDigest, type TickConfig } from '@image-refresh/core';
+import { ANNOTATION, IMAGES, shortDigest, type TickConfig } from '@image-refresh/core';
 import type { TimelineRow } from '@image-refresh/core/sim';
 import { decisionOf, jobsManagerState } from './decision.js';
 
 // `image-refresh simulate`: one row per tick, wide enough to read in a
 // terminal, plain text so it pastes into an issue or the README.
 
-const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+// The jobs-manager record key, as core spells it (its bookkeeping keys live in one file there).
+const JM_RECORD = IMAGES.find((image) => image.name === 'jobs-manager')?.recordKey ?? '';
 
 const column = (text: string, width: number): string =>
   text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);

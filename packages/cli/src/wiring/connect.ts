@@ -21,19 +21,10 @@ import type { Connect, ConnectionHooks } from '../connection.js';
 const unreachableCluster = (reason: string): ClusterPort => {
   const fail = <A>(): TE.TaskEither<PortError, A> => TE.left(transport(reason));
   return {
-    observeJobsManager: fail,
-    readSkipStreak: fail,
-    writeSkipStreak: fail,
-    clearSkipStreak: fail,
-    readRefreshAttempt: fail,
-    writeRefreshAttempt: fail,
-    markFlapDetected: fail,
-    clearFlapState: fail,
-    readRecordedDigests: fail,
-    recordDigests: fail,
+    readJobsManager: fail,
+    patchBookkeeping: fail,
     setImages: fail,
     waitForRollout: fail,
-    readPinMarkers: fail,
     observeWorkload: fail,
   };
 };

@@ -51,9 +51,14 @@ describe('the metrics of one tick', () => {
         ]),
       ]),
     );
-    // Not asked on a steady tick: not pushed, the gateway keeps the last value.
-    expect(lines.filter((l) => l.startsWith('image_refresh_refresh_attempt'))).toEqual([]);
-    expect(lines.filter((l) => l.startsWith('image_refresh_flap_locked_out'))).toEqual([]);
+    // The settled guard's read of jobs-manager carries every annotation (one GET, issue 12): a steady
+    // tick knows refresh-attempt too, and says so.
+    expect(lines.filter((l) => l.startsWith('image_refresh_refresh_attempt'))).toEqual([
+      'image_refresh_refresh_attempt 0',
+    ]);
+    expect(lines.filter((l) => l.startsWith('image_refresh_flap_locked_out'))).toEqual([
+      'image_refresh_flap_locked_out 0',
+    ]);
   });
 
   it('a skip: exit 0, the streak as written, no digest asked', async () => {

@@ -29,10 +29,17 @@ export const parseDurationMs = (text: string): number | undefined => {
   return Number.isFinite(total) ? total : undefined;
 };
 
-/** `10m`, `90s`, `1500ms` — for log lines. */
+/**
+ * A duration the way Go and kubectl print it, without zero parts: `450ms`,
+ * `1.5s`, `1m30s`, `10m`, `1h5s`. The one formatter for every log line, so
+ * ROLLOUT_TIMEOUT reads the same in the tick's lines and the adapter's
+ * progress lines, and `parseDurationMs` reads it back.
+ */
 export const formatDuration = (ms: number): string => {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
-  return `${ms}ms`;
+  const whole = Math.max(0, Math.round(ms));
+  if (whole < 1_000) return `${whole}ms`;
+  const h = Math.floor(whole / 3_600_000);
+  const m = Math.floor((whole % 3_600_000) / 60_000);
+  const s = (whole % 60_000) / 1_000;
+  return `${h > 0 ? `${h}h` : ''}${m > 0 ? `${m}m` : ''}${s > 0 ? `${s}s` : ''}`;
 };

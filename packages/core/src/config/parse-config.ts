@@ -1,8 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { PinName } from '../domain/workloads.js';
 import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
-import type { ConfigError, TickConfig } from './tick-config.js';
+import type { ConfigError, PinName, TickConfig } from './tick-config.js';
 
 // Every problem at once, each naming the variable and its value: an operator
 // fixing a values file should not have to redeploy once per typo. Nothing here

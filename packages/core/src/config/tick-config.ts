@@ -1,4 +1,5 @@
-import type { PinName } from '../domain/workloads.js';
+/** The keys of `TickConfig.pins`, one per `*_PINNED` variable. */
+export type PinName = 'jobsManager' | 'podsMonitor' | 'resourceMonitor' | 'requestsProxy';
 
 /** Everything one tick needs to know, parsed and validated (see parseTickConfig). */
 export interface TickConfig {

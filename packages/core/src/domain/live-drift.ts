@@ -1,8 +1,8 @@
 import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { LiveWorkload, RecordedDigests } from '../ports/cluster-port.js';
+import type { RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
-import { CONTAINER, type ImageName, imageSpec, type WorkloadId } from './workloads.js';
+import { CONTAINER, type ImageName, imageSpec, type LiveWorkload, type WorkloadId } from './workloads.js';
 
 // RECONCILE_LIVE (issue 7): the reference trusts its own annotation alone, so
 // two things go unseen until the next upstream release (its header calls

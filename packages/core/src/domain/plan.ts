@@ -1,17 +1,19 @@
 import type { Option } from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { ContainerImage, RecordedDigests } from '../ports/cluster-port.js';
-import type { RegistryError } from '../ports/registry-port.js';
+import type { RecordedDigests } from './bookkeeping.js';
 import type { Digest } from './digest.js';
 import { isRepairable, type LiveFinding, type ManagedContainer, managedContainers } from './live-drift.js';
+import type { RegistryError } from './port-error.js';
 import {
   CONTAINER,
+  type ContainerImage,
   IMAGES,
   type ImageName,
   imageSpec,
   WORKLOAD_ORDER,
   type WorkloadId,
   type WorkloadRef,
+  workloadRef,
 } from './workloads.js';
 
 // SPEC §3.4: compare what the registry reports with what was recorded, and turn
@@ -73,18 +75,6 @@ export interface PlanScope {
    */
   readonly decoupled?: { readonly settled: ReadonlySet<WorkloadId> };
 }
-
-/** Where a workload lives under this config: kind, name and namespace as the chart renders them. */
-export const workloadRef = (config: TickConfig, id: WorkloadId): WorkloadRef => {
-  switch (id) {
-    case 'jobs-manager':
-      return { id, kind: 'Deployment', name: config.deploymentName, namespace: config.releaseNamespace };
-    case 'requests-proxy':
-      return { id, kind: 'Deployment', name: config.requestsProxyDeployment, namespace: config.releaseNamespace };
-    case 'resource-monitor':
-      return { id, kind: 'DaemonSet', name: config.resourceMonitorDaemonSet, namespace: config.nodeAgentsNamespace };
-  }
-};
 
 export const imageReference = (config: TickConfig, image: ImageName, digest: Digest): string =>
   `${config.imageRegistry}/${imageSpec(image).repo}@${digest}`;
@@ -210,6 +200,7 @@ export const planRefresh = (
   return { verdicts, live: scope.live ?? [], firstObservations, drift, changes, pins };
 };
 
+/** The plan re-images at least one workload: registry drift, or a live repair (RECONCILE_LIVE=1). */
 export const hasDrift = (plan: RefreshPlan): boolean => plan.changes.length > 0;
 
 /** Everything to record: first observations and drift (pin markers travel with them, see RefreshPlan.pins). */

@@ -1,13 +1,16 @@
+import type { PinName, TickConfig } from '../config/tick-config.js';
+import type { Settledness } from './settledness.js';
+
 // The chart's contract (SPEC §2): which image runs in which container of which
 // workload, and where image-refresh keeps its bookkeeping. Container names are
 // contractual with the chart's templates; change them only together.
+
+export type { PinName };
 
 /** The three images image-refresh follows (SPEC §2). */
 export type ImageName = 'jobs-manager' | 'pods-monitor' | 'resource-monitor';
 /** The three workloads it re-images; requests-proxy runs the jobs-manager image. */
 export type WorkloadId = 'jobs-manager' | 'requests-proxy' | 'resource-monitor';
-/** The keys of `TickConfig.pins`, one per `*_PINNED` variable. */
-export type PinName = 'jobsManager' | 'podsMonitor' | 'resourceMonitor' | 'requestsProxy';
 
 /** One followed image and where its bookkeeping lives. */
 export interface ImageSpec {
@@ -93,5 +96,35 @@ export interface WorkloadRef {
 export const describeWorkload = (ref: WorkloadRef): string =>
   `${ref.kind === 'Deployment' ? 'deployment' : 'daemonset'}/${ref.name}`;
 
-/** The order SPEC §3 step 6 re-images in. */
+/** Where a workload lives under a config: its kind, object name and namespace. */
+export const workloadRef = (config: TickConfig, id: WorkloadId): WorkloadRef => {
+  switch (id) {
+    case 'jobs-manager':
+      return { id, kind: 'Deployment', name: config.deploymentName, namespace: config.releaseNamespace };
+    case 'requests-proxy':
+      return { id, kind: 'Deployment', name: config.requestsProxyDeployment, namespace: config.releaseNamespace };
+    case 'resource-monitor':
+      return { id, kind: 'DaemonSet', name: config.resourceMonitorDaemonSet, namespace: config.nodeAgentsNamespace };
+  }
+};
+
+/** One container's new image in a re-image patch. */
+export interface ContainerImage {
+  /** The container's name in the pod template, e.g. `api`. */
+  readonly container: string;
+  /** `docker.io/<repo>@<digest>` */
+  readonly image: string;
+}
+
+/** A workload as it runs now (RECONCILE_LIVE, DECOUPLED_REFRESH; issue 7). */
+export interface LiveWorkload {
+  /** By kubectl's rules, within the settle window. */
+  readonly settledness: Settledness;
+  /** container → image reference in the pod template */
+  readonly images: Readonly<Record<string, string>>;
+  /** container → the field manager that last set its image (managedFields), where known: `helm`, `image-refresh`, … */
+  readonly imageOwners: Readonly<Record<string, string>>;
+}
+
+/** The order the re-image step takes the workloads in (docs/behaviour.md §3.6); the plan's changes follow it. */
 export const WORKLOAD_ORDER: readonly WorkloadId[] = ['jobs-manager', 'requests-proxy', 'resource-monitor'];

@@ -3,7 +3,7 @@ import { ANNOTATION, describeWorkload, type WorkloadRef } from '../domain/worklo
 import type { TickContext } from './tick-context.js';
 import type { TickEvent } from './tick-event.js';
 import { isFinding } from './tick-event.js';
-import type { TickOutcome } from './tick-outcome.js';
+import type { AnnotationWrite, TickOutcome, WriteKind } from './tick-outcome.js';
 
 // A tick stopped by a signal (issue 13): SIGTERM at the Job's
 // activeDeadlineSeconds, on a node drain or an eviction; SIGINT at a
@@ -43,15 +43,7 @@ export interface InterruptPoint {
 }
 
 /** The port calls that change the world; one already sent is awaited, and its answer kept. */
-const WRITES = new Set([
-  'writeSkipStreak',
-  'clearSkipStreak',
-  'writeRefreshAttempt',
-  'markFlapDetected',
-  'clearFlapState',
-  'recordDigests',
-  'setImages',
-]);
+const WRITES = new Set(['patchBookkeeping', 'setImages']);
 
 export const isWrite = (src: string): boolean => WRITES.has(src);
 
@@ -67,12 +59,24 @@ const workloadOf = (input: unknown): WorkloadRef | undefined =>
 
 const jobsManagerOf = (context: TickContext): string => `deployment/${context.config.deploymentName}`;
 
+/** The settled guard's read watches the settle window; a bookkeeping read of the same object does not. */
+const isSettledGuardRead = (point: InterruptPoint): boolean =>
+  point.src === 'readJobsManager' &&
+  ((point.input as { settleWithinMs?: number } | undefined)?.settleWithinMs ?? 0) > 0;
+
+/** The bookkeeping write a patchBookkeeping call carries (the machine names each, e.g. writeSkipStreak). */
+const writeKindOf = (point: InterruptPoint): WriteKind | undefined =>
+  point.src === 'patchBookkeeping' ? (point.input as { write?: AnnotationWrite } | undefined)?.write?.kind : undefined;
+
 const whereOf = (point: InterruptPoint, context: TickContext): string => {
   const workload = workloadOf(point.input);
   const named = workload === undefined ? 'a workload' : describeWorkload(workload);
+  if (isSettledGuardRead(point)) return `while the settled guard waited for ${jobsManagerOf(context)}`;
   switch (point.src) {
-    case 'observeJobsManager':
-      return `while the settled guard waited for ${jobsManagerOf(context)}`;
+    case 'readJobsManager':
+      return `while reading the bookkeeping of ${jobsManagerOf(context)}`;
+    case 'patchBookkeeping':
+      return `${point.phase === 'before' ? 'before' : 'during'} ${writeKindOf(point) ?? 'a bookkeeping write'}`;
     case 'waitForRollout':
       return `while waiting for ${named}`;
     case 'setImages':
@@ -89,7 +93,13 @@ const whereOf = (point: InterruptPoint, context: TickContext): string => {
 /** What the tick's own writes left behind, in the annotations' words. */
 const bookkeepingOf = (point: InterruptPoint, context: TickContext): string => {
   const last = (kind: string) => [...context.writes].reverse().find((w) => w.kind === kind);
-  if (point.src === 'observeJobsManager' || point.src === 'writeSkipStreak' || point.src === 'readSkipStreak') {
+  // On an unsettled tick the skip streak is read, then written: the skip's own bookkeeping.
+  const unsettled = context.settledness._tag === 'Some' && context.settledness.value._tag !== 'Settled';
+  const skipping =
+    isSettledGuardRead(point) ||
+    writeKindOf(point) === 'writeSkipStreak' ||
+    (point.src === 'readJobsManager' && unsettled && last('writeSkipStreak') === undefined);
+  if (skipping) {
     const counted = last('writeSkipStreak');
     return counted === undefined
       ? 'the skip was not counted, nothing was written'

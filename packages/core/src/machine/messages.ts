@@ -2,12 +2,17 @@ import { formatDuration } from '../config/duration.js';
 import type { TickConfig } from '../config/tick-config.js';
 import type { LiveFinding } from '../domain/live-drift.js';
 import type { ImageResolution, ImageVerdict, WorkloadChange } from '../domain/plan.js';
-import { workloadRef } from '../domain/plan.js';
+import { describePortError, type PortError, type RegistryError } from '../domain/port-error.js';
 import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, describeWorkload, type ImageSpec, imageSpec, type WorkloadId } from '../domain/workloads.js';
+import {
+  ANNOTATION,
+  describeWorkload,
+  type ImageSpec,
+  imageSpec,
+  type WorkloadId,
+  workloadRef,
+} from '../domain/workloads.js';
 import type { RolloutError } from '../ports/cluster-port.js';
-import { describePortError, type PortError } from '../ports/port-error.js';
-import type { RegistryError } from '../ports/registry-port.js';
 import { lowestRateLimitRemaining, wasRateLimited } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
 
@@ -134,12 +139,14 @@ export const imagePinned = (image: ImageSpec): TickEvent =>
     `${image.repo}: pinned by digest in values; skipping (auto-refresh disabled for this image)`,
   );
 
-export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent =>
-  event(
+export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent => ({
+  ...event(
     'warn',
     'RESOLVE_FAILED',
     `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag} (${describePortError(e)}); skipping this image this tick, the others go on`,
-  );
+  ),
+  cause: e._tag,
+});
 
 export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEvent =>
   event(

@@ -1,9 +1,9 @@
 import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
+import type { RecordedDigests } from '../domain/bookkeeping.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
-import type { WorkloadId } from '../domain/workloads.js';
-import type { LiveWorkload, RecordedDigests } from '../ports/cluster-port.js';
+import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite, Reimage } from './tick-outcome.js';
 

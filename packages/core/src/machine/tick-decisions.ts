@@ -2,9 +2,9 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { isWellFormedDigest } from '../domain/digest.js';
 import type { ImageResolution } from '../domain/plan.js';
+import { malformed, type RegistryError } from '../domain/port-error.js';
 import { IMAGES, type ImageSpec, type WorkloadId } from '../domain/workloads.js';
-import { malformed } from '../ports/port-error.js';
-import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
+import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 
 // Pure helpers the machine's actions call. Kept out of the state tree so it
 // stays pure structure (STYLE §2).

@@ -70,6 +70,12 @@ export interface TickEvent {
   readonly message: string;
   /** Continuation lines: commands to run, likely causes. */
   readonly hints?: readonly string[];
+  /**
+   * The tag of the error behind the event, where one is (`RateLimited`,
+   * `Timeout`, …): what decides the Kubernetes Event reason, never the
+   * message text.
+   */
+  readonly cause?: string;
 }
 
 /** A finding is an event an operator must see; any finding makes the tick exit 1 (I18). */

@@ -2,6 +2,20 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
+import {
+  type BookkeepingChanges,
+  flapMarked,
+  flapStateRemoved,
+  pinMarkersOf,
+  type RecordedDigests,
+  recordChanges,
+  recordedDigestsOf,
+  refreshAttemptOf,
+  refreshAttemptSet,
+  skipStreakOf,
+  skipStreakRemoved,
+  skipStreakSet,
+} from '../domain/bookkeeping.js';
 import { counterValue, isRecorded } from '../domain/counter.js';
 import { liveFindings } from '../domain/live-drift.js';
 import {
@@ -11,31 +25,33 @@ import {
   planRefresh,
   type RefreshPlan,
   type WorkloadChange,
-  workloadRef,
 } from '../domain/plan.js';
+import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
 import type { Settledness } from '../domain/settledness.js';
 import {
-  ANNOTATION,
-  IMAGES,
   type ImageName,
   imageSpec,
+  type LiveWorkload,
   type WorkloadId,
   type WorkloadRef,
+  workloadRef,
 } from '../domain/workloads.js';
-import type { LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
-import { isPortError, type PortError, transport } from '../ports/port-error.js';
-import type { DigestRequest, RegistryError, Resolution } from '../ports/registry-port.js';
+import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
+import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import * as say from './messages.js';
 import { initialContext, type TickContext } from './tick-context.js';
 import { acceptResolutions, isRegistryBudgetLow, unpinnedRequests } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
-import type { AnnotationWrite, TickOutcome, TickResult } from './tick-outcome.js';
+import type { AnnotationWrite, TickOutcome, TickResult, WriteKind } from './tick-outcome.js';
 import { outcomeOf } from './tick-outcome-of.js';
 
 // One tick of SPEC §3 as a state machine. Every step is a state, every decision
 // a named guard, every port call a named actor; the machine does no I/O and
-// reads no clock. The actors below are typed placeholders: runTick provides
-// the real ones, bound to the ports, with `machine.provide({ actors })`.
+// reads no clock. The actors below are typed placeholders: runTick never
+// starts them — it folds the machine with xstate's pure step functions and
+// runs the port call behind each invoked actor's name itself (drive-tick.ts);
+// provideTickPorts binds them with `machine.provide({ actors })` for those who
+// run the machine as an xstate actor.
 
 export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
 export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
@@ -43,20 +59,13 @@ export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
 const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
 
 export const tickActors = {
-  observeJobsManager: fromPromise<Settledness>(unprovided('observeJobsManager')),
-  readSkipStreak: fromPromise<O.Option<string>>(unprovided('readSkipStreak')),
-  writeSkipStreak: fromPromise<void, { streak: number }>(unprovided('writeSkipStreak')),
-  clearSkipStreak: fromPromise<void>(unprovided('clearSkipStreak')),
+  /** Every read of the jobs-manager Deployment: the guard's (within the settle window) and the bookkeeping's. */
+  readJobsManager: fromPromise<JobsManagerSnapshot, { settleWithinMs: number }>(unprovided('readJobsManager')),
+  /** Every bookkeeping write: hands `write.annotations` to the port and answers the write it sent. */
+  patchBookkeeping: fromPromise<AnnotationWrite, { write: AnnotationWrite }>(unprovided('patchBookkeeping')),
   resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
-  readRecordedDigests: fromPromise<RecordedDigests>(unprovided('readRecordedDigests')),
-  readRefreshAttempt: fromPromise<O.Option<string>>(unprovided('readRefreshAttempt')),
-  markFlapDetected: fromPromise<void, { attempt: number }>(unprovided('markFlapDetected')),
-  writeRefreshAttempt: fromPromise<void, { attempt: number }>(unprovided('writeRefreshAttempt')),
-  setImages: fromPromise<void, { change: WorkloadChange }>(unprovided('setImages')),
+  setImages: fromPromise<{ readonly changed: boolean }, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
-  clearFlapState: fromPromise<void>(unprovided('clearFlapState')),
-  recordDigests: fromPromise<void, { digests: DigestsToRecord; pins: DigestsToRecord }>(unprovided('recordDigests')),
-  readPinMarkers: fromPromise<RecordedDigests>(unprovided('readPinMarkers')),
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
 };
 
@@ -81,11 +90,6 @@ const emit = (context: TickContext, ...events: readonly TickEvent[]): readonly T
   ...events,
 ];
 
-const noteWrite = (context: TickContext, write: AnnotationWrite): readonly AnnotationWrite[] => [
-  ...context.writes,
-  write,
-];
-
 const planOf = (context: TickContext): RefreshPlan => {
   if (context.plan._tag === 'None') throw new Error('the refresh plan is read before it was made');
   return context.plan.value;
@@ -103,15 +107,16 @@ const settlednessOf = (context: TickContext): Settledness =>
 /** The annotations the record write sets: first observations, drift on the success path, and pin markers. */
 const recordAnnotations = (context: TickContext): Record<string, string> => {
   const plan = planOf(context);
-  const digests = digestsToRecord(plan);
-  return Object.fromEntries(
-    IMAGES.flatMap(({ name, recordKey, pinKey }) => {
-      const digest = digests[name];
-      const pin = plan.pins[name];
-      return [...(digest === undefined ? [] : [[recordKey, digest]]), ...(pin === undefined ? [] : [[pinKey, pin]])];
-    }),
-  );
+  return recordChanges(digestsToRecord(plan), plan.pins);
 };
+
+/** A bookkeeping write as the machine decides it; the port is handed exactly `annotations`. */
+const write = (kind: WriteKind, annotations: BookkeepingChanges): { write: AnnotationWrite } => ({
+  write: { kind, annotations },
+});
+
+/** Remember a write the port accepted: the very object it was handed (issue 12). */
+const written = ({ event }: { event: { output: AnnotationWrite } }) => ({ write: event.output });
 
 const decoupledSettledOf = (context: TickContext): readonly WorkloadId[] | undefined =>
   O.toUndefined(context.decoupledSettled);
@@ -187,8 +192,13 @@ const tickSetup = setup({
     isResourceMonitorUnmanaged: ({ context }) => context.config.pins.resourceMonitor,
     /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
     isNothingResolved: ({ context }) => !context.resolutions.some((r) => r._tag === 'Resolved'),
-    /** §3.4 — a recorded digest differs from the registry's: a re-image is needed. */
-    hasDrift: ({ context }) => hasDrift(planOf(context)),
+    /**
+     * §3.4 — the plan re-images a workload: a recorded digest differs from the
+     * registry's, or (RECONCILE_LIVE=1) a live container must be put back on
+     * its recorded digest. (Named `hasDrift` until issue 12; it also meant the
+     * live repairs.)
+     */
+    hasWorkloadsToReimage: ({ context }) => hasDrift(planOf(context)),
     /** §3.4 — first observations are recorded without a re-image (I8). */
     hasDigestsToRecord: ({ context }) => Object.keys(recordAnnotations(context)).length > 0,
     /**
@@ -209,6 +219,10 @@ const tickSetup = setup({
     hasMoreWorkloads: ({ context }) => context.reimageIndex + 1 < planOf(context).changes.length,
   },
   actions: {
+    /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
+    noteWrite: assign({
+      writes: ({ context }, params: { write: AnnotationWrite }) => [...context.writes, params.write],
+    }),
     announceTick: assign({ events: ({ context }) => emit(context, say.tickStart(context.config)) }),
     announceMirrorInert: assign({ events: ({ context }) => emit(context, say.mirrorInert(context.config)) }),
     announceTickComplete: assign({ events: ({ context }) => emit(context, say.tickComplete()) }),
@@ -226,13 +240,6 @@ const tickSetup = setup({
     reportSkipStreakUncountable: assign({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.skipStreakUncountable(context.config, params.error)),
-    }),
-    noteSkipStreakWritten: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'writeSkipStreak',
-          annotations: { [ANNOTATION.skipStreak]: String(context.skipStreak) },
-        }),
     }),
     reportSkipStreakWriteFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -252,10 +259,6 @@ const tickSetup = setup({
     warnSkipStreakUnreadable: assign({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.skipStreakUnreadableOnSettle(context.config, params.error)),
-    }),
-    noteSkipStreakCleared: assign({
-      writes: ({ context }) =>
-        noteWrite(context, { kind: 'clearSkipStreak', annotations: { [ANNOTATION.skipStreak]: null } }),
     }),
     warnSkipStreakClearFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -337,13 +340,6 @@ const tickSetup = setup({
     warnAttemptUnreadable: assign({
       events: ({ context }, params: { error: PortError }) => emit(context, say.attemptUnreadable(params.error)),
     }),
-    noteFlapMarked: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'markFlapDetected',
-          annotations: { [ANNOTATION.flapDetected]: String(context.attempt) },
-        }),
-    }),
     announceFlapDetected: assign({
       events: ({ context }) =>
         emit(context, say.flapDetected(context.config, context.attempt, context.config.flapLockoutIsFinding)),
@@ -352,12 +348,7 @@ const tickSetup = setup({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.flapMarkFailed(context.config, context.attempt, params.error)),
     }),
-    noteAttemptPersisted: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'writeRefreshAttempt',
-          annotations: { [ANNOTATION.refreshAttempt]: String(context.attempt + 1) },
-        }),
+    announceReimaging: assign({
       events: ({ context }) => emit(context, say.reimaging(context.config, context.attempt + 1)),
     }),
     reportAttemptWriteFailed: assign({
@@ -391,19 +382,7 @@ const tickSetup = setup({
     advanceToNextWorkload: assign({ reimageIndex: ({ context }) => context.reimageIndex + 1 }),
     announceReimageComplete: assign({ events: ({ context }) => emit(context, say.reimageComplete()) }),
 
-    noteFlapStateCleared: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'clearFlapState',
-          annotations: { [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null },
-        }),
-    }),
-    noteAttemptKept: assign({
-      writes: ({ context }) =>
-        noteWrite(context, {
-          kind: 'writeRefreshAttempt',
-          annotations: { [ANNOTATION.refreshAttempt]: String(context.attempt) },
-        }),
+    announceAttemptKept: assign({
       events: ({ context }) => emit(context, say.attemptKept(context.config, context.attempt)),
     }),
     reportAttemptKeepFailed: assign({
@@ -417,9 +396,6 @@ const tickSetup = setup({
 
     announceRecording: assign({
       events: ({ context }) => emit(context, say.recordingDigests(recordAnnotations(context))),
-    }),
-    noteDigestsRecorded: assign({
-      writes: ({ context }) => noteWrite(context, { kind: 'recordDigests', annotations: recordAnnotations(context) }),
     }),
     reportRecordFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
@@ -459,6 +435,8 @@ const observingWorkload = (
 const DECOUPLED = { done: 'rememberDecoupledObservation', failed: 'warnDecoupledUnreadable' } as const;
 const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as const;
 
+const MISSING_CONFIG = new Error('the tick machine needs a parsed TickConfig as its input');
+
 /**
  * One tick of SPEC §3 as an xstate v5 machine: one state per step, one named
  * guard per decision, one named actor per port call (the actors are typed
@@ -470,7 +448,13 @@ const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as c
  */
 export const tickMachine = tickSetup.createMachine({
   id: 'tick',
-  context: ({ input }) => initialContext(input),
+  // Without a config there is no tick: fail before the first step (xstate's
+  // pure step functions build a throw-away actor of this machine, without
+  // input, on every call — this keeps that actor to one cheap failure).
+  context: ({ input }) => {
+    if (input === undefined) throw MISSING_CONFIG;
+    return initialContext(input);
+  },
   // The root hands out the outcome its final state computed.
   output: ({ event }) => (event as unknown as { output: TickOutcome }).output,
   initial: 'checkingMirror',
@@ -488,16 +472,26 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         observingJobsManager: {
           invoke: {
-            src: 'observeJobsManager',
+            src: 'readJobsManager',
+            input: ({ context }) => ({ settleWithinMs: context.config.settleTimeoutMs }),
             onDone: [
               {
-                guard: { type: 'isJobsManagerSettled', params: ({ event }) => ({ settledness: event.output }) },
+                guard: {
+                  type: 'isJobsManagerSettled',
+                  params: ({ event }) => ({ settledness: event.output.settledness }),
+                },
                 target: '#tick.clearingStreakOnSettle',
-                actions: { type: 'rememberSettledness', params: ({ event }) => ({ settledness: event.output }) },
+                actions: {
+                  type: 'rememberSettledness',
+                  params: ({ event }) => ({ settledness: event.output.settledness }),
+                },
               },
               {
                 target: 'readingSkipStreak',
-                actions: { type: 'rememberSettledness', params: ({ event }) => ({ settledness: event.output }) },
+                actions: {
+                  type: 'rememberSettledness',
+                  params: ({ event }) => ({ settledness: event.output.settledness }),
+                },
               },
             ],
             onError: {
@@ -508,10 +502,14 @@ export const tickMachine = tickSetup.createMachine({
         },
         readingSkipStreak: {
           invoke: {
-            src: 'readSkipStreak',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: {
               target: 'writingSkipStreak',
-              actions: { type: 'countSkip', params: ({ event }) => ({ streak: event.output }) },
+              actions: {
+                type: 'countSkip',
+                params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+              },
             },
             onError: {
               target: '#tick.skipStreakUncountable',
@@ -521,25 +519,25 @@ export const tickMachine = tickSetup.createMachine({
         },
         writingSkipStreak: {
           invoke: {
-            src: 'writeSkipStreak',
-            input: ({ context }) => ({ streak: context.skipStreak }),
+            src: 'patchBookkeeping',
+            input: ({ context }) => write('writeSkipStreak', skipStreakSet(context.skipStreak)),
             onDone: [
               {
                 guard: and(['isAtSkipCeiling', 'isDecoupledRefreshOn']),
                 target: '#tick.decoupledRefresh',
-                actions: ['noteSkipStreakWritten', 'announceFrozen', 'beginDecoupledPass'],
+                actions: [{ type: 'noteWrite', params: written }, 'announceFrozen', 'beginDecoupledPass'],
               },
               {
                 guard: 'isAtSkipCeiling',
                 target: '#tick.frozen',
-                actions: ['noteSkipStreakWritten', 'announceFrozen'],
+                actions: [{ type: 'noteWrite', params: written }, 'announceFrozen'],
               },
               {
                 guard: 'isDecoupledRefreshOn',
                 target: '#tick.decoupledRefresh',
-                actions: ['noteSkipStreakWritten', 'announceSkip', 'beginDecoupledPass'],
+                actions: [{ type: 'noteWrite', params: written }, 'announceSkip', 'beginDecoupledPass'],
               },
-              { target: '#tick.skipped', actions: ['noteSkipStreakWritten', 'announceSkip'] },
+              { target: '#tick.skipped', actions: [{ type: 'noteWrite', params: written }, 'announceSkip'] },
             ],
             onError: {
               target: '#tick.skipStreakWriteFailed',
@@ -579,12 +577,19 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         readingSkipStreak: {
           invoke: {
-            src: 'readSkipStreak',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: [
               {
-                guard: { type: 'hasRecordedSkipStreak', params: ({ event }) => ({ streak: event.output }) },
+                guard: {
+                  type: 'hasRecordedSkipStreak',
+                  params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+                },
                 target: 'clearingSkipStreak',
-                actions: { type: 'announceSettledAgain', params: ({ event }) => ({ streak: event.output }) },
+                actions: {
+                  type: 'announceSettledAgain',
+                  params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+                },
               },
               { target: '#tick.resolvingDigests' },
             ],
@@ -596,8 +601,9 @@ export const tickMachine = tickSetup.createMachine({
         },
         clearingSkipStreak: {
           invoke: {
-            src: 'clearSkipStreak',
-            onDone: { target: '#tick.resolvingDigests', actions: 'noteSkipStreakCleared' },
+            src: 'patchBookkeeping',
+            input: () => write('clearSkipStreak', skipStreakRemoved),
+            onDone: { target: '#tick.resolvingDigests', actions: { type: 'noteWrite', params: written } },
             onError: {
               target: '#tick.resolvingDigests',
               actions: { type: 'warnSkipStreakClearFailed', params: withPortError },
@@ -629,16 +635,23 @@ export const tickMachine = tickSetup.createMachine({
     readingRecordedDigests: {
       always: { guard: 'isNothingResolved', target: 'complete' },
       invoke: {
-        src: 'readRecordedDigests',
+        src: 'readJobsManager',
+        input: () => ({ settleWithinMs: 0 }),
         onDone: [
           {
             guard: 'isLiveReconcileOn',
             target: 'reconcilingLive',
-            actions: { type: 'rememberRecorded', params: ({ event }) => ({ recorded: event.output }) },
+            actions: {
+              type: 'rememberRecorded',
+              params: ({ event }) => ({ recorded: recordedDigestsOf(event.output.annotations) }),
+            },
           },
           {
             target: 'comparingDigests',
-            actions: { type: 'rememberRecorded', params: ({ event }) => ({ recorded: event.output }) },
+            actions: {
+              type: 'rememberRecorded',
+              params: ({ event }) => ({ recorded: recordedDigestsOf(event.output.annotations) }),
+            },
           },
         ],
         onError: {
@@ -656,10 +669,14 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         readingPinMarkers: {
           invoke: {
-            src: 'readPinMarkers',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: {
               target: 'observingJobsManager',
-              actions: { type: 'rememberPinMarkers', params: ({ event }) => ({ pins: event.output }) },
+              actions: {
+                type: 'rememberPinMarkers',
+                params: ({ event }) => ({ pins: pinMarkersOf(event.output.annotations) }),
+              },
             },
             onError: {
               target: '#tick.comparingDigests',
@@ -687,7 +704,7 @@ export const tickMachine = tickSetup.createMachine({
     comparingDigests: {
       entry: 'planRefresh',
       always: [
-        { guard: 'hasDrift', target: 'flapBackoff' },
+        { guard: 'hasWorkloadsToReimage', target: 'flapBackoff' },
         { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
         { target: 'complete' },
       ],
@@ -702,16 +719,26 @@ export const tickMachine = tickSetup.createMachine({
       states: {
         readingRefreshAttempt: {
           invoke: {
-            src: 'readRefreshAttempt',
+            src: 'readJobsManager',
+            input: () => ({ settleWithinMs: 0 }),
             onDone: [
               {
-                guard: { type: 'isFlapLockedOut', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+                guard: {
+                  type: 'isFlapLockedOut',
+                  params: ({ event }) => ({ attempt: counterValue(refreshAttemptOf(event.output.annotations)) }),
+                },
                 target: 'markingFlapDetected',
-                actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+                actions: {
+                  type: 'rememberAttempt',
+                  params: ({ event }) => ({ attempt: counterValue(refreshAttemptOf(event.output.annotations)) }),
+                },
               },
               {
                 target: 'checkingRegistryBudget',
-                actions: { type: 'rememberAttempt', params: ({ event }) => ({ attempt: counterValue(event.output) }) },
+                actions: {
+                  type: 'rememberAttempt',
+                  params: ({ event }) => ({ attempt: counterValue(refreshAttemptOf(event.output.annotations)) }),
+                },
               },
             ],
             // Fail-closed, safe branch: no re-image, exit 0, retry next tick (I11).
@@ -723,9 +750,12 @@ export const tickMachine = tickSetup.createMachine({
         },
         markingFlapDetected: {
           invoke: {
-            src: 'markFlapDetected',
-            input: ({ context }) => ({ attempt: context.attempt }),
-            onDone: { target: '#tick.flapLockout', actions: ['noteFlapMarked', 'announceFlapDetected'] },
+            src: 'patchBookkeeping',
+            input: ({ context }) => write('markFlapDetected', flapMarked(context.attempt)),
+            onDone: {
+              target: '#tick.flapLockout',
+              actions: [{ type: 'noteWrite', params: written }, 'announceFlapDetected'],
+            },
             onError: {
               target: '#tick.flapMarkFailed',
               actions: { type: 'reportFlapMarkFailed', params: withPortError },
@@ -739,9 +769,12 @@ export const tickMachine = tickSetup.createMachine({
         // Persisted BEFORE any workload is touched: never re-image without it (I9).
         persistingAttempt: {
           invoke: {
-            src: 'writeRefreshAttempt',
-            input: ({ context }) => ({ attempt: context.attempt + 1 }),
-            onDone: { target: '#tick.reimaging', actions: 'noteAttemptPersisted' },
+            src: 'patchBookkeeping',
+            input: ({ context }) => write('writeRefreshAttempt', refreshAttemptSet(context.attempt + 1)),
+            onDone: {
+              target: '#tick.reimaging',
+              actions: [{ type: 'noteWrite', params: written }, 'announceReimaging'],
+            },
             onError: {
               target: '#tick.attemptWriteFailed',
               actions: { type: 'reportAttemptWriteFailed', params: withPortError },
@@ -801,12 +834,25 @@ export const tickMachine = tickSetup.createMachine({
 
     // §3.7 Success reset, in a write of its own before the record (I12, #626).
     // Its failure is a finding, but the rollouts did complete, so the record
-    // still happens (I7) and the next tick does not re-image for nothing.
+    // still happens (I7) and the next tick does not re-image for nothing. A
+    // re-image that moved nothing recordable (a live re-pin back to the
+    // recorded digest) has no record to write: no empty write is reported.
     successReset: {
       invoke: {
-        src: 'clearFlapState',
-        onDone: { target: 'recordingDigests', actions: 'noteFlapStateCleared' },
-        onError: { target: 'recordingDigests', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
+        src: 'patchBookkeeping',
+        input: () => write('clearFlapState', flapStateRemoved),
+        onDone: [
+          { guard: 'hasDigestsToRecord', target: 'recordingDigests', actions: { type: 'noteWrite', params: written } },
+          { target: 'complete', actions: { type: 'noteWrite', params: written } },
+        ],
+        onError: [
+          {
+            guard: 'hasDigestsToRecord',
+            target: 'recordingDigests',
+            actions: { type: 'reportSuccessResetFailed', params: withPortError },
+          },
+          { target: 'complete', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
+        ],
       },
     },
 
@@ -817,10 +863,24 @@ export const tickMachine = tickSetup.createMachine({
     // complete, so the record still happens (I7).
     keepingEarlierAttempts: {
       invoke: {
-        src: 'writeRefreshAttempt',
-        input: ({ context }) => ({ attempt: context.attempt }),
-        onDone: { target: 'recordingDigests', actions: 'noteAttemptKept' },
-        onError: { target: 'recordingDigests', actions: { type: 'reportAttemptKeepFailed', params: withPortError } },
+        src: 'patchBookkeeping',
+        input: ({ context }) => write('writeRefreshAttempt', refreshAttemptSet(context.attempt)),
+        onDone: [
+          {
+            guard: 'hasDigestsToRecord',
+            target: 'recordingDigests',
+            actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'],
+          },
+          { target: 'complete', actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'] },
+        ],
+        onError: [
+          {
+            guard: 'hasDigestsToRecord',
+            target: 'recordingDigests',
+            actions: { type: 'reportAttemptKeepFailed', params: withPortError },
+          },
+          { target: 'complete', actions: { type: 'reportAttemptKeepFailed', params: withPortError } },
+        ],
       },
     },
 
@@ -828,9 +888,9 @@ export const tickMachine = tickSetup.createMachine({
     recordingDigests: {
       entry: 'announceRecording',
       invoke: {
-        src: 'recordDigests',
-        input: ({ context }) => ({ digests: digestsToRecord(planOf(context)), pins: planOf(context).pins }),
-        onDone: { target: 'complete', actions: 'noteDigestsRecorded' },
+        src: 'patchBookkeeping',
+        input: ({ context }) => write('recordDigests', recordAnnotations(context)),
+        onDone: { target: 'complete', actions: { type: 'noteWrite', params: written } },
         onError: { target: 'recordFailed', actions: { type: 'reportRecordFailed', params: withPortError } },
       },
     },

@@ -1,6 +1,5 @@
 import type { Settledness } from '../domain/settledness.js';
-import type { ImageName, WorkloadRef } from '../domain/workloads.js';
-import type { ContainerImage } from '../ports/cluster-port.js';
+import type { ContainerImage, ImageName, WorkloadRef } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 
 /** How a tick ended: the name of the machine's final state. */

@@ -1,8 +1,7 @@
-import type { Option } from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import type { Settledness } from '../domain/settledness.js';
-import type { ImageName, WorkloadRef } from '../domain/workloads.js';
-import type { PortError } from './port-error.js';
+import type { BookkeepingChanges } from '../domain/bookkeeping.js';
+import type { PortError } from '../domain/port-error.js';
+import type { ContainerImage, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
 
 // What a tick needs from the cluster, as logical operations. Each may fail on
 // its own (the simulator injects faults per operation), and each result is a
@@ -12,14 +11,6 @@ import type { PortError } from './port-error.js';
 //
 // "Absent" is `Right(none)`, "could not read" is `Left(error)`: the two can
 // never be confused, which is the bug class behind #626 and #1964.
-
-/** One container's new image in a re-image patch. */
-export interface ContainerImage {
-  /** The container's name in the pod template, e.g. `api`. */
-  readonly container: string;
-  /** `docker.io/<repo>@<digest>` */
-  readonly image: string;
-}
 
 /**
  * Why a rollout wait failed: the workload could not be read ({@link PortError}),
@@ -34,21 +25,10 @@ export type RolloutError =
   /** ROLLOUT_TIMEOUT passed while still waiting; message says for what, with numbers. */
   | { readonly _tag: 'RolloutTimedOut'; readonly message: string };
 
-/**
- * One annotation value per image, raw: `None` when the annotation is absent,
- * `Some` with whatever it holds otherwise (validated by the tick, I19).
- * Absent is a value; a failed read is the port's `Left` — never this (#626).
- */
-export type RecordedDigests = Readonly<Record<ImageName, Option<string>>>;
-
-/** A workload as it runs now (RECONCILE_LIVE, DECOUPLED_REFRESH; issue 7). */
-export interface LiveWorkload {
-  /** By kubectl's rules, within the settle window. */
-  readonly settledness: Settledness;
-  /** container → image reference in the pod template */
-  readonly images: Readonly<Record<string, string>>;
-  /** container → the field manager that last set its image (managedFields), where known: `helm`, `image-refresh`, … */
-  readonly imageOwners: Readonly<Record<string, string>>;
+/** The jobs-manager Deployment as one read shows it: a live workload and its bookkeeping annotations. */
+export interface JobsManagerSnapshot extends LiveWorkload {
+  /** Every annotation of the Deployment; image-refresh reads only its own keys (workloads.ts). */
+  readonly annotations: Readonly<Record<string, string>>;
 }
 
 /**
@@ -66,40 +46,26 @@ export interface LiveWorkload {
  */
 export interface ClusterPort {
   /**
-   * The settled guard's question (SPEC §3.2): is the jobs-manager Deployment
-   * settled within the settle window? `Left` only when it cannot be read
-   * (NotFound, Forbidden, API or transport error, #571).
+   * The jobs-manager Deployment as it is now: settledness, annotations (the
+   * bookkeeping), container images and who set them. With `settleWithinMs`
+   * above 0 it is the settled guard's question (docs/behaviour.md §3.2): an
+   * unsettled Deployment is re-read until it settles or that window closes.
+   * With 0 it is a bookkeeping read: the adapter may answer from this tick's
+   * last read or write of the object. `Left` only when it cannot be read
+   * (NotFound, Forbidden, API or transport error, #571); the tick never takes
+   * a failed read for absent annotations (I4, I11).
    */
-  readonly observeJobsManager: () => TaskEither<PortError, Settledness>;
+  readonly readJobsManager: (settleWithinMs: number) => TaskEither<PortError, JobsManagerSnapshot>;
 
-  /** The raw `refresh-skip-streak` annotation; `Left` makes an unsettled tick exit 1 without a write (I4). */
-  readonly readSkipStreak: () => TaskEither<PortError, Option<string>>;
-  /** Set `refresh-skip-streak`; `Left` fails the tick (I3). */
-  readonly writeSkipStreak: (streak: number) => TaskEither<PortError, void>;
-  /** Remove `refresh-skip-streak`; `Left` is a WARNING and the tick goes on (I6, #2007). */
-  readonly clearSkipStreak: () => TaskEither<PortError, void>;
-
-  /** The raw `refresh-attempt` annotation; `Left` means no re-image this tick (I11). */
-  readonly readRefreshAttempt: () => TaskEither<PortError, Option<string>>;
-  /** Set `refresh-attempt`, before any workload is touched; `Left` fails the tick and nothing is re-imaged (I9). */
-  readonly writeRefreshAttempt: (attempt: number) => TaskEither<PortError, void>;
-  /** Set `refresh-flap-detected` when the attempt ceiling is reached (I10). */
-  readonly markFlapDetected: (attempt: number) => TaskEither<PortError, void>;
-  /** The success reset (#626): remove refresh-attempt and refresh-flap-detected in one write of their own. */
-  readonly clearFlapState: () => TaskEither<PortError, void>;
-
-  /** The `last-refreshed-<image>-digest` annotations; `Left` records and re-images nothing (SPEC §5). */
-  readonly readRecordedDigests: () => TaskEither<PortError, RecordedDigests>;
   /**
-   * One write for every digest recorded this tick, and (RECONCILE_LIVE only)
-   * the pin markers of the images image-refresh pinned this tick.
+   * Change the bookkeeping annotations of the jobs-manager Deployment in one
+   * write: each key of `changes` is set to its value, or removed where the
+   * value is `null`. The tick decides every change and what its failure
+   * means (I3, I6, I9, I10, I12); an implementation writes exactly these keys
+   * and no others, and an empty `changes` may be a no-op.
    */
-  readonly recordDigests: (
-    digests: Readonly<Partial<Record<ImageName, string>>>,
-    pins?: Readonly<Partial<Record<ImageName, string>>>,
-  ) => TaskEither<PortError, void>;
-  /** The pin markers (ImageSpec.pinKey); RECONCILE_LIVE only. */
-  readonly readPinMarkers: () => TaskEither<PortError, RecordedDigests>;
+  readonly patchBookkeeping: (changes: BookkeepingChanges) => TaskEither<PortError, void>;
+
   /**
    * A workload as it runs now: settledness (within the settle window),
    * container images and who set them. For jobs-manager the adapter answers
@@ -107,8 +73,15 @@ export interface ClusterPort {
    */
   readonly observeWorkload: (workload: WorkloadRef) => TaskEither<PortError, LiveWorkload>;
 
-  /** One patch per workload carrying all of its containers (I16: one rollout). */
-  readonly setImages: (workload: WorkloadRef, images: readonly ContainerImage[]) => TaskEither<PortError, void>;
+  /**
+   * One patch per workload carrying all of its containers (I16: one rollout).
+   * `changed` says whether any container was on another image before: a
+   * patch that changes nothing starts no rollout.
+   */
+  readonly setImages: (
+    workload: WorkloadRef,
+    images: readonly ContainerImage[],
+  ) => TaskEither<PortError, { readonly changed: boolean }>;
   /** Wait until the workload is settled, for at most `timeoutMs` (ROLLOUT_TIMEOUT). */
   readonly waitForRollout: (workload: WorkloadRef, timeoutMs: number) => TaskEither<RolloutError, void>;
 }

@@ -1,5 +1,5 @@
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import type { PortError } from './port-error.js';
+import type { PortError } from '../domain/port-error.js';
 
 // Kubernetes Events on the jobs-manager Deployment: where operators already
 // look (`kubectl describe`, `kubectl get events`) — so "images did not update"

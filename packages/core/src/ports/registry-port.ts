@@ -1,17 +1,7 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { Option } from 'fp-ts/lib/Option.js';
 import type { Task } from 'fp-ts/lib/Task.js';
-import type { PortError } from './port-error.js';
-
-/**
- * Why one image could not be resolved: a {@link PortError}, or the registry's
- * 429. Either way only that image is skipped this tick, with a WARN (I15); a
- * 429 also holds every re-image back (I7b, the pull budget).
- */
-export type RegistryError =
-  | PortError
-  /** HTTP 429 from the registry: the anonymous pull budget of this IP is spent. */
-  | { readonly _tag: 'RateLimited'; readonly message: string };
+import type { RegistryError } from '../domain/port-error.js';
 
 /** A tag's current manifest digest, as the registry answered it. */
 export interface Resolution {

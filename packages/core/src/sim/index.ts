@@ -11,6 +11,7 @@ export { simPorts } from './sim-ports.js';
 export {
   type ClusterFault,
   type ClusterOp,
+  type FaultTarget,
   type RegistryFault,
   type RolloutBehaviour,
   type SimCall,

@@ -131,14 +131,14 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: 'fresh install' },
       {
         event: 'Role edited: get deployments is Forbidden',
-        act: (w) => w.injectClusterFault('observeJobsManager', 'Forbidden'),
+        act: (w) => w.injectClusterFault('readJobsManager', 'Forbidden'),
       },
-      { event: 'API server hangs on the read', act: (w) => w.injectClusterFault('observeJobsManager', 'Hang') },
+      { event: 'API server hangs on the read', act: (w) => w.injectClusterFault('readJobsManager', 'Hang') },
       {
         event: `publish ${JM} build 2; the attempt-counter write fails`,
         act: (w) => {
           publish(JM, 2)(w);
-          w.injectClusterFault('writeRefreshAttempt', 'Transport');
+          w.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}=`);
         },
       },
       { event: 'API healthy again' },

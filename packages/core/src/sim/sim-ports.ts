@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, IMAGES, type ImageName, type WorkloadId } from '../domain/workloads.js';
-import type { ClusterPort, LiveWorkload, RecordedDigests, RolloutError } from '../ports/cluster-port.js';
+import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
+import { notFound, type PortError, type PortErrorTag, type RegistryError, timeout } from '../domain/port-error.js';
+import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
+import type { ClusterPort, JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
-import { notFound, type PortError, type PortErrorTag, timeout } from '../ports/port-error.js';
-import type { RegistryError, Resolution } from '../ports/registry-port.js';
+import type { Resolution } from '../ports/registry-port.js';
 import type { TickPorts } from '../run-tick.js';
 import type { ClusterOp, SimWorld } from './sim-world.js';
 
@@ -46,8 +46,10 @@ export const simPorts = (world: SimWorld): TickPorts => {
     detail: string,
     target: WorkloadId,
     act: () => E.Either<PortError, A>,
+    changes?: BookkeepingChanges,
+    readIndex?: number,
   ): TaskEither<PortError, A> => {
-    const fault = world.takeClusterFault(op);
+    const fault = world.takeClusterFault(op, changes, readIndex);
     let result: E.Either<PortError, A>;
     if (fault === 'Hang') {
       world.clockMs += config.apiTimeoutMs;
@@ -66,79 +68,37 @@ export const simPorts = (world: SimWorld): TickPorts => {
     return done(result);
   };
 
-  const annotation = (key: string) => (): E.Either<PortError, O.Option<string>> =>
+  const _annotation = (key: string) => (): E.Either<PortError, O.Option<string>> =>
     E.right(O.fromNullable(world.annotations[key]));
 
-  const annotate = (changes: Readonly<Record<string, string | null>>) => (): E.Either<PortError, void> => {
+  const annotate = (changes: BookkeepingChanges) => (): E.Either<PortError, void> => {
     for (const [key, value] of Object.entries(changes)) world.setAnnotation(key, value ?? undefined);
     return E.right(undefined);
   };
 
   const cluster: ClusterPort = {
-    observeJobsManager: () => {
-      const result = request('observeJobsManager', '', 'jobs-manager', (): E.Either<PortError, Settledness> => {
-        const settledness = world.settlednessOf('jobs-manager', 'top-of-tick');
-        // The adapter watches an unsettled Deployment for the whole window.
-        if (settledness._tag !== 'Settled') world.clockMs += config.settleTimeoutMs;
-        return E.right(settledness);
-      });
-      return result;
-    },
-    readSkipStreak: () => request('readSkipStreak', '', 'jobs-manager', annotation(ANNOTATION.skipStreak)),
-    writeSkipStreak: (streak) =>
-      request('writeSkipStreak', String(streak), 'jobs-manager', annotate({ [ANNOTATION.skipStreak]: String(streak) })),
-    clearSkipStreak: () => request('clearSkipStreak', '', 'jobs-manager', annotate({ [ANNOTATION.skipStreak]: null })),
-    readRefreshAttempt: () => request('readRefreshAttempt', '', 'jobs-manager', annotation(ANNOTATION.refreshAttempt)),
-    writeRefreshAttempt: (attempt) =>
+    readJobsManager: (settleWithinMs) =>
       request(
-        'writeRefreshAttempt',
-        String(attempt),
+        'readJobsManager',
+        settleWithinMs > 0 ? `settle ${settleWithinMs}` : '',
         'jobs-manager',
-        annotate({ [ANNOTATION.refreshAttempt]: String(attempt) }),
+        (): E.Either<PortError, JobsManagerSnapshot> => {
+          const settledness = world.settlednessOf('jobs-manager', 'top-of-tick');
+          // The adapter watches an unsettled Deployment for the whole window it was given.
+          if (settledness._tag !== 'Settled') world.clockMs += settleWithinMs;
+          const w = world.workloads['jobs-manager'];
+          return E.right({
+            settledness,
+            annotations: { ...world.annotations },
+            images: { ...w.images },
+            imageOwners: { ...w.imageOwners },
+          });
+        },
+        undefined,
+        world.nextReadIndex(settleWithinMs),
       ),
-    markFlapDetected: (attempt) =>
-      request(
-        'markFlapDetected',
-        String(attempt),
-        'jobs-manager',
-        annotate({ [ANNOTATION.flapDetected]: String(attempt) }),
-      ),
-    clearFlapState: () =>
-      request(
-        'clearFlapState',
-        '',
-        'jobs-manager',
-        annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
-      ),
-    readRecordedDigests: () =>
-      request('readRecordedDigests', '', 'jobs-manager', () =>
-        E.right(
-          Object.fromEntries(
-            IMAGES.map(({ name, recordKey }) => [name, O.fromNullable(world.annotations[recordKey])]),
-          ) as RecordedDigests,
-        ),
-      ),
-    recordDigests: (digests, pins = {}) => {
-      const changes = Object.fromEntries(
-        IMAGES.flatMap(({ name, recordKey, pinKey }) => {
-          const digest = digests[name as ImageName];
-          const pin = pins[name as ImageName];
-          return [
-            ...(digest === undefined ? [] : [[recordKey, digest]]),
-            ...(pin === undefined ? [] : [[pinKey, pin]]),
-          ];
-        }),
-      );
-      return request('recordDigests', JSON.stringify(changes), 'jobs-manager', annotate(changes));
-    },
-    readPinMarkers: () =>
-      request('readPinMarkers', '', 'jobs-manager', () =>
-        E.right(
-          Object.fromEntries(
-            IMAGES.map(({ name, pinKey }) => [name, O.fromNullable(world.annotations[pinKey])]),
-          ) as RecordedDigests,
-        ),
-      ),
+    patchBookkeeping: (changes) =>
+      request('patchBookkeeping', describeChanges(changes), 'jobs-manager', annotate(changes), changes),
     observeWorkload: (workload) =>
       request('observeWorkload', workload.id, workload.id, (): E.Either<PortError, LiveWorkload> => {
         const settledness = world.settlednessOf(workload.id, 'top-of-tick');
@@ -164,7 +124,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
             w.generation += 1;
             w.rolloutPending = true;
           }
-          return E.right(undefined);
+          return E.right({ changed });
         },
       ),
     waitForRollout: (workload, timeoutMs) => {

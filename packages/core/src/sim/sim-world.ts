@@ -1,4 +1,6 @@
 import type { TickConfig } from '../config/tick-config.js';
+import { type BookkeepingChanges, changeMatches } from '../domain/bookkeeping.js';
+import type { PortErrorTag } from '../domain/port-error.js';
 import {
   type DaemonSetRolloutView,
   type DeploymentRolloutView,
@@ -8,7 +10,6 @@ import {
 } from '../domain/settledness.js';
 import { CONTAINER, IMAGES, type WorkloadId, type WorkloadKind } from '../domain/workloads.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
-import type { PortErrorTag } from '../ports/port-error.js';
 import { simDigest } from './sim-digest.js';
 
 // An in-memory edge cluster and registry. Workloads carry a generation, spec
@@ -29,6 +30,27 @@ export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady';
 
 /** Every fault-injectable cluster-side operation: the port's, and recording an Event. */
 export type ClusterOp = keyof ClusterPort | 'recordEvent';
+
+/**
+ * Where an armed fault bites: every call of `op`, or — with `key` — only a
+ * `patchBookkeeping` one of whose changes, spelled `key=value` or `key-`,
+ * starts with it: `tracebloc.io/refresh-attempt=` is "the attempt write",
+ * apart from the streak write and from the success reset's removal (issue 12).
+ */
+export interface FaultTarget {
+  readonly op: ClusterOp;
+  readonly key?: string;
+  /**
+   * For `readJobsManager`: only the read with this index in its tick. A tick
+   * reads the jobs-manager Deployment several times — the settled guard's
+   * read (0, the one with a settle window), then the skip streak, the
+   * recorded digests, the pin markers, refresh-attempt (docs/behaviour.md
+   * §3.2–§3.5) — and `readIndex` picks one of them, tick after tick.
+   */
+  readonly readIndex?: number;
+  /** The read's index on a tick whose guard found jobs-manager unsettled (a decoupled pass has no live pass), when it differs. */
+  readonly unsettledReadIndex?: number;
+}
 
 /** A Kubernetes Event the simulated Events port holds. */
 export interface SimKubeEvent {
@@ -78,6 +100,17 @@ interface Armed<F> {
   remaining: number;
 }
 
+interface ArmedClusterFault extends Armed<ClusterFault> {
+  readonly target: FaultTarget;
+}
+
+const slotOf = (target: FaultTarget): string =>
+  target.key !== undefined
+    ? `${target.op} ${target.key}`
+    : target.readIndex !== undefined
+      ? `${target.op} #${target.readIndex}`
+      : target.op;
+
 /** Nodes the resource-monitor DaemonSet runs on. */
 const NODES = 3;
 
@@ -115,7 +148,7 @@ const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
  * ```ts
  * const world = new SimWorld(simConfig());
  * world.publish('tracebloc/jobs-manager', simDigest('build 2'));
- * world.injectClusterFault('writeRefreshAttempt', 'Forbidden');
+ * world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, 'tracebloc.io/refresh-attempt=');
  * const outcome = await runTick(world.config, simPorts(world));
  * ```
  */
@@ -134,7 +167,9 @@ export class SimWorld {
   readonly calls: SimCall[] = [];
   /** Kubernetes Events recorded on the jobs-manager Deployment, one per reason. */
   readonly kubeEvents: SimKubeEvent[] = [];
-  private readonly clusterFaults = new Map<ClusterOp, Armed<ClusterFault>>();
+  private readonly clusterFaults = new Map<string, ArmedClusterFault>();
+  private readsThisTick = 0;
+  private tickSettled = true;
   private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
 
   constructor(readonly config: TickConfig) {
@@ -161,9 +196,18 @@ export class SimWorld {
     if (behaviour === 'settles' || behaviour === 'flaps') workload.rolloutPending = false;
   }
 
-  /** Arm a fault for the next `times` calls of a cluster port operation (Infinity: until cleared). */
-  injectClusterFault(op: ClusterOp, fault: ClusterFault, times = 1): void {
-    this.clusterFaults.set(op, { fault, remaining: times });
+  /**
+   * Arm a fault for the next `times` calls of a cluster port operation
+   * (Infinity: until cleared); with `key`, only for bookkeeping patches whose
+   * changes, spelled `key=value` / `key-`, starts with it.
+   */
+  injectClusterFault(op: ClusterOp, fault: ClusterFault, times = 1, key?: string): void {
+    this.armClusterFault(key === undefined ? { op } : { op, key }, fault, times);
+  }
+
+  /** Arm a fault for a {@link FaultTarget}: an operation, a patch making one change, or the nth call of a read. */
+  armClusterFault(target: FaultTarget, fault: ClusterFault, times = 1): void {
+    this.clusterFaults.set(slotOf(target), { target, fault, remaining: times });
   }
 
   /** Arm a fault for the next `times` resolutions of one repo (Infinity: until cleared). */
@@ -225,6 +269,8 @@ export class SimWorld {
   clone(): SimWorld {
     const copy = new SimWorld(this.config);
     copy.clockMs = this.clockMs;
+    copy.readsThisTick = this.readsThisTick;
+    copy.tickSettled = this.tickSettled;
     for (const id of Object.keys(this.workloads) as WorkloadId[]) {
       const w = this.workloads[id];
       copy.workloads[id] = { ...w, images: { ...w.images }, imageOwners: { ...w.imageOwners } };
@@ -234,14 +280,19 @@ export class SimWorld {
     for (const [key, digest] of this.registry) copy.registry.set(key, digest);
     copy.rateLimitRemaining = this.rateLimitRemaining;
     for (const e of this.kubeEvents) copy.kubeEvents.push({ ...e });
-    for (const [op, armed] of this.clusterFaults) copy.clusterFaults.set(op, { ...armed });
+    for (const [slot, armed] of this.clusterFaults) copy.clusterFaults.set(slot, { ...armed });
     for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
     return copy;
   }
 
-  /** The fault the next call of an operation will meet, without taking it. */
-  armedClusterFault(op: ClusterOp): ClusterFault | undefined {
-    return this.clusterFaults.get(op)?.fault;
+  /** The fault armed for exactly this target (an operation, or a patch naming a key), without taking it. */
+  armedClusterFault(op: ClusterOp, key?: string): ClusterFault | undefined {
+    return this.clusterFaults.get(slotOf(key === undefined ? { op } : { op, key }))?.fault;
+  }
+
+  /** Every armed cluster fault with its target, in the order armed. */
+  armedClusterFaults(): readonly { readonly target: FaultTarget; readonly fault: ClusterFault }[] {
+    return [...this.clusterFaults.values()].map(({ target, fault }) => ({ target, fault }));
   }
 
   /** The fault the next resolution of a repo will meet, without taking it. */
@@ -251,9 +302,38 @@ export class SimWorld {
 
   // --- what the ports read ---------------------------------------------------
 
-  /** Takes the armed fault for an operation, if any. */
-  takeClusterFault(op: ClusterOp): ClusterFault | undefined {
-    return take(this.clusterFaults, op);
+  /**
+   * Takes the armed fault a call meets, if any: for a bookkeeping patch, a
+   * fault on a change it makes comes before one on the whole operation; for
+   * a read of the jobs-manager Deployment (`readIndex`, its place in the
+   * tick), a fault on that read before one on the next read.
+   */
+  takeClusterFault(op: ClusterOp, changes?: BookkeepingChanges, readIndex?: number): ClusterFault | undefined {
+    const armed = [...this.clusterFaults.values()].filter(({ target }) => target.op === op);
+    const due =
+      armed.find(
+        ({ target }) => changes !== undefined && target.key !== undefined && changeMatches(changes, target.key),
+      ) ??
+      armed.find(
+        ({ target }) =>
+          target.readIndex !== undefined &&
+          (this.tickSettled ? target.readIndex : (target.unsettledReadIndex ?? target.readIndex)) === readIndex,
+      ) ??
+      armed.find(({ target }) => target.key === undefined && target.readIndex === undefined);
+    return due === undefined ? undefined : take(this.clusterFaults, slotOf(due.target));
+  }
+
+  /**
+   * The index a read of the jobs-manager Deployment has in its tick: the
+   * guard's read (with a settle window) is 0, and what it finds decides
+   * whether a fault's `unsettledReadIndex` applies for the rest of the tick.
+   */
+  nextReadIndex(settleWithinMs: number): number {
+    if (settleWithinMs > 0) {
+      this.readsThisTick = 0;
+      this.tickSettled = this.settlednessOf('jobs-manager', 'top-of-tick')._tag === 'Settled';
+    } else this.readsThisTick += 1;
+    return this.readsThisTick;
   }
 
   /** Takes the armed fault for a repo's resolution, if any. */

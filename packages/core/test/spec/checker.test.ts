@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config/environment.js';
 import { ANNOTATION } from '../../src/domain/workloads.js';
-import { type SimCall, SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
+import { SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
+import type { SpecCall } from '../support/spec-calls.js';
 import { INVARIANTS } from './invariants.js';
 import { SpecChecker } from './spec-checker.js';
 import { recordTick, type TickRecord } from './tick-record.js';
@@ -30,7 +31,7 @@ const recorded = async (
   return { checker, record: await recordTick(world, ports, config) };
 };
 
-const call = (op: SimCall['op'], detail = '', outcome = 'ok'): SimCall => ({ op, detail, outcome, at: 0 });
+const call = (op: SpecCall['op'], detail = '', outcome = 'ok'): SpecCall => ({ op, detail, outcome, at: 0 });
 const ids = (checker: SpecChecker, record: TickRecord, replay?: TickRecord) =>
   [...new Set(checker.check(record, replay).map((v) => v.invariant.id))].sort();
 
@@ -38,7 +39,7 @@ const withExit = (record: TickRecord, exitCode: 0 | 1): TickRecord => ({
   ...record,
   outcome: { ...record.outcome, exitCode },
 });
-const withCalls = (record: TickRecord, calls: readonly SimCall[]): TickRecord => ({ ...record, calls });
+const withCalls = (record: TickRecord, calls: readonly SpecCall[]): TickRecord => ({ ...record, calls });
 
 interface WrongTrace {
   readonly breaks: readonly string[];
@@ -63,7 +64,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     breaks: ['I2'],
     trace: 'a write after the jobs-manager Deployment could not be read',
     tampered: async () => {
-      const { checker, record } = await recorded((w) => w.injectClusterFault('observeJobsManager', 'Forbidden'));
+      const { checker, record } = await recorded((w) => w.injectClusterFault('readJobsManager', 'Forbidden'));
       return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
     },
   },
@@ -99,7 +100,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded((w) => {
         w.setBehaviour('jobs-manager', 'neverReady');
-        w.injectClusterFault('readSkipStreak', 'Transport');
+        w.armClusterFault({ op: 'readJobsManager', readIndex: 1 }, 'Transport');
       });
       return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
     },
@@ -207,7 +208,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded((w) => {
         w.publish(JM, simDigest(`${JM}#2`));
-        w.injectClusterFault('readRefreshAttempt', 'Timeout');
+        w.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Timeout');
       });
       const calls = [
         ...record.calls,
@@ -286,7 +287,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded((w) => {
         w.publish(JM, simDigest(`${JM}#2`));
-        w.injectClusterFault('recordDigests', 'Transport');
+        w.injectClusterFault('patchBookkeeping', 'Transport', 1, 'tracebloc.io/last-refreshed-');
       });
       return { checker, record: withExit(record, 0) };
     },

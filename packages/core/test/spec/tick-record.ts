@@ -4,14 +4,8 @@ import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
 import type { TickOutcome } from '../../src/machine/tick-outcome.js';
 import type { TickPorts } from '../../src/run-tick.js';
 import { runTick } from '../../src/run-tick.js';
-import type {
-  ClusterFault,
-  ClusterOp,
-  RegistryFault,
-  RolloutBehaviour,
-  SimCall,
-  SimWorld,
-} from '../../src/sim/index.js';
+import type { ClusterFault, RegistryFault, RolloutBehaviour, SimWorld } from '../../src/sim/index.js';
+import { readAt, type SpecCall, specCalls } from '../support/spec-calls.js';
 
 // What the invariants look at: the world just before and just after one tick,
 // every port call the tick made, and its outcome. Snapshots are plain data, so
@@ -37,7 +31,8 @@ export interface WorldSnapshot {
   readonly jobsManagerTopOfTick: Settledness;
   /** The same for every workload (DECOUPLED_REFRESH refreshes the others when they are settled). */
   readonly settledAtTopOfTick: Readonly<Record<WorkloadId, boolean>>;
-  readonly clusterFaults: Readonly<Partial<Record<ClusterOp, ClusterFault>>>;
+  /** Armed faults by target: `op`, or `patchBookkeeping <key>` for a write naming that key. */
+  readonly clusterFaults: Readonly<Partial<Record<string, ClusterFault>>>;
   readonly registryFaults: Readonly<Record<string, RegistryFault | undefined>>;
 }
 
@@ -45,27 +40,10 @@ export interface TickRecord {
   readonly config: TickConfig;
   readonly before: WorldSnapshot;
   readonly after: WorldSnapshot;
-  readonly calls: readonly SimCall[];
+  /** The calls, bookkeeping patches named by what they write (support/spec-calls.ts). */
+  readonly calls: readonly SpecCall[];
   readonly outcome: TickOutcome;
 }
-
-const CLUSTER_OPS: readonly ClusterOp[] = [
-  'observeJobsManager',
-  'readSkipStreak',
-  'writeSkipStreak',
-  'clearSkipStreak',
-  'readRefreshAttempt',
-  'writeRefreshAttempt',
-  'markFlapDetected',
-  'clearFlapState',
-  'readRecordedDigests',
-  'recordDigests',
-  'setImages',
-  'waitForRollout',
-  'readPinMarkers',
-  'observeWorkload',
-  'recordEvent',
-];
 
 export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
   clockMs: world.clockMs,
@@ -93,10 +71,16 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
     ]),
   ) as Record<WorkloadId, boolean>,
   clusterFaults: Object.fromEntries(
-    CLUSTER_OPS.flatMap((op) => {
-      const fault = world.armedClusterFault(op);
-      return fault === undefined ? [] : [[op, fault]];
-    }),
+    world
+      .armedClusterFaults()
+      .map(({ target, fault }) => [
+        target.key !== undefined
+          ? `${target.op} ${target.key}`
+          : target.op === 'readJobsManager'
+            ? readAt(world.config, target.readIndex ?? 0)
+            : target.op,
+        fault,
+      ]),
   ),
   registryFaults: Object.fromEntries(IMAGES.map(({ repo }) => [repo, world.armedRegistryFault(repo)])),
 });
@@ -106,5 +90,5 @@ export const recordTick = async (world: SimWorld, ports: TickPorts, config: Tick
   const before = snapshotOf(world);
   const firstCall = world.calls.length;
   const outcome = await runTick(config, ports);
-  return { config, before, after: snapshotOf(world), calls: world.calls.slice(firstCall), outcome };
+  return { config, before, after: snapshotOf(world), calls: specCalls(world.calls.slice(firstCall), config), outcome };
 };

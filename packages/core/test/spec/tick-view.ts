@@ -2,14 +2,14 @@ import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
 import { ANNOTATION, CONTAINER, IMAGES, type ImageName, type ImageSpec } from '../../src/domain/workloads.js';
 import { portBounds } from '../../src/machine/port-bounds.js';
-import type { ClusterOp, SimCall } from '../../src/sim/index.js';
+import type { SpecCall, SpecOp } from '../support/spec-calls.js';
 import type { TickRecord } from './tick-record.js';
 
 // Questions the invariants ask of one recorded tick, answered from the world
 // and the call log — never from the machine's own account of itself, which is
 // what is under test.
 
-export const WRITE_OPS: readonly ClusterOp[] = [
+export const WRITE_OPS: readonly SpecOp[] = [
   'writeSkipStreak',
   'clearSkipStreak',
   'writeRefreshAttempt',
@@ -56,22 +56,22 @@ export class TickView {
     return this.config.imageRegistry !== 'docker.io';
   }
 
-  calls(op: SimCall['op']): readonly SimCall[] {
+  calls(op: SpecOp): readonly SpecCall[] {
     return this.record.calls.filter((c) => c.op === op);
   }
-  called(op: SimCall['op']): boolean {
+  called(op: SpecOp): boolean {
     return this.calls(op).length > 0;
   }
-  succeeded(op: SimCall['op']): boolean {
+  succeeded(op: SpecOp): boolean {
     return this.calls(op).some((c) => c.outcome === 'ok');
   }
-  failed(op: SimCall['op']): boolean {
+  failed(op: SpecOp): boolean {
     return this.calls(op).some((c) => c.outcome !== 'ok');
   }
-  indexOf(op: SimCall['op'], outcome?: string): number {
+  indexOf(op: SpecOp, outcome?: string): number {
     return this.record.calls.findIndex((c) => c.op === op && (outcome === undefined || c.outcome === outcome));
   }
-  get writes(): readonly SimCall[] {
+  get writes(): readonly SpecCall[] {
     return this.record.calls.filter((c) => (WRITE_OPS as readonly string[]).includes(c.op));
   }
   get reimaged(): boolean {
@@ -119,7 +119,7 @@ export class TickView {
   }
 
   /** A call failed that is a finding (I18's model), the skip streak aside. */
-  failedFinding(): SimCall | undefined {
+  failedFinding(): SpecCall | undefined {
     return this.record.calls.find(
       (c) => c.outcome !== 'ok' && !BENIGN_FAILURES.has(c.op) && !(c.op === 'readSkipStreak' && this.guardShouldPass),
     );

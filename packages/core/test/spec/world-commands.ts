@@ -6,13 +6,13 @@ import { ANNOTATION, IMAGES, type WorkloadId } from '../../src/domain/workloads.
 import type { TickPorts } from '../../src/run-tick.js';
 import {
   type ClusterFault,
-  type ClusterOp,
   type RegistryFault,
   type RolloutBehaviour,
   type SimWorld,
   simDigest,
   simPorts,
 } from '../../src/sim/index.js';
+import { injectFault, type SpecOp } from '../support/spec-calls.js';
 import { describeViolations, type SpecChecker } from './spec-checker.js';
 import { recordTick } from './tick-record.js';
 
@@ -109,13 +109,13 @@ class JobsManagerCrashLoops implements Command {
 
 class ApiFault implements Command {
   constructor(
-    readonly op: ClusterOp,
+    readonly op: SpecOp,
     readonly fault: ClusterFault,
     readonly times: number,
   ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    edge.world.injectClusterFault(this.op, this.fault, this.times);
+    injectFault(edge.world, this.op, this.fault, this.times);
   }
   toString = () =>
     `API ${this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} on ${this.op}${this.times > 1 ? ` ×${this.times}` : ''}`;
@@ -209,21 +209,16 @@ const faultedOps = fc.oneof(
   // The best-effort writes whose failure must stay a WARN (#2007, #626). The
   // success reset gets more: its fault waits for a successful re-image, which
   // lockouts and low budgets make rarer.
-  { arbitrary: fc.constantFrom<ClusterOp>('clearSkipStreak'), weight: 2 },
-  { arbitrary: fc.constantFrom<ClusterOp>('clearFlapState'), weight: 3 },
-  { arbitrary: fc.constantFrom<ClusterOp>('readSkipStreak', 'readRecordedDigests'), weight: 3 },
+  { arbitrary: fc.constantFrom<SpecOp>('clearSkipStreak'), weight: 2 },
+  { arbitrary: fc.constantFrom<SpecOp>('clearFlapState'), weight: 3 },
+  { arbitrary: fc.constantFrom<SpecOp>('readSkipStreak', 'readRecordedDigests'), weight: 3 },
   {
-    arbitrary: fc.constantFrom<ClusterOp>(
-      'writeSkipStreak',
-      'readRefreshAttempt',
-      'writeRefreshAttempt',
-      'recordEvent',
-    ),
+    arbitrary: fc.constantFrom<SpecOp>('writeSkipStreak', 'readRefreshAttempt', 'writeRefreshAttempt', 'recordEvent'),
     weight: 3,
   },
-  { arbitrary: fc.constantFrom<ClusterOp>('observeJobsManager'), weight: 2 },
+  { arbitrary: fc.constantFrom<SpecOp>('observeJobsManager'), weight: 2 },
   {
-    arbitrary: fc.constantFrom<ClusterOp>(
+    arbitrary: fc.constantFrom<SpecOp>(
       'markFlapDetected',
       'recordDigests',
       'setImages',

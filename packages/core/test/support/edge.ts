@@ -1,16 +1,18 @@
 import type { Environment } from '../../src/config/environment.js';
 import type { TickEvent } from '../../src/machine/tick-event.js';
 import type { TickOutcome } from '../../src/machine/tick-outcome.js';
-import { type ClusterOp, SimWorld, simConfig, simPorts } from '../../src/sim/index.js';
+import { SimWorld, simConfig, simPorts } from '../../src/sim/index.js';
 import { describeViolations, SpecChecker } from '../spec/spec-checker.js';
 import { recordTick } from '../spec/tick-record.js';
+import { type SpecOp, specCalls } from './spec-calls.js';
 
 // One simulated edge per test: each case states the cluster it describes and
 // shares nothing with the others (the seeds' bats practice). Every tick also
 // goes through the property suite's invariant checker: an example scenario
-// that breaks I1–I20 fails even if its own assertions missed it.
+// that breaks I1–I20 fails even if its own assertions missed it. Calls are
+// read with each bookkeeping patch named by what it writes (spec-calls.ts).
 
-export const WRITE_OPS: readonly ClusterOp[] = [
+export const WRITE_OPS: readonly SpecOp[] = [
   'writeSkipStreak',
   'clearSkipStreak',
   'writeRefreshAttempt',
@@ -41,13 +43,13 @@ export const anEdge = (env: Environment = {}) => {
       return last;
     },
     /** The calls the simulated cluster and registry received, in order, as `op detail`. */
-    calls: (): string[] => world.calls.map((c) => (c.detail === '' ? c.op : `${c.op} ${c.detail}`)),
+    calls: (): string[] => specCalls(world.calls, config).map((c) => (c.detail === '' ? c.op : `${c.op} ${c.detail}`)),
     /** Every write the cluster received (attempted, whatever its outcome), as `op detail`. */
     writes: (): string[] =>
-      world.calls
+      specCalls(world.calls, config)
         .filter((c) => (WRITE_OPS as readonly string[]).includes(c.op))
         .map((c) => `${c.op} ${c.detail}`.trim()),
-    ops: (): string[] => world.calls.map((c) => c.op),
+    ops: (): string[] => specCalls(world.calls, config).map((c) => c.op),
     /** The one event with this code; fails loudly when there is none or several. */
     line(code: TickEvent['code']): string {
       const events = (last?.events ?? []).filter((e) => e.code === code);

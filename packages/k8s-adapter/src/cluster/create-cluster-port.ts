@@ -1,17 +1,14 @@
 import {
-  ANNOTATION,
   type ClusterPort,
   type ContainerImage,
   describePortError,
   describeWorkload,
-  IMAGES,
-  type ImageName,
+  formatDuration,
+  type JobsManagerSnapshot,
   type LiveWorkload,
   notFound,
   type PortError,
-  type RecordedDigests,
   type RolloutError,
-  type Settledness,
   type TickConfig,
   type WorkloadRef,
   workloadRef,
@@ -19,7 +16,6 @@ import {
 import type { KubeConfig } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { type AppsApi, createAppsApi } from './apps-api.js';
 import {
@@ -27,7 +23,6 @@ import {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
 } from './cluster-port-options.js';
-import { goDuration } from './go-duration.js';
 import { type PollEnd, type PollSettings, pollUntilSettled } from './poll-until-settled.js';
 import {
   type AnnotationChanges,
@@ -117,12 +112,6 @@ export const createClusterPort = (
       TE.chainIOK(refreshFrom(jobsManager)),
     );
 
-  const annotation = (key: string): TE.TaskEither<PortError, O.Option<string>> =>
-    pipe(
-      current(),
-      TE.map((s) => O.fromNullable(s.annotations[key])),
-    );
-
   const poll = (ref: WorkloadRef, settings: Omit<PollSettings, 'intervalMs' | 'progressEveryMs' | 'onProgress'>) =>
     pipe(
       apps,
@@ -139,16 +128,27 @@ export const createClusterPort = (
       ),
     );
 
-  const observeJobsManager = (): TE.TaskEither<PortError, Settledness> => async () => {
-    const end = await poll(jobsManager, { windowMs: config.settleTimeoutMs, firstErrorIsFinal: true });
-    return end._tag === 'Unreadable' ? E.left(end.error) : E.right(end.snapshot.settledness);
-  };
+  /**
+   * The jobs-manager Deployment: with a settle window, the guard's read —
+   * GET it, re-reading while it is not settled, within the window; without
+   * one, a bookkeeping read answered from this tick's snapshot (one GET if
+   * nothing has read it yet, or a write's answer did not check out).
+   */
+  const readJobsManager =
+    (settleWithinMs: number): TE.TaskEither<PortError, JobsManagerSnapshot> =>
+    async () => {
+      if (settleWithinMs <= 0) return pipe(await current()(), E.map(jobsManagerOf));
+      const end = await poll(jobsManager, { windowMs: settleWithinMs, firstErrorIsFinal: true });
+      return end._tag === 'Unreadable' ? E.left(end.error) : E.right(jobsManagerOf(end.snapshot));
+    };
 
   const live = (s: WorkloadSnapshot): LiveWorkload => ({
     settledness: s.settledness,
     images: s.images,
     imageOwners: imageOwnersOf(s),
   });
+
+  const jobsManagerOf = (s: WorkloadSnapshot): JobsManagerSnapshot => ({ ...live(s), annotations: s.annotations });
 
   /**
    * A workload as it runs now (issue 7). jobs-manager comes from the tick's
@@ -175,14 +175,23 @@ export const createClusterPort = (
         );
   };
 
-  const setImages = (ref: WorkloadRef, images: readonly ContainerImage[]): TE.TaskEither<PortError, void> =>
+  const setImages = (
+    ref: WorkloadRef,
+    images: readonly ContainerImage[],
+  ): TE.TaskEither<PortError, { readonly changed: boolean }> =>
     images.length === 0
-      ? TE.right(undefined)
+      ? TE.right({ changed: false })
       : pipe(
           sameWorkload(ref, jobsManager) ? current() : read(ref),
           TE.chainEitherK(checkContainers(ref, images)),
-          TE.chain(() => withApps((api) => patchContainerImages(api, ref, images, fieldManager))),
-          TE.chainIOK(refreshFrom(ref)),
+          // The workload as read before the patch says whether the patch moves anything.
+          TE.chain((before) =>
+            pipe(
+              withApps((api) => patchContainerImages(api, ref, images, fieldManager)),
+              TE.chainIOK(refreshFrom(ref)),
+              TE.map(() => ({ changed: images.some((i) => before.images[i.container] !== i.image) })),
+            ),
+          ),
         );
 
   const waitForRollout =
@@ -203,55 +212,16 @@ export const createClusterPort = (
             end.lastError === undefined ? '' : `; the last read failed: ${describePortError(end.lastError)}`;
           return E.left({
             _tag: 'RolloutTimedOut',
-            message: `${describeWorkload(ref)} did not finish rolling out within ${goDuration(timeoutMs)}: ${reason}${after}`,
+            message: `${describeWorkload(ref)} did not finish rolling out within ${formatDuration(timeoutMs)}: ${reason}${after}`,
           });
         }
       }
     };
 
   return {
-    observeJobsManager,
-    readSkipStreak: () => annotation(ANNOTATION.skipStreak),
-    writeSkipStreak: (streak) => annotate({ [ANNOTATION.skipStreak]: String(streak) }),
-    clearSkipStreak: () => annotate({ [ANNOTATION.skipStreak]: null }),
-    readRefreshAttempt: () => annotation(ANNOTATION.refreshAttempt),
-    writeRefreshAttempt: (attempt) => annotate({ [ANNOTATION.refreshAttempt]: String(attempt) }),
-    markFlapDetected: (attempt) => annotate({ [ANNOTATION.flapDetected]: String(attempt) }),
-    clearFlapState: () => annotate({ [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null }),
-    readRecordedDigests: () =>
-      pipe(
-        current(),
-        TE.map(
-          (s): RecordedDigests =>
-            Object.fromEntries(
-              IMAGES.map(({ name, recordKey }) => [name, O.fromNullable(s.annotations[recordKey])]),
-            ) as Record<ImageName, O.Option<string>>,
-        ),
-      ),
-    recordDigests: (digests, pins = {}) => {
-      // One merge patch: the digests and (RECONCILE_LIVE) the pin markers together.
-      const changes = Object.fromEntries(
-        IMAGES.flatMap(({ name, recordKey, pinKey }) => {
-          const digest = digests[name];
-          const pin = pins[name];
-          return [
-            ...(digest === undefined ? [] : [[recordKey, digest] as const]),
-            ...(pin === undefined ? [] : [[pinKey, pin] as const]),
-          ];
-        }),
-      );
-      return Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes);
-    },
-    readPinMarkers: () =>
-      pipe(
-        current(),
-        TE.map(
-          (s): RecordedDigests =>
-            Object.fromEntries(
-              IMAGES.map(({ name, pinKey }) => [name, O.fromNullable(s.annotations[pinKey])]),
-            ) as Record<ImageName, O.Option<string>>,
-        ),
-      ),
+    readJobsManager,
+    // One JSON merge patch of exactly the changes core decided; nothing to change is no request.
+    patchBookkeeping: (changes) => (Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes)),
     observeWorkload,
     setImages,
     waitForRollout,

@@ -1,11 +1,11 @@
 import {
   describePortError,
   describeWorkload,
+  formatDuration,
   type PortError,
   type Settledness,
   type WorkloadRef,
 } from '@image-refresh/core';
-import { goDuration } from './go-duration.js';
 
 // What a wait says while it waits (SPEC §3: the CronJob's log is the
 // operator's window; `kubectl logs -f` must show the job is alive and what
@@ -32,5 +32,5 @@ export const progressLine = (
           : latest.settledness._tag === 'Settled'
             ? latest.settledness.message
             : latest.settledness.reason;
-  return `waiting for ${describeWorkload(ref)}: ${what} (${goDuration(elapsedMs)} of ${goDuration(limitMs)})`;
+  return `waiting for ${describeWorkload(ref)}: ${what} (${formatDuration(elapsedMs)} of ${formatDuration(limitMs)})`;
 };

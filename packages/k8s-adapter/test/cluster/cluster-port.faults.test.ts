@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { skipStreakSet } from '@image-refresh/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { createClusterPort } from '../../src/cluster/index.js';
@@ -8,6 +9,7 @@ import { writeFakeKubeconfig } from '../support/fake-api-kubeconfig.js';
 import { chartWorkloads } from '../support/fake-api-objects.js';
 import {
   chartClusterPerTest,
+  guardRead,
   kubeConfigAt,
   left,
   portOn,
@@ -28,7 +30,7 @@ const observeWith = async (fault: Fault) => {
   const c = await start();
   c.server.inject({ route: 'get', name: JOBS_MANAGER }, fault);
   const began = Date.now();
-  const error = left(await run(portOn(c).observeJobsManager()));
+  const error = left(await run(guardRead(portOn(c))));
   return { error, took: Date.now() - began, c };
 };
 
@@ -53,7 +55,7 @@ describe('HTTP errors keep the apiserver Status message', () => {
   it('a 401 (a token the server does not accept) is Forbidden', async () => {
     const c = await start();
     const kc = writeFakeKubeconfig(c.server, { token: 'expired-token-0123456789' });
-    const error = left(await run(createClusterPort(kubeConfigAt(kc), testConfig()).observeJobsManager()));
+    const error = left(await run(guardRead(createClusterPort(kubeConfigAt(kc), testConfig()))));
     expect(error).toMatchObject({ _tag: 'Forbidden', status: 401 });
     expect(error.message).toContain('Unauthorized');
     expect(c.server.requests.map((r) => r.auth)).toEqual(['wrong-token']);
@@ -90,14 +92,14 @@ describe('a server that does not answer is cut off at API_TIMEOUT', () => {
     const c = await start();
     c.server.inject({ route: 'patch' }, { kind: 'hang' });
     const began = Date.now();
-    expect(left(await run(portOn(c).writeSkipStreak(1)))._tag).toBe('Timeout');
+    expect(left(await run(portOn(c).patchBookkeeping(skipStreakSet(1))))._tag).toBe('Timeout');
     expect(Date.now() - began).toBeLessThan(testConfig().apiTimeoutMs + TIMING_SLACK_MS);
   });
 
   it('a slow answer inside the bound is just an answer', async () => {
     const c = await start();
     c.server.inject({ route: 'get' }, { kind: 'delay', ms: 100 });
-    const result = await run(portOn(c).observeJobsManager());
+    const result = await run(guardRead(portOn(c)));
     expect(result._tag).toBe('Right');
   });
 });
@@ -150,7 +152,7 @@ describe('transport failures', () => {
     });
     const kc = writeFakeKubeconfig({ url: `http://127.0.0.1:${port}`, token: 'unused-token-abcdef' });
     const cluster = createClusterPort(kubeConfigAt(kc), testConfig());
-    const error = left(await run(cluster.observeJobsManager()));
+    const error = left(await run(guardRead(cluster)));
     expect(error._tag).toBe('Transport');
     expect(error.message).toContain('ECONNREFUSED');
     expect(left(await run(cluster.setImages(refs().requestsProxy, [{ container: 'proxy', image: 'x' }])))._tag).toBe(
@@ -160,7 +162,7 @@ describe('transport failures', () => {
 
   it('a kubeconfig with no current cluster fails every call, naming why', async () => {
     const port = createClusterPort(new KubeConfig(), testConfig());
-    const error = left(await run(port.observeJobsManager()));
+    const error = left(await run(guardRead(port)));
     expect(error).toMatchObject({ _tag: 'Transport' });
     expect(error.message).toContain('no current cluster');
     expect(left(await run(port.waitForRollout(refs().jobsManager, 1_000)))._tag).toBe('Transport');

@@ -1,9 +1,12 @@
+import { recordedDigestsOf, refreshAttemptOf, skipStreakOf } from '@image-refresh/core';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { JOBS_MANAGER, NS } from '../support/fake-api-chart.js';
 import {
+  bookkeepingRead,
   calls,
   chartClusterPerTest,
+  guardRead,
   left,
   portOn,
   right,
@@ -29,10 +32,10 @@ describe('observeJobsManager and the reads it serves', () => {
       annotations: { 'tracebloc.io/last-refreshed-jobs-manager-digest': DIGEST },
     });
     const port = portOn(c);
-    expect(right(await run(port.observeJobsManager()))._tag).toBe('Settled');
-    expect(right(await run(port.readSkipStreak()))).toEqual(O.none);
-    expect(right(await run(port.readRefreshAttempt()))).toEqual(O.none);
-    const recorded = right(await run(port.readRecordedDigests()));
+    expect(right(await run(guardRead(port)))._tag).toBe('Settled');
+    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.none);
+    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.none);
+    const recorded = right(await run(bookkeepingRead(port, recordedDigestsOf)));
     expect(recorded['jobs-manager']).toEqual(O.some(DIGEST));
     expect(recorded['pods-monitor']).toEqual(O.none);
     expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
@@ -41,16 +44,16 @@ describe('observeJobsManager and the reads it serves', () => {
   it('reads the bookkeeping annotations as they are on the Deployment', async () => {
     const c = await start({ annotations: { [STREAK]: '4', [ATTEMPT]: 'garbage' } });
     const port = portOn(c);
-    await run(port.observeJobsManager());
-    expect(right(await run(port.readSkipStreak()))).toEqual(O.some('4'));
-    expect(right(await run(port.readRefreshAttempt()))).toEqual(O.some('garbage'));
+    await run(guardRead(port));
+    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('4'));
+    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.some('garbage'));
   });
 
   it('GETs the Deployment itself when a read comes before any observe, then serves the rest from it', async () => {
     const c = await start({ annotations: { [STREAK]: '2' } });
     const port = portOn(c);
-    expect(right(await run(port.readSkipStreak()))).toEqual(O.some('2'));
-    expect(right(await run(port.readRefreshAttempt()))).toEqual(O.none);
+    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('2'));
+    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.none);
     expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
   });
 
@@ -59,7 +62,7 @@ describe('observeJobsManager and the reads it serves', () => {
     c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 0 });
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '300ms' }), { pollIntervalMs: 60 });
     const began = Date.now();
-    const settledness = right(await run(port.observeJobsManager()));
+    const settledness = right(await run(guardRead(port, 300)));
     const took = Date.now() - began;
     expect(settledness).toEqual({
       _tag: 'Waiting',
@@ -78,7 +81,7 @@ describe('observeJobsManager and the reads it serves', () => {
     setTimeout(() => c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { availableReplicas: 1 }), 100);
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '2s' }), { pollIntervalMs: 40 });
     const began = Date.now();
-    expect(right(await run(port.observeJobsManager()))._tag).toBe('Settled');
+    expect(right(await run(guardRead(port, 2000)))._tag).toBe('Settled');
     expect(Date.now() - began).toBeLessThan(1_800);
     const reads = c.server.requests.length;
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -100,13 +103,13 @@ describe('observeJobsManager and the reads it serves', () => {
         'kubectl-annotate',
       );
     }, 50);
-    const settledness = right(await run(port.observeJobsManager()));
+    const settledness = right(await run(guardRead(port, 200)));
     expect(settledness).toEqual({
       _tag: 'Waiting',
       reason: `Waiting for deployment "${JOBS_MANAGER}" spec update to be observed...`,
     });
     const requests = c.server.requests.length;
-    expect(right(await run(port.readSkipStreak()))).toEqual(O.some('7'));
+    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('7'));
     expect(c.server.requests.length).toBe(requests);
   });
 
@@ -117,7 +120,7 @@ describe('observeJobsManager and the reads it serves', () => {
     });
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }));
     const began = Date.now();
-    expect(right(await run(port.observeJobsManager()))).toEqual({
+    expect(right(await run(guardRead(port, 5000)))).toEqual({
       _tag: 'Failed',
       reason: `deployment "${JOBS_MANAGER}" exceeded its progress deadline`,
     });
@@ -127,7 +130,7 @@ describe('observeJobsManager and the reads it serves', () => {
 
   it('is Left NotFound, naming the object, when the Deployment does not exist (#571), after one request', async () => {
     const c = await start({ withoutJobsManager: true });
-    const error = left(await run(portOn(c).observeJobsManager()));
+    const error = left(await run(guardRead(portOn(c))));
     expect(error).toMatchObject({ _tag: 'NotFound', status: 404 });
     expect(error.message).toContain(`deployments.apps "${JOBS_MANAGER}" not found`);
     expect(c.server.requests).toHaveLength(1);
@@ -137,7 +140,7 @@ describe('observeJobsManager and the reads it serves', () => {
     const c = await start();
     c.server.inject({ route: 'get' }, { kind: 'status', code: 503, message: 'etcdserver: leader changed' });
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }));
-    const error = left(await run(port.observeJobsManager()));
+    const error = left(await run(guardRead(port, 5000)));
     expect(error).toMatchObject({ _tag: 'Transport', status: 503 });
     expect(error.message).toContain('etcdserver: leader changed');
     expect(c.server.requests).toHaveLength(1);
@@ -154,7 +157,7 @@ describe('observeJobsManager and the reads it serves', () => {
       clearInterval(arm);
       c.server.inject({ route: 'get' }, { kind: 'status', code: 500, message: 'boom' }, 2);
     }, 1);
-    const settledness = right(await run(port.observeJobsManager()));
+    const settledness = right(await run(guardRead(port, 300)));
     expect(settledness._tag).toBe('Waiting');
     expect(c.server.requests.filter((r) => r.fault === 'status')).toHaveLength(2);
   });
@@ -165,7 +168,7 @@ describe('observeJobsManager and the reads it serves', () => {
     setTimeout(() => c.server.store.delete('Deployment', NS, JOBS_MANAGER), 60);
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }), { pollIntervalMs: 40 });
     const began = Date.now();
-    expect(left(await run(port.observeJobsManager()))._tag).toBe('NotFound');
+    expect(left(await run(guardRead(port, 5000)))._tag).toBe('NotFound');
     expect(Date.now() - began).toBeLessThan(3_000);
   });
 });

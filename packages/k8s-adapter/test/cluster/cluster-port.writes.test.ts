@@ -1,3 +1,13 @@
+import {
+  flapMarked,
+  flapStateRemoved,
+  recordChanges,
+  recordedDigestsOf,
+  refreshAttemptOf,
+  refreshAttemptSet,
+  skipStreakRemoved,
+  skipStreakSet,
+} from '@image-refresh/core';
 import { describe, expect, it } from 'vitest';
 import {
   AGENTS_NS,
@@ -10,7 +20,17 @@ import {
   RESOURCE_MONITOR,
 } from '../support/fake-api-chart.js';
 import type { JsonObject } from '../support/fake-api-patch.js';
-import { calls, chartClusterPerTest, left, portOn, refs, right, run } from './cluster-test-kit.js';
+import {
+  bookkeepingRead,
+  calls,
+  chartClusterPerTest,
+  guardRead,
+  left,
+  portOn,
+  refs,
+  right,
+  run,
+} from './cluster-test-kit.js';
 
 // Every write of the port: the bookkeeping annotations as JSON merge patches
 // on the jobs-manager Deployment only, and the images as one strategic merge
@@ -35,7 +55,7 @@ const patches = (c: ChartCluster) => c.server.requests.filter((r) => r.route ===
 describe('annotation writes', () => {
   it('writes the skip streak as a merge patch of that one annotation, as field manager image-refresh', async () => {
     const c = await start({ annotations: { [ATTEMPT]: '1' } });
-    right(await run(portOn(c).writeSkipStreak(3)));
+    right(await run(portOn(c).patchBookkeeping(skipStreakSet(3))));
     expect(annotationsOf(c.jobsManager())).toMatchObject({ [STREAK]: '3', [ATTEMPT]: '1' });
     const [patch] = patches(c);
     expect(patch?.contentType).toBe('application/merge-patch+json');
@@ -46,7 +66,7 @@ describe('annotation writes', () => {
 
   it('removes the streak with null, leaving every other annotation', async () => {
     const c = await start({ annotations: { [STREAK]: '5', [RECORD['jobs-manager']]: D1 } });
-    right(await run(portOn(c).clearSkipStreak()));
+    right(await run(portOn(c).patchBookkeeping(skipStreakRemoved)));
     const annotations = annotationsOf(c.jobsManager());
     expect(annotations).not.toHaveProperty(STREAK);
     expect(annotations[RECORD['jobs-manager']]).toBe(D1);
@@ -55,11 +75,11 @@ describe('annotation writes', () => {
   it('writes refresh-attempt and refresh-flap-detected, and clears both in one write of their own (#626)', async () => {
     const c = await start();
     const port = portOn(c);
-    right(await run(port.writeRefreshAttempt(2)));
-    right(await run(port.markFlapDetected(3)));
+    right(await run(port.patchBookkeeping(refreshAttemptSet(2))));
+    right(await run(port.patchBookkeeping(flapMarked(3))));
     expect(annotationsOf(c.jobsManager())).toMatchObject({ [ATTEMPT]: '2', [FLAP]: '3' });
     c.server.resetLog();
-    right(await run(port.clearFlapState()));
+    right(await run(port.patchBookkeeping(flapStateRemoved)));
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(FLAP);
     expect(patches(c).map((p) => JSON.parse(p.body))).toEqual([
@@ -69,7 +89,7 @@ describe('annotation writes', () => {
 
   it('records every digest of the tick in one write, under each image recordKey', async () => {
     const c = await start({ annotations: { [RECORD['resource-monitor']]: D1 } });
-    right(await run(portOn(c).recordDigests({ 'jobs-manager': D1, 'pods-monitor': D2 })));
+    right(await run(portOn(c).patchBookkeeping(recordChanges({ 'jobs-manager': D1, 'pods-monitor': D2 }, {}))));
     expect(annotationsOf(c.jobsManager())).toMatchObject({
       [RECORD['jobs-manager']]: D1,
       [RECORD['pods-monitor']]: D2,
@@ -78,26 +98,29 @@ describe('annotation writes', () => {
     expect(patches(c)).toHaveLength(1);
   });
 
-  it('sends nothing to record no digest', async () => {
+  it('sends nothing for no change', async () => {
     const c = await start();
-    right(await run(portOn(c).recordDigests({})));
+    right(await run(portOn(c).patchBookkeeping(recordChanges({}, {}))));
     expect(c.server.requests).toEqual([]);
   });
 
   it('never bumps the generation: bookkeeping is not a rollout', async () => {
     const c = await start();
-    right(await run(portOn(c).writeSkipStreak(1)));
+    right(await run(portOn(c).patchBookkeeping(skipStreakSet(1))));
     expect(generationOf(c.jobsManager())).toBe(1);
   });
 
   it('reads back what it wrote from the PATCH answer, without another request', async () => {
     const c = await start();
     const port = portOn(c);
-    right(await run(port.observeJobsManager()));
-    right(await run(port.writeRefreshAttempt(1)));
-    right(await run(port.recordDigests({ 'jobs-manager': D2 })));
-    expect(right(await run(port.readRefreshAttempt()))).toEqual({ _tag: 'Some', value: '1' });
-    expect(right(await run(port.readRecordedDigests()))['jobs-manager']).toEqual({ _tag: 'Some', value: D2 });
+    right(await run(guardRead(port)));
+    right(await run(port.patchBookkeeping(refreshAttemptSet(1))));
+    right(await run(port.patchBookkeeping(recordChanges({ 'jobs-manager': D2 }, {}))));
+    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual({ _tag: 'Some', value: '1' });
+    expect(right(await run(bookkeepingRead(port, recordedDigestsOf)))['jobs-manager']).toEqual({
+      _tag: 'Some',
+      value: D2,
+    });
     expect(calls(c)).toEqual([
       `GET get Deployment/${JOBS_MANAGER}`,
       `PATCH patch Deployment/${JOBS_MANAGER}`,
@@ -111,7 +134,7 @@ describe('annotation writes', () => {
       { route: 'patch' },
       { kind: 'status', code: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden: cannot patch' },
     );
-    const error = left(await run(portOn(c).writeRefreshAttempt(1)));
+    const error = left(await run(portOn(c).patchBookkeeping(refreshAttemptSet(1))));
     expect(error).toMatchObject({ _tag: 'Forbidden', status: 403 });
     expect(error.message).toContain('cannot patch');
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);
@@ -149,6 +172,19 @@ describe('setImages', () => {
     const api = `docker.io/tracebloc/jobs-manager@${D1}`;
     right(await run(portOn(c).setImages(refs().jobsManager, [{ container: 'api', image: api }])));
     expect(imagesOf(c.jobsManager())).toEqual({ ...before, api });
+  });
+
+  it('says whether the patch changed an image: a re-set of the same image changes nothing (and is still sent)', async () => {
+    const c = await start();
+    const port = portOn(c);
+    const proxy = `docker.io/tracebloc/jobs-manager@${D1}`;
+    expect(right(await run(port.setImages(refs().requestsProxy, [{ container: 'proxy', image: proxy }])))).toEqual({
+      changed: true,
+    });
+    expect(right(await run(port.setImages(refs().requestsProxy, [{ container: 'proxy', image: proxy }])))).toEqual({
+      changed: false,
+    });
+    expect(patches(c).filter((p) => p.name === REQUESTS_PROXY)).toHaveLength(2);
   });
 
   it('patches requests-proxy and the DaemonSet in their own namespaces, by kind', async () => {
@@ -202,7 +238,7 @@ describe('setImages', () => {
   it('uses the tick snapshot of the jobs-manager to check its containers: observe + set image = two requests', async () => {
     const c = await start();
     const port = portOn(c);
-    right(await run(port.observeJobsManager()));
+    right(await run(guardRead(port)));
     right(await run(port.setImages(refs().jobsManager, [{ container: 'api', image: `docker.io/x@${D1}` }])));
     expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`, `PATCH patch Deployment/${JOBS_MANAGER}`]);
   });

@@ -1,9 +1,10 @@
 import { rmSync } from 'node:fs';
-import { type ClusterPort, type TickConfig, workloadRef } from '@image-refresh/core';
+import { type Annotations, type ClusterPort, type TickConfig, workloadRef } from '@image-refresh/core';
 import { simConfig } from '@image-refresh/core/sim';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Either } from 'fp-ts/lib/Either.js';
-import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import { afterEach, expect } from 'vitest';
 import { type ClusterPortOptions, createClusterPort } from '../../src/cluster/index.js';
 import { type ChartCluster, type ChartOptions, startChartCluster } from '../support/fake-api-chart.js';
@@ -48,7 +49,7 @@ export const refs = (config: TickConfig = testConfig()) => ({
   resourceMonitor: workloadRef(config, 'resource-monitor'),
 });
 
-export const run = <E, A>(te: TaskEither<E, A>): Promise<Either<E, A>> => te();
+export const run = <E, A>(te: TE.TaskEither<E, A>): Promise<Either<E, A>> => te();
 
 /** The Right of an Either, failing the test with the Left otherwise. */
 export const right = <E, A>(result: Either<E, A>): A => {
@@ -92,3 +93,17 @@ export const chartClusterPerTest = (defaults: ChartOptions = {}) => {
     return cluster;
   };
 };
+
+/** The settled guard's read: the jobs-manager Deployment within a settle window (the test config's by default), as its settledness. */
+export const guardRead = (port: ClusterPort, settleWithinMs: number = testConfig().settleTimeoutMs) =>
+  pipe(
+    port.readJobsManager(settleWithinMs),
+    TE.map((s) => s.settledness),
+  );
+
+/** A bookkeeping read (no settle window): what `pick` takes from the jobs-manager's annotations. */
+export const bookkeepingRead = <A>(port: ClusterPort, pick: (annotations: Annotations) => A) =>
+  pipe(
+    port.readJobsManager(0),
+    TE.map((s) => pick(s.annotations)),
+  );

@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClusterPort, loadClusterConfig, SERVICE_ACCOUNT_TOKEN } from '../../src/cluster/index.js';
 import { type ChartCluster, startChartCluster } from '../support/fake-api-chart.js';
-import { right, run, testConfig } from './cluster-test-kit.js';
+import { guardRead, right, run, testConfig } from './cluster-test-kit.js';
 
 // Where the credentials come from, and that the source is named: the pod's
 // service account when its token file exists, else KUBECONFIG, else
@@ -82,7 +82,7 @@ describe('loadClusterConfig', () => {
     writeFileSync(path, kubeconfigYaml(cluster.server.url, cluster.server.token));
     const loaded = right(loadClusterConfig({ KUBECONFIG: path, HOME: dir }));
     expect(loaded.source).toBe(`kubeconfig ${path}`);
-    const settledness = right(await run(createClusterPort(loaded.kubeConfig, testConfig()).observeJobsManager()));
+    const settledness = right(await run(guardRead(createClusterPort(loaded.kubeConfig, testConfig()))));
     expect(settledness._tag).toBe('Settled');
     expect(cluster.server.requests.map((r) => r.auth)).toEqual(['token']);
   });

@@ -1,26 +1,11 @@
 import type { WorkloadRef } from '@image-refresh/core';
 import { describe, expect, it } from 'vitest';
-import { goDuration } from '../../src/cluster/go-duration.js';
 import { progressLine } from '../../src/cluster/progress-line.js';
 
 // The line `kubectl logs -f` shows while a rollout is waited on: what it
 // waits for, with numbers, and how long of how long.
 
 const ref: WorkloadRef = { id: 'jobs-manager', kind: 'Deployment', name: 'stg-jobs-manager', namespace: 'tracebloc' };
-
-describe('goDuration', () => {
-  it.each([
-    [0, '0ms'],
-    [450, '450ms'],
-    [1_000, '1s'],
-    [90_000, '1m30s'],
-    [600_000, '10m'],
-    [3_605_000, '1h5s'],
-    [5_400_000, '1h30m'],
-  ])('%i ms → %s', (ms, text) => {
-    expect(goDuration(ms)).toBe(text);
-  });
-});
 
 describe('progressLine', () => {
   it('says what a Deployment rollout waits for, with numbers, elapsed and limit', () => {

@@ -39,7 +39,7 @@ describe("every port ends its calls when the tick's signal aborts", () => {
     cluster.server.inject({ route: 'patch' }, { kind: 'delay', ms: 300 }, 1);
     const interrupted = new AbortController();
     const port = portOn(cluster, testConfig(), { abortReads: interrupted.signal });
-    const write = run(port.writeSkipStreak(2));
+    const write = run(port.patchBookkeeping({ 'tracebloc.io/refresh-skip-streak': '2' }));
     setTimeout(() => interrupted.abort(new Error('interrupted by SIGTERM')), 100);
     expect((await write)._tag).toBe('Right');
     expect(cluster.server.requests.filter((r) => r.route === 'patch').map((r) => r.status)).toEqual([200]);

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describePortError, type PortError } from '@image-refresh/core';
+import { describePortError, type PortError, skipStreakSet } from '@image-refresh/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClusterPort } from '../../src/cluster/index.js';
 import { type ChartCluster, JOBS_MANAGER, startChartCluster } from '../support/fake-api-chart.js';
-import { left, portOn, refs, run, testConfig } from './cluster-test-kit.js';
+import { guardRead, left, portOn, refs, run, testConfig } from './cluster-test-kit.js';
 
 // The bearer token never appears in an error text or a log line, even when
 // the server (or a proxy in front of it) echoes the request's credentials
@@ -72,7 +72,7 @@ describe('the bearer token never leaks', () => {
     c.server.inject({ route: 'get' }, { kind: 'status', code: 403, message: echoing(token) });
     let error: PortError | undefined;
     const logged = await consoleOutput(async () => {
-      error = left(await run(portOn(c).observeJobsManager()));
+      error = left(await run(guardRead(portOn(c))));
     });
     expect(error?._tag).toBe('Forbidden');
     const text = describePortError(error as PortError);
@@ -90,7 +90,7 @@ describe('the bearer token never leaks', () => {
       { route: 'patch' },
       { kind: 'raw', code: 500, contentType: 'text/plain', body: `proxy error for credential ${token}` },
     );
-    const error = left(await run(portOn(c).writeSkipStreak(1)));
+    const error = left(await run(portOn(c).patchBookkeeping(skipStreakSet(1))));
     expect(error.message).toContain('proxy error for credential [REDACTED]');
     expect(error.message).not.toContain(token);
   });
@@ -123,7 +123,7 @@ describe('the bearer token never leaks', () => {
     const kc = tokenFileKubeConfig(c, JWT);
     const port = createClusterPort(kc, testConfig());
     c.server.inject({ route: 'get' }, { kind: 'status', code: 403, message: echoing(JWT) });
-    const error = left(await run(port.observeJobsManager()));
+    const error = left(await run(guardRead(port)));
     expect(c.server.requests.map((r) => r.auth)).toEqual(['token']);
     expect(error.message).toContain('is forbidden');
     expect(error.message).not.toContain(JWT);
@@ -141,7 +141,7 @@ describe('the bearer token never leaks', () => {
       { route: 'get' },
       { kind: 'raw', code: 502, contentType: 'text/plain', body: `upstream refused credential ${plain}` },
     );
-    const error = left(await run(createClusterPort(kc, testConfig()).observeJobsManager()));
+    const error = left(await run(createClusterPort(kc, testConfig()).readJobsManager(0)));
     expect(c.server.requests.map((r) => r.auth)).toEqual(['token']);
     expect(error.message).toContain('upstream refused credential [REDACTED]');
     expect(error.message).not.toContain(plain);
@@ -150,7 +150,7 @@ describe('the bearer token never leaks', () => {
   it('never puts the token in the request line: it travels only in the Authorization header', async () => {
     cluster = await startChartCluster();
     const c = cluster;
-    await run(portOn(c).observeJobsManager());
+    await run(guardRead(portOn(c)));
     for (const r of c.server.requests) {
       expect(`${r.path}?${new URLSearchParams(r.query as Record<string, string>)}`).not.toContain(c.server.token);
       expect(r.auth).toBe('token');

@@ -1,6 +1,8 @@
 import { IMAGES, runTick } from '@image-refresh/core';
 import { SCENARIOS, type Scenario, SimWorld, simConfig, simPorts } from '@image-refresh/core/sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOBS_MANAGER } from '../support/fake-api-chart.js';
+import type { RecordedRequest } from '../support/fake-api-server.js';
 import { armedInSim, type Injected, noteInjected, simKubeEvents, simState, tickView } from './support/compare.js';
 import { EXTRA_STORIES } from './support/extra-stories.js';
 import {
@@ -39,6 +41,24 @@ import { recordingWorld } from './support/recording-world.js';
 // token asked for the first scope only (every story); the success reset
 // leaving refresh-flap-detected (rearm-by-attempt-only alone — core's
 // flapping story has the human clear both annotations, so it cannot see it).
+
+/** The annotation changes of every merge patch of the jobs-manager Deployment the server accepted. */
+const acceptedBookkeepingPatches = (requests: readonly RecordedRequest[]) =>
+  requests
+    .filter(
+      (r) =>
+        r.route === 'patch' &&
+        r.kind === 'Deployment' &&
+        r.name === JOBS_MANAGER &&
+        r.contentType === 'application/merge-patch+json' &&
+        r.fault === undefined &&
+        r.status !== undefined &&
+        r.status >= 200 &&
+        r.status < 300,
+    )
+    .map(
+      (r) => (JSON.parse(r.body) as { metadata: { annotations: Record<string, string | null> } }).metadata.annotations,
+    );
 
 // Small bounds: a hung request, an unsettled guard and a failed rollout each
 // cost exactly one of them on the real stack.
@@ -85,6 +105,13 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           const actual = await real.tick();
 
           expect(tickView(actual.outcome), label).toEqual(real.translate(tickView(expected)));
+          // Issue 12: the writes an outcome reports are the patches the API
+          // server accepted, change for change and in order — not the machine's
+          // own account of what it meant to write.
+          expect(
+            actual.outcome.writes.map((w) => w.annotations),
+            `${label}: reported writes vs bookkeeping PATCHes received`,
+          ).toEqual(acceptedBookkeepingPatches(actual.apiRequests));
           expect([...actual.faultsMet].sort(), label).toEqual(metInSim.sort());
           expect(real.state(), label).toEqual(real.translate(simState(sim)));
           expect(real.kubeEvents(), label).toEqual(simKubeEvents(sim));

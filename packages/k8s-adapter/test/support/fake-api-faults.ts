@@ -30,6 +30,8 @@ export interface FaultMatch {
   readonly method?: string;
   readonly kind?: FakeKind;
   readonly name?: string;
+  /** Only a request whose body contains this text (a PATCH naming one annotation, say). */
+  readonly bodyIncludes?: string;
 }
 
 export interface ArmedFault {
@@ -43,13 +45,15 @@ export interface RouteFacts {
   readonly method: string;
   readonly kind?: FakeKind | undefined;
   readonly name?: string | undefined;
+  readonly body?: string | undefined;
 }
 
 export const matches = (match: FaultMatch, facts: RouteFacts): boolean =>
   (match.route === undefined || match.route === facts.route) &&
   (match.method === undefined || match.method === facts.method) &&
   (match.kind === undefined || match.kind === facts.kind) &&
-  (match.name === undefined || match.name === facts.name);
+  (match.name === undefined || match.name === facts.name) &&
+  (match.bodyIncludes === undefined || (facts.body ?? '').includes(match.bodyIncludes));
 
 const REASONS: Readonly<Record<number, string>> = {
   400: 'BadRequest',

@@ -381,7 +381,7 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
       refuse(`query parameter(s) ${unknown.join(', ')} on ${route} are not modelled`);
       return;
     }
-    const facts: RouteFacts = { route, method, kind, name };
+    const facts: RouteFacts = { route, method, kind, name, body };
     const serve = () => {
       const go = async () => {
         switch (route) {

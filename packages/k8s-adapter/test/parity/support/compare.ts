@@ -1,5 +1,5 @@
 import type { TickOutcome, WorkloadId } from '@image-refresh/core';
-import type { ClusterOp, SimWorld } from '@image-refresh/core/sim';
+import type { SimWorld } from '@image-refresh/core/sim';
 import type { WorldCall } from './recording-world.js';
 
 // What "the same outcome" means between the simulator and the real stack:
@@ -36,22 +36,26 @@ export const simKubeEvents = (world: SimWorld): string[] =>
 
 /** The operations and repos a scenario armed faults for, so far. */
 export interface Injected {
-  readonly ops: Set<ClusterOp>;
+  /** `op`, or `op scope` for a fault on bookkeeping patches making one change. */
+  readonly ops: Set<string>;
   readonly repos: Set<string>;
 }
 
 export const noteInjected = (injected: Injected, calls: readonly WorldCall[]): void => {
   for (const call of calls) {
-    if (call.method === 'injectClusterFault') injected.ops.add(call.args[0]);
+    if (call.method === 'injectClusterFault') {
+      const [op, , , scope] = call.args;
+      injected.ops.add(scope === undefined ? op : `${op} ${scope}`);
+    }
     if (call.method === 'injectRegistryFault') injected.repos.add(call.args[0]);
   }
 };
 
 /** The faults the simulator holds armed, as `op fault` / `registry repo fault`. */
 export const armedInSim = (world: SimWorld, injected: Injected): string[] => [
-  ...[...injected.ops].flatMap((op) => {
-    const fault = world.armedClusterFault(op);
-    return fault === undefined ? [] : [`${op} ${fault}`];
+  ...world.armedClusterFaults().flatMap(({ target, fault }) => {
+    const slot = target.key === undefined ? target.op : `${target.op} ${target.key}`;
+    return injected.ops.has(slot) ? [`${slot} ${fault}`] : [];
   }),
   ...[...injected.repos].flatMap((repo) => {
     const fault = world.armedRegistryFault(repo);

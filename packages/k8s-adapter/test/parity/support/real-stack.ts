@@ -1,5 +1,4 @@
 import {
-  ANNOTATION,
   IMAGES,
   runTick,
   type TickConfig,
@@ -47,30 +46,39 @@ import { type Flapping, restAs, stageFlapping } from './world-controls.js';
 // digest; `translate` rewrites a simulator value with that map, so outcomes,
 // annotations and images are compared for exact equality, digest for digest.
 
-/** Where each port operation's requests go on the real API, and how to tell its request apart. */
+/** Where a fault's requests go on the real API, and how to tell its request apart. */
 interface FaultRoute {
   readonly match: FaultMatch;
-  /** An annotation key the operation's PATCH body carries: proves the fault hit the intended write. */
+  /** What the operation's PATCH body carries: proves the fault hit the intended write. */
   readonly carries: string;
 }
 
-const JOBS_MANAGER_PATCH: FaultMatch = { route: 'patch', kind: 'Deployment', name: JOBS_MANAGER };
+/**
+ * A simulator fault scope (`key=` sets it, `key-` removes it, else a key
+ * prefix: sim-world.ts) as text of the JSON merge patch that makes that change.
+ */
+const patchBodyOf = (scope: string): string =>
+  scope.endsWith('=')
+    ? `"${scope.slice(0, -1)}":"`
+    : scope.endsWith('-')
+      ? `"${scope.slice(0, -1)}":null`
+      : `"${scope}`;
 
 /**
- * The operations a fault can be staged for on the real API. The others are
- * not expressible and throw: the adapter answers readSkipStreak,
- * readRefreshAttempt and readRecordedDigests from the one GET of the tick, so
- * they cannot fail on their own there (SPEC §5); setImages and waitForRollout
- * of jobs-manager share their route with the writes and the guard's read.
+ * The faults that can be staged on the real API. The others are not
+ * expressible and throw: the adapter answers the bookkeeping reads (the
+ * streak, refresh-attempt, the recorded digests) from the one GET of the
+ * tick, so only the guard's read of the jobs-manager can fail there (SPEC
+ * §5); setImages and waitForRollout of jobs-manager share their route with
+ * the writes and the guard's read. A bookkeeping patch fault is routed to the
+ * first PATCH of the jobs-manager whose body makes the change its scope names.
  */
-const FAULT_ROUTES: Partial<Record<ClusterOp, FaultRoute>> = {
-  observeJobsManager: { match: { route: 'get', kind: 'Deployment', name: JOBS_MANAGER }, carries: '' },
-  writeSkipStreak: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.skipStreak },
-  clearSkipStreak: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.skipStreak },
-  writeRefreshAttempt: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.refreshAttempt },
-  markFlapDetected: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.flapDetected },
-  clearFlapState: { match: JOBS_MANAGER_PATCH, carries: ANNOTATION.refreshAttempt },
-  recordDigests: { match: JOBS_MANAGER_PATCH, carries: 'tracebloc.io/last-refreshed-' },
+const faultRoute = (op: ClusterOp, scope: string | undefined): FaultRoute | undefined => {
+  if (op === 'readJobsManager' && scope === undefined)
+    return { match: { route: 'get', kind: 'Deployment', name: JOBS_MANAGER }, carries: '' };
+  if (op !== 'patchBookkeeping' || scope === undefined) return undefined;
+  const carries = patchBodyOf(scope);
+  return { match: { route: 'patch', kind: 'Deployment', name: JOBS_MANAGER, bodyIncludes: carries }, carries };
 };
 
 /** What the API server (or the network) answers for each of the simulator's fault classes. */
@@ -90,7 +98,8 @@ const API_FAULTS: Readonly<Record<ClusterFault, Fault>> = {
 };
 
 interface ArmedApiFault {
-  readonly op: ClusterOp;
+  /** The simulator's target: `op`, or `op scope`. */
+  readonly op: string;
   readonly fault: ClusterFault;
   readonly route: FaultRoute;
 }
@@ -217,17 +226,17 @@ export class RealStack {
         return;
       }
       case 'injectClusterFault': {
-        const [op, fault, times = 1] = call.args;
-        const route = FAULT_ROUTES[op];
+        const [op, fault, times = 1, scope] = call.args;
+        const route = faultRoute(op, scope);
         if (route === undefined) {
-          throw new Error(`a fault on ${op} is not expressible on the real API (see FAULT_ROUTES)`);
+          throw new Error(`a fault on ${op} ${scope ?? ''} is not expressible on the real API (see faultRoute)`);
         }
         // The simulator counts port calls, the fake server counts requests, and
         // one call can be several requests (an unsettled guard polls): only a
         // single fault, on the operation's first request, means the same on both.
         if (times !== 1) throw new Error(`a fault armed for ${times} calls of ${op} is not expressible as requests`);
         this.cluster.server.inject(route.match, API_FAULTS[fault], 1);
-        this.apiFaults.push({ op, fault, route });
+        this.apiFaults.push({ op: scope === undefined ? op : `${op} ${scope}`, fault, route });
         return;
       }
       case 'injectRegistryFault': {
@@ -390,7 +399,10 @@ export class RealStack {
     for (const request of requests) {
       if (request.fault === undefined) continue;
       const index = this.apiFaults.findIndex(
-        (f) => f.route.match.route === request.route && f.route.match.name === request.name,
+        (f) =>
+          f.route.match.route === request.route &&
+          f.route.match.name === request.name &&
+          request.body.includes(f.route.match.bodyIncludes ?? ''),
       );
       const armed = this.apiFaults[index];
       if (armed === undefined) throw new Error(`a fault nobody armed met ${request.method} ${request.path}`);

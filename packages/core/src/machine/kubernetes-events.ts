@@ -1,9 +1,9 @@
-import type { EventCode, TickEvent } from '../machine/tick-event.js';
-import type { Reimage, TickOutcome } from '../machine/tick-outcome.js';
+import { shortDigest } from '../domain/digest.js';
+import { parseReference } from '../domain/live-drift.js';
+import { describeWorkload } from '../domain/workloads.js';
 import type { KubeEvent } from '../ports/events-port.js';
-import { shortDigest } from './digest.js';
-import { parseReference } from './live-drift.js';
-import { describeWorkload } from './workloads.js';
+import type { EventCode, TickEvent } from './tick-event.js';
+import type { Reimage, TickOutcome } from './tick-outcome.js';
 
 // Which of a tick's events become Kubernetes Events, under which stable
 // reason. Every finding and warning does; so do skips (a streak shows its
@@ -63,7 +63,7 @@ export const clipNote = (message: string): string => {
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
   if (event.code === 'RESOLVE_FAILED') {
-    return event.message.includes('(RateLimited:')
+    return event.cause === 'RateLimited'
       ? { type: 'Warning', reason: 'RefreshRegistryRateLimited' }
       : { type: 'Warning', reason: 'RefreshResolveFailed' };
   }

@@ -1,19 +1,17 @@
 import * as TE from 'fp-ts/lib/TaskEither.js';
-import { formatDuration } from '../config/duration.js';
-import type { TickConfig } from '../config/tick-config.js';
-import { ANNOTATION, describeWorkload, IMAGES } from '../domain/workloads.js';
-import type { TickPorts } from '../run-tick.js';
-import type { ClusterPort } from './cluster-port.js';
+import { formatDuration } from './config/duration.js';
+import type { TickConfig } from './config/tick-config.js';
+import { describeChanges } from './domain/bookkeeping.js';
+import { describeWorkload } from './domain/workloads.js';
+import type { ClusterPort } from './ports/cluster-port.js';
+import type { TickPorts } from './run-tick.js';
 
 // `--dry-run`: the real reads, the real decisions, and every write replaced by
 // a sentence saying what it would have been. Each pretend write succeeds, so
 // the machine walks the path the real tick would take when nothing fails —
-// the plan an operator wants to see before letting it loose.
-
-const annotate = (config: TickConfig, changes: Readonly<Record<string, string | null>>): string =>
-  `annotate deployment/${config.deploymentName} -n ${config.releaseNamespace} ${Object.entries(changes)
-    .map(([key, value]) => (value === null ? `${key}-` : `${key}=${value}`))
-    .join(' ')}`;
+// the plan an operator wants to see before letting it loose. A bookkeeping
+// write is printed from the very changes the machine decided, so the line
+// names every key the real write would (the pin markers included).
 
 /**
  * The same ports with every write replaced by a sentence, for `--dry-run`:
@@ -30,25 +28,15 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
   };
   const cluster: ClusterPort = {
     ...ports.cluster,
-    writeSkipStreak: (streak) => pretend(annotate(config, { [ANNOTATION.skipStreak]: String(streak) })),
-    clearSkipStreak: () => pretend(annotate(config, { [ANNOTATION.skipStreak]: null })),
-    writeRefreshAttempt: (attempt) => pretend(annotate(config, { [ANNOTATION.refreshAttempt]: String(attempt) })),
-    markFlapDetected: (attempt) => pretend(annotate(config, { [ANNOTATION.flapDetected]: String(attempt) })),
-    clearFlapState: () =>
-      pretend(annotate(config, { [ANNOTATION.refreshAttempt]: null, [ANNOTATION.flapDetected]: null })),
-    recordDigests: (digests) =>
-      pretend(
-        annotate(
-          config,
-          Object.fromEntries(
-            IMAGES.flatMap(({ name, recordKey }) => (digests[name] === undefined ? [] : [[recordKey, digests[name]]])),
-          ),
-        ),
-      ),
-    setImages: (workload, images) =>
-      pretend(
+    patchBookkeeping: (changes) =>
+      pretend(`annotate deployment/${config.deploymentName} -n ${config.releaseNamespace} ${describeChanges(changes)}`),
+    setImages: (workload, images) => {
+      wouldDo(
         `set image ${describeWorkload(workload)} -n ${workload.namespace} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
-      ),
+      );
+      // Nothing was patched, so nothing changed.
+      return TE.right({ changed: false });
+    },
     waitForRollout: (workload, timeoutMs) =>
       pretend(`wait for the rollout of ${describeWorkload(workload)} (up to ${formatDuration(timeoutMs)})`),
   };

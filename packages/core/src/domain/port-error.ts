@@ -61,3 +61,13 @@ export const describePortError = (e: {
   readonly status?: number | undefined;
   readonly message: string;
 }): string => `${e._tag}${e.status === undefined ? '' : ` (HTTP ${e.status})`}: ${e.message}`;
+
+/**
+ * Why one image could not be resolved: a {@link PortError}, or the registry's
+ * 429. Either way only that image is skipped this tick, with a WARN (I15); a
+ * 429 also holds every re-image back (I7b, the pull budget).
+ */
+export type RegistryError =
+  | PortError
+  /** HTTP 429 from the registry: the anonymous pull budget of this IP is spent. */
+  | { readonly _tag: 'RateLimited'; readonly message: string };

@@ -1,0 +1,65 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { WorkloadChange } from '../domain/plan.js';
+import type { WorkloadRef } from '../domain/workloads.js';
+import type { PortBounds } from '../machine/port-bounds.js';
+import type { tickMachine } from '../machine/tick-machine.js';
+import type { AnnotationWrite } from '../machine/tick-outcome.js';
+import type { DigestRequest } from '../ports/registry-port.js';
+import { bounded } from './backstop.js';
+import type { TickPorts, Timers } from './tick-ports.js';
+
+// The table from each named actor of the machine to the port call it stands
+// for, and the bounded dispatch of one invocation through it.
+
+/** What each named actor of the machine means in port calls, with its bound. */
+export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
+  const { cluster, registry } = ports;
+  return {
+    // The guard's read may watch the settle window; a bookkeeping read is one request.
+    readJobsManager: (input: { settleWithinMs: number }) =>
+      [
+        input.settleWithinMs > 0 ? bounds.observeMs : bounds.apiMs,
+        cluster.readJobsManager(input.settleWithinMs),
+      ] as const,
+    patchBookkeeping: (input: { write: AnnotationWrite }) => {
+      // The write the machine reports is the object the port was handed (issue 12).
+      const sent = cluster.patchBookkeeping(input.write.annotations);
+      return [bounds.apiMs, () => sent().then(E.map(() => input.write))] as const;
+    },
+    resolveDigests: (input: { requests: readonly DigestRequest[] }) => {
+      const task = registry.resolveDigests(input.requests);
+      return [bounds.resolveMs(input.requests.length), () => task().then(E.right)] as const;
+    },
+    setImages: (input: { change: WorkloadChange }) =>
+      [bounds.apiMs, cluster.setImages(input.change.workload, input.change.images)] as const,
+    waitForRollout: (input: { change: WorkloadChange; timeoutMs: number }) =>
+      [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
+    observeWorkload: (input: { workload: WorkloadRef }) =>
+      [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
+  } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;
+};
+
+export const callPort = (
+  calls: ReturnType<typeof portCalls>,
+  timers: Timers,
+  src: string,
+  input: unknown,
+): Promise<E.Either<unknown, unknown>> => {
+  const call = (
+    calls as unknown as Record<
+      string,
+      ((input: unknown) => readonly [number, TaskEither<unknown, unknown>]) | undefined
+    >
+  )[src];
+  if (call === undefined) return Promise.resolve(E.left(new Error(`no port call behind actor ${src}`)));
+  let prepared: readonly [number, TaskEither<unknown, unknown>];
+  try {
+    prepared = call(input);
+  } catch (defect) {
+    // A port that throws while building its call has failed that call.
+    return Promise.resolve(E.left(defect));
+  }
+  const [boundMs, te] = prepared;
+  return bounded(timers, boundMs, src, te);
+};

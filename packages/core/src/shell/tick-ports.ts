@@ -1,0 +1,46 @@
+import type { TickSignal } from '../machine/interrupted.js';
+import type { TickEvent } from '../machine/tick-event.js';
+import type { ClusterPort } from '../ports/cluster-port.js';
+import type { EventsPort } from '../ports/events-port.js';
+import type { RegistryPort } from '../ports/registry-port.js';
+
+// The public types of running a tick: its ports, its timers, its options.
+
+/**
+ * Everything a tick talks to. The tick does no I/O of its own (I20): these
+ * ports are its only way to read or change the world. Build them with
+ * `@image-refresh/k8s-adapter`, with `simPorts` from `@image-refresh/core/sim`,
+ * or implement {@link ClusterPort} and {@link RegistryPort} yourself.
+ */
+export interface TickPorts {
+  /** The jobs-manager Deployment's bookkeeping and the three workloads. */
+  readonly cluster: ClusterPort;
+  /** Where floating tags are resolved to digests. */
+  readonly registry: RegistryPort;
+  /** Where findings are also recorded as Kubernetes Events; optional, and never able to change the outcome. */
+  readonly events?: EventsPort;
+}
+
+/**
+ * The timers the tick's backstop uses (I17: whatever a port does, its call
+ * ends once its bound has passed); the platform's `setTimeout` by default.
+ * Inject fake ones to test a port that never answers without waiting.
+ */
+export interface Timers {
+  readonly setTimeout: (callback: () => void, ms: number) => unknown;
+  readonly clearTimeout: (handle: unknown) => void;
+}
+
+/** How to run a tick; every field is optional. */
+export interface TickOptions {
+  /** Timers for the per-call backstop; the platform's by default. */
+  readonly timers?: Timers;
+  /** Called with each event as the tick emits it (the outcome has them all, at the end). */
+  readonly onEvent?: (event: TickEvent) => void;
+  /**
+   * Aborted (reason: `interruptedBy('SIGTERM')`), the tick starts no further
+   * port call and ends `interrupted` with exit 143 / 130 (issue 13). Abort the
+   * ports' waits and reads with it too; a write already sent is awaited.
+   */
+  readonly signal?: TickSignal;
+}
