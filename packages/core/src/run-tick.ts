@@ -19,7 +19,7 @@ export { provideTickPorts, runTickAsActor } from './shell/as-actor.js';
 export type { TickOptions, TickPorts, Timers } from './shell/tick-ports.js';
 
 /**
- * Run one tick to completion (SPEC §3): mirror guard, settled guard and skip
+ * Run one tick to completion (docs/behaviour.md §3): mirror guard, settled guard and skip
  * streak, resolve, compare, flap back-off, re-image and wait, success reset,
  * record — asking the ports for everything.
  *
@@ -28,7 +28,7 @@ export type { TickOptions, TickPorts, Timers } from './shell/tick-ports.js';
  * timeouts plus a grace (I17) — a port that hangs ends as a `Timeout`, a port
  * that throws or rejects is a failed call, never an exception out of here.
  * Port failures never reject: they become the outcome (`exitCode` 1 with a
- * finding, or 0 with a WARN where SPEC §3 says the tick goes on). Findings and
+ * finding, or 0 with a WARN where docs/behaviour.md §3 says the tick goes on). Findings and
  * warnings are then recorded through `ports.events` when present and
  * `config.kubernetesEvents` is on; a failed Event is a WARN and changes
  * nothing else (I18b).
@@ -79,7 +79,7 @@ const configInvalid = (errors: readonly ConfigError[]): TickOutcome => {
  * ({@link runTick}) — what the CronJob does. A malformed environment ends
  * with `result: 'configInvalid'`, exit 2 and one `CONFIG_INVALID` finding per
  * problem, before `makePorts` is even called: no API call, no registry call
- * (SPEC §2, I18).
+ * (docs/behaviour.md §2, I18).
  *
  * @param env - the environment, e.g. `process.env`.
  * @param makePorts - builds the ports from the parsed config; called at most once.

@@ -6,8 +6,8 @@ import type { ConfigError } from '../src/config/tick-config.js';
 import { runTickFromEnvironment } from '../src/run-tick.js';
 import { SIM_ENVIRONMENT, SimWorld, simConfig, simPorts } from '../src/sim/index.js';
 
-// SPEC §2: the chart's environment contract. A malformed value is exit 2 with
-// a message naming the variable — never a silently disabled guard (SPEC §5).
+// docs/behaviour.md §2: the chart's environment contract. A malformed value is exit 2 with
+// a message naming the variable — never a silently disabled guard (docs/behaviour.md §5).
 
 const problems = (env: Record<string, string | undefined>): readonly ConfigError[] => {
   const parsed = parseTickConfig(env);

@@ -13,7 +13,7 @@ import { simConfig } from '../src/sim/index.js';
 
 // Every operator line, word for word, in one reviewed file
 // (__golden__/operator-lines.txt). The chart's script is replaced drop-in and
-// operators grep its phrases (SPEC §3), so a changed word is a change to the
+// operators grep its phrases (docs/behaviour.md §3), so a changed word is a change to the
 // contract, to be made on purpose: `vitest run -u` rewrites the file and the
 // diff is the review. operator-lines.test.ts states the grep-able phrases one
 // by one; this pins the rest — hints, counts, the words a condition chooses —

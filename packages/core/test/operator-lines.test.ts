@@ -5,7 +5,7 @@ import { imageSpec, workloadRef } from '../src/domain/workloads.js';
 import * as say from '../src/machine/messages.js';
 import { simConfig } from '../src/sim/index.js';
 
-// The operator's lines, one message at a time (SPEC §3: "operators grep for
+// The operator's lines, one message at a time (docs/behaviour.md §3: "operators grep for
 // the phrases quoted above, so keep them"). Each case states the edge it is
 // about and asserts the level and code machines key on, the grep-able phrase,
 // and the part a condition chooses — the words Stryker showed no scenario

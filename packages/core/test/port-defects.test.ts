@@ -14,7 +14,7 @@ import { anEdge, JM } from './support/edge.js';
 // the tick's own lines — never a crash and never a silent pass. Each case
 // states its edge; Stryker showed these paths unread (pnpm mutation).
 
-/** The port calls of SPEC §3, each reached by the drifting edge below. */
+/** The port calls of docs/behaviour.md §3, each reached by the drifting edge below. */
 const SPEC_ACTORS = [
   'readJobsManager',
   'patchBookkeeping',

@@ -3,7 +3,7 @@ import { ANNOTATION } from '../src/domain/workloads.js';
 import { simDigest } from '../src/sim/index.js';
 import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
-// SPEC §3.3–§3.8: resolve, compare, flap back-off, re-image, success reset,
+// docs/behaviour.md §3.3–§3.8: resolve, compare, flap back-off, re-image, success reset,
 // record. Assertions are the writes the simulated cluster received, in order.
 
 const JM_KEY = 'tracebloc.io/last-refreshed-jobs-manager-digest';
@@ -231,7 +231,7 @@ describe('flap back-off (#563, #626)', () => {
   });
 });
 
-describe('recorded digests are read fail-closed (SPEC §5)', () => {
+describe('recorded digests are read fail-closed (docs/behaviour.md §5)', () => {
   it('unreadable records re-image nothing and record nothing: never "first observation"', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));

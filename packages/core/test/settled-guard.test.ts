@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATION } from '../src/domain/workloads.js';
 import { anEdge } from './support/edge.js';
 
-// SPEC §3.2 — every case of the reference's bats suite
+// docs/behaviour.md §3.2 — every case of the reference's bats suite
 // (scripts/tests/image-refresh-skip-streak.bats, #1964 and #2007), plus the
 // streak write that the reference leaves to `set -e`.
 

@@ -6,7 +6,7 @@ import {
   deploymentSettledness,
 } from '../src/domain/settledness.js';
 
-// kubectl's rollout-status rules, in kubectl's order (STYLE §1).
+// kubectl's rollout-status rules, in kubectl's order (kubectl pkg/polymorphichelpers/rollout_status.go).
 
 const rolledOut: DeploymentRolloutView = {
   name: 'stg-jobs-manager',

@@ -16,7 +16,7 @@ import { SIM_ENVIRONMENT } from '../src/sim/index.js';
 
 const SHA256 = `sha256:${'a'.repeat(64)}`;
 
-describe('counterValue and isRecorded (SPEC §2: absent, empty or not decimal counts as 0)', () => {
+describe('counterValue and isRecorded (docs/behaviour.md §2: absent, empty or not decimal counts as 0)', () => {
   it.each([
     ['7', 7],
     ['007', 7],
@@ -129,7 +129,7 @@ describe('settledness messages and kubectl order', () => {
     ).toBe('Settled'));
 });
 
-describe('configuration edges (SPEC §2)', () => {
+describe('configuration edges (docs/behaviour.md §2)', () => {
   const problemsOf = (env: Record<string, string>) => {
     const parsed = parseTickConfig({ ...SIM_ENVIRONMENT, ...env });
     return E.isLeft(parsed) ? parsed.left.map(describeConfigError) : [];

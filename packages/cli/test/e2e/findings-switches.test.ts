@@ -35,7 +35,8 @@ import {
 // fresh release on its own fake server and pushes its own first builds, so
 // the stories share nothing but the registry process. Assertions are exit
 // codes, what the API server holds and received, and the one line that
-// matters — never a banner (shared/seeds/000).
+// matters — never a banner (the chart's bats suite learnt it in the
+// pull request for backend#1964).
 //
 // The registry is reached through a budget proxy (support/registry-budget-
 // proxy.ts) that stamps Docker Hub's ratelimit headers on manifest answers

@@ -42,7 +42,7 @@ import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bun
 // codes, what the servers hold afterwards, and the one log line that matters
 // — never a banner: the TICK_START banner names requests-proxy and
 // resource-monitor on every tick, so a whole-output grep for them proves
-// nothing (shared/seeds/000: that exact assertion once passed while the
+// nothing (the chart's bats suite, backend#1964: that exact assertion once passed while the
 // script exited long before the guard).
 //
 // Mutations of the CLI's src that redden it, each run by hand in a private
@@ -182,7 +182,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         expect(theLine(run.stderr, 'digest changed')).toContain(
           `${JM}: digest changed (${digest.jm1} -> ${digest.jm2})`,
         );
-        // SPEC §3.6: set image, wait for that rollout, then the next workload.
+        // docs/behaviour.md §3.6: set image, wait for that rollout, then the next workload.
         const at = (phrase: string) => run.stderr.indexOf(theLine(run.stderr, phrase));
         const order = [
           at('set image deployment/stg-jobs-manager'),

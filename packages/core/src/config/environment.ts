@@ -1,8 +1,8 @@
-// The chart's environment contract (SPEC §2). Names are load-bearing: the
+// The chart's environment contract (docs/behaviour.md §2). Names are load-bearing: the
 // CronJob template sets exactly these.
 /**
  * The names of the environment variables a tick reads, by config field: the
- * chart's contract (SPEC §2) plus ours. Build an {@link Environment} with them
+ * chart's contract (docs/behaviour.md §2) plus ours. Build an {@link Environment} with them
  * rather than with string literals; the names never change within a major.
  */
 export const ENV = {

@@ -6,7 +6,7 @@ import type { ConfigError, PinName, TickConfig } from './tick-config.js';
 // Every problem at once, each naming the variable and its value: an operator
 // fixing a values file should not have to redeploy once per typo. Nothing here
 // silently disables a guard — the reference's `[ n -ge abc ]` is false, which
-// turned a typo'd ceiling into no ceiling (SPEC §5).
+// turned a typo'd ceiling into no ceiling (docs/behaviour.md §5).
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -139,7 +139,7 @@ const floor = (env: Environment, problems: Problems, variable: string, fallback:
 };
 
 /**
- * Parse and validate the chart's environment (SPEC §2) into a
+ * Parse and validate the chart's environment (docs/behaviour.md §2) into a
  * {@link TickConfig}. Pure: reads only `env`.
  *
  * Returns `Left` with every problem at once, each naming its variable and
@@ -148,7 +148,7 @@ const floor = (env: Environment, problems: Problems, variable: string, fallback:
  * valid Kubernetes name, a ceiling that is not a whole number ≥ 1, a pin or
  * switch that is not `0`/`1`, a duration without a unit or not above zero, a
  * registry or token realm URL that is not http(s). Nothing is silently defaulted or disabled
- * — the reference's non-integer ceiling turned its guard off (SPEC §5); here
+ * — the reference's non-integer ceiling turned its guard off (docs/behaviour.md §5); here
  * it is a configuration error, exit 2 (I18).
  */
 export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError[], TickConfig> => {

@@ -47,7 +47,7 @@ export interface TickConfig {
   /**
    * FLAP_LOCKOUT_EXIT=1: a tick in flap lockout with drift pending exits 1.
    * Off by default for drop-in compatibility: the reference exits 0 there
-   * (SPEC §5, "green while frozen", noted in the seeds but left alone).
+   * (docs/behaviour.md §5, "green while frozen", noted in the seeds but left alone).
    */
   readonly flapLockoutIsFinding: boolean;
   /** Below this `ratelimit-remaining` (or after any 429) no re-image starts: every re-image makes nodes pull. */

@@ -1,7 +1,7 @@
 import type { Option } from 'fp-ts/lib/Option.js';
 import * as O from 'fp-ts/lib/Option.js';
 
-// SPEC §2: a counter whose value is absent, empty or not a decimal integer
+// docs/behaviour.md §2: a counter whose value is absent, empty or not a decimal integer
 // counts as 0 — the reference's `case ''|*[!0-9]*) n=0`. A decimal too large to
 // count exactly is still "very large", never 0: collapsing it would reset a
 // streak that is certainly past its ceiling (#1964).
@@ -10,7 +10,7 @@ const LARGEST = Number.MAX_SAFE_INTEGER - 1;
 
 /**
  * The value of a bookkeeping counter annotation (skip streak, refresh
- * attempt), read as the reference reads it (SPEC §2): absent, empty or not a
+ * attempt), read as the reference reads it (docs/behaviour.md §2): absent, empty or not a
  * decimal integer counts as 0; a decimal too large to count exactly is
  * capped, never collapsed to 0 (a streak past its ceiling stays past it, I5).
  */

@@ -16,7 +16,7 @@ import {
   workloadRef,
 } from './workloads.js';
 
-// SPEC §3.4: compare what the registry reports with what was recorded, and turn
+// docs/behaviour.md §3.4: compare what the registry reports with what was recorded, and turn
 // drift into per-workload patches. Pure; the machine only asks.
 
 export type ImageResolution =

@@ -1,13 +1,13 @@
 import type { PinName, TickConfig } from '../config/tick-config.js';
 import type { Settledness } from './settledness.js';
 
-// The chart's contract (SPEC §2): which image runs in which container of which
+// The chart's contract (docs/behaviour.md §2): which image runs in which container of which
 // workload, and where image-refresh keeps its bookkeeping. Container names are
 // contractual with the chart's templates; change them only together.
 
 export type { PinName };
 
-/** The three images image-refresh follows (SPEC §2). */
+/** The three images image-refresh follows (docs/behaviour.md §2). */
 export type ImageName = 'jobs-manager' | 'pods-monitor' | 'resource-monitor';
 /** The three workloads it re-images; requests-proxy runs the jobs-manager image. */
 export type WorkloadId = 'jobs-manager' | 'requests-proxy' | 'resource-monitor';
@@ -64,7 +64,7 @@ export const imageSpec = (name: ImageName): ImageSpec => {
 
 /**
  * The bookkeeping annotation keys on the jobs-manager Deployment, the
- * reference's names (SPEC §2). A counter whose value is absent, empty or not
+ * reference's names (docs/behaviour.md §2). A counter whose value is absent, empty or not
  * a decimal integer counts as 0 (`counterValue`).
  */
 export const ANNOTATION = {

@@ -2,8 +2,8 @@ import type { AnyStateMachine } from 'xstate';
 
 // The tick machine as a Mermaid state diagram, generated from the machine
 // definition itself so the published picture cannot drift from the code
-// (STYLE §2). Walks machine.root: xstate's own graph helpers drop `always`
-// edges (NOTES), which carry half of this machine's decisions.
+// (the machine reads like its diagram). Walks machine.root: xstate's own graph helpers drop `always`
+// edges (@xstate/graph's toDirectedGraph), which carry half of this machine's decisions.
 
 interface NodeLike {
   readonly key: string;

@@ -7,7 +7,7 @@ import { IMAGES, type ImageSpec, type WorkloadId } from '../domain/workloads.js'
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 
 // Pure helpers the machine's actions call. Kept out of the state tree so it
-// stays pure structure (STYLE §2).
+// stays pure structure that reads like the diagram.
 
 /**
  * The images a tick asks the registry about. A pinned image is not even

@@ -1,7 +1,7 @@
 // What an operator sees, as data. The CLI prints one `[image-refresh]` line per
 // event (hints as continuation lines) or one JSON object per event; codes are
 // stable for machines, messages keep the reference's phrases for humans who
-// grep (SPEC §3: "operators grep for the phrases quoted above").
+// grep (docs/behaviour.md §3: "operators grep for the phrases quoted above").
 
 /** `error` is a finding (exit 1, I18); `warn` is said loudly but the tick goes on; `info` narrates. */
 export type EventLevel = 'info' | 'warn' | 'error';

@@ -45,7 +45,7 @@ import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite, TickOutcome, TickResult, WriteKind } from './tick-outcome.js';
 import { outcomeOf } from './tick-outcome-of.js';
 
-// One tick of SPEC §3 as a state machine. Every step is a state, every decision
+// One tick of docs/behaviour.md §3 as a state machine. Every step is a state, every decision
 // a named guard, every port call a named actor; the machine does no I/O and
 // reads no clock. The actors below are typed placeholders: runTick never
 // starts them — it folds the machine with xstate's pure step functions and
@@ -159,13 +159,13 @@ const announcePlan = (config: TickConfig, plan: RefreshPlan): TickEvent[] => [
   ...plan.live.map((finding) => say.liveDrift(config, finding)),
 ];
 
-/** Each final state hands out its own outcome (NOTES: the root output would see the previous state). */
+/** Each final state hands out its own outcome (xstate 5: the root's output would see the previous state). */
 const outcome =
   (result: TickResult) =>
   ({ context }: { context: TickContext }): TickOutcome =>
     outcomeOf(result, context);
 
-/** The machine's named guards, actions and actors, set up once (STYLE §2). */
+/** The machine's named guards, actions and actors, set up once: the state tree refers to them by name only. */
 const tickSetup = setup({
   types: {
     context: {} as TickContext,
@@ -438,7 +438,7 @@ const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as c
 const MISSING_CONFIG = new Error('the tick machine needs a parsed TickConfig as its input');
 
 /**
- * One tick of SPEC §3 as an xstate v5 machine: one state per step, one named
+ * One tick of docs/behaviour.md §3 as an xstate v5 machine: one state per step, one named
  * guard per decision, one named actor per port call (the actors are typed
  * placeholders; `runTick` binds them to ports). It does no I/O and
  * reads no clock (I20). Public for those who inspect or draw it — walk

@@ -16,7 +16,7 @@ import type { ContainerImage, LiveWorkload, WorkloadRef } from '../domain/worklo
  * Why a rollout wait failed: the workload could not be read ({@link PortError}),
  * will never finish, or did not finish within ROLLOUT_TIMEOUT. Any of them
  * fails the tick (exit 1) and leaves the attempt counter incremented and the
- * digests unrecorded (SPEC §3.6, I7, I10).
+ * digests unrecorded (docs/behaviour.md §3.6, I7, I10).
  */
 export type RolloutError =
   | PortError

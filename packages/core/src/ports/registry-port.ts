@@ -20,7 +20,7 @@ export interface DigestRequest {
 }
 
 /**
- * Where a tick resolves floating tags to digests (SPEC §3.3). One call per
+ * Where a tick resolves floating tags to digests (docs/behaviour.md §3.3). One call per
  * tick, for the unpinned images only (I13). It never fails as a whole: each
  * answer is that image's own `Either`, in request order.
  */

@@ -7,7 +7,7 @@ const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
 
 import { ATTEMPT, FLAP, STREAK, type TickView } from './tick-view.js';
 
-// What image-refresh promises, tick after tick (SPEC §4). Each invariant is
+// What image-refresh promises, tick after tick (docs/behaviour.md §4). Each invariant is
 // stated once: its id, one sentence, where the lesson comes from, the ticks it
 // speaks about (`appliesTo` — counted, so none can hold vacuously) and how a
 // tick breaks it (`violation` — undefined when it holds). The property suite

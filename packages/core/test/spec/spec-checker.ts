@@ -134,7 +134,11 @@ export const SITUATIONS: readonly Situation[] = [
     invariants: 'I17',
     when: (t) => Object.values(t.record.before.clusterFaults).includes('Hang'),
   },
-  { name: 'unreadable recorded digests', invariants: 'SPEC §5 I7', when: (t) => t.failed('readRecordedDigests') },
+  {
+    name: 'unreadable recorded digests',
+    invariants: 'docs/behaviour.md §5 I7',
+    when: (t) => t.failed('readRecordedDigests'),
+  },
 ];
 
 const cleanUnsettled = (t: TickView): boolean =>

@@ -229,7 +229,7 @@ export class TickView {
 /**
  * Calls whose failure is a WARN and exit 0 by design: the best-effort streak
  * clear (#2007), the fail-closed reads whose safe branch is "do nothing this
- * tick" (#626, SPEC §5), one image's resolution (I15), the live and decoupled
+ * tick" (#626, docs/behaviour.md §5), one image's resolution (I15), the live and decoupled
  * reads (issue 7) and Kubernetes Events (I18b).
  */
 export const BENIGN_FAILURES: ReadonlySet<string> = new Set([

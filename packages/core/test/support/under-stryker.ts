@@ -6,7 +6,7 @@ import fc from 'fast-check';
 // selects the tests to run against a mutant BY NAME, and the property suite's
 // describe block names its seed. A seed drawn from the clock differs between
 // Stryker's dry run and every mutant run, so no name matches and each mutant
-// "survives" with 0 tests run (NOTES, Stryker 9.6). And a full-strength run
+// "survives" with 0 tests run (Stryker 9.6 with @fast-check/vitest). And a full-strength run
 // (1,500 sequences, ~25 s) for each of the hundreds of mutants it covers would
 // take hours. So under Stryker the suite runs a small, fixed sample: 30
 // sequences from seed 2024. Its vacuity test is switched off there

@@ -17,7 +17,7 @@ export const createAppsApi = (
 
 /**
  * Per-call options forcing a patch's content type. client-node sends
- * `application/json-patch+json` unless told otherwise (NOTES);
+ * `application/json-patch+json` unless told otherwise (client-node 1.4.0);
  * `setHeaderOptions` appends its middleware (`middlewareMergeStrategy:
  * 'append'`), so the configured request bound still applies.
  */

@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { type RequestSignals, requestTimeout } from './request-timeout.js';
 
 // Every generated client the adapter uses (apps/v1, events.k8s.io/v1) is
-// built here, so each gets the same request bound (I10, NOTES) and the same
+// built here, so each gets the same request bound (I17; client-node 1.4.0 has no per-call timeout) and the same
 // list of secrets to keep out of messages.
 
 export interface BoundedClient<Api> {

@@ -4,7 +4,7 @@
 
 /** What a caller may tune on `createClusterPort`; every field is optional. */
 export interface ClusterPortOptions {
-  /** How often an unsettled workload is re-read while waiting (default 2 s; NOTES: 2–5 s). */
+  /** How often an unsettled workload is re-read while waiting (default 2 s; client-node's Watch has no timeout, so we poll every 2–5 s). */
   readonly pollIntervalMs?: number;
   /** How often `onProgress` is called while waiting (default 30 s). */
   readonly progressIntervalMs?: number;

@@ -33,7 +33,7 @@ import {
 } from './workload-api.js';
 import { imageOwnersOf, type WorkloadSnapshot, workloadSnapshot } from './workload-snapshot.js';
 
-// core's ClusterPort on the Kubernetes API (SPEC §3), one instance per tick.
+// core's ClusterPort on the Kubernetes API (docs/behaviour.md §3), one instance per tick.
 // The jobs-manager Deployment is read once per tick: observeJobsManager GETs
 // it (re-reading only while it is not settled, within the settle window) and
 // keeps a plain snapshot; the bookkeeping reads are answered from that

@@ -9,7 +9,7 @@ import { redactSecrets } from './redact-secrets.js';
 // Where the adapter's credentials come from, said out loud. In the CronJob
 // that is the pod's service account; anywhere else a kubeconfig. client-node's
 // loadFromDefault tries KUBECONFIG, ~/.kube/config, the service account, and
-// then silently falls back to http://localhost:8080 (NOTES) — a guess an
+// then silently falls back to http://localhost:8080 (client-node 1.4.0) — a guess an
 // operator would never see. So the choice is made here, in the order the
 // CronJob needs (service account first), and a missing configuration is an
 // error that names what was looked for.

@@ -6,7 +6,7 @@ import type { WorkloadSnapshot } from './workload-snapshot.js';
 // Waiting for a workload to settle, by polling: one bounded GET every
 // `intervalMs` until it is Settled or Failed or the window closes, the last
 // read landing on the deadline itself. No Watch: client-node 1.4.0's Watch has
-// no effective timeout and can hang forever (NOTES), and a wait must end
+// no effective timeout and can hang forever (client-node 1.4.0), and a wait must end
 // (I17). A read that fails with Timeout or Transport is retried within the
 // window — a rollout outlives a blip of the apiserver — while NotFound,
 // Forbidden and Malformed end the wait at once: they do not heal by waiting.

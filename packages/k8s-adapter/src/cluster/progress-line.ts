@@ -7,7 +7,7 @@ import {
   type WorkloadRef,
 } from '@image-refresh/core';
 
-// What a wait says while it waits (SPEC §3: the CronJob's log is the
+// What a wait says while it waits (docs/behaviour.md §3: the CronJob's log is the
 // operator's window; `kubectl logs -f` must show the job is alive and what
 // it is waiting for, with numbers):
 //   waiting for deployment/stg-jobs-manager: 0 of 1 updated replicas are available (1m30s of 10m)

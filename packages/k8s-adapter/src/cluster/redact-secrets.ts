@@ -1,4 +1,4 @@
-// The bearer token must never reach a log line or an error text (SPEC §2: the
+// The bearer token must never reach a log line or an error text (docs/behaviour.md §2: the
 // CronJob's output is read by whoever can read pod logs). Error texts come
 // from the server and from the transport, and either may echo a request
 // header — a proxy's error page, a debugging sidecar — and a kubeconfig that

@@ -5,8 +5,8 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 
-// Every non-watch API request is bounded (SPEC §3, I17). client-node 1.4.0 has
-// no request-timeout option (NOTES: `setRequestTimeoutOptions` does not
+// Every non-watch API request is bounded (docs/behaviour.md §3, I17). client-node 1.4.0 has
+// no request-timeout option (client-node 1.4.0: `setRequestTimeoutOptions` does not
 // exist), so the bound is an AbortSignal set on each request by a middleware.
 // node-fetch honours the signal while waiting for headers and while reading
 // the body, so a server that answers half an object is cut off too. The

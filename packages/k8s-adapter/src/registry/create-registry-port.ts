@@ -16,7 +16,7 @@ import {
 import { pullScope, requestToken } from './token-request.js';
 import type { BearerChallenge } from './www-authenticate.js';
 
-// core's RegistryPort on the OCI distribution API (SPEC §3.3).
+// core's RegistryPort on the OCI distribution API (docs/behaviour.md §3.3).
 //
 // Request budget of one resolveDigests(n repos), all answers 200:
 //   - realm known before any 401 (Docker Hub's registry, or
@@ -70,7 +70,7 @@ const guarded = (request: DigestRequest, answer: () => Promise<Answer>): Promise
   answer().catch(defect(request));
 
 /**
- * Core's `RegistryPort` on the OCI distribution API (SPEC §3.3): per repo a
+ * Core's `RegistryPort` on the OCI distribution API (docs/behaviour.md §3.3): per repo a
  * manifest HEAD with the four manifest media types in one Accept, anonymous
  * bearer tokens (one for all repos when the token server allows) from a realm
  * known up front — Docker Hub's, or `options.authUrl` — else from the

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { HeaderReader } from './http-transport.js';
 import type { RegistryClient } from './registry-client.js';
 
-// One HTTP request, bounded on its own (SPEC §2 REGISTRY_TIMEOUT, I17): the
+// One HTTP request, bounded on its own (docs/behaviour.md §2 REGISTRY_TIMEOUT, I17): the
 // signal covers connecting, the headers and the body. TLS verification is
 // Node's default — on, always; nothing here may pass a dispatcher or agent
 // that could turn it off (http-transport.ts).

@@ -17,7 +17,7 @@ import { type BearerChallenge, bearerChallenge } from './www-authenticate.js';
 
 // One `HEAD /v2/<repo>/manifests/<tag>`: the only request that touches a
 // manifest. Never a GET — on Docker Hub a GET counts as a pull against the
-// 100 / 6 h budget and a HEAD does not (NOTES "Registry").
+// 100 / 6 h budget and a HEAD does not (Docker Hub's rate-limit documentation).
 
 export type HeadOutcome =
   /** The registry's final word on this repo:tag. */

@@ -1,4 +1,4 @@
-// SPEC §3.3 and NOTES "Registry": one Accept listing all four manifest media
+// docs/behaviour.md §3.3: one Accept listing all four manifest media
 // types, so a multi-arch index and a single manifest, OCI or Docker, each
 // answer with the digest the tag points to. Verified on distribution 2.8.2:
 // without the OCI types an OCI manifest answers 404 — a wrong NotFound.

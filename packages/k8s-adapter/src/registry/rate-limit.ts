@@ -2,7 +2,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { HeaderReader } from './http-transport.js';
 
 // Docker Hub sends `ratelimit-limit: 100;w=21600` and `ratelimit-remaining:
-// 76;w=21600` on manifest HEADs too (NOTES "Registry"). The operator wants
+// 76;w=21600` on manifest HEADs too (Docker Hub's rate-limit headers). The operator wants
 // the remaining budget in the log before it runs out, not a 429 afterwards.
 
 /** The pull budget a registry reported on a manifest HEAD (Docker Hub's `ratelimit-*` headers). */

@@ -1,7 +1,7 @@
 import type { RegistryError, Resolution } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 
-// Never a token in an error message or a log line (brief, SPEC §3 logs go to
+// Never a token in an error message or a log line (brief, docs/behaviour.md §3 logs go to
 // stderr and into cluster logging). The code never interpolates one; this pass
 // also catches a server that echoes it back in a challenge or an error body.
 

@@ -3,7 +3,7 @@ import type { RateLimitBudget } from './rate-limit.js';
 
 /** What `createRegistryPort` needs; only `baseUrl` is required. */
 export interface RegistryPortOptions {
-  /** Registry API base: the config's registryUrl (SPEC §2: IMAGE_REFRESH_REGISTRY_URL). */
+  /** Registry API base: the config's registryUrl (docs/behaviour.md §2: IMAGE_REFRESH_REGISTRY_URL). */
   readonly baseUrl: string;
   /**
    * The token realm to ask before any HEAD (the config's authUrl,

@@ -7,8 +7,8 @@ import type { RegistryClient } from './registry-client.js';
 import { statusError } from './status-error.js';
 import type { BearerChallenge } from './www-authenticate.js';
 
-// The anonymous bearer-token flow of the distribution spec (NOTES
-// "Registry"): GET the challenge's realm with its service and one `scope`
+// The anonymous bearer-token flow of the distribution spec (its token
+// authentication specification): GET the challenge's realm with its service and one `scope`
 // per repository, take `token` (or the OAuth2 `access_token`). Only anonymous
 // tokens: this job never holds registry credentials. The token itself never
 // goes into a message — a malformed answer is described by its keys only.

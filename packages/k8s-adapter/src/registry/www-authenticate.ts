@@ -1,8 +1,8 @@
 import * as O from 'fp-ts/lib/Option.js';
 
 // RFC 7235 challenges, parsed by hand because the registry chooses the auth
-// host (NOTES "Registry": realm, service and scope come from the 401, never
-// from a hard-coded auth.docker.io). Quoted values may hold commas, `=` and
+// host (realm, service and scope come from the 401 when the realm is not
+// known beforehand, docs/behaviour.md §3.3). Quoted values may hold commas, `=` and
 // backslash escapes; several challenges may share one header (fetch joins
 // repeated WWW-Authenticate headers with ", ").
 

@@ -15,7 +15,7 @@ import {
   testConfig,
 } from './cluster-test-kit.js';
 
-// The settled guard's question and the bookkeeping reads (SPEC §3.2): one GET
+// The settled guard's question and the bookkeeping reads (docs/behaviour.md §3.2): one GET
 // of the jobs-manager Deployment per tick, re-read only while it is not
 // settled, within the settle window; every read after it is served from the
 // snapshot it kept.

@@ -11,7 +11,7 @@ import {
   testConfig,
 } from './cluster-test-kit.js';
 
-// waitForRollout (SPEC §3.6): poll under ROLLOUT_TIMEOUT until the workload is
+// waitForRollout (docs/behaviour.md §3.6): poll under ROLLOUT_TIMEOUT until the workload is
 // settled by kubectl's rules; a rollout that can never finish fails at once,
 // one still waiting at the deadline times out with what it waited for; and
 // while it waits, it says so at least every progress interval.

@@ -128,7 +128,7 @@ describe('annotation writes', () => {
     ]);
   });
 
-  it('fails a write the server refuses, with its words (a failed write fails the tick: SPEC §3.5)', async () => {
+  it('fails a write the server refuses, with its words (a failed write fails the tick: docs/behaviour.md §3.5)', async () => {
     const c = await start();
     c.server.inject(
       { route: 'patch' },

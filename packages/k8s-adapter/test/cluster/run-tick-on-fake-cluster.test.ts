@@ -6,7 +6,7 @@ import { annotationsOf, type ChartCluster, imagesOf, JOBS_MANAGER, NS } from '..
 import { calls, chartClusterPerTest, portOn, testConfig } from './cluster-test-kit.js';
 
 // Core's tick machine on the real adapter against the fake API server: the
-// port behaves as the core simulator's does, so SPEC §3 holds on the wire —
+// port behaves as the core simulator's does, so docs/behaviour.md §3 holds on the wire —
 // one request for a steady tick, the right writes in the right order for the
 // others. The registry is a stub here (its adapter is tested on its own).
 
@@ -77,7 +77,7 @@ describe('a tick on the adapter and the fake API server', () => {
     const annotations = annotationsOf(c.jobsManager());
     expect(annotations[RECORD.jobsManager]).toBe(digest('9'));
     expect(annotations).not.toHaveProperty(ATTEMPT);
-    // The writes, in the order SPEC §3.5–3.8 demands.
+    // The writes, in the order docs/behaviour.md §3.5–3.8 demands.
     const writes = c.server.requests
       .filter((r) => r.route === 'patch')
       .map((r) => `${r.name} ${r.contentType?.split('/')[1]} ${r.body}`);

@@ -14,7 +14,7 @@ import { RealStack } from './support/real-stack.js';
 
 // What a steady tick — settled, nothing drifted — costs on the real stack,
 // counted where it lands: at the fake API server, at the proxy in front of
-// the registry, and at the token server. SPEC §2: "a tick costs one manifest
+// the registry, and at the token server. docs/behaviour.md §2: "a tick costs one manifest
 // HEAD per unpinned image" against a budget of 100 pulls / 6 h per IP; the
 // adapter reads the jobs-manager Deployment once per tick.
 //
@@ -22,7 +22,7 @@ import { RealStack } from './support/real-stack.js';
 // third case pins what it costs instead: the registry port learns the
 // Bearer challenge with an anonymous HEAD of the first repo, and the CronJob
 // builds a fresh port for its only tick, so every tick pays that probe. On
-// Docker Hub a HEAD never counts as a pull (NOTES), so it costs latency, not
+// Docker Hub a HEAD never counts as a pull (its rate-limit documentation), so it costs latency, not
 // budget; it is reported, not hidden. Where the token realm is known up front
 // — Docker Hub's, or IMAGE_REFRESH_AUTH_URL (issue 14) — there is no probe.
 

@@ -13,7 +13,7 @@ import {
 } from '../support/registry-process.js';
 import { type Pushed, pushImage, pushIndex } from '../support/registry-push.js';
 
-// SPEC §3.3 against a real registry without auth (distribution 2.8.2, the
+// docs/behaviour.md §3.3 against a real registry without auth (distribution 2.8.2, the
 // Debian docker-registry package): one HEAD per repo, the four media types in
 // one Accept, the tag's current digest, NotFound for what is not there.
 

@@ -5,7 +5,7 @@ import { chartWorkloads } from './fake-api-objects.js';
 import type { JsonObject } from './fake-api-patch.js';
 import { type FakeApiServer, type FakeApiServerOptions, startFakeApiServer } from './fake-api-server.js';
 
-// A fake API server holding one release of the chart (SPEC §2, named as the
+// A fake API server holding one release of the chart (docs/behaviour.md §2, named as the
 // core simulator's SIM_ENVIRONMENT names it), with a kubeconfig for it.
 
 export const NS = 'tracebloc';
@@ -14,7 +14,7 @@ export const JOBS_MANAGER = 'stg-jobs-manager';
 export const REQUESTS_PROXY = 'stg-requests-proxy';
 export const RESOURCE_MONITOR = 'stg-resource-monitor';
 
-/** The chart's containers per workload object and the repository each runs (SPEC §2). */
+/** The chart's containers per workload object and the repository each runs (docs/behaviour.md §2). */
 export const CHART_CONTAINERS: Readonly<Record<string, readonly { container: string; repo: string }[]>> = {
   [JOBS_MANAGER]: [
     { container: 'api', repo: 'tracebloc/jobs-manager' },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 // A kubeconfig pointing at a fake API server, for real kubectl and for
 // client-node alike. The server is plain http://, and client-node 1.4.0
 // refuses that protocol unless the cluster says insecure-skip-tls-verify
-// (NOTES); kubectl accepts the same file.
+// (client-node 1.4.0 refuses plain http otherwise); kubectl accepts the same file.
 
 export interface FakeKubeconfig {
   /** The temp dir holding it; also a clean HOME for kubectl (its discovery cache lives there). */

@@ -1,6 +1,6 @@
 import type { JsonObject } from './fake-api-patch.js';
 
-// Seed objects shaped like the ones the chart renders (SPEC §2), settled:
+// Seed objects shaped like the ones the chart renders (docs/behaviour.md §2), settled:
 // a fresh install runs repo:tag and every rollout has finished.
 
 export type FakeKind = 'Deployment' | 'DaemonSet';
@@ -109,7 +109,7 @@ export const daemonSetObject = (seed: DaemonSetSeed): JsonObject => {
   };
 };
 
-/** The release `stg` of SPEC §2, as the core simulator's SIM_ENVIRONMENT names it. */
+/** The release `stg` of docs/behaviour.md §2, as the core simulator's SIM_ENVIRONMENT names it. */
 export const chartWorkloads = (
   options: { release?: string; namespace?: string; nodeAgentsNamespace?: string; tag?: string } = {},
 ) => {

@@ -1,7 +1,7 @@
 import { type HttpFetch, nodeHttpFetch } from '../../src/registry/http-transport.js';
 
 // The adapter's fetch in tests: anything but 127.0.0.1 is refused loudly
-// (STYLE §4: a fake that fails on what it does not model), so no test can
+// (as the chart's bats suite's stub does: a fake that fails on what it does not model), so no test can
 // reach Docker Hub or any other host, whatever the code under test does.
 
 export const localOnlyFetch: typeof fetch = (input, init) => {

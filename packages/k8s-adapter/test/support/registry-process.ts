@@ -7,7 +7,7 @@ import { freePort } from './registry-local-server.js';
 
 // A real registry (Debian's docker-registry: distribution 2.8.2) on
 // 127.0.0.1, storage in a temp dir, no Docker needed. Ready in ≈ 40 ms
-// (NOTES "Registry"). Tests that need it skip, naming the package, when the
+// (Debian's docker-registry, distribution 2.8). Tests that need it skip, naming the package, when the
 // binary is missing.
 
 export const REGISTRY_BINARY = '/usr/bin/docker-registry';

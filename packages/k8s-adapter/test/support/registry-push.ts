@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-// Pushing images with plain HTTP, as the distribution spec describes (NOTES
-// "Registry"): POST an upload, PUT the blob to its Location with the digest,
+// Pushing images with plain HTTP, as the distribution spec describes (its
+// push section): POST an upload, PUT the blob to its Location with the digest,
 // then PUT the manifest under a tag. Each push makes fresh blobs, so pushing
 // the same tag again moves it to a new digest — the event a tick looks for.
 

@@ -68,8 +68,8 @@ const patchBodyOf = (scope: string): string =>
  * The faults that can be staged on the real API. The others are not
  * expressible and throw: the adapter answers the bookkeeping reads (the
  * streak, refresh-attempt, the recorded digests) from the one GET of the
- * tick, so only the guard's read of the jobs-manager can fail there (SPEC
- * §5); setImages and waitForRollout of jobs-manager share their route with
+ * tick, so only the guard's read of the jobs-manager can fail there
+ * (docs/behaviour.md §5); setImages and waitForRollout of jobs-manager share their route with
  * the writes and the guard's read. A bookkeeping patch fault is routed to the
  * first PATCH of the jobs-manager whose body makes the change its scope names.
  */
