@@ -9,7 +9,7 @@ import type { SignatureLimits } from './signature-limits.js';
 import { notVerified, type SignatureCheck, type SignatureTarget } from './signature-verdict.js';
 import { verifyWithKey } from './verify-with-key.js';
 
-// cosign's tag-based signatures (cosign specs/SIGNATURE_SPEC.md "Tag-based
+// cosign's tag-based signatures (sigstore/cosign specs/SIGNATURE_SPEC "Tag-based
 // Discovery"): the manifest at tag `sha256-<hex>.sig` in the image's own
 // repository, one simple-signing layer per signature, the base64 signature in
 // the layer annotation. Requests: a HEAD of the tag (tells absence without a

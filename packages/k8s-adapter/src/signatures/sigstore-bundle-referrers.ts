@@ -9,7 +9,7 @@ import type { SignatureLimits } from './signature-limits.js';
 import { notVerified, type SignatureCheck, type SignatureTarget } from './signature-verdict.js';
 import { type BundleTrust, verifyBundle } from './verify-bundle.js';
 
-// Sigstore bundles attached as OCI 1.1 referrers (cosign specs/BUNDLE_SPEC.md
+// Sigstore bundles attached as OCI 1.1 referrers (sigstore/cosign specs/BUNDLE_SPEC
 // "Retrieval"): GET /v2/<repo>/referrers/<digest>; a 404 there means the
 // registry has no referrers API (Debian's docker-registry 2.8 answers so) and
 // the index is read from the fallback tag `sha256-<hex>` instead — a HEAD

@@ -2,7 +2,7 @@ import { verify } from 'node:crypto';
 import type { KeyKind, TrustedKey } from './public-keys.js';
 
 // One signature over some bytes, checked with one key, as cosign signs them
-// (cosign specs/SIGNATURE_SPEC.md "Signature Schemes"): ECDSA with a DER
+// (sigstore/cosign specs/SIGNATURE_SPEC "Signature Schemes"): ECDSA with a DER
 // signature, RSA PKCS#1 v1.5 with SHA-256, Ed25519 over the bytes themselves.
 // ECDSA's hash: cosign's `verify --key` loads every key with SHA-256, while a
 // signer on its key type's defaults (sigstore/sigstore's algorithm registry)

@@ -3,7 +3,7 @@ import { OCI_MANIFEST, type Pushed, pushBlob, pushManifest } from './registry-pu
 
 // The `.sig` signing side of the signature tests, not the adapter's code:
 // @sigstore/sign has no simple-signing layout, so the manifest is built here
-// per cosign specs/SIGNATURE_SPEC.md with node:crypto (ECDSA and RSA over
+// per sigstore/cosign specs/SIGNATURE_SPEC with node:crypto (ECDSA and RSA over
 // SHA-256, Ed25519 over the bytes) and pushed over the registry API. Bundles:
 // signature-bundles.ts. No @sigstore import here, so a test of the lazy load
 // can use this file.
