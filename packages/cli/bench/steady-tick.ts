@@ -28,7 +28,9 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 /** The node that runs the bundle: BENCH_NODE (e.g. the image's Node 24), else the bench's own. */
 const NODE = process.env.BENCH_NODE ?? process.execPath;
 /** The flags the image's ENTRYPOINT passes to node (packages/cli/Dockerfile). */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-maglev --no-sparkplug --single-threaded-gc')
+const NODE_FLAGS = (
+  process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=1 --no-opt --no-maglev --no-sparkplug --single-threaded-gc'
+)
   .split(' ')
   .filter((f) => f !== '');
 // Run from the repository root (pnpm bench:cli); the bench itself is bundled elsewhere.
