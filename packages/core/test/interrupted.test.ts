@@ -39,6 +39,20 @@ const abortingAt = (
   },
 });
 
+const ANNOTATION_RECORD_JM = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+
+/** The sim's ports, with SIGTERM arriving while the first bookkeeping patch that changes `key` is in flight; it lands. */
+const abortingAtPatch = (ports: TickPorts, key: string, controller: AbortController): TickPorts => ({
+  ...ports,
+  cluster: {
+    ...ports.cluster,
+    patchBookkeeping: (changes) => {
+      if (key in changes) controller.abort(interruptedBy('SIGTERM'));
+      return ports.cluster.patchBookkeeping(changes);
+    },
+  },
+});
+
 describe('an interrupted tick', () => {
   it('SIGTERM during the rollout wait: exit 143, no call after it, the attempt stays, no finding', async () => {
     const { config, world } = drifting();
@@ -73,6 +87,33 @@ describe('an interrupted tick', () => {
     );
     expect(world.calls.some((c) => c.op === 'setImages')).toBe(false);
     expect(world.annotations[ANNOTATION.refreshAttempt]).toBe('1');
+  });
+
+  it('SIGTERM while the record write is in flight, and it lands: exit 143, the line says the digests were recorded', async () => {
+    const { config, world } = drifting();
+    const controller = new AbortController();
+    const ports = abortingAtPatch(simPorts(world), ANNOTATION_RECORD_JM, controller);
+    const outcome = await runTick(config, ports, { signal: controller.signal });
+    expect([outcome.result, outcome.exitCode]).toEqual(['interrupted', 143]);
+    expect(outcome.events.at(-1)?.message).toBe(
+      'interrupted by SIGTERM after recording the digests: refresh-attempt cleared, digests recorded',
+    );
+    expect(world.annotations[ANNOTATION_RECORD_JM]).toBe(simDigest(`${JM}#2`));
+  });
+
+  it('SIGTERM while a settled tick clears its streak: the resolve never starts, and refresh-attempt, not yet read, is "unchanged" (not a guessed 0)', async () => {
+    const { config, world } = drifting();
+    world.annotations[ANNOTATION.skipStreak] = '2';
+    world.annotations[ANNOTATION.refreshAttempt] = '2';
+    const controller = new AbortController();
+    const ports = abortingAtPatch(simPorts(world), ANNOTATION.skipStreak, controller);
+    const outcome = await runTick(config, ports, { signal: controller.signal });
+    expect(outcome.exitCode).toBe(143);
+    expect(outcome.events.at(-1)?.message).toBe(
+      'interrupted by SIGTERM before resolving digests from the registry: refresh-attempt unchanged, digests not recorded',
+    );
+    expect(world.calls.some((c) => c.op === 'resolveDigest')).toBe(false);
+    expect(world.annotations[ANNOTATION.refreshAttempt]).toBe('2');
   });
 
   it('without a signal, the same world completes (the control)', async () => {

@@ -1,6 +1,6 @@
 import { type AnyActorRef, initialTransition, transition } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
-import { interruptedOutcome, isWrite, type TickSignal } from './interrupted.js';
+import { type InterruptPoint, interruptedOutcome, isWrite, type TickSignal } from './interrupted.js';
 import type { TickEvent } from './tick-event.js';
 import { type TickMachine, tickMachine } from './tick-machine.js';
 import type { TickOutcome } from './tick-outcome.js';
@@ -88,21 +88,22 @@ export const driveTick = async (
   };
   tell();
   let invocation = invocationOf(snapshot, actions);
+  let lastCall: Invocation | undefined;
+  const stop = (point: Invocation, phase: InterruptPoint['phase']): TickOutcome => {
+    const outcome = interruptedOutcome(snapshot.context, { src: point.src, input: point.input, phase }, signal?.reason);
+    const line = outcome.events.at(-1);
+    if (line !== undefined) onEvent(line);
+    return outcome;
+  };
   while (snapshot.status === 'active' && invocation !== undefined) {
     const { id, src, input } = invocation;
     // Issue 13: once the tick's signal aborted, no port call starts. A read
     // or wait that returned meanwhile was cut short by the abort: its answer
     // is not fed to the machine (a cut-off rollout wait would read as a
     // failed rollout). A write that landed is: the bookkeeping says it.
-    const stop = (phase: 'before' | 'during'): TickOutcome => {
-      const outcome = interruptedOutcome(snapshot.context, { src, input, phase }, signal?.reason);
-      const line = outcome.events.at(-1);
-      if (line !== undefined) onEvent(line);
-      return outcome;
-    };
-    if (aborted(signal)) return stop('before');
+    if (aborted(signal)) return stop(invocation, 'before');
     const answer = await handle(src, input);
-    if (aborted(signal) && !(answer.ok && isWrite(src))) return stop('during');
+    if (aborted(signal) && !(answer.ok && isWrite(src))) return stop(invocation, 'during');
     [snapshot, actions] = transition(
       tickMachine,
       snapshot,
@@ -111,8 +112,13 @@ export const driveTick = async (
         : { type: `xstate.error.actor.${id}`, error: answer.error, actorId: id },
     );
     tell();
+    lastCall = invocation;
     invocation = invocationOf(snapshot, actions);
   }
+  // The signal came while the tick's last write was in flight, and it landed:
+  // the tick did its work, but the process was told to stop — say so, with
+  // what that write left (docs/behaviour.md §3, Signals).
+  if (aborted(signal) && lastCall !== undefined) return stop(lastCall, 'after');
   if (snapshot.status !== 'done' || snapshot.output === undefined)
     throw new Error(`the tick machine ended ${snapshot.status}: ${String(snapshot.error)}`);
   return snapshot.output;

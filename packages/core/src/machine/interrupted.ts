@@ -39,7 +39,7 @@ export const INTERRUPTED_EXIT = { SIGTERM: 143, SIGINT: 130 } as const;
 export interface InterruptPoint {
   readonly src: string;
   readonly input: unknown;
-  readonly phase: 'before' | 'during';
+  readonly phase: 'before' | 'during' | 'after';
 }
 
 /** The port calls that change the world; one already sent is awaited, and its answer kept. */
@@ -68,51 +68,79 @@ const isSettledGuardRead = (point: InterruptPoint): boolean =>
 const writeKindOf = (point: InterruptPoint): WriteKind | undefined =>
   point.src === 'patchBookkeeping' ? (point.input as { write?: AnnotationWrite } | undefined)?.write?.kind : undefined;
 
+/** A bookkeeping write in the annotations' words, as an operator reads the line. */
+const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
+  writeSkipStreak: 'writing refresh-skip-streak',
+  clearSkipStreak: 'clearing refresh-skip-streak',
+  writeRefreshAttempt: 'writing refresh-attempt',
+  markFlapDetected: 'writing refresh-flap-detected',
+  clearFlapState: 'clearing refresh-attempt and refresh-flap-detected',
+  recordDigests: 'recording the digests',
+};
+
+/** `before …` a call that never started, `while …` one cut short, `after …` a write that landed last. */
+const PHASE_WORD: Readonly<Record<InterruptPoint['phase'], string>> = {
+  before: 'before',
+  during: 'while',
+  after: 'after',
+};
+
 const whereOf = (point: InterruptPoint, context: TickContext): string => {
   const workload = workloadOf(point.input);
   const named = workload === undefined ? 'a workload' : describeWorkload(workload);
-  if (isSettledGuardRead(point)) return `while the settled guard waited for ${jobsManagerOf(context)}`;
+  const when = PHASE_WORD[point.phase];
+  if (isSettledGuardRead(point)) {
+    return point.phase === 'during'
+      ? `while the settled guard waited for ${jobsManagerOf(context)}`
+      : `before the settled guard read ${jobsManagerOf(context)}`;
+  }
+  const kind = writeKindOf(point);
   switch (point.src) {
     case 'readJobsManager':
-      return `while reading the bookkeeping of ${jobsManagerOf(context)}`;
+      return `${when} reading the bookkeeping of ${jobsManagerOf(context)}`;
     case 'patchBookkeeping':
-      return `${point.phase === 'before' ? 'before' : 'during'} ${writeKindOf(point) ?? 'a bookkeeping write'}`;
+      return `${when} ${kind === undefined ? 'a bookkeeping write' : WRITE_WORDS[kind]}`;
     case 'waitForRollout':
-      return `while waiting for ${named}`;
+      return `${when} waiting for ${named}`;
     case 'setImages':
-      return point.phase === 'before' ? `before set image ${named}` : `while setting the image of ${named}`;
+      return point.phase === 'before' ? `before set image ${named}` : `${when} setting the image of ${named}`;
     case 'observeWorkload':
-      return `while reading ${named}`;
+      return `${when} reading ${named}`;
     case 'resolveDigests':
-      return 'while resolving digests from the registry';
+      return `${when} resolving digests from the registry`;
     default:
-      return `${point.phase === 'before' ? 'before' : 'during'} ${point.src}`;
+      return `${when} ${point.src}`;
   }
 };
 
 /** What the tick's own writes left behind, in the annotations' words. */
 const bookkeepingOf = (point: InterruptPoint, context: TickContext): string => {
-  const last = (kind: string) => [...context.writes].reverse().find((w) => w.kind === kind);
+  const last = (kind: WriteKind) => [...context.writes].reverse().find((w) => w.kind === kind);
+  const streakKey = ANNOTATION.skipStreak.split('/')[1];
+  const counted = last('writeSkipStreak');
+  const skip =
+    counted === undefined
+      ? 'the skip was not counted'
+      : `the skip was counted (${streakKey}=${counted.annotations[ANNOTATION.skipStreak]})`;
   // On an unsettled tick the skip streak is read, then written: the skip's own bookkeeping.
   const unsettled = context.settledness._tag === 'Some' && context.settledness.value._tag !== 'Settled';
-  const skipping =
-    isSettledGuardRead(point) ||
-    writeKindOf(point) === 'writeSkipStreak' ||
-    (point.src === 'readJobsManager' && unsettled && last('writeSkipStreak') === undefined);
-  if (skipping) {
-    const counted = last('writeSkipStreak');
-    return counted === undefined
-      ? 'the skip was not counted, nothing was written'
-      : `the skip was counted (${ANNOTATION.skipStreak.split('/')[1]}=${counted.annotations[ANNOTATION.skipStreak]})`;
-  }
+  const guardOnly =
+    isSettledGuardRead(point) || (unsettled && (counted === undefined || !context.config.decoupledRefresh));
+  if (guardOnly) return counted === undefined ? `${skip}, nothing was written` : skip;
   const attemptKey = ANNOTATION.refreshAttempt.split('/')[1];
   const persisted = last('writeRefreshAttempt')?.annotations[ANNOTATION.refreshAttempt];
+  // context.attempt is 0 until the flap back-off has read the counter: "unchanged" then, never a guessed 0.
   const attempt =
     last('clearFlapState') !== undefined
       ? `${attemptKey} cleared`
-      : `${attemptKey}=${persisted ?? String(context.attempt)} stays`;
+      : persisted !== undefined && persisted !== null
+        ? `${attemptKey}=${persisted} stays`
+        : context.attempt > 0
+          ? `${attemptKey}=${context.attempt} stays`
+          : `${attemptKey} unchanged`;
   const digests = last('recordDigests') === undefined ? 'digests not recorded' : 'digests recorded';
-  return `${attempt}, ${digests}`;
+  // A decoupled pass goes on past a counted skip: say both.
+  return `${unsettled ? `${skip}, ` : ''}${attempt}, ${digests}`;
 };
 
 /**
