@@ -144,6 +144,9 @@ describe('the pull budget (REGISTRY_BUDGET_FLOOR, docs/behaviour.md §6): the lo
       error: { _tag: 'RateLimited', message: 'toomanyrequests' },
     };
     expect(isRegistryBudgetLow(config, [resolved('jobs-manager', 500), limited])).toBe(true);
+    // Fail closed: only an explicit REGISTRY_BUDGET_FLOOR=off turns the guard off, not a config that lacks the field.
+    const { registryBudgetGuard: _dropped, ...withoutTheField } = config;
+    expect(isRegistryBudgetLow(withoutTheField as typeof config, [limited])).toBe(true);
     expect(
       lowestRateLimitRemaining([
         { _tag: 'Pinned', image: 'jobs-manager' },

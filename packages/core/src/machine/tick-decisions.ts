@@ -77,7 +77,8 @@ export const wasRateLimited = (resolutions: readonly ImageResolution[]): boolean
 
 /** Any 429 this tick, or a reported budget below REGISTRY_BUDGET_FLOOR; never with REGISTRY_BUDGET_FLOOR=off (the script has no such guard). */
 export const isRegistryBudgetLow = (config: TickConfig, resolutions: readonly ImageResolution[]): boolean => {
-  if (!config.registryBudgetGuard) return false;
+  // Only an explicit REGISTRY_BUDGET_FLOOR=off turns the guard off; a config without the field keeps it (fail closed).
+  if (config.registryBudgetGuard === false) return false;
   // No budget reported is no budget known to be low.
   const lowest = lowestRateLimitRemaining(resolutions) ?? Number.POSITIVE_INFINITY;
   return wasRateLimited(resolutions) || lowest < config.registryBudgetFloor;
