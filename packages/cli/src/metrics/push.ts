@@ -11,6 +11,9 @@ import { EXPOSITION_CONTENT_TYPE } from './exposition.js';
 // would load undici (~8 MB of RSS) for one request. Any answer but 2xx is a
 // failure whose message names the gateway's status and first words.
 
+/** How much of a gateway's answer is kept for the WARN line (it says its first 200 characters). */
+const REPLY_KEPT_BYTES = 4 * 1024;
+
 const describeUrl = (url: URL): string => `${url.origin}${url.pathname}`;
 
 export const pushMetrics = (
@@ -40,7 +43,13 @@ export const pushMetrics = (
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        // Only the first words of an error answer are said: keep no more than that.
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept >= REPLY_KEPT_BYTES) return;
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
         res.on('error', (cause) => resolve(E.left(failure(cause))));
         res.on('end', () => {
           const status = res.statusCode ?? 0;

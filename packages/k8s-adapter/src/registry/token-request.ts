@@ -47,6 +47,14 @@ const tokenOf = (what: string, body: string): E.Either<RegistryError, string> =>
   );
 };
 
+/**
+ * A token answer is a few kilobytes of JSON. Now that a realm can be named
+ * (IMAGE_REFRESH_AUTH_URL) or followed from a 401, a broken or hostile one must
+ * not stream into a tick's 64 MiB: past this the body is not read, and what was
+ * read fails to parse (Malformed).
+ */
+const TOKEN_BODY_LIMIT = 64 * 1024;
+
 export const requestToken = async (
   client: RegistryClient,
   challenge: BearerChallenge,
@@ -54,7 +62,7 @@ export const requestToken = async (
 ): Promise<E.Either<RegistryError, string>> => {
   const url = tokenUrl(challenge, scopes);
   const what = `token endpoint ${describeRequest('GET', url)}`;
-  const answer = await exchange(client, 'GET', url, { Accept: 'application/json' });
+  const answer = await exchange(client, 'GET', url, { Accept: 'application/json' }, TOKEN_BODY_LIMIT);
   if (E.isLeft(answer)) return E.left({ ...answer.left, message: `token endpoint: ${answer.left.message}` });
   const { status, headers, body } = answer.right;
   if (status === 200) return tokenOf(what, body);
