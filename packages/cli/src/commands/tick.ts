@@ -111,7 +111,7 @@ export const tick = async (
     // Interrupted, the process has about two seconds left (issue 13): the push
     // gets the bound an interrupted tick's Events get, not all of API_TIMEOUT.
     const bound =
-      outcome.result === 'interrupted'
+      outcome.result === 'interrupted' || options.interrupt?.aborted === true
         ? AbortSignal.any([tickOver.signal, AbortSignal.timeout(INTERRUPTED_PUSH_BOUND_MS)])
         : tickOver.signal;
     const warning = await metrics.right.push(outcome, tickConfig, bound);

@@ -18,6 +18,8 @@ const WOULD: readonly (readonly [RegExp, string])[] = [
   [/^decoupled re-image complete;/, 'the decoupled re-image would complete;'],
   [/-- clearing /, '-- would clear '],
   [/; recording without re-imaging$/, '; would record without re-imaging'],
+  // An interrupted dry run wrote nothing, whatever its pretend writes would have left.
+  [/^(interrupted by SIG\w+ [^:]*): .*$/, '$1: nothing was written (dry run)'],
 ];
 
 const PREFIX = 'dry-run: ';

@@ -1,0 +1,18 @@
+import { expect, it } from 'vitest';
+import { dryRunEvent } from '../src/render/dry-run-lines.js';
+
+// An interrupted dry run wrote nothing: its line must not repeat what the
+// pretend writes "left" (the skip counted, refresh-attempt=1 stays, digests
+// recorded) — a dry run's log names no write it did not make (issue 13).
+
+it('an interrupted dry run says nothing was written, not what its pretend writes would have left', () => {
+  const shown = dryRunEvent({
+    level: 'warn',
+    code: 'INTERRUPTED',
+    message:
+      'interrupted by SIGTERM while waiting for deployment/stg-jobs-manager: refresh-attempt=1 stays, digests not recorded',
+  });
+  expect(shown?.message).toBe(
+    'dry-run: interrupted by SIGTERM while waiting for deployment/stg-jobs-manager: nothing was written (dry run)',
+  );
+});
