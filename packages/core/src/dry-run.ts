@@ -34,8 +34,9 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
       wouldDo(
         `set image ${describeWorkload(workload)} -n ${workload.namespace} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
       );
-      // Nothing was patched, so nothing changed.
-      return TE.right({ changed: false });
+      // Said as the patch it would send: the dry run does not read the workload to see whether
+      // the real tick would find it already on target (docs/behaviour.md §3.6) and send nothing.
+      return TE.right({ changed: true });
     },
     waitForRollout: (workload, timeoutMs) =>
       pretend(`wait for the rollout of ${describeWorkload(workload)} (up to ${formatDuration(timeoutMs)})`),

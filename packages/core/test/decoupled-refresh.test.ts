@@ -45,7 +45,11 @@ describe('DECOUPLED_REFRESH=1', () => {
     // Settled again: the drift is still recorded as drift, so jobs-manager catches up.
     edge.world.setBehaviour('jobs-manager', 'settles');
     const caughtUp = await edge.tick();
-    expect(caughtUp.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    // requests-proxy already runs that build since the decoupled pass: not sent again (docs/behaviour.md §3.6).
+    expect(caughtUp.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager']);
+    expect(edge.line('ALREADY_ON_TARGET')).toBe(
+      `deployment/stg-requests-proxy already runs ${at(JM, 2)}; not re-imaged`,
+    );
     expect(edge.world.workloads['jobs-manager'].images.api).toBe(at(JM, 2));
     expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#2`));
   });

@@ -102,6 +102,8 @@ const lines: readonly TickEvent[] = [
   say.reimaging(edge, 2),
   say.setImage(jmChange),
   say.setImage(dsChange),
+  say.alreadyOnTarget(jmChange),
+  say.alreadyOnTarget(dsChange),
   say.setImageFailed(jmChange, denied),
   say.rolloutComplete(jmChange),
   say.rolloutComplete(dsChange),

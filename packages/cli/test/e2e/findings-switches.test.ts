@@ -15,6 +15,7 @@ import {
   pinned,
   RECORD,
   REIMAGE_SUMMARY,
+  REIMAGED_BOTH,
   RM,
   STREAK,
   withoutPrefix,
@@ -179,7 +180,13 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           expect(run.exitCode).toBe(0);
           expect(linesWith(run.stderr, 'FLAP DETECTED')).toEqual([]);
           expect(theLine(run.stderr, 're-imaging control-plane workloads')).toContain('(attempt 1/1)');
-          expect(run.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
+          // jobs-manager kept the build the failed attempt set: not sent again, not a re-image (docs/behaviour.md §3.6).
+          expect(theLine(run.stderr, 'not re-imaged')).toBe(
+            `[image-refresh] deployment/stg-jobs-manager already runs ${pinned(JM, jm2)}; not re-imaged`,
+          );
+          expect(run.stderr.at(-1)).toBe(
+            REIMAGE_SUMMARY.replace(REIMAGED_BOTH, 're-images=1 (deployment/stg-requests-proxy)'),
+          );
           expect(stage.bookkeeping()).toEqual({ [RECORD.jm]: jm2, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm });
         },
         STORY_MS,

@@ -239,6 +239,14 @@ export const setImage = (change: WorkloadChange): TickEvent =>
     `set image ${describeWorkload(change.workload)}${change.workload.kind === 'DaemonSet' ? ` in ${change.workload.namespace}` : ''}: ${change.images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
   );
 
+/** A set image the port did not send: the workload already runs the target (docs/behaviour.md §3.6). */
+export const alreadyOnTarget = (change: WorkloadChange): TickEvent =>
+  event(
+    'info',
+    'ALREADY_ON_TARGET',
+    `${describeWorkload(change.workload)}${change.workload.kind === 'DaemonSet' ? ` in ${change.workload.namespace}` : ''} already runs ${[...new Set(change.images.map((i) => i.image))].join(' ')}; not re-imaged`,
+  );
+
 export const setImageFailed = (change: WorkloadChange, e: PortError): TickEvent =>
   event(
     'error',

@@ -215,6 +215,13 @@ const tickSetup = setup({
      * to clear, so its success puts the count back instead (I25, issue 7).
      */
     hasEarlierFailuresToKeep: ({ context }) => context.decoupledSettled._tag === 'Some' && context.attempt > 0,
+    /**
+     * §3.6 — the port sent nothing: every container named already runs the
+     * target reference (a retry tick after a rollout that completed late), as
+     * `kubectl set image` sends nothing then. Its rollout is still waited for
+     * (I7); it is not a re-image (docs/behaviour.md §3.6).
+     */
+    wasAlreadyOnTarget: (_, params: { changed: boolean }) => !params.changed,
     /** §3.6 — more workloads to re-image this tick. */
     hasMoreWorkloads: ({ context }) => context.reimageIndex + 1 < planOf(context).changes.length,
   },
@@ -370,9 +377,15 @@ const tickSetup = setup({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.setImageFailed(currentChange(context), params.error)),
     }),
+    announceAlreadyOnTarget: assign({
+      events: ({ context }) => emit(context, say.alreadyOnTarget(currentChange(context))),
+    }),
     noteRolloutComplete: assign({
+      // The workload waited for, which is a re-image only if the port changed it.
       reimages: ({ context }) =>
-        context.reimages.map((r, i) => (i === context.reimages.length - 1 ? { ...r, rolledOut: true } : r)),
+        context.reimages.map((r) =>
+          r.workload.id === currentChange(context).workload.id ? { ...r, rolledOut: true } : r,
+        ),
       events: ({ context }) => emit(context, say.rolloutComplete(currentChange(context))),
     }),
     reportRolloutFailed: assign({
@@ -795,11 +808,18 @@ export const tickMachine = tickSetup.createMachine({
       initial: 'settingImages',
       states: {
         settingImages: {
-          entry: 'announceSetImage',
           invoke: {
             src: 'setImages',
             input: ({ context }) => ({ change: currentChange(context) }),
-            onDone: { target: 'awaitingRollout', actions: 'noteImagesSet' },
+            // Announced once the port says it changed something: a patch it did not send is no re-image.
+            onDone: [
+              {
+                guard: { type: 'wasAlreadyOnTarget', params: ({ event }) => ({ changed: event.output.changed }) },
+                target: 'awaitingRollout',
+                actions: 'announceAlreadyOnTarget',
+              },
+              { target: 'awaitingRollout', actions: ['announceSetImage', 'noteImagesSet'] },
+            ],
             onError: {
               target: '#tick.reimageFailed',
               actions: { type: 'reportSetImageFailed', params: withPortError },

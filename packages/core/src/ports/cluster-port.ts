@@ -75,8 +75,10 @@ export interface ClusterPort {
 
   /**
    * One patch per workload carrying all of its containers (I16: one rollout).
-   * `changed` says whether any container was on another image before: a
-   * patch that changes nothing starts no rollout.
+   * `changed` says whether any container was on another image before; when
+   * none was, the port sends nothing and answers `{ changed: false }`, as
+   * `kubectl set image` does (docs/behaviour.md §3.6): the tick then says the
+   * workload already runs the target and does not count it as a re-image.
    */
   readonly setImages: (
     workload: WorkloadRef,

@@ -48,6 +48,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
     act: () => E.Either<PortError, A>,
     changes?: BookkeepingChanges,
     readIndex?: number,
+    okOutcome: (a: A) => string = () => 'ok',
   ): TaskEither<PortError, A> => {
     const fault = world.takeClusterFault(op, changes, readIndex);
     let result: E.Either<PortError, A>;
@@ -64,7 +65,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
       world.clockMs += SIM_REQUEST_MS;
       result = act();
     }
-    world.log({ op, detail, outcome: E.isRight(result) ? 'ok' : result.left._tag });
+    world.log({ op, detail, outcome: E.isRight(result) ? okOutcome(result.right) : result.left._tag });
     return done(result);
   };
 
@@ -112,20 +113,24 @@ export const simPorts = (world: SimWorld): TickPorts => {
         'setImages',
         `${workload.id} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
         workload.id,
-        () => {
+        (): E.Either<PortError, { readonly changed: boolean }> => {
           const w = world.workloads[workload.id];
           const changed = images.some(({ container, image }) => w.images[container] !== image);
+          // Already on target, the adapter sends no patch (docs/behaviour.md §3.6): no write, no new
+          // generation, no rollout, the field manager untouched.
+          if (!changed) return E.right({ changed });
           for (const { container, image } of images) {
             w.images[container] = image;
             w.imageOwners[container] = 'image-refresh';
           }
-          // Setting the same image is a no-op patch: no new generation, no rollout.
-          if (changed) {
-            w.generation += 1;
-            w.rolloutPending = true;
-          }
+          w.generation += 1;
+          w.rolloutPending = true;
           return E.right({ changed });
         },
+        undefined,
+        undefined,
+        // A set image that sent nothing is logged apart from one that did (I9 speaks of those sent).
+        ({ changed }) => (changed ? 'ok' : 'unchanged'),
       ),
     waitForRollout: (workload, timeoutMs) => {
       const fault = world.takeClusterFault('waitForRollout');

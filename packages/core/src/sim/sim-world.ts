@@ -73,7 +73,7 @@ export interface SimCall {
   readonly at: number;
   /** Its arguments, e.g. the annotation value written or the repo resolved. */
   readonly detail: string;
-  /** 'ok' or the error tag the call ended with. */
+  /** 'ok', the error tag the call ended with, or 'unchanged' for a set image that sent nothing (already on target). */
   readonly outcome: string;
 }
 

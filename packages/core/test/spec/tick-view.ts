@@ -9,6 +9,9 @@ import type { TickRecord } from './tick-record.js';
 // and the call log — never from the machine's own account of itself, which is
 // what is under test.
 
+/** A call that succeeded: 'ok', or a set image that found its workload already on target and sent nothing. */
+const answered = (c: SpecCall): boolean => c.outcome === 'ok' || c.outcome === 'unchanged';
+
 export const WRITE_OPS: readonly SpecOp[] = [
   'writeSkipStreak',
   'clearSkipStreak',
@@ -63,17 +66,22 @@ export class TickView {
     return this.calls(op).length > 0;
   }
   succeeded(op: SpecOp): boolean {
-    return this.calls(op).some((c) => c.outcome === 'ok');
+    return this.calls(op).some(answered);
   }
   failed(op: SpecOp): boolean {
-    return this.calls(op).some((c) => c.outcome !== 'ok');
+    return this.calls(op).some((c) => !answered(c));
   }
   indexOf(op: SpecOp, outcome?: string): number {
     return this.record.calls.findIndex((c) => c.op === op && (outcome === undefined || c.outcome === outcome));
   }
+  /** Index of the first set image that went to the cluster (not one already on target, which sends nothing); -1 if none. */
+  firstSetImageSent(): number {
+    return this.record.calls.findIndex((c) => c.op === 'setImages' && c.outcome !== 'unchanged');
+  }
   get writes(): readonly SpecCall[] {
     return this.record.calls.filter((c) => (WRITE_OPS as readonly string[]).includes(c.op));
   }
+  /** The tick asked to set images (I9 speaks only of those sent: one already on target sends nothing). */
   get reimaged(): boolean {
     return this.called('setImages');
   }
@@ -121,7 +129,7 @@ export class TickView {
   /** A call failed that is a finding (I18's model), the skip streak aside. */
   failedFinding(): SpecCall | undefined {
     return this.record.calls.find(
-      (c) => c.outcome !== 'ok' && !BENIGN_FAILURES.has(c.op) && !(c.op === 'readSkipStreak' && this.guardShouldPass),
+      (c) => !answered(c) && !BENIGN_FAILURES.has(c.op) && !(c.op === 'readSkipStreak' && this.guardShouldPass),
     );
   }
 
@@ -182,7 +190,7 @@ export class TickView {
     const calls = this.record.calls;
     return calls.every((c, i) => {
       if (c.op !== 'setImages') return true;
-      if (c.outcome !== 'ok') return false;
+      if (!answered(c)) return false;
       const workload = c.detail.split(' ')[0];
       return calls.slice(i + 1).some((w) => w.op === 'waitForRollout' && w.detail === workload && w.outcome === 'ok');
     });

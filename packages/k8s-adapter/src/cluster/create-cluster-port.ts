@@ -184,13 +184,19 @@ export const createClusterPort = (
       : pipe(
           sameWorkload(ref, jobsManager) ? current() : read(ref),
           TE.chainEitherK(checkContainers(ref, images)),
-          // The workload as read before the patch says whether the patch moves anything.
-          TE.chain((before) =>
-            pipe(
-              withApps((api) => patchContainerImages(api, ref, images, fieldManager)),
-              TE.chainIOK(refreshFrom(ref)),
-              TE.map(() => ({ changed: images.some((i) => before.images[i.container] !== i.image) })),
-            ),
+          // The workload as read before the patch says whether the patch moves anything; one that
+          // moves nothing is not sent, as `kubectl set image` sends nothing then (docs/behaviour.md
+          // §3.6). One that moves anything carries every container named: the unchanged ones are
+          // no-ops of the same strategic merge, and the patch states the whole target (I16).
+          TE.chain(
+            (before): TE.TaskEither<PortError, { readonly changed: boolean }> =>
+              images.every((i) => before.images[i.container] === i.image)
+                ? TE.right({ changed: false })
+                : pipe(
+                    withApps((api) => patchContainerImages(api, ref, images, fieldManager)),
+                    TE.chainIOK(refreshFrom(ref)),
+                    TE.map(() => ({ changed: true })),
+                  ),
           ),
         );
 

@@ -174,17 +174,54 @@ describe('setImages', () => {
     expect(imagesOf(c.jobsManager())).toEqual({ ...before, api });
   });
 
-  it('says whether the patch changed an image: a re-set of the same image changes nothing (and is still sent)', async () => {
+  it('sends no patch for a workload already on target, and says it changed nothing (docs/behaviour.md §3.6)', async () => {
     const c = await start();
     const port = portOn(c);
     const proxy = `docker.io/tracebloc/jobs-manager@${D1}`;
     expect(right(await run(port.setImages(refs().requestsProxy, [{ container: 'proxy', image: proxy }])))).toEqual({
       changed: true,
     });
+    const generation = generationOf(c.requestsProxy());
     expect(right(await run(port.setImages(refs().requestsProxy, [{ container: 'proxy', image: proxy }])))).toEqual({
       changed: false,
     });
-    expect(patches(c).filter((p) => p.name === REQUESTS_PROXY)).toHaveLength(2);
+    expect(patches(c).filter((p) => p.name === REQUESTS_PROXY)).toHaveLength(1);
+    expect(generationOf(c.requestsProxy())).toBe(generation);
+  });
+
+  it('sends nothing for the jobs-manager already on target: the tick snapshot answers, no request at all', async () => {
+    const c = await start();
+    const port = portOn(c);
+    right(await run(guardRead(port)));
+    const live = imagesOf(c.jobsManager());
+    const images = Object.entries(live).map(([container, image]) => ({ container, image }));
+    expect(right(await run(port.setImages(refs().jobsManager, images)))).toEqual({ changed: false });
+    expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
+  });
+
+  it('a partial change sends one patch carrying every container named, the unchanged one too (I16)', async () => {
+    const c = await start();
+    const port = portOn(c);
+    const api = `docker.io/tracebloc/jobs-manager@${D1}`;
+    const monitor = imagesOf(c.jobsManager())['pods-monitor-container'] ?? '';
+    expect(
+      right(
+        await run(
+          port.setImages(refs().jobsManager, [
+            { container: 'api', image: api },
+            { container: 'pods-monitor-container', image: monitor },
+          ]),
+        ),
+      ),
+    ).toEqual({ changed: true });
+    expect(patches(c)).toHaveLength(1);
+    const body = JSON.parse(patches(c)[0]?.body ?? '{}') as JsonObject;
+    const sent = (((body.spec as JsonObject).template as JsonObject).spec as JsonObject).containers;
+    expect(sent).toEqual([
+      { name: 'api', image: api },
+      { name: 'pods-monitor-container', image: monitor },
+    ]);
+    expect(imagesOf(c.jobsManager())).toEqual({ api, 'pods-monitor-container': monitor });
   });
 
   it('patches requests-proxy and the DaemonSet in their own namespaces, by kind', async () => {

@@ -18,7 +18,7 @@ export const EXTRA_STORIES: readonly Scenario[] = [
   {
     name: 'stalled-rollout',
     summary:
-      'A new jobs-manager build never becomes available: the re-image fails, the next tick skips the unsettled Deployment, and once its pods come up the same image is re-set (a no-op patch) and recorded.',
+      'A new jobs-manager build never becomes available: the re-image fails, the next tick skips the unsettled Deployment, and once its pods come up the image it already runs is not sent again (docs/behaviour.md §3.6), its rollout is waited for, and the digest recorded.',
     steps: [
       { event: 'fresh install' },
       {

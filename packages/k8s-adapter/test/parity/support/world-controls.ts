@@ -33,9 +33,9 @@ export interface Flapping {
  * re-image, Ready again after the tick. Staged with the controller stalling
  * any rollout and a watch that makes the pods unavailable as soon as
  * refresh-attempt is written on the jobs-manager Deployment — the write that
- * precedes every set image (I9). A re-attempt sets an image already in the
- * spec: a no-op patch that starts no rollout, so without this crash the wait
- * would see the Ready pods and succeed.
+ * precedes every set image (I9). A re-attempt finds the image already in the
+ * spec and sends no patch, so starts no rollout (docs/behaviour.md §3.6):
+ * without this crash the wait would see the Ready pods and succeed.
  *
  * The fake's own `flaps` behaviour tells a different story (the rollout
  * completes, then the pods crash): the adapter sees success and the next
