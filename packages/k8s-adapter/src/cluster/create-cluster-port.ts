@@ -34,7 +34,7 @@ import {
 import { imageOwnersOf, type WorkloadSnapshot, workloadSnapshot } from './workload-snapshot.js';
 
 // core's ClusterPort on the Kubernetes API (docs/behaviour.md §3), one instance per tick.
-// The jobs-manager Deployment is read once per tick: observeJobsManager GETs
+// The jobs-manager Deployment is read once per tick: readJobsManager(settleWithinMs) GETs
 // it (re-reading only while it is not settled, within the settle window) and
 // keeps a plain snapshot; the bookkeeping reads are answered from that
 // snapshot, and every write refreshes it from the object the PATCH returns.
