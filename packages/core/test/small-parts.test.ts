@@ -89,6 +89,8 @@ describe('port errors keep the server words and the status', () => {
     [{ _tag: 'Boom', message: 'x' }, false],
     [{ _tag: 7, message: 'x' }, false],
     [{ _tag: 'Timeout', message: 7 }, false],
+    // A port that throws a function with a tag is a defect of the port, never a classified failure.
+    [Object.assign(() => undefined, { _tag: 'Timeout', message: 'slow' }), false],
   ])('%j is a port error: %s', (value, is) => expect(isPortError(value)).toBe(is));
 });
 
