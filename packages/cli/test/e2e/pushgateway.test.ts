@@ -2,7 +2,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WorkloadRef } from '@image-refresh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ParityRegistry,
@@ -21,6 +20,7 @@ import {
 import { renderExposition } from '../../src/metrics/exposition.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
 import { shippedCronJobEnv } from './support/chart-env.js';
+import { JM, JM_REF, PM, RM } from './support/chart-facts.js';
 import {
   type GatewaySample,
   PUSHGATEWAY_SETUP_TIMEOUT_MS,
@@ -39,10 +39,6 @@ import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bun
 // answer garbage, which change no exit code and no write and cost at most
 // API_TIMEOUT.
 
-const JM = 'tracebloc/jobs-manager';
-const PM = 'tracebloc/pods-monitor';
-const RM = 'tracebloc/resource-monitor';
-const JM_REF: WorkloadRef = { id: 'jobs-manager', kind: 'Deployment', name: JOBS_MANAGER, namespace: NS };
 const CHAPTER_MS = 60_000;
 /** An edge id with every character the exposition format escapes, and a '/' (the base64 form). */
 const EDGE = 'berlin/1 "north"\\rack\n2';

@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WorkloadRef } from '@image-refresh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ParityRegistry,
@@ -21,6 +20,7 @@ import {
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
 import { shippedCronJobEnv } from './support/chart-env.js';
+import { JM, PM, RP_REF as PROXY, RM } from './support/chart-facts.js';
 import { linesWith, runBundle } from './support/run-bundle.js';
 
 // docs/behaviour.md §3.6 (issue 14), told to the bundle: a tick gives up on
@@ -29,10 +29,6 @@ import { linesWith, runBundle } from './support/run-bundle.js';
 // DaemonSet's — says the two Deployments already run the new build, counts
 // one re-image, and still records and clears the attempt.
 
-const JM = 'tracebloc/jobs-manager';
-const PM = 'tracebloc/pods-monitor';
-const RM = 'tracebloc/resource-monitor';
-const PROXY: WorkloadRef = { id: 'requests-proxy', kind: 'Deployment', name: REQUESTS_PROXY, namespace: NS };
 const CHAPTER_MS = 60_000;
 
 if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
