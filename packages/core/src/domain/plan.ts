@@ -74,6 +74,12 @@ export interface PlanScope {
    * container did not move, so the record would lie, #569).
    */
   readonly decoupled?: { readonly settled: ReadonlySet<WorkloadId> };
+  /**
+   * Images the admission checks held back this tick (docs/behaviour.md
+   * §3.4a): their drift is reported as a verdict but moves no container and
+   * is not recorded, as if the registry still answered the recorded digest.
+   */
+  readonly held?: ReadonlySet<ImageName>;
 }
 
 export const imageReference = (config: TickConfig, image: ImageName, digest: Digest): string =>
@@ -124,6 +130,7 @@ export const planRefresh = (
     const recordable = decoupled === undefined || name !== 'jobs-manager';
     if (verdict._tag === 'FirstObservation' && recordable) firstObservations[name] = verdict.digest;
     if (verdict._tag !== 'Drift') continue;
+    if (scope.held?.has(name) === true) continue;
     const image = imageReference(config, name, verdict.to);
     // Stryker disable next-line BooleanLiteral: every case of the switch below assigns it before it is read
     let moved = false;

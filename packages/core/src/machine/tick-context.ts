@@ -1,6 +1,7 @@
 import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { RecordedDigests } from '../domain/bookkeeping.js';
+import type { Holds } from '../domain/admission.js';
+import type { Annotations, RecordedDigests } from '../domain/bookkeeping.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
@@ -14,6 +15,10 @@ export interface TickContext {
   readonly skipStreak: number;
   readonly resolutions: readonly ImageResolution[];
   readonly recorded: O.Option<RecordedDigests>;
+  /** The jobs-manager's annotations as the record read returned them: what the admission checks read (§3.4a). */
+  readonly bookkeeping: Annotations;
+  /** Images the admission checks held back this tick, and why (docs/behaviour.md §3.4a). */
+  readonly holds: Holds;
   readonly plan: O.Option<RefreshPlan>;
   /** refresh-attempt as read this tick (absent or garbage = 0). */
   readonly attempt: number;
@@ -39,6 +44,8 @@ export const initialContext = (config: TickConfig): TickContext => ({
   skipStreak: 0,
   resolutions: [],
   recorded: O.none,
+  bookkeeping: {},
+  holds: {},
   plan: O.none,
   attempt: 0,
   reimageIndex: 0,

@@ -2,7 +2,9 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
+import { heldImages } from '../domain/admission.js';
 import {
+  type Annotations,
   type BookkeepingChanges,
   flapMarked,
   flapStateRemoved,
@@ -136,6 +138,7 @@ const planFor = (context: TickContext, recorded: RecordedDigests): RefreshPlan =
     markPins: config.reconcileLive !== 'off',
     liveImages: Object.fromEntries(Object.entries(context.live.workloads).map(([id, w]) => [id, w.images])),
     ...(decoupled === undefined ? {} : { decoupled: { settled: new Set(decoupled) } }),
+    held: heldImages(context.holds),
   });
 };
 
@@ -286,7 +289,10 @@ const tickSetup = setup({
       const resolutions = acceptResolutions(context.config, answers, decoupledSettledOf(context));
       return { resolutions, events: emit(context, ...announceResolutions(context.config, resolutions)) };
     }),
-    rememberRecorded: assign({ recorded: (_, params: { recorded: RecordedDigests }) => O.some(params.recorded) }),
+    rememberRecorded: assign((_, params: { annotations: Annotations }) => ({
+      recorded: O.some(recordedDigestsOf(params.annotations)),
+      bookkeeping: params.annotations,
+    })),
     planRefresh: assign(({ context }) => {
       if (context.recorded._tag === 'None') throw new Error('the refresh plan is made before the records were read');
       const plan = planFor(context, context.recorded.value);
@@ -656,14 +662,14 @@ export const tickMachine = tickSetup.createMachine({
             target: 'reconcilingLive',
             actions: {
               type: 'rememberRecorded',
-              params: ({ event }) => ({ recorded: recordedDigestsOf(event.output.annotations) }),
+              params: ({ event }) => ({ annotations: event.output.annotations }),
             },
           },
           {
-            target: 'comparingDigests',
+            target: 'admittingDigests',
             actions: {
               type: 'rememberRecorded',
-              params: ({ event }) => ({ recorded: recordedDigestsOf(event.output.annotations) }),
+              params: ({ event }) => ({ annotations: event.output.annotations }),
             },
           },
         ],
@@ -692,7 +698,7 @@ export const tickMachine = tickSetup.createMachine({
               },
             },
             onError: {
-              target: '#tick.comparingDigests',
+              target: '#tick.admittingDigests',
               actions: { type: 'warnPinMarkersUnreadable', params: withPortError },
             },
           },
@@ -706,10 +712,26 @@ export const tickMachine = tickSetup.createMachine({
         ),
         observingResourceMonitor: observingWorkload(
           'resource-monitor',
-          '#tick.comparingDigests',
+          '#tick.admittingDigests',
           LIVE,
           'isResourceMonitorUnmanaged',
         ),
+      },
+    },
+
+    // §3.4a Admission: each changed digest passes the checks in this order;
+    // a check that holds an image back adds to context.holds, and the plan is
+    // made once, after the last check (issues 15, 16, 17). A check that is
+    // switched off passes at once.
+    admittingDigests: {
+      initial: 'checkingQuarantine',
+      states: {
+        /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (issue 16). */
+        checkingQuarantine: { always: { target: 'checkingDigestAge' } },
+        /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (issue 17). */
+        checkingDigestAge: { always: { target: 'checkingSignatures' } },
+        /** VERIFY_SIGNATURES: the digest's signature must verify before any pod runs it (issue 15). */
+        checkingSignatures: { always: { target: '#tick.comparingDigests' } },
       },
     },
 

@@ -1,0 +1,55 @@
+import type { RecordedDigests } from './bookkeeping.js';
+import type { Digest } from './digest.js';
+import { type ImageResolution, verdictOf } from './plan.js';
+import type { ImageName } from './workloads.js';
+
+// docs/behaviour.md §3.4a: before a changed digest is planned, it passes the
+// admission checks in one fixed order — quarantined? → old enough on this
+// edge (soak, ring)? → signature verified? — and only then the flap back-off,
+// the persisted attempt and the re-image (§3.5, §3.6). A check that is
+// switched off passes at once. A check that holds an image back records why
+// here, as data; the plan is made once, after every check, with the held
+// images left out (docs/behaviour.md §3.4), so a held digest never reaches a
+// pod spec and is never recorded as what a workload runs.
+
+/** Why one image's new digest is not acted on this tick; each admission check adds its own variant. */
+export type Hold =
+  /** The way back (ON_ROLLOUT_FAILURE=revert): this digest failed a rollout here before. */
+  | { readonly _tag: 'Quarantined'; readonly image: ImageName; readonly digest: Digest }
+  /** Fleet-safe rollout (MIN_DIGEST_AGE, ROLLOUT_RING): not yet old enough on this edge. */
+  | { readonly _tag: 'Soaking'; readonly image: ImageName; readonly digest: Digest }
+  /** Trust (VERIFY_SIGNATURES=enforce): the digest's signature did not verify, or could not be checked. */
+  | { readonly _tag: 'SignatureNotVerified'; readonly image: ImageName; readonly digest: Digest; readonly why: string };
+
+/** Image → why it is held back this tick. At most one hold per image: the first check that holds it wins. */
+export type Holds = Readonly<Partial<Record<ImageName, Hold>>>;
+
+/** A digest the registry answered that differs from the one recorded: what the admission checks look at. */
+export interface ChangedDigest {
+  readonly image: ImageName;
+  readonly from: string;
+  readonly to: Digest;
+}
+
+/**
+ * The changed digests of this tick that no earlier check has held back, in
+ * the images' order. First observations are not here: recording a baseline
+ * rolls no pod (I8), so nothing needs admitting.
+ */
+export const changedDigests = (
+  resolutions: readonly ImageResolution[],
+  recorded: RecordedDigests,
+  holds: Holds,
+): readonly ChangedDigest[] =>
+  resolutions.flatMap((resolution): ChangedDigest[] => {
+    if (resolution._tag !== 'Resolved' || holds[resolution.image] !== undefined) return [];
+    const verdict = verdictOf(resolution.digest, recorded[resolution.image], resolution.image);
+    return verdict._tag === 'Drift' ? [{ image: verdict.image, from: verdict.from, to: verdict.to }] : [];
+  });
+
+/** The images held back this tick, for the plan (`PlanScope.held`). */
+export const heldImages = (holds: Holds): ReadonlySet<ImageName> => new Set(Object.keys(holds) as ImageName[]);
+
+/** Add one hold; an image already held keeps its first reason (the check order decides, §3.4a). */
+export const withHold = (holds: Holds, hold: Hold): Holds =>
+  holds[hold.image] === undefined ? { ...holds, [hold.image]: hold } : holds;
