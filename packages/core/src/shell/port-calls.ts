@@ -35,6 +35,8 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       [bounds.apiMs, cluster.setImages(input.change.workload, input.change.images)] as const,
     waitForRollout: (input: { change: WorkloadChange; timeoutMs: number }) =>
       [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
+    watchStability: (input: { change: WorkloadChange; stableForMs: number }) =>
+      [bounds.stabilityMs, cluster.watchStability(input.change.workload, input.stableForMs)] as const,
     observeWorkload: (input: { workload: WorkloadRef }) =>
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;

@@ -76,6 +76,7 @@ const BEHAVIOUR_WORDS: Record<RolloutBehaviour, string> = {
   stalls: 'stalls',
   flaps: 'flaps',
   neverReady: 'never becomes Ready',
+  fallsApart: 'completes, then falls apart',
 };
 
 class Behave implements Command {
