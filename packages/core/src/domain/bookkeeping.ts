@@ -93,7 +93,8 @@ export const recordedDigestsOf = (annotations: Annotations): RecordedDigests => 
 export const pinMarkersOf = (annotations: Annotations): RecordedDigests => perImage(annotations, 'pinKey');
 
 /** The quarantine annotations (ON_ROLLOUT_FAILURE=revert, issue 16), raw: the digest of each image that failed a rollout here. */
-export const quarantinedDigestsOf = (annotations: Annotations): RecordedDigests => perImage(annotations, 'quarantineKey');
+export const quarantinedDigestsOf = (annotations: Annotations): RecordedDigests =>
+  perImage(annotations, 'quarantineKey');
 
 /** The failed digests to quarantine after a rollback (I30), in one write. */
 export const quarantineSet = (digests: Readonly<Partial<Record<ImageName, string>>>): BookkeepingChanges =>
@@ -106,4 +107,6 @@ export const quarantineSet = (digests: Readonly<Partial<Record<ImageName, string
 
 /** `rearm` lifts these quarantines (issue 16): each key removed. */
 export const quarantinesRemoved = (images: readonly ImageName[]): BookkeepingChanges =>
-  Object.fromEntries(IMAGES.filter(({ name }) => images.includes(name)).map(({ quarantineKey }) => [quarantineKey, null]));
+  Object.fromEntries(
+    IMAGES.filter(({ name }) => images.includes(name)).map(({ quarantineKey }) => [quarantineKey, null]),
+  );

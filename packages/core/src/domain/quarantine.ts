@@ -1,5 +1,5 @@
-import { type Annotations, quarantinedDigestsOf } from './bookkeeping.js';
 import type { ChangedDigest } from './admission.js';
+import { type Annotations, quarantinedDigestsOf } from './bookkeeping.js';
 
 // docs/behaviour.md §3.4a, the first admission check (ON_ROLLOUT_FAILURE,
 // issue 16): a changed digest equal to the digest quarantined for its image

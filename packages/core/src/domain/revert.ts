@@ -90,3 +90,6 @@ export const planRevert = (
 
 /** The failed workload was rolling to at least one new digest: there is a bad build to roll back from. */
 export const hasBadDigest = (plan: RevertPlan): boolean => Object.keys(plan.bad).length > 0;
+
+/** Some container moved this tick is not on its recorded digest: there is something to roll back. */
+export const movesAnything = (plan: RevertPlan): boolean => plan.containers.some((c) => c.from !== c.to);

@@ -22,8 +22,7 @@ const event = (
 const where = (change: WorkloadChange): string =>
   `${describeWorkload(change.workload)}${change.workload.kind === 'DaemonSet' ? ` in ${change.workload.namespace}` : ''}`;
 
-const patchText = (change: WorkloadChange): string =>
-  change.images.map((i) => `${i.container}=${i.image}`).join(' ');
+const patchText = (change: WorkloadChange): string => change.images.map((i) => `${i.container}=${i.image}`).join(' ');
 
 /** ROLLOUT_STABLE_FOR: the rollout completed; the window starts. */
 export const watchingStability = (c: TickConfig, change: WorkloadChange): TickEvent =>
@@ -42,7 +41,7 @@ export const fellApart = (c: TickConfig, change: WorkloadChange, e: RolloutError
   );
 
 /** Why the rollout failed, in the words the ROLLED BACK line ends with. */
-export const rolloutWhy = (c: TickConfig, change: WorkloadChange, e: RolloutError, inWindow: boolean): string =>
+export const rolloutWhy = (c: TickConfig, e: RolloutError, inWindow: boolean): string =>
   inWindow
     ? `it did not stay complete for ROLLOUT_STABLE_FOR=${formatDuration(c.rolloutStableForMs)} (${describePortError(e)})`
     : e._tag === 'RolloutTimedOut'
@@ -92,7 +91,7 @@ export const rollbackImpossible = (c: TickConfig, target: NoRevertTarget, why: s
     manual(workloadRef(c, target.workload)),
   );
 
-export const rollbackFailed = (c: TickConfig, change: WorkloadChange, e: RolloutError, why: string): TickEvent =>
+export const rollbackFailed = (change: WorkloadChange, e: RolloutError, why: string): TickEvent =>
   event(
     'error',
     'ROLLBACK_FAILED',

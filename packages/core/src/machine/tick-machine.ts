@@ -1,5 +1,5 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
+import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
@@ -32,7 +32,7 @@ import {
 } from '../domain/plan.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
 import { quarantinedChanges } from '../domain/quarantine.js';
-import { hasBadDigest, type NoRevertTarget, planRevert, type RevertPlan } from '../domain/revert.js';
+import { hasBadDigest, movesAnything, type NoRevertTarget, planRevert, type RevertPlan } from '../domain/revert.js';
 import type { Settledness } from '../domain/settledness.js';
 import {
   type ImageName,
@@ -268,11 +268,13 @@ const tickSetup = setup({
     isRevertOn: ({ context }) => context.config.onRolloutFailure === 'revert',
     /** A container the tick moved has no well-formed recorded digest: nothing known-good to go back to. */
     hasNoRecordToRevertTo: ({ context }) => E.isLeft(revertFor(context)),
-    /** The failed workload was only re-pinned to its recorded digest (RECONCILE_LIVE=1): no bad build to roll back. */
-    hasNoBadDigestToRevert: ({ context }) => {
+    /** Every container moved so far went onto its recorded digest (RECONCILE_LIVE=1 re-pins): nothing to roll back. */
+    hasNothingToRollBack: ({ context }) => {
       const revert = revertFor(context);
-      return E.isRight(revert) && !hasBadDigest(revert.right);
+      return E.isRight(revert) && !movesAnything(revert.right);
     },
+    /** The failed workload was rolling to a new digest: that digest is quarantined (I30). */
+    hasDigestToQuarantine: ({ context }) => hasBadDigest(revertOf(context)),
     /** More workloads to roll back. */
     hasMoreReverts: ({ context }) => context.revertIndex + 1 < revertOf(context).changes.length,
   },
@@ -445,8 +447,7 @@ const tickSetup = setup({
     reportRolloutFailed: assign({
       events: ({ context }, params: { error: RolloutError }) =>
         emit(context, say.rolloutFailed(context.config, currentChange(context), params.error)),
-      revertWhy: ({ context }, params: { error: RolloutError }) =>
-        back.rolloutWhy(context.config, currentChange(context), params.error, false),
+      revertWhy: ({ context }, params: { error: RolloutError }) => back.rolloutWhy(context.config, params.error, false),
     }),
     holdQuarantinedDigests: assign(({ context }) => {
       const held = quarantinedOf(context);
@@ -464,8 +465,7 @@ const tickSetup = setup({
     reportFellApart: assign({
       events: ({ context }, params: { error: RolloutError }) =>
         emit(context, back.fellApart(context.config, currentChange(context), params.error)),
-      revertWhy: ({ context }, params: { error: RolloutError }) =>
-        back.rolloutWhy(context.config, currentChange(context), params.error, true),
+      revertWhy: ({ context }, params: { error: RolloutError }) => back.rolloutWhy(context.config, params.error, true),
     }),
     /** Under revert, a re-image tick says up front where a failure would take it back to (and `--dry-run` shows it). */
     announceRevertReady: assign({
@@ -473,7 +473,7 @@ const tickSetup = setup({
         if (context.config.onRolloutFailure !== 'revert' || context.recorded._tag === 'None') return context.events;
         const plan = planOf(context);
         const all = planRevert(context.config, plan.changes, plan.changes.length - 1, context.recorded.value);
-        return E.isRight(all) && hasBadDigest(all.right) ? emit(context, back.revertReady(all.right)) : context.events;
+        return E.isRight(all) && movesAnything(all.right) ? emit(context, back.revertReady(all.right)) : context.events;
       },
     }),
     beginRevert: assign({
@@ -508,12 +508,11 @@ const tickSetup = setup({
     }),
     advanceToNextRevert: assign({ revertIndex: ({ context }) => context.revertIndex + 1 }),
     announceRolledBack: assign({
-      events: ({ context }) =>
-        emit(context, ...back.rolledBack(context.config, revertOf(context), context.revertWhy)),
+      events: ({ context }) => emit(context, ...back.rolledBack(context.config, revertOf(context), context.revertWhy)),
     }),
     reportRollbackFailed: assign({
       events: ({ context }, params: { error: RolloutError }) =>
-        emit(context, back.rollbackFailed(context.config, currentRevert(context), params.error, context.revertWhy)),
+        emit(context, back.rollbackFailed(currentRevert(context), params.error, context.revertWhy)),
     }),
     announceQuarantineStarted: assign({
       events: ({ context }) => emit(context, back.quarantineStarted(revertOf(context).bad)),
@@ -1018,7 +1017,10 @@ export const tickMachine = tickSetup.createMachine({
         provingStability: {
           invoke: {
             src: 'watchStability',
-            input: ({ context }) => ({ change: currentChange(context), stableForMs: context.config.rolloutStableForMs }),
+            input: ({ context }) => ({
+              change: currentChange(context),
+              stableForMs: context.config.rolloutStableForMs,
+            }),
             onDone: rolloutCounted,
             onError: [
               {
@@ -1048,7 +1050,7 @@ export const tickMachine = tickSetup.createMachine({
         planningRevert: {
           always: [
             { guard: 'hasNoRecordToRevertTo', target: '#tick.rollbackFailed', actions: 'reportRollbackImpossible' },
-            { guard: 'hasNoBadDigestToRevert', target: '#tick.reimageFailed' },
+            { guard: 'hasNothingToRollBack', target: '#tick.reimageFailed' },
             { target: 'settingRevertImages', actions: 'beginRevert' },
           ],
         },
@@ -1074,7 +1076,12 @@ export const tickMachine = tickSetup.createMachine({
                 target: 'settingRevertImages',
                 actions: ['noteRevertComplete', 'advanceToNextRevert'],
               },
-              { target: 'quarantiningDigests', actions: ['noteRevertComplete', 'announceRolledBack'] },
+              {
+                guard: 'hasDigestToQuarantine',
+                target: 'quarantiningDigests',
+                actions: ['noteRevertComplete', 'announceRolledBack'],
+              },
+              { target: '#tick.rolledBack', actions: ['noteRevertComplete', 'announceRolledBack'] },
             ],
             onError: {
               target: '#tick.rollbackFailed',
