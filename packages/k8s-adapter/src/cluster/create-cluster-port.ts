@@ -24,6 +24,7 @@ import {
   DEFAULT_PROGRESS_INTERVAL_MS,
 } from './cluster-port-options.js';
 import { type PollEnd, type PollSettings, pollUntilSettled } from './poll-until-settled.js';
+import { watchStability } from './watch-stability.js';
 import {
   type AnnotationChanges,
   FIELD_MANAGER,
@@ -224,6 +225,23 @@ export const createClusterPort = (
       }
     };
 
+  /** ROLLOUT_STABLE_FOR (issue 16): every poll must still see it complete, until the window closes. */
+  const watchStabilityOf =
+    (ref: WorkloadRef, stableForMs: number): TE.TaskEither<RolloutError, void> =>
+    () =>
+      pipe(
+        apps,
+        E.match(
+          (error): Promise<E.Either<RolloutError, void>> => Promise.resolve(E.left(error)),
+          () =>
+            watchStability(ref, () => read(ref)(), {
+              windowMs: stableForMs,
+              intervalMs: pollIntervalMs,
+              signal: waitSignal.length === 0 ? undefined : AbortSignal.any(waitSignal),
+            }),
+        ),
+      );
+
   return {
     readJobsManager,
     // One JSON merge patch of exactly the changes core decided; nothing to change is no request.
@@ -231,5 +249,6 @@ export const createClusterPort = (
     observeWorkload,
     setImages,
     waitForRollout,
+    watchStability: watchStabilityOf,
   };
 };
