@@ -16,6 +16,8 @@ export {
   flapMarked,
   flapStateRemoved,
   pinMarkersOf,
+  quarantinedDigestsOf,
+  quarantinesRemoved,
   type RecordedDigests,
   recordChanges,
   recordedDigestsOf,
