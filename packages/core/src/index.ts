@@ -16,7 +16,6 @@ export {
   flapMarked,
   flapStateRemoved,
   pinMarkersOf,
-  quarantinedDigestsOf,
   quarantinesRemoved,
   type RecordedDigests,
   recordChanges,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { dryRunPorts } from '../src/dry-run.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
-import { simDigest } from '../src/sim/index.js';
+import { runTick } from '../src/run-tick.js';
+import { simDigest, simPorts } from '../src/sim/index.js';
 import { aSteadyEdge, JM, PM } from './support/edge.js';
 
 // Issue 16, the way back (docs/behaviour.md §3.4a, §3.6): ON_ROLLOUT_FAILURE
@@ -202,5 +204,40 @@ describe('ROLLOUT_STABLE_FOR: a rollout counts once it stayed complete for the w
     expect(edge.ops().filter((op) => op === 'watchStability')).toHaveLength(2);
     expect(edge.world.clockMs - before).toBeGreaterThanOrEqual(2 * 90_000);
     expect(edge.world.annotations[JM_KEY]).toBe(JM2);
+  });
+});
+
+describe('the way back beside the ports', () => {
+  it('--dry-run cannot know a rollout would fail: every pretend wait succeeds, and REVERT_READY says where each workload would go back to', async () => {
+    const edge = await aBadBuild();
+    const said: string[] = [];
+    const ports = simPorts(edge.world);
+    const outcome = await runTick(
+      edge.config,
+      dryRunPorts(ports, edge.config, (line) => said.push(line)),
+    );
+    expect(outcome.result).toBe('complete');
+    const ready = outcome.events.find((e) => e.code === 'REVERT_READY')?.message;
+    expect(ready).toBe(
+      `ON_ROLLOUT_FAILURE=revert: should a rollout of this tick fail, each workload it moved goes back to its recorded digest: deployment/stg-jobs-manager api=${ref(JM, JM1)}; deployment/stg-requests-proxy proxy=${ref(JM, JM1)}`,
+    );
+    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+    expect(said.filter((l) => l.startsWith('set image'))).toHaveLength(2);
+  });
+
+  it('under keep no REVERT_READY line is said', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, JM2);
+    const outcome = await edge.tick();
+    expect(outcome.events.map((e) => e.code)).not.toContain('REVERT_READY');
+  });
+
+  it('a ClusterPort without watchStability fails a windowed rollout closed, saying why', async () => {
+    const edge = await aSteadyEdge({ ROLLOUT_STABLE_FOR: '1m' });
+    edge.world.publish(JM, JM2);
+    const { watchStability: _, ...older } = simPorts(edge.world).cluster;
+    const outcome = await runTick(edge.config, { ...simPorts(edge.world), cluster: older });
+    expect(outcome.result).toBe('reimageFailed');
+    expect(outcome.findings.map((f) => f.message).join('\n')).toContain('this ClusterPort has no watchStability');
   });
 });

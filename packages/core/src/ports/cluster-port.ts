@@ -94,7 +94,9 @@ export interface ClusterPort {
    * `RolloutFailed` (its message says how), a read that fails is the
    * {@link PortError}. The tick reads no clock (I20): the window is this
    * call's. Bounded by `stableForMs` plus one request, abortable like
-   * {@link ClusterPort.waitForRollout}.
+   * {@link ClusterPort.waitForRollout}. Optional, so a port written before it
+   * still compiles: called only with ROLLOUT_STABLE_FOR above 0, and a port
+   * without it then fails that rollout (fail closed), saying why.
    */
-  readonly watchStability: (workload: WorkloadRef, stableForMs: number) => TaskEither<RolloutError, void>;
+  readonly watchStability?: (workload: WorkloadRef, stableForMs: number) => TaskEither<RolloutError, void>;
 }
