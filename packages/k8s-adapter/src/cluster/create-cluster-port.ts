@@ -62,12 +62,13 @@ const sameWorkload = (a: WorkloadRef, b: WorkloadRef): boolean =>
  * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.
  * @param config - the tick's parsed config: names, namespaces and bounds.
  * @param options - poll and progress intervals, a progress callback, the field manager.
+ * @returns every operation of the port, `watchStability` (ROLLOUT_STABLE_FOR, issue 16) included.
  */
 export const createClusterPort = (
   kubeConfig: KubeConfig,
   config: TickConfig,
   options: ClusterPortOptions = {},
-): ClusterPort => {
+): Required<ClusterPort> => {
   const jobsManager = workloadRef(config, 'jobs-manager');
   const fieldManager = options.fieldManager ?? FIELD_MANAGER;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
