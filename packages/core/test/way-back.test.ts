@@ -152,6 +152,34 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
     expect(edge.line('ROLLED_BACK')).toContain(`from ${JM2} to ${JM1}: its rollout failed (Transport`);
   });
 
+  it('a set image refused after an earlier workload completed: that one goes back, nothing is quarantined', async () => {
+    const edge = await aSteadyEdge(REVERT);
+    edge.world.publish(JM, JM2);
+    edge.world.workloads['requests-proxy'].exists = false;
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('rolledBack');
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages jobs-manager api=${ref(JM, JM2)}`,
+      `setImages requests-proxy proxy=${ref(JM, JM2)}`,
+      `setImages jobs-manager api=${ref(JM, JM1)}`,
+    ]);
+    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM1));
+    expect(edge.world.annotations[QUARANTINE_KEY]).toBeUndefined();
+    expect(edge.line('ROLLED_BACK')).toContain(
+      `from ${JM2} to ${JM1}: set image on deployment/stg-requests-proxy was refused (NotFound`,
+    );
+  });
+
+  it('a set image refused on the first workload has nothing to roll back: it ends as under keep', async () => {
+    const edge = await aSteadyEdge(REVERT);
+    edge.world.publish(JM, JM2);
+    edge.world.injectClusterFault('setImages', 'Forbidden');
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('reimageFailed');
+    expect(outcome.reverts).toBeUndefined();
+  });
+
   it('with no well-formed recorded digest to go back to, nothing is guessed: ROLLBACK FAILED, nothing else touched', async () => {
     const edge = await aBadBuild();
     edge.world.setAnnotation(JM_KEY, 'edited-by-hand');

@@ -50,8 +50,10 @@ const imageOf = (config: TickConfig, workload: WorkloadId, container: string): I
   managedContainers(config).find((m) => m.workload === workload && m.container === container)?.image;
 
 /**
- * The revert of a tick whose rollout of `changes[failedIndex]` failed: every
- * change up to it, each container back on its image's recorded digest.
+ * The revert of a tick: every change up to `changes[throughIndex]`, each
+ * container back on its image's recorded digest. `failed` is the index of the
+ * workload whose rollout failed — its new digests are the bad ones; null
+ * when the tick failed on a refused patch, which says nothing of a build.
  * `Left` when a container has no well-formed recorded digest (a record
  * missing or edited by hand): there is nothing known-good to go back to, so
  * nothing is guessed — the tick says ROLLBACK FAILED and touches nothing more
@@ -60,12 +62,13 @@ const imageOf = (config: TickConfig, workload: WorkloadId, container: string): I
 export const planRevert = (
   config: TickConfig,
   changes: readonly WorkloadChange[],
-  failedIndex: number,
+  throughIndex: number,
   recorded: RecordedDigests,
+  failed: number | null = throughIndex,
 ): E.Either<NoRevertTarget, RevertPlan> => {
   const containers: ContainerRevert[] = [];
   const reverted: WorkloadChange[] = [];
-  for (const change of changes.slice(0, failedIndex + 1)) {
+  for (const change of changes.slice(0, throughIndex + 1)) {
     const images: ContainerImage[] = [];
     for (const { container, image: reference } of change.images) {
       const image = imageOf(config, change.workload.id, container);
@@ -78,12 +81,12 @@ export const planRevert = (
     }
     reverted.push({ workload: change.workload, images });
   }
-  const failed = changes[failedIndex];
+  const failedWorkload = failed === null ? undefined : changes[failed]?.workload.id;
   const bad: Partial<Record<ImageName, Digest>> = {};
   for (const c of containers) {
     // A live re-pin (RECONCILE_LIVE=1) moves a container TO its recorded
     // digest: that digest is the good one, never quarantined.
-    if (c.workload === failed?.workload.id && c.from !== c.to && isWellFormedDigest(c.from)) bad[c.image] = c.from;
+    if (c.workload === failedWorkload && c.from !== c.to && isWellFormedDigest(c.from)) bad[c.image] = c.from;
   }
   return E.right({ changes: reverted, containers, bad });
 };

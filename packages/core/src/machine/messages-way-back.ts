@@ -48,6 +48,10 @@ export const rolloutWhy = (c: TickConfig, e: RolloutError, inWindow: boolean): s
       ? `its rollout did not complete within ROLLOUT_TIMEOUT=${formatDuration(c.rolloutTimeoutMs)} (${describePortError(e)})`
       : `its rollout failed (${describePortError(e)})`;
 
+/** A refused patch, in the words the ROLLED BACK line ends with: the workloads moved before it go back. */
+export const patchRefusedWhy = (change: WorkloadChange, e: PortError): string =>
+  `set image on ${describeWorkload(change.workload)} was refused (${describePortError(e)}), so the tick's other moves are undone`;
+
 /** Under revert, every re-image tick says where it would go back to — what `--dry-run` shows of the revert. */
 export const revertReady = (plan: RevertPlan): TickEvent =>
   event(

@@ -43,6 +43,8 @@ export interface TickContext {
   readonly revertIndex: number;
   /** Why the rollout failed, for the ROLLED BACK line. */
   readonly revertWhy: string;
+  /** What failed: a rollout (its workload's new digests are bad), or a refused patch (no build to blame). */
+  readonly revertCause: 'rolloutFailed' | 'patchRefused';
   /** Workloads the rollback patched, with whether their rollout completed. */
   readonly reverts: readonly Reimage[];
 }
@@ -67,5 +69,6 @@ export const initialContext = (config: TickConfig): TickContext => ({
   revert: O.none,
   revertIndex: 0,
   revertWhy: '',
+  revertCause: 'rolloutFailed',
   reverts: [],
 });

@@ -113,7 +113,11 @@ const currentChange = (context: TickContext): WorkloadChange => {
 /** ON_ROLLOUT_FAILURE=revert: the rollback of the workloads moved so far, the current one included (issue 16). */
 const revertFor = (context: TickContext): Either<NoRevertTarget, RevertPlan> => {
   if (context.recorded._tag === 'None') throw new Error('a rollback is planned before the records were read');
-  return planRevert(context.config, planOf(context).changes, context.reimageIndex, context.recorded.value);
+  const { changes } = planOf(context);
+  // A refused patch changed nothing of its own workload: what the tick moved before it goes back.
+  return context.revertCause === 'patchRefused'
+    ? planRevert(context.config, changes, context.reimageIndex - 1, context.recorded.value, null)
+    : planRevert(context.config, changes, context.reimageIndex, context.recorded.value);
 };
 
 const revertOf = (context: TickContext): RevertPlan => {
@@ -432,6 +436,9 @@ const tickSetup = setup({
     reportSetImageFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.setImageFailed(currentChange(context), params.error)),
+      revertWhy: ({ context }, params: { error: PortError }) =>
+        back.patchRefusedWhy(currentChange(context), params.error),
+      revertCause: () => 'patchRefused' as const,
     }),
     announceAlreadyOnTarget: assign({
       events: ({ context }) => emit(context, say.alreadyOnTarget(currentChange(context))),
@@ -985,10 +992,14 @@ export const tickMachine = tickSetup.createMachine({
               },
               { target: 'awaitingRollout', actions: ['announceSetImage', 'noteImagesSet'] },
             ],
-            onError: {
-              target: '#tick.reimageFailed',
-              actions: { type: 'reportSetImageFailed', params: withPortError },
-            },
+            onError: [
+              {
+                guard: 'isRevertOn',
+                target: '#tick.revertingRollout',
+                actions: { type: 'reportSetImageFailed', params: withPortError },
+              },
+              { target: '#tick.reimageFailed', actions: { type: 'reportSetImageFailed', params: withPortError } },
+            ],
           },
         },
         awaitingRollout: {

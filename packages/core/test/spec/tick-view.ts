@@ -175,12 +175,14 @@ export class TickView {
   }
 
   /**
-   * Where the tick's re-image ended: the first rollout wait or stability
-   * watch that failed (issue 16). Under ON_ROLLOUT_FAILURE=revert what
+   * Where the tick's re-image ended: the first set image, rollout wait or
+   * stability watch that failed (issue 16). Under ON_ROLLOUT_FAILURE=revert what
    * follows is the rollback; -1 when none failed.
    */
   get firstFailedRollout(): number {
-    return this.record.calls.findIndex((c) => (c.op === 'waitForRollout' || c.op === 'watchStability') && !answered(c));
+    return this.record.calls.findIndex(
+      (c) => (c.op === 'waitForRollout' || c.op === 'watchStability' || c.op === 'setImages') && !answered(c),
+    );
   }
   /** The calls of the re-image itself, the rollback after a failed rollout left out (issue 16). */
   get forwardCalls(): readonly SpecCall[] {
