@@ -474,10 +474,14 @@ const tickSetup = setup({
         emit(context, back.fellApart(context.config, currentChange(context), params.error)),
       revertWhy: ({ context }, params: { error: RolloutError }) => back.rolloutWhy(context.config, params.error, true),
     }),
-    /** Under revert, a re-image tick says up front where a failure would take it back to (and `--dry-run` shows it). */
+    /**
+     * Under revert, a re-image tick says up front where a failure would take
+     * each workload back to (what `--dry-run` shows of the revert); a plan
+     * with nothing to go back to, or no record to go back to, says nothing.
+     */
     announceRevertReady: assign({
       events: ({ context }) => {
-        if (context.config.onRolloutFailure !== 'revert' || context.recorded._tag === 'None') return context.events;
+        if (context.recorded._tag === 'None') return context.events;
         const plan = planOf(context);
         const all = planRevert(context.config, plan.changes, plan.changes.length - 1, context.recorded.value);
         return E.isRight(all) && movesAnything(all.right) ? emit(context, back.revertReady(all.right)) : context.events;
@@ -956,10 +960,14 @@ export const tickMachine = tickSetup.createMachine({
           invoke: {
             src: 'patchBookkeeping',
             input: ({ context }) => write('writeRefreshAttempt', refreshAttemptSet(context.attempt + 1)),
-            onDone: {
-              target: '#tick.reimaging',
-              actions: [{ type: 'noteWrite', params: written }, 'announceReimaging', 'announceRevertReady'],
-            },
+            onDone: [
+              {
+                guard: 'isRevertOn',
+                target: '#tick.reimaging',
+                actions: [{ type: 'noteWrite', params: written }, 'announceReimaging', 'announceRevertReady'],
+              },
+              { target: '#tick.reimaging', actions: [{ type: 'noteWrite', params: written }, 'announceReimaging'] },
+            ],
             onError: {
               target: '#tick.attemptWriteFailed',
               actions: { type: 'reportAttemptWriteFailed', params: withPortError },
