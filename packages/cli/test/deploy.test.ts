@@ -114,6 +114,26 @@ describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
     expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
   });
 
+  it('holds a tick with the way back switched on: a re-image plus its rollback per workload, each watched for ROLLOUT_STABLE_FOR=2m (issue 16)', () => {
+    const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
+      spec: {
+        jobTemplate: {
+          spec: {
+            activeDeadlineSeconds: number;
+            template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+          };
+        };
+      };
+    };
+    const job = cronJob.spec.jobTemplate.spec;
+    const env = Object.fromEntries((job.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    const config = parseTickConfig({ ...env, [ENV.onRolloutFailure]: 'revert', [ENV.rolloutStableFor]: '2m' });
+    if (config._tag === 'Left') throw new Error(`deploy/ sets an invalid environment: ${JSON.stringify(config.left)}`);
+    expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
+    // Reasoned as the issue does: more than a re-image and its rollback for each of the three workloads.
+    expect(job.activeDeadlineSeconds).toBeGreaterThan(2 * 3 * 10 * 60);
+  });
+
   it("sets every variable of the chart's environment contract", () => {
     const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
       spec: { jobTemplate: { spec: { template: { spec: { containers: { env: { name: string }[] }[] } } } } };

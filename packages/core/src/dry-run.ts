@@ -40,6 +40,12 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     },
     waitForRollout: (workload, timeoutMs) =>
       pretend(`wait for the rollout of ${describeWorkload(workload)} (up to ${formatDuration(timeoutMs)})`),
+    // A dry run rolls nothing, so it cannot know whether a rollout would
+    // fail (or fall apart inside ROLLOUT_STABLE_FOR): every pretend wait
+    // succeeds. Under ON_ROLLOUT_FAILURE=revert the tick's REVERT_READY line
+    // says where a failure would take each workload back to (issue 16).
+    watchStability: (workload, stableForMs) =>
+      pretend(`watch ${describeWorkload(workload)} stay complete for ${formatDuration(stableForMs)}`),
   };
   return ports.events === undefined
     ? { cluster, registry: ports.registry }

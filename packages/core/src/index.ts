@@ -16,6 +16,7 @@ export {
   flapMarked,
   flapStateRemoved,
   pinMarkersOf,
+  quarantinesRemoved,
   type RecordedDigests,
   recordChanges,
   recordedDigestsOf,

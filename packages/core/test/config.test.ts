@@ -43,6 +43,8 @@ describe('parseTickConfig', () => {
         kubernetesEvents: true,
         reconcileLive: 'off',
         decoupledRefresh: false,
+        onRolloutFailure: 'keep',
+        rolloutStableForMs: 0,
       }),
     );
   });

@@ -73,7 +73,16 @@ export const statusJson = async (
   const jm = inspected['jobs-manager'];
   if (E.isLeft(jm)) {
     // As `status`: said, and exit 0 (issue 5); nothing below can be known.
-    out.stdout(JSON.stringify({ ...head, skipStreak: null, refreshAttempt: null, flapDetected: null, images: null }));
+    out.stdout(
+      JSON.stringify({
+        ...head,
+        skipStreak: null,
+        refreshAttempt: null,
+        flapDetected: null,
+        images: null,
+        quarantined: null,
+      }),
+    );
     return { exitCode: 0 };
   }
   const a = jm.right.annotations;
@@ -115,6 +124,8 @@ export const statusJson = async (
       refreshAttempt: counterFacts(a[ANNOTATION.refreshAttempt], config.maxRefreshAttempts),
       flapDetected: a[ANNOTATION.flapDetected] ?? null,
       images,
+      // Issue 16: image → the digest quarantined after a rollback (ON_ROLLOUT_FAILURE=revert), or null.
+      quarantined: Object.fromEntries(IMAGES.map((image) => [image.name, a[image.quarantineKey] ?? null])),
     }),
   );
   return { exitCode: 0 };

@@ -19,8 +19,9 @@ import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 export const STATUS_HELP = `Usage: image-refresh status [--no-registry] [--json]
 
 What the guards think right now, for a human: is jobs-manager settled, the
-skip streak and attempt counter against their ceilings, the flap marker, and
-per image the recorded, registry and live digests. Reads only.
+skip streak and attempt counter against their ceilings, the flap marker, any
+quarantined digest (ON_ROLLOUT_FAILURE=revert), and per image the recorded,
+registry and live digests. Reads only.
 
   --no-registry  do not ask the registry (one manifest HEAD per unpinned image otherwise)
   --json         the same facts as one JSON object on stdout (field names: README, "Fleet visibility")
@@ -78,6 +79,12 @@ export const status = async (
   out.stdout(
     `${named('flap marker')}${a[ANNOTATION.flapDetected] === undefined ? 'none' : `FLAP DETECTED after ${a[ANNOTATION.flapDetected]} failed attempt(s) — run 'image-refresh rearm' once fixed`}`,
   );
+  // Issue 16: a quarantine is said only where one is set (ON_ROLLOUT_FAILURE=revert wrote it).
+  for (const image of IMAGES.filter((i) => a[i.quarantineKey] !== undefined)) {
+    out.stdout(
+      `${named('quarantined')}${image.repo}@${a[image.quarantineKey]} — its rollout failed and was rolled back; not re-applied while the registry answers it ('image-refresh rearm' lifts it)`,
+    );
+  }
 
   const answerFor = await resolveForStatus(connection, config, options.noRegistry === true);
   out.stdout(`${imageColumn('image')}${'recorded'.padEnd(24)}${'registry'.padEnd(30)}live`);

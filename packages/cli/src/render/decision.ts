@@ -37,6 +37,10 @@ export const decisionOf = (outcome: TickOutcome): string => {
       return 'attempt unwritable: no re-image';
     case 'reimageFailed':
       return `re-image failed: ${names(outcome)}`;
+    case 'rolledBack':
+      return `ROLLED BACK: ${(outcome.reverts ?? []).map((r) => r.workload.id).join(', ')}`;
+    case 'rollbackFailed':
+      return 'ROLLBACK FAILED';
     case 'recordFailed':
       return outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; record failed` : 'record failed';
     case 'interrupted':
@@ -44,7 +48,10 @@ export const decisionOf = (outcome: TickOutcome): string => {
     case 'complete': {
       if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}`;
       const n = recorded(outcome);
-      return n > 0 ? `first observation: recorded ${n} digest(s)` : 'no change';
+      if (n > 0) return `first observation: recorded ${n} digest(s)`;
+      // Issue 16: a quarantined digest held is said, not passed off as no change.
+      const held = outcome.events.filter((e) => e.code === 'DIGEST_QUARANTINED').length;
+      return held > 0 ? `quarantined digest held (${held} image(s))` : 'no change';
     }
   }
 };

@@ -25,6 +25,7 @@ const unreachableCluster = (reason: string): ClusterPort => {
     patchBookkeeping: fail,
     setImages: fail,
     waitForRollout: fail,
+    watchStability: fail,
     observeWorkload: fail,
   };
 };

@@ -32,6 +32,8 @@ export const ENV = {
   kubernetesEvents: 'IMAGE_REFRESH_EVENTS',
   reconcileLive: 'RECONCILE_LIVE',
   decoupledRefresh: 'DECOUPLED_REFRESH',
+  onRolloutFailure: 'ON_ROLLOUT_FAILURE',
+  rolloutStableFor: 'ROLLOUT_STABLE_FOR',
 } as const;
 
 /** Environment variables by name, as `process.env` holds them; unset and empty mean the same. */
@@ -48,4 +50,5 @@ export const DEFAULTS = {
   registryTimeout: '10s',
   registryUrl: 'https://registry-1.docker.io',
   registryBudgetFloor: 10,
+  rolloutStableFor: '0s',
 } as const;

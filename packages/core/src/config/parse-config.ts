@@ -95,6 +95,28 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
   return ms;
 };
 
+/**
+ * A duration that may be zero (ROLLOUT_STABLE_FOR=0s, issue 16: "no window"),
+ * otherwise held to the same syntax and cap as every other duration.
+ */
+const durationOrZero = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
+  const value = read(env, variable) ?? fallback;
+  if (parseDurationMs(value) === 0) return 0;
+  return duration(env, problems, variable, fallback);
+};
+
+const rolloutFailureMode = (env: Environment, problems: Problems, variable: string): 'keep' | 'revert' => {
+  const value = read(env, variable);
+  if (value === undefined || value === 'keep') return 'keep';
+  if (value === 'revert') return 'revert';
+  problems.add(
+    variable,
+    value,
+    'must be "keep" (leave a failed rollout as it is, as the script) or "revert" (roll it back to the last recorded digest)',
+  );
+  return 'keep';
+};
+
 const switchOf =
   (meaning: string) =>
   (env: Environment, problems: Problems, variable: string, fallback = false): boolean => {
@@ -224,6 +246,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),
     reconcileLive: reconcileMode(env, problems, ENV.reconcileLive),
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
+    onRolloutFailure: rolloutFailureMode(env, problems, ENV.onRolloutFailure),
+    rolloutStableForMs: durationOrZero(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor),
   };
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

@@ -75,6 +75,20 @@ export interface TickConfig {
    * settled themselves. pods-monitor, a sidecar of jobs-manager, never is.
    */
   readonly decoupledRefresh: boolean;
+  /**
+   * ON_ROLLOUT_FAILURE (issue 16): `keep` (the default, the script's
+   * behaviour) leaves a failed rollout half-rolled on the new digest;
+   * `revert` sets every container the tick changed back to its last
+   * recorded digest, waits for that rollout and quarantines the failed
+   * digest (docs/behaviour.md §3.6, I29).
+   */
+  readonly onRolloutFailure: 'keep' | 'revert';
+  /**
+   * ROLLOUT_STABLE_FOR (issue 16): how long a completed rollout must stay
+   * complete before the re-image counts; 0 (the default, the script's
+   * behaviour) counts it the moment it completes.
+   */
+  readonly rolloutStableForMs: number;
 }
 
 /** One problem with one environment variable, as `parseTickConfig` reports it. */

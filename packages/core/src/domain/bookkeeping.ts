@@ -77,7 +77,7 @@ export const refreshAttemptOf = (annotations: Annotations): O.Option<string> =>
 export type RecordedDigests = Readonly<Record<ImageName, O.Option<string>>>;
 
 /** One raw annotation value per image, under each image's `recordKey` or `pinKey`. */
-const perImage = (annotations: Annotations, key: 'recordKey' | 'pinKey'): RecordedDigests => {
+const perImage = (annotations: Annotations, key: 'recordKey' | 'pinKey' | 'quarantineKey'): RecordedDigests => {
   const [jobsManager, podsMonitor, resourceMonitor] = IMAGES.map((image) => O.fromNullable(annotations[image[key]]));
   return {
     'jobs-manager': jobsManager ?? O.none,
@@ -91,3 +91,22 @@ export const recordedDigestsOf = (annotations: Annotations): RecordedDigests => 
 
 /** The pin markers (RECONCILE_LIVE, I23), raw. */
 export const pinMarkersOf = (annotations: Annotations): RecordedDigests => perImage(annotations, 'pinKey');
+
+/** The quarantine annotations (ON_ROLLOUT_FAILURE=revert, issue 16), raw: the digest of each image that failed a rollout here. */
+export const quarantinedDigestsOf = (annotations: Annotations): RecordedDigests =>
+  perImage(annotations, 'quarantineKey');
+
+/** The failed digests to quarantine after a rollback (I30), in one write. */
+export const quarantineSet = (digests: Readonly<Partial<Record<ImageName, string>>>): BookkeepingChanges =>
+  Object.fromEntries(
+    IMAGES.flatMap(({ name, quarantineKey }) => {
+      const digest = digests[name];
+      return digest === undefined ? [] : [[quarantineKey, digest]];
+    }),
+  );
+
+/** `rearm` lifts these quarantines (issue 16): each key removed. */
+export const quarantinesRemoved = (images: readonly ImageName[]): BookkeepingChanges =>
+  Object.fromEntries(
+    IMAGES.filter(({ name }) => images.includes(name)).map(({ quarantineKey }) => [quarantineKey, null]),
+  );

@@ -28,6 +28,12 @@ export interface ImageSpec {
   readonly pinKey: string;
   /** The pin that stops it being resolved and re-imaged (I13). */
   readonly pin: PinName;
+  /**
+   * Annotation holding the digest of this image whose rollout failed here and
+   * was rolled back (ON_ROLLOUT_FAILURE=revert, issue 16): while the registry
+   * answers it, it is not re-applied (docs/behaviour.md §3.4a).
+   */
+  readonly quarantineKey: string;
 }
 
 /** In the reference's order: the tick resolves and logs them in this order. */
@@ -37,6 +43,7 @@ export const IMAGES: readonly ImageSpec[] = [
     repo: 'tracebloc/jobs-manager',
     recordKey: 'tracebloc.io/last-refreshed-jobs-manager-digest',
     pinKey: 'tracebloc.io/pinned-jobs-manager-digest',
+    quarantineKey: 'tracebloc.io/quarantined-jobs-manager-digest',
     pin: 'jobsManager',
   },
   {
@@ -44,6 +51,7 @@ export const IMAGES: readonly ImageSpec[] = [
     repo: 'tracebloc/pods-monitor',
     recordKey: 'tracebloc.io/last-refreshed-pods-monitor-digest',
     pinKey: 'tracebloc.io/pinned-pods-monitor-digest',
+    quarantineKey: 'tracebloc.io/quarantined-pods-monitor-digest',
     pin: 'podsMonitor',
   },
   {
@@ -51,6 +59,7 @@ export const IMAGES: readonly ImageSpec[] = [
     repo: 'tracebloc/resource-monitor',
     recordKey: 'tracebloc.io/last-refreshed-resource-monitor-digest',
     pinKey: 'tracebloc.io/pinned-resource-monitor-digest',
+    quarantineKey: 'tracebloc.io/quarantined-resource-monitor-digest',
     pin: 'resourceMonitor',
   },
 ];

@@ -76,6 +76,7 @@ const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
   markFlapDetected: 'writing refresh-flap-detected',
   clearFlapState: 'clearing refresh-attempt and refresh-flap-detected',
   recordDigests: 'recording the digests',
+  quarantineDigests: 'writing the quarantine of the failed digest',
 };
 
 /** `before …` a call that never started, `while …` one cut short, `after …` a write that landed last. */
@@ -102,6 +103,8 @@ const whereOf = (point: InterruptPoint, context: TickContext): string => {
       return `${when} ${kind === undefined ? 'a bookkeeping write' : WRITE_WORDS[kind]}`;
     case 'waitForRollout':
       return `${when} waiting for ${named}`;
+    case 'watchStability':
+      return `${when} watching ${named} stay complete (ROLLOUT_STABLE_FOR)`;
     case 'setImages':
       return point.phase === 'before' ? `before set image ${named}` : `${when} setting the image of ${named}`;
     case 'observeWorkload':

@@ -33,6 +33,11 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   PIN_MARKERS_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
   LIVE_UNREADABLE: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
   INTERRUPTED: { type: 'Warning', reason: 'RefreshInterrupted' },
+  // The way back (issue 16): the quarantine's Event is Normal and said once, when it starts.
+  ROLLED_BACK: { type: 'Warning', reason: 'RefreshRolledBack' },
+  ROLLBACK_FAILED: { type: 'Warning', reason: 'RefreshRollbackFailed' },
+  QUARANTINE_STARTED: { type: 'Normal', reason: 'RefreshQuarantined' },
+  QUARANTINE_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
 };
 
 /**
@@ -96,7 +101,9 @@ export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
     const mapped = reasonOf(event);
     if (mapped !== undefined) add(mapped.type, mapped.reason, event.message);
   }
-  for (const reimage of outcome.reimages.filter((r) => r.rolledOut)) {
+  // A workload the rollback set back (issue 16) was not re-imaged, whatever its first rollout did.
+  const rolledBack = new Set((outcome.reverts ?? []).map((r) => r.workload.id));
+  for (const reimage of outcome.reimages.filter((r) => r.rolledOut && !rolledBack.has(r.workload.id))) {
     const moves = reimage.images.map(({ container, image }) => {
       const digest = image.slice(image.indexOf('@') + 1);
       return `${container} ${movedFrom(outcome, reimage, container, digest)} → ${shortDigest(digest)}`;

@@ -18,6 +18,8 @@ export interface PortBounds {
   readonly apiMs: number;
   readonly observeMs: number;
   readonly rolloutMs: number;
+  /** ROLLOUT_STABLE_FOR's watch (issue 16): the window plus the read that may be in flight when it closes. */
+  readonly stabilityMs: number;
   readonly resolveMs: (repos: number) => number;
 }
 
@@ -26,6 +28,7 @@ export const portBounds = (config: TickConfig): PortBounds => ({
   // The settle window, plus the request that may be in flight when it closes.
   observeMs: config.settleTimeoutMs + config.apiTimeoutMs + BACKSTOP_GRACE_MS,
   rolloutMs: config.rolloutTimeoutMs + config.apiTimeoutMs + BACKSTOP_GRACE_MS,
+  stabilityMs: config.rolloutStableForMs + config.apiTimeoutMs + BACKSTOP_GRACE_MS,
   resolveMs: (repos) =>
     config.registryTimeoutMs * (REGISTRY_REQUESTS_PER_REPO * Math.max(repos, 1) + REGISTRY_REQUESTS_PER_PASS) +
     BACKSTOP_GRACE_MS,

@@ -3,6 +3,7 @@ import type { TickConfig } from '../config/tick-config.js';
 import type { Holds } from '../domain/admission.js';
 import type { Annotations, RecordedDigests } from '../domain/bookkeeping.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
+import type { RevertPlan } from '../domain/revert.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
@@ -36,6 +37,16 @@ export interface TickContext {
   readonly decoupledSettled: O.Option<readonly WorkloadId[]>;
   /** How the skip streak ended this tick, when a decoupled pass followed it. */
   readonly skipResult: O.Option<'skipped' | 'frozen'>;
+  /** ON_ROLLOUT_FAILURE=revert: the rollback planned once the rollout failed (issue 16). */
+  readonly revert: O.Option<RevertPlan>;
+  /** Index into revert.changes of the workload being rolled back. */
+  readonly revertIndex: number;
+  /** Why the rollout failed, for the ROLLED BACK line. */
+  readonly revertWhy: string;
+  /** What failed: a rollout (its workload's new digests are bad), or a refused patch (no build to blame). */
+  readonly revertCause: 'rolloutFailed' | 'patchRefused';
+  /** Workloads the rollback patched, with whether their rollout completed. */
+  readonly reverts: readonly Reimage[];
 }
 
 export const initialContext = (config: TickConfig): TickContext => ({
@@ -55,4 +66,9 @@ export const initialContext = (config: TickConfig): TickContext => ({
   live: { workloads: {}, pins: O.none },
   decoupledSettled: O.none,
   skipResult: O.none,
+  revert: O.none,
+  revertIndex: 0,
+  revertWhy: '',
+  revertCause: 'rolloutFailed',
+  reverts: [],
 });

@@ -1,5 +1,6 @@
 import type { TickConfig } from '../config/tick-config.js';
 import { portBounds } from './port-bounds.js';
+import { wayBackWorstCaseMs } from './way-back-deadline.js';
 
 // How long one tick can take at most, from its configuration alone (issue 13).
 // The pod cannot read its Job's activeDeadlineSeconds (no RBAC for it), so the
@@ -35,6 +36,8 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     bounds.resolveMs(3) +
     n.workloads * (bounds.apiMs + bounds.rolloutMs) +
     n.apiRequests * bounds.apiMs +
-    n.events * bounds.apiMs
+    n.events * bounds.apiMs +
+    // ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert (issue 16); 0 at their defaults.
+    wayBackWorstCaseMs(config, bounds, n.workloads)
   );
 };

@@ -54,7 +54,16 @@ export type EventCode =
   | 'DECOUPLED_NOT_SETTLED'
   | 'TICK_COMPLETE'
   | 'EVENT_NOT_RECORDED'
-  | 'INTERRUPTED';
+  | 'INTERRUPTED'
+  // The way back (issue 16).
+  | 'STABILITY_WATCH'
+  | 'REVERT_READY'
+  | 'ROLLING_BACK'
+  | 'ROLLED_BACK'
+  | 'ROLLBACK_FAILED'
+  | 'QUARANTINE_STARTED'
+  | 'QUARANTINE_WRITE_FAILED'
+  | 'DIGEST_QUARANTINED';
 
 /**
  * One thing a tick tells its operator, in order. The CLI prints each as an

@@ -1,14 +1,16 @@
 import type { Either } from 'fp-ts/lib/Either.js';
+import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
-import { heldImages } from '../domain/admission.js';
+import { changedDigests, heldImages, withHold } from '../domain/admission.js';
 import {
   type Annotations,
   type BookkeepingChanges,
   flapMarked,
   flapStateRemoved,
   pinMarkersOf,
+  quarantineSet,
   type RecordedDigests,
   recordChanges,
   recordedDigestsOf,
@@ -29,6 +31,8 @@ import {
   type WorkloadChange,
 } from '../domain/plan.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
+import { quarantinedChanges } from '../domain/quarantine.js';
+import { hasBadDigest, movesAnything, type NoRevertTarget, planRevert, type RevertPlan } from '../domain/revert.js';
 import type { Settledness } from '../domain/settledness.js';
 import {
   type ImageName,
@@ -41,6 +45,7 @@ import {
 import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import * as say from './messages.js';
+import * as back from './messages-way-back.js';
 import { initialContext, type TickContext } from './tick-context.js';
 import { acceptResolutions, isRegistryBudgetLow, unpinnedRequests } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
@@ -68,6 +73,8 @@ export const tickActors = {
   resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
   setImages: fromPromise<{ readonly changed: boolean }, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
+  /** ROLLOUT_STABLE_FOR (issue 16): the completed workload must stay complete for the window. */
+  watchStability: fromPromise<void, { change: WorkloadChange; stableForMs: number }>(unprovided('watchStability')),
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
 };
 
@@ -102,6 +109,36 @@ const currentChange = (context: TickContext): WorkloadChange => {
   if (change === undefined) throw new Error(`no workload change at index ${context.reimageIndex}`);
   return change;
 };
+
+/** ON_ROLLOUT_FAILURE=revert: the rollback of the workloads moved so far, the current one included (issue 16). */
+const revertFor = (context: TickContext): Either<NoRevertTarget, RevertPlan> => {
+  if (context.recorded._tag === 'None') throw new Error('a rollback is planned before the records were read');
+  const { changes } = planOf(context);
+  // A refused patch changed nothing of its own workload: what the tick moved before it goes back.
+  return context.revertCause === 'patchRefused'
+    ? planRevert(context.config, changes, context.reimageIndex - 1, context.recorded.value, null)
+    : planRevert(context.config, changes, context.reimageIndex, context.recorded.value);
+};
+
+const revertOf = (context: TickContext): RevertPlan => {
+  if (context.revert._tag === 'None') throw new Error('the rollback is read before it was planned');
+  return context.revert.value;
+};
+
+const currentRevert = (context: TickContext): WorkloadChange => {
+  const change = revertOf(context).changes[context.revertIndex];
+  if (change === undefined) throw new Error(`no rollback change at index ${context.revertIndex}`);
+  return change;
+};
+
+/** §3.4a — this tick's changed digests that are the very digest quarantined for their image (I30). */
+const quarantinedOf = (context: TickContext) =>
+  context.recorded._tag === 'None'
+    ? []
+    : quarantinedChanges(
+        changedDigests(context.resolutions, context.recorded.value, context.holds),
+        context.bookkeeping,
+      );
 
 const settlednessOf = (context: TickContext): Settledness =>
   O.getOrElse((): Settledness => ({ _tag: 'Waiting', reason: 'not observed' }))(context.settledness);
@@ -227,6 +264,23 @@ const tickSetup = setup({
     wasAlreadyOnTarget: (_, params: { changed: boolean }) => !params.changed,
     /** §3.6 — more workloads to re-image this tick. */
     hasMoreWorkloads: ({ context }) => context.reimageIndex + 1 < planOf(context).changes.length,
+    /** §3.4a — a changed digest is the one quarantined for its image: held, not re-applied (I30, issue 16). */
+    isChangedDigestQuarantined: ({ context }) => quarantinedOf(context).length > 0,
+    /** ROLLOUT_STABLE_FOR above 0: a completed rollout must stay complete before it counts (issue 16). */
+    hasStabilityWindow: ({ context }) => context.config.rolloutStableForMs > 0,
+    /** ON_ROLLOUT_FAILURE=revert: a failed rollout is rolled back, not left half-rolled (issue 16). */
+    isRevertOn: ({ context }) => context.config.onRolloutFailure === 'revert',
+    /** A container the tick moved has no well-formed recorded digest: nothing known-good to go back to. */
+    hasNoRecordToRevertTo: ({ context }) => E.isLeft(revertFor(context)),
+    /** Every container moved so far went onto its recorded digest (RECONCILE_LIVE=1 re-pins): nothing to roll back. */
+    hasNothingToRollBack: ({ context }) => {
+      const revert = revertFor(context);
+      return E.isRight(revert) && !movesAnything(revert.right);
+    },
+    /** The failed workload was rolling to a new digest: that digest is quarantined (I30). */
+    hasDigestToQuarantine: ({ context }) => hasBadDigest(revertOf(context)),
+    /** More workloads to roll back. */
+    hasMoreReverts: ({ context }) => context.revertIndex + 1 < revertOf(context).changes.length,
   },
   actions: {
     /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
@@ -382,6 +436,9 @@ const tickSetup = setup({
     reportSetImageFailed: assign({
       events: ({ context }, params: { error: PortError }) =>
         emit(context, say.setImageFailed(currentChange(context), params.error)),
+      revertWhy: ({ context }, params: { error: PortError }) =>
+        back.patchRefusedWhy(currentChange(context), params.error),
+      revertCause: () => 'patchRefused' as const,
     }),
     announceAlreadyOnTarget: assign({
       events: ({ context }) => emit(context, say.alreadyOnTarget(currentChange(context))),
@@ -397,6 +454,83 @@ const tickSetup = setup({
     reportRolloutFailed: assign({
       events: ({ context }, params: { error: RolloutError }) =>
         emit(context, say.rolloutFailed(context.config, currentChange(context), params.error)),
+      revertWhy: ({ context }, params: { error: RolloutError }) => back.rolloutWhy(context.config, params.error, false),
+    }),
+    holdQuarantinedDigests: assign(({ context }) => {
+      const held = quarantinedOf(context);
+      return {
+        holds: held.reduce(
+          (holds, c) => withHold(holds, { _tag: 'Quarantined', image: c.image, digest: c.to }),
+          context.holds,
+        ),
+        events: emit(context, ...held.map((c) => back.digestQuarantined(context.config, c.image, c.to))),
+      };
+    }),
+    announceStabilityWatch: assign({
+      events: ({ context }) => emit(context, back.watchingStability(context.config, currentChange(context))),
+    }),
+    reportFellApart: assign({
+      events: ({ context }, params: { error: RolloutError }) =>
+        emit(context, back.fellApart(context.config, currentChange(context), params.error)),
+      revertWhy: ({ context }, params: { error: RolloutError }) => back.rolloutWhy(context.config, params.error, true),
+    }),
+    /**
+     * Under revert, a re-image tick says up front where a failure would take
+     * each workload back to (what `--dry-run` shows of the revert); a plan
+     * with nothing to go back to, or no record to go back to, says nothing.
+     */
+    announceRevertReady: assign({
+      events: ({ context }) => {
+        if (context.recorded._tag === 'None') return context.events;
+        const plan = planOf(context);
+        const all = planRevert(context.config, plan.changes, plan.changes.length - 1, context.recorded.value);
+        return E.isRight(all) && movesAnything(all.right) ? emit(context, back.revertReady(all.right)) : context.events;
+      },
+    }),
+    beginRevert: assign({
+      revert: ({ context }) => {
+        const revert = revertFor(context);
+        if (E.isLeft(revert)) throw new Error('a rollback is begun without a record to go back to');
+        return O.some(revert.right);
+      },
+      revertIndex: () => 0,
+    }),
+    reportRollbackImpossible: assign({
+      events: ({ context }) => {
+        const revert = revertFor(context);
+        return E.isLeft(revert)
+          ? emit(context, back.rollbackImpossible(context.config, revert.left, context.revertWhy))
+          : context.events;
+      },
+    }),
+    announceRollingBack: assign({ events: ({ context }) => emit(context, back.rollingBack(currentRevert(context))) }),
+    noteRevertSet: assign({
+      reverts: ({ context }) => {
+        const { workload, images } = currentRevert(context);
+        return [...context.reverts, { workload, images, rolledOut: false }];
+      },
+    }),
+    noteRevertComplete: assign({
+      reverts: ({ context }) =>
+        context.reverts.map((r) =>
+          r.workload.id === currentRevert(context).workload.id ? { ...r, rolledOut: true } : r,
+        ),
+      events: ({ context }) => emit(context, say.rolloutComplete(currentRevert(context))),
+    }),
+    advanceToNextRevert: assign({ revertIndex: ({ context }) => context.revertIndex + 1 }),
+    announceRolledBack: assign({
+      events: ({ context }) => emit(context, ...back.rolledBack(context.config, revertOf(context), context.revertWhy)),
+    }),
+    reportRollbackFailed: assign({
+      events: ({ context }, params: { error: RolloutError }) =>
+        emit(context, back.rollbackFailed(currentRevert(context), params.error, context.revertWhy)),
+    }),
+    announceQuarantineStarted: assign({
+      events: ({ context }) => emit(context, back.quarantineStarted(revertOf(context).bad)),
+    }),
+    reportQuarantineWriteFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, back.quarantineWriteFailed(context.config, params.error)),
     }),
     advanceToNextWorkload: assign({ reimageIndex: ({ context }) => context.reimageIndex + 1 }),
     announceReimageComplete: assign({ events: ({ context }) => emit(context, say.reimageComplete()) }),
@@ -453,6 +587,21 @@ const observingWorkload = (
 
 const DECOUPLED = { done: 'rememberDecoupledObservation', failed: 'warnDecoupledUnreadable' } as const;
 const LIVE = { done: 'rememberLiveWorkload', failed: 'warnLiveUnreadable' } as const;
+
+/** A rollout that counts (completed, and stayed so for ROLLOUT_STABLE_FOR): on to the next workload, or the success reset. */
+const rolloutCounted = [
+  {
+    guard: 'hasMoreWorkloads',
+    target: 'settingImages',
+    actions: ['noteRolloutComplete', 'advanceToNextWorkload'],
+  },
+  {
+    guard: 'hasEarlierFailuresToKeep',
+    target: '#tick.keepingEarlierAttempts',
+    actions: ['noteRolloutComplete', 'announceReimageComplete'],
+  },
+  { target: '#tick.successReset', actions: ['noteRolloutComplete', 'announceReimageComplete'] },
+] as const;
 
 const MISSING_CONFIG = new Error('the tick machine needs a parsed TickConfig as its input');
 
@@ -727,7 +876,12 @@ export const tickMachine = tickSetup.createMachine({
       initial: 'checkingQuarantine',
       states: {
         /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (issue 16). */
-        checkingQuarantine: { always: { target: 'checkingDigestAge' } },
+        checkingQuarantine: {
+          always: [
+            { guard: 'isChangedDigestQuarantined', target: 'checkingDigestAge', actions: 'holdQuarantinedDigests' },
+            { target: 'checkingDigestAge' },
+          ],
+        },
         /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (issue 17). */
         checkingDigestAge: { always: { target: 'checkingSignatures' } },
         /** VERIFY_SIGNATURES: the digest's signature must verify before any pod runs it (issue 15). */
@@ -806,10 +960,14 @@ export const tickMachine = tickSetup.createMachine({
           invoke: {
             src: 'patchBookkeeping',
             input: ({ context }) => write('writeRefreshAttempt', refreshAttemptSet(context.attempt + 1)),
-            onDone: {
-              target: '#tick.reimaging',
-              actions: [{ type: 'noteWrite', params: written }, 'announceReimaging'],
-            },
+            onDone: [
+              {
+                guard: 'isRevertOn',
+                target: '#tick.reimaging',
+                actions: [{ type: 'noteWrite', params: written }, 'announceReimaging', 'announceRevertReady'],
+              },
+              { target: '#tick.reimaging', actions: [{ type: 'noteWrite', params: written }, 'announceReimaging'] },
+            ],
             onError: {
               target: '#tick.attemptWriteFailed',
               actions: { type: 'reportAttemptWriteFailed', params: withPortError },
@@ -842,10 +1000,14 @@ export const tickMachine = tickSetup.createMachine({
               },
               { target: 'awaitingRollout', actions: ['announceSetImage', 'noteImagesSet'] },
             ],
-            onError: {
-              target: '#tick.reimageFailed',
-              actions: { type: 'reportSetImageFailed', params: withPortError },
-            },
+            onError: [
+              {
+                guard: 'isRevertOn',
+                target: '#tick.revertingRollout',
+                actions: { type: 'reportSetImageFailed', params: withPortError },
+              },
+              { target: '#tick.reimageFailed', actions: { type: 'reportSetImageFailed', params: withPortError } },
+            ],
           },
         },
         awaitingRollout: {
@@ -853,21 +1015,110 @@ export const tickMachine = tickSetup.createMachine({
             src: 'waitForRollout',
             input: ({ context }) => ({ change: currentChange(context), timeoutMs: context.config.rolloutTimeoutMs }),
             onDone: [
+              { guard: 'hasStabilityWindow', target: 'provingStability', actions: 'announceStabilityWatch' },
+              ...rolloutCounted,
+            ],
+            onError: [
               {
-                guard: 'hasMoreWorkloads',
-                target: 'settingImages',
-                actions: ['noteRolloutComplete', 'advanceToNextWorkload'],
+                guard: 'isRevertOn',
+                target: '#tick.revertingRollout',
+                actions: { type: 'reportRolloutFailed', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
               },
               {
-                guard: 'hasEarlierFailuresToKeep',
-                target: '#tick.keepingEarlierAttempts',
-                actions: ['noteRolloutComplete', 'announceReimageComplete'],
+                target: '#tick.reimageFailed',
+                actions: { type: 'reportRolloutFailed', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
               },
-              { target: '#tick.successReset', actions: ['noteRolloutComplete', 'announceReimageComplete'] },
+            ],
+          },
+        },
+        // ROLLOUT_STABLE_FOR (issue 16): complete is not yet counted; falling
+        // apart inside the window is a failed rollout (docs/behaviour.md §3.6).
+        provingStability: {
+          invoke: {
+            src: 'watchStability',
+            input: ({ context }) => ({
+              change: currentChange(context),
+              stableForMs: context.config.rolloutStableForMs,
+            }),
+            onDone: rolloutCounted,
+            onError: [
+              {
+                guard: 'isRevertOn',
+                target: '#tick.revertingRollout',
+                actions: { type: 'reportFellApart', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+              },
+              {
+                target: '#tick.reimageFailed',
+                actions: { type: 'reportFellApart', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+              },
+            ],
+          },
+        },
+      },
+    },
+
+    // §3.6 The way back (ON_ROLLOUT_FAILURE=revert, issue 16): every
+    // container moved so far goes back to its recorded digest as a digest
+    // reference, each rollout waited for (ROLLOUT_TIMEOUT); then the failed
+    // digest is quarantined. refresh-attempt stays as persisted before the
+    // re-image and nothing is recorded (I7, I29). A rollback that fails
+    // touches nothing more: ROLLBACK FAILED.
+    revertingRollout: {
+      initial: 'planningRevert',
+      states: {
+        planningRevert: {
+          always: [
+            { guard: 'hasNoRecordToRevertTo', target: '#tick.rollbackFailed', actions: 'reportRollbackImpossible' },
+            { guard: 'hasNothingToRollBack', target: '#tick.reimageFailed' },
+            { target: 'settingRevertImages', actions: 'beginRevert' },
+          ],
+        },
+        settingRevertImages: {
+          entry: 'announceRollingBack',
+          invoke: {
+            src: 'setImages',
+            input: ({ context }) => ({ change: currentRevert(context) }),
+            onDone: { target: 'awaitingRevertRollout', actions: 'noteRevertSet' },
+            onError: {
+              target: '#tick.rollbackFailed',
+              actions: { type: 'reportRollbackFailed', params: ({ event }) => ({ error: portErrorOf(event) }) },
+            },
+          },
+        },
+        awaitingRevertRollout: {
+          invoke: {
+            src: 'waitForRollout',
+            input: ({ context }) => ({ change: currentRevert(context), timeoutMs: context.config.rolloutTimeoutMs }),
+            onDone: [
+              {
+                guard: 'hasMoreReverts',
+                target: 'settingRevertImages',
+                actions: ['noteRevertComplete', 'advanceToNextRevert'],
+              },
+              {
+                guard: 'hasDigestToQuarantine',
+                target: 'quarantiningDigests',
+                actions: ['noteRevertComplete', 'announceRolledBack'],
+              },
+              { target: '#tick.rolledBack', actions: ['noteRevertComplete', 'announceRolledBack'] },
             ],
             onError: {
-              target: '#tick.reimageFailed',
-              actions: { type: 'reportRolloutFailed', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+              target: '#tick.rollbackFailed',
+              actions: { type: 'reportRollbackFailed', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+            },
+          },
+        },
+        quarantiningDigests: {
+          invoke: {
+            src: 'patchBookkeeping',
+            input: ({ context }) => write('quarantineDigests', quarantineSet(revertOf(context).bad)),
+            onDone: {
+              target: '#tick.rolledBack',
+              actions: [{ type: 'noteWrite', params: written }, 'announceQuarantineStarted'],
+            },
+            onError: {
+              target: '#tick.rolledBack',
+              actions: { type: 'reportQuarantineWriteFailed', params: withPortError },
             },
           },
         },
@@ -957,6 +1208,8 @@ export const tickMachine = tickSetup.createMachine({
     flapMarkFailed: { type: 'final', output: outcome('flapMarkFailed') },
     attemptWriteFailed: { type: 'final', output: outcome('attemptWriteFailed') },
     reimageFailed: { type: 'final', output: outcome('reimageFailed') },
+    rolledBack: { type: 'final', output: outcome('rolledBack') },
+    rollbackFailed: { type: 'final', output: outcome('rollbackFailed') },
     recordFailed: { type: 'final', output: outcome('recordFailed') },
     complete: { type: 'final', entry: 'announceTickComplete', output: outcome('complete') },
   },

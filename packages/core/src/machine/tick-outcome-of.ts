@@ -16,6 +16,7 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
     findings,
     writes: context.writes,
     reimages: context.reimages,
+    ...(context.revert._tag === 'Some' ? { reverts: context.reverts } : {}),
     digestChanges:
       context.plan._tag === 'None'
         ? []

@@ -19,6 +19,10 @@ export type TickResult =
   | 'reimageFailed'
   | 'recordFailed'
   | 'complete'
+  /** ON_ROLLOUT_FAILURE=revert: a rollout failed and was rolled back to the recorded digests (issue 16). */
+  | 'rolledBack'
+  /** ON_ROLLOUT_FAILURE=revert: the rollback itself failed, or had nothing recorded to go back to (issue 16). */
+  | 'rollbackFailed'
   /** Stopped by SIGTERM or SIGINT before it ended (issue 13): exit 143 or 130. */
   | 'interrupted';
 
@@ -29,7 +33,9 @@ export type WriteKind =
   | 'writeRefreshAttempt'
   | 'markFlapDetected'
   | 'clearFlapState'
-  | 'recordDigests';
+  | 'recordDigests'
+  /** The failed digests quarantined after a rollback (issue 16). */
+  | 'quarantineDigests';
 
 /** A write to the jobs-manager Deployment's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {
@@ -81,4 +87,10 @@ export interface TickOutcome {
   readonly reimages: readonly Reimage[];
   /** The drift this tick found and set out to roll out (empty when held back or when nothing moved). */
   readonly digestChanges: readonly DigestChange[];
+  /**
+   * ON_ROLLOUT_FAILURE=revert (issue 16): every workload the rollback set back
+   * to its recorded digests, with whether that rollout completed. Absent
+   * when no rollback ran.
+   */
+  readonly reverts?: readonly Reimage[];
 }

@@ -86,4 +86,17 @@ export interface ClusterPort {
   ) => TaskEither<PortError, { readonly changed: boolean }>;
   /** Wait until the workload is settled, for at most `timeoutMs` (ROLLOUT_TIMEOUT). */
   readonly waitForRollout: (workload: WorkloadRef, timeoutMs: number) => TaskEither<RolloutError, void>;
+  /**
+   * ROLLOUT_STABLE_FOR (issue 16): after its rollout completed, watch the
+   * workload for `stableForMs` and answer `Right` only if it stayed complete
+   * all along — available = updated = desired, the same generation observed,
+   * no ProgressDeadlineExceeded. Falling apart inside the window is
+   * `RolloutFailed` (its message says how), a read that fails is the
+   * {@link PortError}. The tick reads no clock (I20): the window is this
+   * call's. Bounded by `stableForMs` plus one request, abortable like
+   * {@link ClusterPort.waitForRollout}. Optional, so a port written before it
+   * still compiles: called only with ROLLOUT_STABLE_FOR above 0, and a port
+   * without it then fails that rollout (fail closed), saying why.
+   */
+  readonly watchStability?: (workload: WorkloadRef, stableForMs: number) => TaskEither<RolloutError, void>;
 }

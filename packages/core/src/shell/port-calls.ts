@@ -1,6 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { WorkloadChange } from '../domain/plan.js';
+import { transport } from '../domain/port-error.js';
 import type { WorkloadRef } from '../domain/workloads.js';
 import type { PortBounds } from '../machine/port-bounds.js';
 import type { tickMachine } from '../machine/tick-machine.js';
@@ -35,6 +37,15 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       [bounds.apiMs, cluster.setImages(input.change.workload, input.change.images)] as const,
     waitForRollout: (input: { change: WorkloadChange; timeoutMs: number }) =>
       [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
+    watchStability: (input: { change: WorkloadChange; stableForMs: number }) =>
+      [
+        bounds.stabilityMs,
+        cluster.watchStability === undefined
+          ? TE.left(
+              transport('this ClusterPort has no watchStability, which ROLLOUT_STABLE_FOR above 0s needs (issue 16)'),
+            )
+          : cluster.watchStability(input.change.workload, input.stableForMs),
+      ] as const,
     observeWorkload: (input: { workload: WorkloadRef }) =>
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;

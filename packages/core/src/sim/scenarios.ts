@@ -183,6 +183,25 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: `publish ${PM} build 2`, act: publish(PM, 2) },
     ],
   },
+  {
+    name: 'bad-build',
+    summary:
+      'ON_ROLLOUT_FAILURE=revert (issue 16): a crash-looping build is rolled, rolled back to the recorded digest (exit 1, ROLLED BACK) and quarantined; held while the tag still names it; a fixed build published two ticks later rolls out.',
+    env: { ON_ROLLOUT_FAILURE: 'revert' },
+    steps: [
+      { event: 'fresh install' },
+      {
+        event: `publish ${JM} build 2, which crash-loops`,
+        act: (w) => {
+          w.breakBuild(simDigest(`${JM}#2`));
+          publish(JM, 2)(w);
+        },
+      },
+      { event: 'the tag still names build 2' },
+      { event: `fixed build 3 published`, act: publish(JM, 3) },
+      quiet,
+    ],
+  },
 ];
 
 /** The scenario called `name`, or undefined: `simulate --scenario` turns that into exit 2. */

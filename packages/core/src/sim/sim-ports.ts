@@ -164,6 +164,33 @@ export const simPorts = (world: SimWorld): TickPorts => {
       world.log({ op: 'waitForRollout', detail: workload.id, outcome: E.isRight(result) ? 'ok' : result.left._tag });
       return done(result);
     },
+    // ROLLOUT_STABLE_FOR (issue 16): a workload that stays complete is watched
+    // for the whole window; one that falls apart is caught halfway through it.
+    watchStability: (workload, stableForMs) => {
+      const fault = world.takeClusterFault('watchStability');
+      const w = world.workloads[workload.id];
+      let result: E.Either<RolloutError, void>;
+      if (fault === 'Hang') {
+        world.clockMs += config.apiTimeoutMs;
+        result = E.left(timeout(`simulated watchStability hung; the ${config.apiTimeoutMs} ms request bound ended it`));
+      } else if (fault !== undefined) {
+        world.clockMs += SIM_REQUEST_MS;
+        result = E.left(errorOf(fault, 'watchStability'));
+      } else if (!w.exists) {
+        result = E.left(notFound(`${workload.kind.toLowerCase()}s.apps "${workload.name}" not found`, 404));
+      } else {
+        const settledness = world.settlednessOf(workload.id, 'stability-watch');
+        if (settledness._tag === 'Settled') {
+          world.clockMs += stableForMs;
+          result = E.right(undefined);
+        } else {
+          world.clockMs += Math.floor(stableForMs / 2);
+          result = E.left({ _tag: 'RolloutFailed', message: `fell apart: ${settledness.reason}` });
+        }
+      }
+      world.log({ op: 'watchStability', detail: workload.id, outcome: E.isRight(result) ? 'ok' : result.left._tag });
+      return done(result);
+    },
   };
 
   const resolveOne = (repo: string, tag: string): E.Either<RegistryError, Resolution> => {

@@ -24,9 +24,18 @@ import { simDigest } from './sim-digest.js';
  *   stays unsettled afterwards (a skip streak, not a flap);
  * - flaps: looks settled at the top of a tick, then fails the wait after a
  *   re-image (Ready, then crashes) — the shape the flap lockout exists for;
- * - neverReady: never settled at all (the pod Runs but is never Ready, #1964).
+ * - neverReady: never settled at all (the pod Runs but is never Ready, #1964);
+ * - fallsApart: a rollout completes, then fails inside ROLLOUT_STABLE_FOR
+ *   (a readiness flap seconds after "rollout complete", issue 16), and looks
+ *   settled again at the top of the next tick.
+ *
+ * Whatever its behaviour, a workload running a build {@link SimWorld.breakBuild}
+ * marked as crash-looping is never available while it runs it.
  */
-export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady';
+export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady' | 'fallsApart';
+
+/** When a workload's status is read: the top of a tick, a rollout wait, or the ROLLOUT_STABLE_FOR watch after it. */
+export type StatusPhase = 'top-of-tick' | 'rollout-wait' | 'stability-watch';
 
 /** Every fault-injectable cluster-side operation: the port's, and recording an Event. */
 export type ClusterOp = keyof ClusterPort | 'recordEvent';
@@ -171,6 +180,8 @@ export class SimWorld {
   private readsThisTick = 0;
   private tickSettled = true;
   private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
+  /** Digests of crash-looping builds: a pod running one is never available (issue 16, `bad-build`). */
+  readonly brokenDigests = new Set<string>();
 
   constructor(readonly config: TickConfig) {
     this.workloads = {
@@ -186,6 +197,18 @@ export class SimWorld {
   /** Move `repo:tag` (the config's tag by default) to a new digest, as a push would. */
   publish(repo: string, digest: string, tag: string = this.config.imageTag): void {
     this.registry.set(`${repo}:${tag}`, digest);
+  }
+
+  /** A published build crash-loops: every workload running it has no available pod while it does (issue 16). */
+  breakBuild(digest: string): void {
+    this.brokenDigests.add(digest);
+  }
+
+  /** Whether a workload runs a crash-looping build in any container. */
+  runsBrokenBuild(id: WorkloadId): boolean {
+    return Object.values(this.workloads[id].images).some((image) =>
+      this.brokenDigests.has(image.slice(image.indexOf('@') + 1)),
+    );
   }
 
   /** Change how a workload's rollouts go from now on; `settles` or `flaps` also finishes a stalled rollout. */
@@ -280,6 +303,7 @@ export class SimWorld {
     for (const [key, digest] of this.registry) copy.registry.set(key, digest);
     copy.rateLimitRemaining = this.rateLimitRemaining;
     for (const e of this.kubeEvents) copy.kubeEvents.push({ ...e });
+    for (const digest of this.brokenDigests) copy.brokenDigests.add(digest);
     for (const [slot, armed] of this.clusterFaults) copy.clusterFaults.set(slot, { ...armed });
     for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
     return copy;
@@ -342,9 +366,9 @@ export class SimWorld {
   }
 
   /** What kubectl's rules say of a workload now, at the top of a tick or during a rollout wait (flaps differ). */
-  settlednessOf(id: WorkloadId, phase: 'top-of-tick' | 'rollout-wait'): Settledness {
+  settlednessOf(id: WorkloadId, phase: StatusPhase): Settledness {
     const w = this.workloads[id];
-    const status = statusOf(w, phase);
+    const status = this.runsBrokenBuild(id) ? { updated: true, available: false } : statusOf(w, phase);
     const name = this.nameOf(id);
     if (w.kind === 'DaemonSet') {
       const view: DaemonSetRolloutView = {
@@ -398,14 +422,16 @@ const take = <K, F>(faults: Map<K, Armed<F>>, key: K): F | undefined => {
 };
 
 /** Whether new pods exist and whether they are available, by behaviour. */
-const statusOf = (w: SimWorkload, phase: 'top-of-tick' | 'rollout-wait'): { updated: boolean; available: boolean } => {
+const statusOf = (w: SimWorkload, phase: StatusPhase): { updated: boolean; available: boolean } => {
   switch (w.behaviour) {
     case 'settles':
       return { updated: true, available: true };
     case 'stalls':
       return w.rolloutPending ? { updated: false, available: true } : { updated: true, available: true };
     case 'flaps':
-      return phase === 'rollout-wait' ? { updated: true, available: false } : { updated: true, available: true };
+      return phase === 'top-of-tick' ? { updated: true, available: true } : { updated: true, available: false };
+    case 'fallsApart':
+      return phase === 'stability-watch' ? { updated: true, available: false } : { updated: true, available: true };
     case 'neverReady':
       return { updated: true, available: false };
   }

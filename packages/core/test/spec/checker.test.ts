@@ -396,6 +396,63 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I29'],
+    trace: 'a failed rollout under revert that leaves the container on the bad digest',
+    tampered: async () => {
+      const bad = simDigest(`${JM}#2`);
+      const { checker, record } = await recorded(
+        (w) => {
+          w.publish(JM, bad);
+          w.breakBuild(bad);
+        },
+        { ON_ROLLOUT_FAILURE: 'revert' },
+      );
+      const after = {
+        ...record.after,
+        workloads: {
+          ...record.after.workloads,
+          'jobs-manager': {
+            ...record.after.workloads['jobs-manager'],
+            images: { ...record.after.workloads['jobs-manager'].images, api: `docker.io/${JM}@${bad}` },
+          },
+        },
+      };
+      return { checker, record: { ...record, after } };
+    },
+  },
+  {
+    breaks: ['I30'],
+    trace: 'a set image onto the quarantined digest',
+    tampered: async () => {
+      const bad = simDigest(`${JM}#2`);
+      const { checker, record } = await recorded(
+        (w) => {
+          w.publish(JM, bad);
+          w.setAnnotation('tracebloc.io/quarantined-jobs-manager-digest', bad);
+        },
+        { ON_ROLLOUT_FAILURE: 'revert' },
+      );
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `jobs-manager api=docker.io/${JM}@${bad}`),
+        call('waitForRollout', 'jobs-manager'),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I31'],
+    trace: 'a stability watch under keep and ROLLOUT_STABLE_FOR=0s',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      const calls = record.calls.flatMap((c) =>
+        c.op === 'waitForRollout' ? [c, call('watchStability', c.detail)] : [c],
+      );
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
     breaks: ['I20'],
     trace: 'a replay of the same tick that came out differently',
     tampered: async () => {

@@ -16,4 +16,7 @@ export const environmentArbitrary: fc.Arbitrary<Environment> = fc.record({
   // Issue 7's switches, off about half the time so I1–I20 keep their reference meaning.
   RECONCILE_LIVE: fc.constantFrom('0', '0', 'report', '1', '1'),
   DECOUPLED_REFRESH: fc.constantFrom('0', '1'),
+  // Issue 16's switches, off about half the time so the rest keep their meaning (I31).
+  ON_ROLLOUT_FAILURE: fc.constantFrom('keep', 'revert'),
+  ROLLOUT_STABLE_FOR: fc.constantFrom('0s', '0s', '1m'),
 });

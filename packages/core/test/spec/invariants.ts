@@ -295,7 +295,7 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!t.reimaged || !t.everyRolloutCompleted()) return undefined;
       for (const image of t.resolvedImages()) {
         const before = t.annotationBefore(image.recordKey) ?? '';
-        const drifted = before !== '' && before !== t.record.before.registry[image.repo];
+        const drifted = before !== '' && before !== t.record.before.registry[image.repo] && !t.quarantined(image);
         const set = t.setImageCalls().some((c) => t.containersOf(image.name).some((k) => k in c.images));
         if (drifted && !set) return `${image.repo} drifted but was not re-imaged with the others`;
       }
@@ -473,6 +473,57 @@ export const INVARIANTS: readonly Invariant[] = [
       return unless(
         before === 0 || after >= before,
         () => `a decoupled success took refresh-attempt from ${before} to ${after}: failures before it were forgotten`,
+      );
+    },
+  },
+  {
+    id: 'I29',
+    says: 'With ON_ROLLOUT_FAILURE=revert, after a re-image tick whose rollout failed, every container the tick set runs the last recorded digest of its image — or the tick said ROLLBACK FAILED (exit 1).',
+    source: 'issue 16',
+    appliesTo: (t) => t.config.onRolloutFailure === 'revert' && t.firstFailedRollout >= 0,
+    violation: (t) => {
+      if (t.record.outcome.events.some((e) => e.code === 'ROLLBACK_FAILED'))
+        return unless(t.exitCode === 1, () => `ROLLBACK FAILED with exit ${t.exitCode}`);
+      for (const call of t.setImageCalls().filter((c) => c.outcome === 'ok')) {
+        for (const container of Object.keys(call.images)) {
+          const image = IMAGES.find((i) => t.containersOf(i.name).includes(container));
+          const recorded = image === undefined ? undefined : t.annotationBefore(image.recordKey);
+          const runs = t.record.after.workloads[call.workload as WorkloadId]?.images[container];
+          if (image === undefined || runs !== `docker.io/${image.repo}@${recorded}`)
+            return `${call.workload}/${container} runs ${runs} after the failed rollout, not the recorded ${recorded}`;
+        }
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I30',
+    says: 'A quarantined digest never reaches a pod spec again: no set image moves a container to the digest quarantined for its image.',
+    source: 'issue 16',
+    appliesTo: (t) => IMAGES.some((i) => t.annotationBefore(i.quarantineKey) !== undefined),
+    violation: (t) => {
+      for (const image of IMAGES) {
+        const quarantined = t.annotationBefore(image.quarantineKey);
+        if (quarantined === undefined) continue;
+        const bad = `docker.io/${image.repo}@${quarantined}`;
+        const hit = t.setImageCalls().find((c) => Object.values(c.images).includes(bad));
+        if (hit !== undefined) return `${hit.workload} was set to the quarantined ${bad}`;
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I31',
+    says: "With ON_ROLLOUT_FAILURE=keep and ROLLOUT_STABLE_FOR=0s a tick makes none of the way back's calls: no stability watch, no set image after a failed rollout, no quarantine written — the script's tick.",
+    source: 'issue 16',
+    appliesTo: (t) => t.config.onRolloutFailure === 'keep' && t.config.rolloutStableForMs === 0,
+    violation: (t) => {
+      if (t.called('watchStability')) return 'watched a rollout with no stability window';
+      if (t.rollbackSetImageCalls().length > 0) return 'set images after a failed rollout under keep';
+      if (t.called('quarantineDigests')) return 'wrote a quarantine under keep';
+      return unless(
+        !['rolledBack', 'rollbackFailed'].includes(t.record.outcome.result),
+        () => `ended ${t.record.outcome.result} under keep`,
       );
     },
   },

@@ -20,6 +20,25 @@ export interface Situation {
   readonly when: (t: TickView) => boolean;
 }
 
+/** Issue 16's situations: a rollback, a rollback that failed, a quarantined digest held. */
+const WAY_BACK_SITUATIONS: readonly Situation[] = [
+  {
+    name: 'a failed rollout rolled back (ON_ROLLOUT_FAILURE=revert)',
+    invariants: 'I29',
+    when: (t) => t.record.outcome.result === 'rolledBack',
+  },
+  {
+    name: 'a rollback that failed',
+    invariants: 'I29',
+    when: (t) => t.record.outcome.result === 'rollbackFailed',
+  },
+  {
+    name: 'a quarantined digest still answered by the registry',
+    invariants: 'I30',
+    when: (t) => t.record.outcome.events.some((e) => e.code === 'DIGEST_QUARANTINED'),
+  },
+];
+
 export const SITUATIONS: readonly Situation[] = [
   {
     name: 'an unsettled tick at or past the skip ceiling',
@@ -139,6 +158,7 @@ export const SITUATIONS: readonly Situation[] = [
     invariants: 'docs/behaviour.md §5 I7',
     when: (t) => t.failed('readRecordedDigests'),
   },
+  ...WAY_BACK_SITUATIONS,
 ];
 
 const cleanUnsettled = (t: TickView): boolean =>
@@ -192,8 +212,7 @@ const historyAfter = (record: TickRecord, current: History): History => {
       view.succeeded('clearFlapState') && view.guardShouldPass ? 0 : current.failedReimagesSinceClear,
     pinnedContainers: new Set([
       ...current.pinnedContainers,
-      ...view
-        .setImageCalls()
+      ...[...view.setImageCalls(), ...view.rollbackSetImageCalls()]
         .filter((c) => c.outcome === 'ok')
         .flatMap((c) => Object.keys(c.images).map((container) => `${c.workload}/${container}`)),
     ]),

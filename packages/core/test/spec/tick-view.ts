@@ -20,6 +20,7 @@ export const WRITE_OPS: readonly SpecOp[] = [
   'clearFlapState',
   'recordDigests',
   'setImages',
+  'quarantineDigests',
 ];
 
 /** What the checker remembers across the ticks of one sequence. */
@@ -168,25 +169,46 @@ export class TickView {
       this.counterBefore(ATTEMPT) >= this.config.maxRefreshAttempts &&
       this.resolvedImages().some((image) => {
         const recorded = this.annotationBefore(image.recordKey) ?? '';
-        return recorded !== '' && recorded !== this.record.before.registry[image.repo];
+        return recorded !== '' && recorded !== this.record.before.registry[image.repo] && !this.quarantined(image);
       })
     );
   }
 
-  /** `setImages` details as [workload, container=image …]. */
-  setImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
-    return this.calls('setImages').map((c) => {
-      const [workload = '', ...pairs] = c.detail.split(' ');
-      return {
-        workload,
-        images: Object.fromEntries(pairs.map((p) => p.split('=') as [string, string])),
-        outcome: c.outcome,
-      };
-    });
+  /**
+   * Where the tick's re-image ended: the first set image, rollout wait or
+   * stability watch that failed (issue 16). Under ON_ROLLOUT_FAILURE=revert what
+   * follows is the rollback; -1 when none failed.
+   */
+  get firstFailedRollout(): number {
+    return this.record.calls.findIndex(
+      (c) => (c.op === 'waitForRollout' || c.op === 'watchStability' || c.op === 'setImages') && !answered(c),
+    );
+  }
+  /** The calls of the re-image itself, the rollback after a failed rollout left out (issue 16). */
+  get forwardCalls(): readonly SpecCall[] {
+    const failed = this.firstFailedRollout;
+    return failed < 0 ? this.record.calls : this.record.calls.slice(0, failed + 1);
+  }
+  /** The rollback's set images (ON_ROLLOUT_FAILURE=revert): those after the first failed rollout. */
+  rollbackSetImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
+    const failed = this.firstFailedRollout;
+    return failed < 0 ? [] : parseSetImages(this.record.calls.slice(failed + 1));
   }
 
-  /** Every set image of this tick was followed by a completed rollout of the same workload. */
+  /** The registry answers the very digest quarantined for this image: its drift is held, not pending (issue 16, I30). */
+  quarantined(image: ImageSpec): boolean {
+    const digest = this.annotationBefore(image.quarantineKey);
+    return digest !== undefined && digest === this.record.before.registry[image.repo];
+  }
+
+  /** `setImages` details as [workload, container=image …], of the re-image (not the rollback after it). */
+  setImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
+    return parseSetImages(this.forwardCalls);
+  }
+
+  /** Every set image of this tick was followed by a completed rollout of the same workload, and none fell apart. */
   everyRolloutCompleted(): boolean {
+    if (this.firstFailedRollout >= 0) return false;
     const calls = this.record.calls;
     return calls.every((c, i) => {
       if (c.op !== 'setImages') return true;
@@ -221,6 +243,8 @@ export class TickView {
             return sum + bounds.observeMs;
           case 'waitForRollout':
             return sum + bounds.rolloutMs;
+          case 'watchStability':
+            return sum + bounds.stabilityMs;
           default:
             return sum + bounds.apiMs;
         }
@@ -233,6 +257,20 @@ export class TickView {
     return this.record.after.clockMs - this.record.before.clockMs;
   }
 }
+
+const parseSetImages = (
+  calls: readonly SpecCall[],
+): { workload: string; images: Record<string, string>; outcome: string }[] =>
+  calls
+    .filter((c) => c.op === 'setImages')
+    .map((c) => {
+      const [workload = '', ...pairs] = c.detail.split(' ');
+      return {
+        workload,
+        images: Object.fromEntries(pairs.map((p) => p.split('=') as [string, string])),
+        outcome: c.outcome,
+      };
+    });
 
 /**
  * Calls whose failure is a WARN and exit 0 by design: the best-effort streak

@@ -71,11 +71,26 @@ class Publish implements Command {
   toString = () => `publish ${label(this.repo)} ${shortDigest(this.digest)}`;
 }
 
+/** A build is published that crash-loops wherever it runs (issue 16: the `bad-build` story). */
+class PublishBroken implements Command {
+  private digest = '';
+  constructor(readonly repo: string) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.build += 1;
+    this.digest = simDigest(`${this.repo}#${edge.build}`);
+    edge.world.breakBuild(this.digest);
+    edge.world.publish(this.repo, this.digest);
+  }
+  toString = () => `publish a crash-looping ${label(this.repo)} ${shortDigest(this.digest)}`;
+}
+
 const BEHAVIOUR_WORDS: Record<RolloutBehaviour, string> = {
   settles: 'settles',
   stalls: 'stalls',
   flaps: 'flaps',
   neverReady: 'never becomes Ready',
+  fallsApart: 'completes, then falls apart',
 };
 
 class Behave implements Command {
@@ -253,9 +268,14 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   // A fresh Tick per step: each remembers its own result for the story.
   { arbitrary: fc.constant(null).map(() => new Tick()), weight: 40 },
   { arbitrary: repos.map((r) => new Publish(r)), weight: 7 },
+  { arbitrary: repos.map((r) => new PublishBroken(r)), weight: 3 },
+  {
+    arbitrary: fc.constantFrom(...IMAGES.map((i) => i.quarantineKey)).map((k) => new Annotate(k, undefined)),
+    weight: 1,
+  },
   {
     arbitrary: fc
-      .tuple(workloads, fc.constantFrom<RolloutBehaviour>('settles', 'stalls', 'flaps', 'neverReady'))
+      .tuple(workloads, fc.constantFrom<RolloutBehaviour>('settles', 'stalls', 'flaps', 'neverReady', 'fallsApart'))
       .map(([w, b]) => new Behave(w, b)),
     weight: 6,
   },

@@ -20,6 +20,7 @@ export const WRITE_OPS: readonly SpecOp[] = [
   'clearFlapState',
   'recordDigests',
   'setImages',
+  'quarantineDigests',
 ];
 
 export const JM = 'tracebloc/jobs-manager';

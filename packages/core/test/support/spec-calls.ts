@@ -58,6 +58,8 @@ const writeOf = (detail: string): { op: WriteKind; detail: string } => {
   if (typeof value(FLAP) === 'string') return { op: 'markFlapDetected', detail: String(value(FLAP)) };
   if (ATTEMPT in changes && value(ATTEMPT) === null) return { op: 'clearFlapState', detail: '' };
   if (typeof value(ATTEMPT) === 'string') return { op: 'writeRefreshAttempt', detail: String(value(ATTEMPT)) };
+  if (Object.keys(changes).some((key) => key.startsWith('tracebloc.io/quarantined-')))
+    return { op: 'quarantineDigests', detail: JSON.stringify(changes) };
   return { op: 'recordDigests', detail: JSON.stringify(changes) };
 };
 
@@ -98,6 +100,7 @@ export const WRITE_FAULT_KEY: Readonly<Record<WriteKind, string>> = {
   markFlapDetected: `${FLAP}=`,
   clearFlapState: `${ATTEMPT}-`,
   recordDigests: 'tracebloc.io/last-refreshed-',
+  quarantineDigests: 'tracebloc.io/quarantined-',
 };
 
 const isWriteKind = (op: SpecOp): op is WriteKind => Object.hasOwn(WRITE_FAULT_KEY, op);

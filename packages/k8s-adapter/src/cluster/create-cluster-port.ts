@@ -24,6 +24,7 @@ import {
   DEFAULT_PROGRESS_INTERVAL_MS,
 } from './cluster-port-options.js';
 import { type PollEnd, type PollSettings, pollUntilSettled } from './poll-until-settled.js';
+import { watchStability } from './watch-stability.js';
 import {
   type AnnotationChanges,
   FIELD_MANAGER,
@@ -61,12 +62,13 @@ const sameWorkload = (a: WorkloadRef, b: WorkloadRef): boolean =>
  * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.
  * @param config - the tick's parsed config: names, namespaces and bounds.
  * @param options - poll and progress intervals, a progress callback, the field manager.
+ * @returns every operation of the port, `watchStability` (ROLLOUT_STABLE_FOR, issue 16) included.
  */
 export const createClusterPort = (
   kubeConfig: KubeConfig,
   config: TickConfig,
   options: ClusterPortOptions = {},
-): ClusterPort => {
+): Required<ClusterPort> => {
   const jobsManager = workloadRef(config, 'jobs-manager');
   const fieldManager = options.fieldManager ?? FIELD_MANAGER;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -224,6 +226,23 @@ export const createClusterPort = (
       }
     };
 
+  /** ROLLOUT_STABLE_FOR (issue 16): every poll must still see it complete, until the window closes. */
+  const watchStabilityOf =
+    (ref: WorkloadRef, stableForMs: number): TE.TaskEither<RolloutError, void> =>
+    () =>
+      pipe(
+        apps,
+        E.match(
+          (error): Promise<E.Either<RolloutError, void>> => Promise.resolve(E.left(error)),
+          () =>
+            watchStability(ref, () => read(ref)(), {
+              windowMs: stableForMs,
+              intervalMs: pollIntervalMs,
+              signal: waitSignal.length === 0 ? undefined : AbortSignal.any(waitSignal),
+            }),
+        ),
+      );
+
   return {
     readJobsManager,
     // One JSON merge patch of exactly the changes core decided; nothing to change is no request.
@@ -231,5 +250,6 @@ export const createClusterPort = (
     observeWorkload,
     setImages,
     waitForRollout,
+    watchStability: watchStabilityOf,
   };
 };

@@ -39,10 +39,10 @@ export type PollEnd =
   /** It could not be read (at all, or in a way waiting will not heal). */
   | { readonly _tag: 'Unreadable'; readonly error: PortError };
 
-const isTransient = (e: PortError): boolean => e._tag === 'Timeout' || e._tag === 'Transport';
+export const isTransient = (e: PortError): boolean => e._tag === 'Timeout' || e._tag === 'Transport';
 
 /** Sleeps `ms`, or less when `signal` aborts first. */
-const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+export const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
   new Promise((resolve) => {
     if (signal?.aborted === true) return resolve();
     const done = () => {
@@ -54,7 +54,7 @@ const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
-const abortedWait = (ref: WorkloadRef, signal: AbortSignal): PortError =>
+export const abortedWait = (ref: WorkloadRef, signal: AbortSignal): PortError =>
   transport(
     `the wait for ${describeWorkload(ref)} was aborted (${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)})`,
   );

@@ -41,7 +41,7 @@ export const portOn = (
   cluster: ChartCluster,
   config: TickConfig = testConfig(),
   options: ClusterPortOptions = {},
-): ClusterPort => createClusterPort(kubeConfigFor(cluster), config, { ...FAST, ...options });
+): Required<ClusterPort> => createClusterPort(kubeConfigFor(cluster), config, { ...FAST, ...options });
 
 export const refs = (config: TickConfig = testConfig()) => ({
   jobsManager: workloadRef(config, 'jobs-manager'),

@@ -141,6 +141,9 @@ export class RealStack {
   private readonly apiFaults: ArmedApiFault[] = [];
   private readonly registryFaults = new Map<string, { fault: ProxyFault; remaining: number }>();
   private readonly kubeConfig = new KubeConfig();
+  /** Simulator digests of crash-looping builds (SimWorld.breakBuild, issue 16). */
+  private readonly broken = new Set<string>();
+  private readonly stopBrokenBuilds: () => void;
 
   private constructor(
     readonly cluster: ChartCluster,
@@ -148,6 +151,30 @@ export class RealStack {
   ) {
     this.kubeConfig.loadFromFile(cluster.kubeconfig.path);
     this.flapping = stageFlapping(cluster);
+    this.stopBrokenBuilds = this.stageBrokenBuilds();
+  }
+
+  /**
+   * The simulator's crash-looping build (issue 16): a pod spec naming one is
+   * rolled by the fake controller as `stalls` (updated, never available — the
+   * simulator's status of a workload running it), any other as `settles`. The
+   * behaviour is set on the spec change's own MODIFIED event, which the store
+   * sends before it schedules the controller's steps.
+   */
+  private stageBrokenBuilds(): () => void {
+    const { store } = this.cluster.server;
+    const watch = (kind: 'Deployment' | 'DaemonSet', namespace: string) =>
+      store.watch(kind, namespace, undefined, (event) => {
+        if (this.broken.size === 0) return;
+        const bad = [...this.broken].map((d) => `@${this.digests.get(d) ?? d}`);
+        const crashes = Object.values(imagesOf(event.object)).some((image) => bad.some((b) => image.endsWith(b)));
+        const name = (event.object.metadata as { name: string }).name;
+        store.setBehaviour(kind, namespace, name, crashes ? 'stalls' : 'settles');
+      });
+    const stops = [watch('Deployment', NS), watch('DaemonSet', this.options.config.nodeAgentsNamespace)];
+    return () => {
+      for (const stop of stops) stop();
+    };
   }
 
   /** The chart's release, fresh, and build 1 of every image pushed — the simulator's starting world. */
@@ -237,6 +264,11 @@ export class RealStack {
         if (times !== 1) throw new Error(`a fault armed for ${times} calls of ${op} is not expressible as requests`);
         this.cluster.server.inject(route.match, API_FAULTS[fault], 1);
         this.apiFaults.push({ op: scope === undefined ? op : `${op} ${scope}`, fault, route });
+        return;
+      }
+      case 'breakBuild': {
+        const [digest] = call.args;
+        this.broken.add(digest);
         return;
       }
       case 'injectRegistryFault': {
@@ -351,6 +383,7 @@ export class RealStack {
 
   async close(): Promise<void> {
     this.flapping.stop();
+    this.stopBrokenBuilds();
     for (const repo of this.registryFaults.keys()) this.options.registry.proxy.disarm(repo);
     await this.cluster.close();
   }

@@ -15,7 +15,8 @@ export type WorldCall =
   | { readonly method: 'injectClusterFault'; readonly args: Parameters<SimWorld['injectClusterFault']> }
   | { readonly method: 'injectRegistryFault'; readonly args: Parameters<SimWorld['injectRegistryFault']> }
   | { readonly method: 'helmRerender'; readonly args: Parameters<SimWorld['helmRerender']> }
-  | { readonly method: 'setLiveImage'; readonly args: Parameters<SimWorld['setLiveImage']> };
+  | { readonly method: 'setLiveImage'; readonly args: Parameters<SimWorld['setLiveImage']> }
+  | { readonly method: 'breakBuild'; readonly args: Parameters<SimWorld['breakBuild']> };
 
 const RECORDED: ReadonlySet<string> = new Set<WorldCall['method']>([
   'publish',
@@ -25,6 +26,7 @@ const RECORDED: ReadonlySet<string> = new Set<WorldCall['method']>([
   'injectRegistryFault',
   'helmRerender',
   'setLiveImage',
+  'breakBuild',
 ]);
 
 /** A SimWorld that writes down every world event a scenario step causes. */

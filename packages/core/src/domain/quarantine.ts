@@ -1,0 +1,22 @@
+import type { ChangedDigest } from './admission.js';
+import { type Annotations, quarantinedDigestsOf } from './bookkeeping.js';
+
+// docs/behaviour.md §3.4a, the first admission check (ON_ROLLOUT_FAILURE,
+// issue 16): a changed digest equal to the digest quarantined for its image
+// failed a rollout here and was rolled back; it is held, not re-applied
+// (I30). A quarantine names one digest: once the tag moves to another, that
+// one is ordinary drift again. The annotation itself stays (it still holds
+// back the bad build should the tag ever point at it again) until `rearm`
+// lifts it.
+
+/** The changed digests that are the very digest quarantined for their image. */
+export const quarantinedChanges = (
+  changed: readonly ChangedDigest[],
+  bookkeeping: Annotations,
+): readonly ChangedDigest[] => {
+  const quarantined = quarantinedDigestsOf(bookkeeping);
+  return changed.filter((c) => {
+    const q = quarantined[c.image];
+    return q._tag === 'Some' && q.value === c.to;
+  });
+};

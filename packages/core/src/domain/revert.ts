@@ -1,0 +1,98 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { TickConfig } from '../config/tick-config.js';
+import type { RecordedDigests } from './bookkeeping.js';
+import { type Digest, isWellFormedDigest } from './digest.js';
+import { managedContainers } from './live-drift.js';
+import { imageReference, type WorkloadChange } from './plan.js';
+import type { ContainerImage, ImageName, WorkloadId } from './workloads.js';
+
+// The way back (ON_ROLLOUT_FAILURE=revert, issue 16; docs/behaviour.md §3.6):
+// when a rollout of this tick fails, every container the tick's plan moved,
+// up to and including the failed workload, goes back to the last recorded
+// digest of its image, as `docker.io/<repo>@<digest>` — never `repo:tag`,
+// which now names the bad build. Workloads that completed on the same bad
+// digest (requests-proxy follows jobs-manager) go back with it; so do those
+// that completed on another new digest, so that after the tick every
+// container it touched runs what was recorded (I29) and the record, left as
+// it was (I7), tells the truth. Pure: the machine computes this once.
+
+/** One container moved back: what it was set to this tick, and the recorded digest it goes back to. */
+export interface ContainerRevert {
+  readonly workload: WorkloadId;
+  readonly container: string;
+  readonly image: ImageName;
+  /** The digest this tick set (the bad one, for the failed workload). */
+  readonly from: string;
+  readonly to: Digest;
+}
+
+export interface RevertPlan {
+  /** The patches, in re-image order (docs/behaviour.md §3.6), each container on its recorded digest. */
+  readonly changes: readonly WorkloadChange[];
+  /** Every container moved back. */
+  readonly containers: readonly ContainerRevert[];
+  /** The new digests the failed workload was rolling to: what is quarantined (I30). */
+  readonly bad: Readonly<Partial<Record<ImageName, Digest>>>;
+}
+
+/** Why no revert can be made: a container the tick moved has no recorded digest to go back to. */
+export interface NoRevertTarget {
+  readonly workload: WorkloadId;
+  readonly container: string;
+  readonly image: ImageName;
+  /** The record as it reads (`undefined`: absent). */
+  readonly recorded: string | undefined;
+}
+
+const digestOf = (reference: string): string => reference.slice(reference.indexOf('@') + 1);
+
+const imageOf = (config: TickConfig, workload: WorkloadId, container: string): ImageName | undefined =>
+  managedContainers(config).find((m) => m.workload === workload && m.container === container)?.image;
+
+/**
+ * The revert of a tick: every change up to `changes[throughIndex]`, each
+ * container back on its image's recorded digest. `failed` is the index of the
+ * workload whose rollout failed — its new digests are the bad ones; null
+ * when the tick failed on a refused patch, which says nothing of a build.
+ * `Left` when a container has no well-formed recorded digest (a record
+ * missing or edited by hand): there is nothing known-good to go back to, so
+ * nothing is guessed — the tick says ROLLBACK FAILED and touches nothing more
+ * (fail safe). A Drift needs a record, so a first install never gets here.
+ */
+export const planRevert = (
+  config: TickConfig,
+  changes: readonly WorkloadChange[],
+  throughIndex: number,
+  recorded: RecordedDigests,
+  failed: number | null = throughIndex,
+): E.Either<NoRevertTarget, RevertPlan> => {
+  const containers: ContainerRevert[] = [];
+  const reverted: WorkloadChange[] = [];
+  for (const change of changes.slice(0, throughIndex + 1)) {
+    const images: ContainerImage[] = [];
+    for (const { container, image: reference } of change.images) {
+      const image = imageOf(config, change.workload.id, container);
+      const record = image === undefined ? undefined : recorded[image];
+      const value = record?._tag === 'Some' ? record.value : undefined;
+      if (image === undefined || value === undefined || !isWellFormedDigest(value))
+        return E.left({ workload: change.workload.id, container, image: image ?? 'jobs-manager', recorded: value });
+      containers.push({ workload: change.workload.id, container, image, from: digestOf(reference), to: value });
+      images.push({ container, image: imageReference(config, image, value) });
+    }
+    reverted.push({ workload: change.workload, images });
+  }
+  const failedWorkload = failed === null ? undefined : changes[failed]?.workload.id;
+  const bad: Partial<Record<ImageName, Digest>> = {};
+  for (const c of containers) {
+    // A live re-pin (RECONCILE_LIVE=1) moves a container TO its recorded
+    // digest: that digest is the good one, never quarantined.
+    if (c.workload === failedWorkload && c.from !== c.to && isWellFormedDigest(c.from)) bad[c.image] = c.from;
+  }
+  return E.right({ changes: reverted, containers, bad });
+};
+
+/** The failed workload was rolling to at least one new digest: there is a bad build to roll back from. */
+export const hasBadDigest = (plan: RevertPlan): boolean => Object.keys(plan.bad).length > 0;
+
+/** Some container moved this tick is not on its recorded digest: there is something to roll back. */
+export const movesAnything = (plan: RevertPlan): boolean => plan.containers.some((c) => c.from !== c.to);

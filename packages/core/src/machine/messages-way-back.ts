@@ -1,0 +1,131 @@
+import { formatDuration } from '../config/duration.js';
+import type { TickConfig } from '../config/tick-config.js';
+import type { WorkloadChange } from '../domain/plan.js';
+import { describePortError, type PortError } from '../domain/port-error.js';
+import type { NoRevertTarget, RevertPlan } from '../domain/revert.js';
+import { describeWorkload, type ImageName, imageSpec, type WorkloadRef, workloadRef } from '../domain/workloads.js';
+import type { RolloutError } from '../ports/cluster-port.js';
+import type { TickEvent } from './tick-event.js';
+
+// The way back's sentences (ON_ROLLOUT_FAILURE, ROLLOUT_STABLE_FOR, issue 16;
+// docs/behaviour.md §3.4a, §3.6). `ROLLED BACK <workload> from <bad> to
+// <good>: <why>` and `ROLLBACK FAILED` are the phrases operators grep for:
+// keep them verbatim.
+
+const event = (
+  level: TickEvent['level'],
+  code: TickEvent['code'],
+  message: string,
+  hints?: readonly string[],
+): TickEvent => (hints === undefined ? { level, code, message } : { level, code, message, hints });
+
+const where = (change: WorkloadChange): string =>
+  `${describeWorkload(change.workload)}${change.workload.kind === 'DaemonSet' ? ` in ${change.workload.namespace}` : ''}`;
+
+const patchText = (change: WorkloadChange): string => change.images.map((i) => `${i.container}=${i.image}`).join(' ');
+
+/** ROLLOUT_STABLE_FOR: the rollout completed; the window starts. */
+export const watchingStability = (c: TickConfig, change: WorkloadChange): TickEvent =>
+  event(
+    'info',
+    'STABILITY_WATCH',
+    `${describeWorkload(change.workload)} rollout complete; it must stay complete for ROLLOUT_STABLE_FOR=${formatDuration(c.rolloutStableForMs)} before the re-image counts`,
+  );
+
+/** Fell apart inside the window: a failed rollout, under the code operators alert on (ROLLOUT_FAILED). */
+export const fellApart = (c: TickConfig, change: WorkloadChange, e: RolloutError): TickEvent =>
+  event(
+    'error',
+    'ROLLOUT_FAILED',
+    `ERROR: rollout of ${describeWorkload(change.workload)} completed but did not stay complete for ROLLOUT_STABLE_FOR=${formatDuration(c.rolloutStableForMs)} (${describePortError(e)}); the attempt counter stays incremented and the new digests are not recorded.`,
+  );
+
+/** Why the rollout failed, in the words the ROLLED BACK line ends with. */
+export const rolloutWhy = (c: TickConfig, e: RolloutError, inWindow: boolean): string =>
+  inWindow
+    ? `it did not stay complete for ROLLOUT_STABLE_FOR=${formatDuration(c.rolloutStableForMs)} (${describePortError(e)})`
+    : e._tag === 'RolloutTimedOut'
+      ? `its rollout did not complete within ROLLOUT_TIMEOUT=${formatDuration(c.rolloutTimeoutMs)} (${describePortError(e)})`
+      : `its rollout failed (${describePortError(e)})`;
+
+/** A refused patch, in the words the ROLLED BACK line ends with: the workloads moved before it go back. */
+export const patchRefusedWhy = (change: WorkloadChange, e: PortError): string =>
+  `set image on ${describeWorkload(change.workload)} was refused (${describePortError(e)}), so the tick's other moves are undone`;
+
+/** Under revert, every re-image tick says where it would go back to — what `--dry-run` shows of the revert. */
+export const revertReady = (plan: RevertPlan): TickEvent =>
+  event(
+    'info',
+    'REVERT_READY',
+    `ON_ROLLOUT_FAILURE=revert: should a rollout of this tick fail, each workload it moved goes back to its recorded digest: ${plan.changes.map((change) => `${where(change)} ${patchText(change)}`).join('; ')}`,
+  );
+
+const noTargetText = (c: TickConfig, t: NoRevertTarget): string =>
+  `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} has no recorded digest of ${imageSpec(t.image).repo} to go back to (${imageSpec(t.image).recordKey} ${t.recorded === undefined ? 'is absent' : `holds ${JSON.stringify(t.recorded)}`}); a rollback would have to guess, so none is made`;
+
+export const rollingBack = (change: WorkloadChange): TickEvent =>
+  event('info', 'ROLLING_BACK', `rolling back ${where(change)}: ${patchText(change)}`);
+
+/** One line per workload set back: the contract's `ROLLED BACK <workload> from <bad> to <good>: <why>`. */
+export const rolledBack = (c: TickConfig, plan: RevertPlan, why: string): TickEvent[] =>
+  plan.changes.flatMap((change) => {
+    const moved = plan.containers.filter((x) => x.workload === change.workload.id && x.from !== x.to);
+    if (moved.length === 0) return [];
+    const from = [...new Set(moved.map((x) => x.from))].join(' ');
+    const to = [...new Set(moved.map((x) => x.to))].join(' ');
+    return [
+      event(
+        'error',
+        'ROLLED_BACK',
+        `ROLLED BACK ${describeWorkload(workloadRef(c, change.workload.id))} from ${from} to ${to}: ${why}`,
+      ),
+    ];
+  });
+
+const manual = (ref: WorkloadRef): string[] => [
+  'MANUAL ATTENTION NEEDED: the workload is left as it is now. Inspect it and set it back by hand, e.g.',
+  `  kubectl -n ${ref.namespace} rollout undo ${describeWorkload(ref)}`,
+];
+
+export const rollbackImpossible = (c: TickConfig, target: NoRevertTarget, why: string): TickEvent =>
+  event(
+    'error',
+    'ROLLBACK_FAILED',
+    `ERROR: ROLLBACK FAILED: a rollout of this tick failed (${why}) but ${noTargetText(c, target)}. Nothing else is touched; the attempt counter stays incremented and the new digests are not recorded.`,
+    manual(workloadRef(c, target.workload)),
+  );
+
+export const rollbackFailed = (change: WorkloadChange, e: RolloutError, why: string): TickEvent =>
+  event(
+    'error',
+    'ROLLBACK_FAILED',
+    `ERROR: ROLLBACK FAILED: rolling ${where(change)} back to ${patchText(change)} after ${why} failed in its turn (${describePortError(e)}). Nothing else is touched: no quarantine is written, the attempt counter stays incremented (the flap lockout applies as ever) and the new digests are not recorded.`,
+    manual(change.workload),
+  );
+
+/** Normal Event RefreshQuarantined: said once, on the tick the quarantine starts. */
+export const quarantineStarted = (bad: Readonly<Partial<Record<ImageName, string>>>): TickEvent =>
+  event(
+    'info',
+    'QUARANTINE_STARTED',
+    `quarantined ${Object.entries(bad)
+      .map(([image, digest]) => `${imageSpec(image as ImageName).repo}@${digest}`)
+      .join(
+        ', ',
+      )}: not re-applied while the registry answers it; a new build under the tag is ordinary drift (image-refresh rearm lifts it)`,
+  );
+
+export const quarantineWriteFailed = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'error',
+    'QUARANTINE_WRITE_FAILED',
+    `ERROR: the rollback completed but the failed digest could not be quarantined on deployment/${c.deploymentName} (${describePortError(e)}); the next tick will try that build again, and the attempt counter counts it towards the flap lockout.`,
+  );
+
+/** Each tick the registry still answers a quarantined digest (exit 0). */
+export const digestQuarantined = (c: TickConfig, image: ImageName, digest: string): TickEvent =>
+  event(
+    'info',
+    'DIGEST_QUARANTINED',
+    `${imageSpec(image).repo}: latest=${digest} is quarantined (${imageSpec(image).quarantineKey}: its rollout failed here and was rolled back); not re-applying it -- waiting for another build under tag ${c.imageTag} (image-refresh rearm lifts it)`,
+  );
