@@ -33,6 +33,9 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   PIN_MARKERS_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
   LIVE_UNREADABLE: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
   INTERRUPTED: { type: 'Warning', reason: 'RefreshInterrupted' },
+  // Issue 15: the contract's reason for a rejection under enforce; under warn, said but not rejected.
+  SIGNATURE_REJECTED: { type: 'Warning', reason: 'RefreshSignatureRejected' },
+  SIGNATURE_NOT_VERIFIED: { type: 'Warning', reason: 'RefreshSignatureNotVerified' },
 };
 
 /**
@@ -62,7 +65,8 @@ export const clipNote = (message: string): string => {
 };
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
-  if (event.code === 'RESOLVE_FAILED') {
+  // A registry failure on the signature fetch is a resolution failure of that image (issue 15).
+  if (event.code === 'RESOLVE_FAILED' || event.code === 'SIGNATURE_CHECK_FAILED') {
     return event.cause === 'RateLimited'
       ? { type: 'Warning', reason: 'RefreshRegistryRateLimited' }
       : { type: 'Warning', reason: 'RefreshResolveFailed' };
@@ -84,6 +88,12 @@ const movedFrom = (outcome: TickOutcome, reimage: Reimage, container: string, di
   return before === undefined ? live : shortDigest(before);
 };
 
+/** Issue 15: the re-image Event names the key or identity that verified the digest, where one did. */
+const signedBy = (outcome: TickOutcome, digest: string): string => {
+  const check = outcome.signatureChecks?.find((c) => c.digest === digest && c.result._tag === 'Verified');
+  return check?.result._tag === 'Verified' ? ` (signature verified by ${check.result.by})` : '';
+};
+
 /** One Kubernetes Event per reason per tick (several messages of one reason are joined). */
 export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
   const byReason = new Map<string, { type: KubeEvent['type']; messages: string[] }>();
@@ -99,7 +109,7 @@ export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
   for (const reimage of outcome.reimages.filter((r) => r.rolledOut)) {
     const moves = reimage.images.map(({ container, image }) => {
       const digest = image.slice(image.indexOf('@') + 1);
-      return `${container} ${movedFrom(outcome, reimage, container, digest)} → ${shortDigest(digest)}`;
+      return `${container} ${movedFrom(outcome, reimage, container, digest)} → ${shortDigest(digest)}${signedBy(outcome, digest)}`;
     });
     add('Normal', 'RefreshReimaged', `${describeWorkload(reimage.workload)} re-imaged: ${moves.join(', ')}`);
   }

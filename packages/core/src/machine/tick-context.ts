@@ -4,6 +4,7 @@ import type { Holds } from '../domain/admission.js';
 import type { Annotations, RecordedDigests } from '../domain/bookkeeping.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
+import type { SignatureCheckReport } from '../domain/signature-admission.js';
 import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite, Reimage } from './tick-outcome.js';
@@ -36,6 +37,8 @@ export interface TickContext {
   readonly decoupledSettled: O.Option<readonly WorkloadId[]>;
   /** How the skip streak ended this tick, when a decoupled pass followed it. */
   readonly skipResult: O.Option<'skipped' | 'frozen'>;
+  /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
+  readonly signatureChecks: readonly SignatureCheckReport[];
 }
 
 export const initialContext = (config: TickConfig): TickContext => ({
@@ -55,4 +58,5 @@ export const initialContext = (config: TickConfig): TickContext => ({
   live: { workloads: {}, pins: O.none },
   decoupledSettled: O.none,
   skipResult: O.none,
+  signatureChecks: [],
 });

@@ -1,3 +1,4 @@
+import { signatureModeOf } from '../config/signature-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { portBounds } from './port-bounds.js';
 
@@ -35,6 +36,10 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     bounds.resolveMs(3) +
     n.workloads * (bounds.apiMs + bounds.rolloutMs) +
     n.apiRequests * bounds.apiMs +
-    n.events * bounds.apiMs
+    n.events * bounds.apiMs +
+    // VERIFY_SIGNATURES ≠ off: one check of each of the three images, and one
+    // Event more — RefreshSignatureRejected (enforce) or RefreshSignatureNotVerified
+    // (warn), never both (issue 15).
+    (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(3) + bounds.apiMs)
   );
 };

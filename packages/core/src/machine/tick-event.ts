@@ -54,7 +54,12 @@ export type EventCode =
   | 'DECOUPLED_NOT_SETTLED'
   | 'TICK_COMPLETE'
   | 'EVENT_NOT_RECORDED'
-  | 'INTERRUPTED';
+  | 'INTERRUPTED'
+  | 'SIGNATURE_VERIFIED'
+  | 'SIGNATURE_REJECTED'
+  | 'SIGNATURE_NOT_VERIFIED'
+  | 'SIGNATURE_CHECK_FAILED'
+  | 'SIGNATURE_BASELINE';
 
 /**
  * One thing a tick tells its operator, in order. The CLI prints each as an

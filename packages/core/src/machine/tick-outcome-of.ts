@@ -24,5 +24,6 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
               ? [{ image: v.image, from: v.from, to: v.to }]
               : [],
           ),
+    ...(context.signatureChecks.length > 0 ? { signatureChecks: context.signatureChecks } : {}),
   };
 };

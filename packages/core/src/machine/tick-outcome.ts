@@ -1,4 +1,5 @@
 import type { Settledness } from '../domain/settledness.js';
+import type { SignatureCheckReport } from '../domain/signature-admission.js';
 import type { ContainerImage, ImageName, WorkloadRef } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 
@@ -81,4 +82,9 @@ export interface TickOutcome {
   readonly reimages: readonly Reimage[];
   /** The drift this tick found and set out to roll out (empty when held back or when nothing moved). */
   readonly digestChanges: readonly DigestChange[];
+  /**
+   * VERIFY_SIGNATURES ≠ off (issue 15): each digest the signature check asked
+   * about, and what it said; absent when nothing was checked.
+   */
+  readonly signatureChecks?: readonly SignatureCheckReport[];
 }
