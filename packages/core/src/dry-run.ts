@@ -41,11 +41,14 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     waitForRollout: (workload, timeoutMs) =>
       pretend(`wait for the rollout of ${describeWorkload(workload)} (up to ${formatDuration(timeoutMs)})`),
   };
+  // A signature check only reads: a dry run checks as the tick would (issue 15).
+  const signatures = ports.signatures === undefined ? {} : { signatures: ports.signatures };
   return ports.events === undefined
-    ? { cluster, registry: ports.registry }
+    ? { cluster, registry: ports.registry, ...signatures }
     : {
         cluster,
         registry: ports.registry,
         events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
+        ...signatures,
       };
 };
