@@ -9,7 +9,8 @@ import { STATUS_HELP, status } from './commands/status.js';
 import { statusJson } from './commands/status-json.js';
 import { TICK_HELP, tick } from './commands/tick.js';
 import type { Connect } from './connection.js';
-import { readSignatureTrust, type SignatureTrust } from './wiring/signature-trust.js';
+import { loadSignatureTrust } from './wiring/load-signature-trust.js';
+import type { SignatureTrust } from './wiring/signature-trust.js';
 
 // `image-refresh <command>`: the CronJob entrypoint and an operator's tool.
 // Exit codes: 0 ok, 1 a finding, 2 a usage or configuration error.
@@ -72,7 +73,7 @@ const withSignatureTrust = async (
   config: Parameters<Parameters<typeof withConfig>[2]>[0],
   run: (trust: SignatureTrust | undefined) => Promise<CommandResult>,
 ): Promise<CommandResult> => {
-  const trust = await readSignatureTrust(config);
+  const trust = await loadSignatureTrust(config);
   if (E.isRight(trust)) return run(trust.right);
   for (const e of trust.left) out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(e)}`);
   return { exitCode: 2 };

@@ -11,7 +11,7 @@ import type { Connect } from '../connection.js';
 import { dryRunEvent } from '../render/dry-run-lines.js';
 import { jsonLine, type LogEvent, logLines, PREFIX } from '../render/log-lines.js';
 import { summaryLine } from '../render/summary.js';
-import { readSignatureTrust } from '../wiring/signature-trust.js';
+import { loadSignatureTrust } from '../wiring/load-signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 
 export const TICK_HELP = `Usage: image-refresh tick [--json] [--dry-run]
@@ -77,7 +77,7 @@ export const tick = async (
   // Issue 15: the key files and trusted root are read before any call; one
   // that is missing or not a key is exit 2, naming the variable and the file.
   const parsed = parseTickConfig(env);
-  const trust = E.isRight(parsed) ? await readSignatureTrust(parsed.right) : E.right(undefined);
+  const trust = E.isRight(parsed) ? await loadSignatureTrust(parsed.right) : E.right(undefined);
   if (E.isLeft(trust)) {
     for (const e of trust.left) {
       say({ level: 'error', code: 'CONFIG_INVALID', message: `ERROR: configuration: ${describeConfigError(e)}` });

@@ -10,7 +10,6 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Connect, ConnectionHooks } from '../connection.js';
-import { signaturePort } from './signature-port.js';
 
 // The real world: the cluster through the k8s-adapter (in-cluster service
 // account, else kubeconfig) and the registry named by the config. Credentials
@@ -68,7 +67,7 @@ export const connectToCluster =
         }),
         ...(hooks.signatureTrust === undefined
           ? {}
-          : { signatures: signaturePort(config, hooks.signatureTrust, registrySignal(hooks).signal) }),
+          : { signatures: hooks.signatureTrust.port(config, registrySignal(hooks).signal) }),
       }),
       inspect: (ref) =>
         E.isRight(loaded)

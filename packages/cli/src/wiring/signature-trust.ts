@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { type ConfigError, SIGNATURE_ENV, type TickConfig } from '@image-refresh/core';
+import { type ConfigError, SIGNATURE_ENV, type SignaturePort, type TickConfig } from '@image-refresh/core';
 import { type KeylessTrust, parsePublicKeys, type TrustedKey } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
+import { signaturePort } from './signature-port.js';
 
 // Issue 15: core does no I/O, so the CLI reads what VERIFY_SIGNATURES
 // verifies with — each SIGNATURE_PUBLIC_KEYS file, the SIGSTORE_TRUSTED_ROOT
@@ -10,10 +11,15 @@ import * as E from 'fp-ts/lib/Either.js';
 // and the file, never its content (a private key mounted by mistake must
 // not reach a log line).
 
-/** What the signature port verifies with, read and parsed. */
+/** What the signature port verifies with, read and parsed, and how to build the port on it. */
 export interface SignatureTrust {
   readonly keys: readonly TrustedKey[];
   readonly keyless?: KeylessTrust;
+  /**
+   * The port on this trust; here, so that wiring/connect.ts never imports the
+   * verifier: with VERIFY_SIGNATURES=off this module is never evaluated.
+   */
+  readonly port: (config: TickConfig, signal?: AbortSignal) => SignaturePort;
 }
 
 const unreadable = (variable: string, file: string, error: unknown): ConfigError => ({
@@ -94,5 +100,6 @@ export const readSignatureTrust = async (
     }
   }
   if (problems.length > 0) return E.left(problems);
-  return E.right(keyless === undefined ? { keys } : { keys, keyless });
+  const trust = keyless === undefined ? { keys } : { keys, keyless };
+  return E.right({ ...trust, port: (tickConfig, signal) => signaturePort(tickConfig, trust, signal) });
 };
