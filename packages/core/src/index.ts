@@ -88,7 +88,7 @@ export type {
 export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
-export type { SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
+export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
 export {
   runTick,
   runTickFromEnvironment,

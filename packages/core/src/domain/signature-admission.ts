@@ -5,7 +5,7 @@ import type { RecordedDigests } from './bookkeeping.js';
 import type { Digest } from './digest.js';
 import { type ImageResolution, verdictOf } from './plan.js';
 import type { RegistryError } from './port-error.js';
-import type { SignatureVerdict } from './signature-verdict.js';
+import type { SignatureFormat, SignatureVerdict } from './signature-verdict.js';
 import { type ImageName, imageSpec } from './workloads.js';
 
 // docs/behaviour.md §3.4a step 3 (issue 15), as data: which digests the
@@ -28,7 +28,7 @@ export interface SignatureSubject {
 
 /** What the check said of one digest: for the log, the re-image Event and `status`. */
 export type SignatureResult =
-  | { readonly _tag: 'Verified'; readonly by: string; readonly format: string }
+  | { readonly _tag: 'Verified'; readonly by: string; readonly format: SignatureFormat }
   | { readonly _tag: 'NotVerified'; readonly why: string }
   /** A registry failure left no verdict. */
   | { readonly _tag: 'CheckFailed'; readonly error: RegistryError };

@@ -2,7 +2,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { RegistryError } from '../domain/port-error.js';
 import type { SignatureTarget, SignatureVerdict } from '../domain/signature-verdict.js';
 
-export type { SignatureTarget, SignatureVerdict } from '../domain/signature-verdict.js';
+export type { SignatureFormat, SignatureTarget, SignatureVerdict } from '../domain/signature-verdict.js';
 
 // Issue 15: is a resolved digest signed by a key (or identity) this edge
 // trusts? The check is the adapter's (cosign's `.sig` tag, sigstore bundles,
