@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parseTickConfig } from '../src/config/parse-config.js';
+import { interruptedBy } from '../src/machine/interrupted.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
 import { runTick } from '../src/run-tick.js';
 import { SIM_ENVIRONMENT, SIM_SIGNING_KEY, SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
@@ -165,6 +166,36 @@ describe('VERIFY_SIGNATURES=enforce', () => {
 });
 
 const anUnsignedFreshInstall = () => new SimWorld(simConfig(ENFORCE));
+
+describe('SIGTERM during the signature check (issue 13)', () => {
+  it('stops there, says where it was, and acted on nothing', async () => {
+    const world = new SimWorld(simConfig(ENFORCE));
+    const ports = simPorts(world);
+    await runTick(world.config, ports);
+    world.publish(JM, JM2);
+    world.sign(JM, JM2);
+    const { signatures } = ports;
+    if (signatures === undefined) throw new Error('simPorts gave no signature port');
+    const stop = new AbortController();
+    const outcome = await runTick(
+      world.config,
+      {
+        ...ports,
+        signatures: {
+          verify: (target) => {
+            stop.abort(interruptedBy('SIGTERM'));
+            return signatures.verify(target);
+          },
+        },
+      },
+      { signal: stop.signal },
+    );
+    expect(outcome.exitCode).toBe(143);
+    expect(outcome.events.at(-1)?.message).toContain('while checking signatures of new digests');
+    expect(outcome.reimages).toEqual([]);
+    expect(outcome.writes).toEqual([]);
+  });
+});
 
 describe('VERIFY_SIGNATURES=warn', () => {
   it('an unsigned new digest is re-imaged anyway, with a WARN line and a Warning Event', async () => {
