@@ -108,6 +108,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       expect(theLine(missing.stderr, 'SIGNATURE_PUBLIC_KEYS')).toBe(
         `[image-refresh] ERROR: configuration: SIGNATURE_PUBLIC_KEYS=${JSON.stringify(files.missing)}: cannot be read (ENOENT)`,
       );
+      const status = await runBundle(['status'], { ...env(), SIGNATURE_PUBLIC_KEYS: files.privateKey });
+      expect(status.exitCode).toBe(2);
+      expect(theLine(status.stderr, 'SIGNATURE_PUBLIC_KEYS')).toContain('holds a private key');
       expect(requestsSoFar()).toEqual(before);
     });
 
