@@ -29,6 +29,7 @@ export interface SignatureConfig {
   readonly keyless?: KeylessConfig;
 }
 
+/** The environment variables of the signature check (issue 15), by meaning: a contract, as ENV's names are. */
 export const SIGNATURE_ENV = {
   verifySignatures: 'VERIFY_SIGNATURES',
   signaturePublicKeys: 'SIGNATURE_PUBLIC_KEYS',
