@@ -285,7 +285,10 @@ const garbage = fc.constantFrom('', 'x7', '-3', '1e3', '99999999999999999999', '
 export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   // A fresh Tick per step: each remembers its own result for the story.
   { arbitrary: fc.constant(null).map(() => new Tick()), weight: 40 },
-  { arbitrary: fc.tuple(repos, fc.constantFrom(true, true, false)).map(([r, signed]) => new Publish(r, signed)), weight: 7 },
+  {
+    arbitrary: fc.tuple(repos, fc.constantFrom(true, true, false)).map(([r, signed]) => new Publish(r, signed)),
+    weight: 7,
+  },
   { arbitrary: repos.map((r) => new SignCurrent(r)), weight: 2 },
   {
     arbitrary: fc
