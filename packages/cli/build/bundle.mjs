@@ -122,10 +122,27 @@ const nodeFetchWhatwgParse = {
   },
 };
 
-await build({
+// Issue 15: the signature check (the key parser, the verifier, @sigstore/*,
+// ~170 kB) is a second file, dist/image-refresh-signatures.mjs, imported only
+// when VERIFY_SIGNATURES is on (wiring/load-signature-trust.ts). Inlined,
+// even never evaluated, its code cost a steady tick with VERIFY_SIGNATURES=off
+// +1.2 MiB peak RSS on Node 20 (`pnpm bench:cli`): the check being off must
+// leave the tick's memory as it was.
+const SIGNATURES_FILE = 'image-refresh-signatures.mjs';
+
+/** @type {import('esbuild').Plugin} */
+const signaturesApart = {
+  name: 'signatures-apart',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/signature-trust\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: `./${SIGNATURES_FILE}`, external: true } : undefined,
+    );
+  },
+};
+
+/** What both files are built with. */
+const common = {
   absWorkingDir: fileURLToPath(here),
-  entryPoints: ['src/bin.ts'],
-  outfile: 'dist/image-refresh.mjs',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -141,6 +158,21 @@ await build({
   banner: {
     js: "#!/usr/bin/env node\nimport{createRequire}from'node:module';const require=createRequire(import.meta.url);",
   },
+};
+
+await build({
+  ...common,
+  entryPoints: ['src/bin.ts'],
+  outfile: 'dist/image-refresh.mjs',
+  plugins: [signaturesApart, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
+});
+
+// Its own copy of what it uses of core and fp-ts: it shares no module with the bundle.
+await build({
+  ...common,
+  entryPoints: ['src/wiring/signature-trust.ts'],
+  outfile: `dist/${SIGNATURES_FILE}`,
+  banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
   plugins: [clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
 });
 
@@ -148,11 +180,11 @@ await build({
 // string, doubling the 1.2 MB bundle in the heap (+1.1 MiB peak RSS on Node
 // 24, measured with `pnpm bench:cli`, issue 14). esbuild escapes strings but
 // keeps a regular expression's characters as written: write them as \uXXXX.
-const output = await readFile(new URL('dist/image-refresh.mjs', here));
-const beyondAscii = output.findIndex((byte) => byte > 0x7f);
-if (beyondAscii >= 0) {
-  const context = output.subarray(Math.max(0, beyondAscii - 60), beyondAscii + 20).toString('latin1');
-  throw new Error(
-    `dist/image-refresh.mjs is not ASCII at byte ${beyondAscii}: …${context}… (escape it in the source as \\uXXXX)`,
-  );
+for (const file of ['dist/image-refresh.mjs', `dist/${SIGNATURES_FILE}`]) {
+  const output = await readFile(new URL(file, here));
+  const beyondAscii = output.findIndex((byte) => byte > 0x7f);
+  if (beyondAscii >= 0) {
+    const context = output.subarray(Math.max(0, beyondAscii - 60), beyondAscii + 20).toString('latin1');
+    throw new Error(`${file} is not ASCII at byte ${beyondAscii}: …${context}… (escape it in the source as \\uXXXX)`);
+  }
 }

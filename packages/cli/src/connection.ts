@@ -1,5 +1,6 @@
 import type { PortError, Settledness, TickConfig, TickPorts, WorkloadRef } from '@image-refresh/core';
 import type { Either } from 'fp-ts/lib/Either.js';
+import type { SignatureTrust } from './wiring/signature-trust.js';
 
 // What the commands need from the outside world, in one interface: the real
 // one is built on the k8s-adapter (wiring/connect.ts); tests pass their own.
@@ -20,6 +21,8 @@ export interface ConnectionHooks {
   readonly signal?: AbortSignal;
   /** SIGTERM / SIGINT: ends every read and wait; a write already sent is awaited within its bound. */
   readonly interrupt?: AbortSignal;
+  /** VERIFY_SIGNATURES ≠ off: the keys and keyless trust read from their files; the ports then check signatures (issue 15). */
+  readonly signatureTrust?: SignatureTrust;
 }
 
 export interface Connection {

@@ -9,6 +9,8 @@ import { STATUS_HELP, status } from './commands/status.js';
 import { statusJson } from './commands/status-json.js';
 import { TICK_HELP, tick } from './commands/tick.js';
 import type { Connect } from './connection.js';
+import { loadSignatureTrust } from './wiring/load-signature-trust.js';
+import type { SignatureTrust } from './wiring/signature-trust.js';
 
 // `image-refresh <command>`: the CronJob entrypoint and an operator's tool.
 // Exit codes: 0 ok, 1 a finding, 2 a usage or configuration error.
@@ -65,6 +67,18 @@ const withConfig = (
     return Promise.resolve({ exitCode: 2 });
   }, run)(parseTickConfig(platform.env));
 
+/** Issue 15: status checks signatures with the tick's trust; a key file that is not one is exit 2, as for tick. */
+const withSignatureTrust = async (
+  out: Output,
+  config: Parameters<Parameters<typeof withConfig>[2]>[0],
+  run: (trust: SignatureTrust | undefined) => Promise<CommandResult>,
+): Promise<CommandResult> => {
+  const trust = await loadSignatureTrust(config);
+  if (E.isRight(trust)) return run(trust.right);
+  for (const e of trust.left) out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(e)}`);
+  return { exitCode: 2 };
+};
+
 const COMMANDS: Readonly<Record<string, Command>> = {
   tick: {
     help: TICK_HELP,
@@ -77,9 +91,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: { 'no-registry': { type: 'boolean' }, json: { type: 'boolean' } },
     run: (v, out, p) =>
       withConfig(out, p, (config) =>
-        v.json === true
-          ? statusJson({ noRegistry: v['no-registry'] === true }, config, p.connect, out)
-          : status({ noRegistry: v['no-registry'] === true }, config, p.connect, out),
+        withSignatureTrust(out, config, (signatureTrust) =>
+          v.json === true
+            ? statusJson({ noRegistry: v['no-registry'] === true, signatureTrust }, config, p.connect, out)
+            : status({ noRegistry: v['no-registry'] === true, signatureTrust }, config, p.connect, out),
+        ),
       ),
   },
   rearm: {

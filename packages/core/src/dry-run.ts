@@ -47,11 +47,14 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     watchStability: (workload, stableForMs) =>
       pretend(`watch ${describeWorkload(workload)} stay complete for ${formatDuration(stableForMs)}`),
   };
+  // A signature check only reads: a dry run checks as the tick would (issue 15).
+  const signatures = ports.signatures === undefined ? {} : { signatures: ports.signatures };
   return ports.events === undefined
-    ? { cluster, registry: ports.registry }
+    ? { cluster, registry: ports.registry, ...signatures }
     : {
         cluster,
         registry: ports.registry,
         events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
+        ...signatures,
       };
 };

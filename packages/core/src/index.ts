@@ -8,6 +8,14 @@
 export { formatDuration } from './config/duration.js';
 export { ENV, type Environment } from './config/environment.js';
 export { MAX_TICK_DURATION_MS, parseTickConfig } from './config/parse-config.js';
+export {
+  type KeylessConfig,
+  SIGNATURE_ENV,
+  type SignatureConfig,
+  type SignatureIdentity,
+  type SignatureMode,
+  signatureModeOf,
+} from './config/signature-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
 export {
   type Annotations,
@@ -47,6 +55,7 @@ export {
   deploymentSettledness,
   type Settledness,
 } from './domain/settledness.js';
+export type { SignatureCheckReport, SignatureResult } from './domain/signature-admission.js';
 export {
   ANNOTATION,
   CONTAINER,
@@ -80,6 +89,7 @@ export type {
 export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
+export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
 export {
   runTick,
   runTickFromEnvironment,

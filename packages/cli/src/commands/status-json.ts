@@ -13,8 +13,10 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
+import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
+import { checkSignaturesForStatus } from './status-signatures.js';
 
 // `status --json`: the facts `status` prints, as one JSON object on stdout for
 // fleet tooling. The field names are a contract, documented in the README
@@ -52,7 +54,7 @@ const counterFacts = (raw: string | undefined, max: number) => ({
 });
 
 export const statusJson = async (
-  options: { noRegistry?: boolean | undefined },
+  options: { noRegistry?: boolean | undefined; signatureTrust?: SignatureTrust | undefined },
   config: TickConfig,
   connect: Connect,
   out: Output,
@@ -87,6 +89,8 @@ export const statusJson = async (
   }
   const a = jm.right.annotations;
   const answerFor = await resolveForStatus(connection, config, options.noRegistry === true);
+  // Issue 15: `signature` per image only with VERIFY_SIGNATURES ≠ off.
+  const signatureOf = await checkSignaturesForStatus(connection, config, options.signatureTrust, IMAGES, answerFor);
   const images = IMAGES.map((image) => {
     const recorded = a[image.recordKey] ?? null;
     const answer = answerFor(image);
@@ -115,7 +119,14 @@ export const statusJson = async (
         return [container, E.isRight(inspection) ? (inspection.right.images[container] ?? null) : null];
       }),
     );
-    return { image: image.name, repo: image.repo, recorded, registry, live };
+    return {
+      image: image.name,
+      repo: image.repo,
+      recorded,
+      registry,
+      live,
+      ...(signatureOf === undefined ? {} : { signature: signatureOf(image) }),
+    };
   });
   out.stdout(
     JSON.stringify({

@@ -13,8 +13,10 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
 import { liveOf } from '../render/digests.js';
+import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
+import { checkSignaturesForStatus, signatureText } from './status-signatures.js';
 
 export const STATUS_HELP = `Usage: image-refresh status [--no-registry] [--json]
 
@@ -44,7 +46,7 @@ const counter = (raw: string | undefined, max: number): string =>
     : `${counterValue(O.some(raw))}/${max}${/^[0-9]+$/.test(raw) ? '' : ` (holds ${JSON.stringify(raw)}, counts as 0)`}`;
 
 export const status = async (
-  options: { noRegistry?: boolean | undefined },
+  options: { noRegistry?: boolean | undefined; signatureTrust?: SignatureTrust | undefined },
   config: TickConfig,
   connect: Connect,
   out: Output,
@@ -111,6 +113,11 @@ export const status = async (
     out.stdout(
       `${imageColumn(image.name)}${(recorded === undefined ? '-' : shortDigest(recorded)).padEnd(24)}${registry.padEnd(30)}${live}`,
     );
+  }
+  const signatureOf = await checkSignaturesForStatus(connection, config, options.signatureTrust, IMAGES, answerFor);
+  if (signatureOf !== undefined) {
+    out.stdout(`signatures (VERIFY_SIGNATURES=${config.signatures?.mode}, of the registry's digest):`);
+    for (const image of IMAGES) out.stdout(`${imageColumn(image.name)}${signatureText(signatureOf(image))}`);
   }
   return { exitCode: 0 };
 };

@@ -1,6 +1,7 @@
 import {
   describeConfigError,
   dryRunPorts,
+  parseTickConfig,
   runTickFromEnvironment,
   type TickConfig,
   type TickPorts,
@@ -10,6 +11,7 @@ import type { Connect } from '../connection.js';
 import { dryRunEvent } from '../render/dry-run-lines.js';
 import { jsonLine, type LogEvent, logLines, PREFIX } from '../render/log-lines.js';
 import { summaryLine } from '../render/summary.js';
+import { loadSignatureTrust } from '../wiring/load-signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 
 export const TICK_HELP = `Usage: image-refresh tick [--json] [--dry-run]
@@ -29,7 +31,10 @@ RESOURCE_MONITOR_PINNED, REQUESTS_PROXY_PINNED. Beyond them: SETTLE_TIMEOUT
 (10s), API_TIMEOUT (15s), REGISTRY_TIMEOUT (10s) — every duration at most 24h —,
 IMAGE_REFRESH_REGISTRY_URL, FLAP_LOCKOUT_EXIT (0), REGISTRY_BUDGET_FLOOR (10;
 0: only a 429 holds re-images back; off: no budget guard), IMAGE_REFRESH_EVENTS
-(1), RECONCILE_LIVE (0 | report | 1), DECOUPLED_REFRESH (0).
+(1), RECONCILE_LIVE (0 | report | 1), DECOUPLED_REFRESH (0), VERIFY_SIGNATURES
+(off | warn | enforce) with SIGNATURE_PUBLIC_KEYS (comma-separated PEM files)
+and/or SIGNATURE_IDENTITY (exact, or /regex/), SIGNATURE_ISSUER and
+SIGSTORE_TRUSTED_ROOT (keyless).
 
 Exit codes: 0 ok (including a counted skip below MAX_SKIP_TICKS), 1 a finding an
 operator must see (FROZEN, unreadable Deployment, failed rollout, …), 2 a
@@ -69,6 +74,16 @@ export const tick = async (
     for (const e of metrics.left) out.stderr(`${PREFIX} ERROR: configuration: ${describeConfigError(e)}`);
     return { exitCode: 2 };
   }
+  // Issue 15: the key files and trusted root are read before any call; one
+  // that is missing or not a key is exit 2, naming the variable and the file.
+  const parsed = parseTickConfig(env);
+  const trust = E.isRight(parsed) ? await loadSignatureTrust(parsed.right) : E.right(undefined);
+  if (E.isLeft(trust)) {
+    for (const e of trust.left) {
+      say({ level: 'error', code: 'CONFIG_INVALID', message: `ERROR: configuration: ${describeConfigError(e)}` });
+    }
+    return { exitCode: 2 };
+  }
   let tickConfig: TickConfig | undefined;
   // Every request and wait of this tick carries this signal; it is aborted
   // once the summary is printed, so nothing is in flight after it (issue 13).
@@ -96,6 +111,7 @@ export const tick = async (
         },
         signal: tickOver.signal,
         ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
+        ...(trust.right === undefined ? {} : { signatureTrust: trust.right }),
       });
       const ports = metrics === undefined ? connected : metrics.right.observe(connected);
       if (options.dryRun !== true) return ports;

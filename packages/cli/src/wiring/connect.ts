@@ -66,6 +66,9 @@ export const connectToCluster =
           onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
           ...registrySignal(hooks),
         }),
+        ...(hooks.signatureTrust === undefined
+          ? {}
+          : { signatures: hooks.signatureTrust.port(config, registrySignal(hooks).signal) }),
       }),
       inspect: (ref) =>
         E.isRight(loaded)

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
+import { parseSignatureConfig } from './signature-config.js';
 import type { ConfigError, PinName, TickConfig } from './tick-config.js';
 
 // Every problem at once, each naming the variable and its value: an operator
@@ -216,6 +217,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     );
   }
 
+  const signatures = parseSignatureConfig(env);
+  problems.list.push(...signatures.problems);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const config: TickConfig = {
     releaseName,
@@ -248,6 +251,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
     onRolloutFailure: rolloutFailureMode(env, problems, ENV.onRolloutFailure),
     rolloutStableForMs: durationOrZero(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor),
+    // Off, the config is the one it always was (I28).
+    ...(signatures.config.mode === 'off' ? {} : { signatures: signatures.config }),
   };
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

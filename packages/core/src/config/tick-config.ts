@@ -1,3 +1,5 @@
+import type { SignatureConfig } from './signature-config.js';
+
 /** The keys of `TickConfig.pins`, one per `*_PINNED` variable. */
 export type PinName = 'jobsManager' | 'podsMonitor' | 'resourceMonitor' | 'requestsProxy';
 
@@ -89,6 +91,12 @@ export interface TickConfig {
    * behaviour) counts it the moment it completes.
    */
   readonly rolloutStableForMs: number;
+  /**
+   * VERIFY_SIGNATURES and its trust (issue 15): `off` (absent: the default,
+   * the script's behaviour) checks nothing and calls nothing; `warn` and
+   * `enforce` verify each new digest before it is re-imaged (docs/behaviour.md §3.4a).
+   */
+  readonly signatures?: SignatureConfig;
 }
 
 /** One problem with one environment variable, as `parseTickConfig` reports it. */

@@ -19,7 +19,19 @@ export type Hold =
   /** Fleet-safe rollout (MIN_DIGEST_AGE, ROLLOUT_RING): not yet old enough on this edge. */
   | { readonly _tag: 'Soaking'; readonly image: ImageName; readonly digest: Digest }
   /** Trust (VERIFY_SIGNATURES=enforce): the digest's signature did not verify, or could not be checked. */
-  | { readonly _tag: 'SignatureNotVerified'; readonly image: ImageName; readonly digest: Digest; readonly why: string };
+  | {
+      readonly _tag: 'SignatureNotVerified';
+      readonly image: ImageName;
+      readonly digest: Digest;
+      readonly why: string;
+      /**
+       * `NotVerified`: the registry's final word, judged — a rejection (a
+       * finding, issue 15). `CheckFailed`: a registry failure left no verdict,
+       * a resolution failure of that image (WARN, retried next tick), under
+       * `warn` as under `enforce`.
+       */
+      readonly check: 'NotVerified' | 'CheckFailed';
+    };
 
 /** Image → why it is held back this tick. At most one hold per image: the first check that holds it wins. */
 export type Holds = Readonly<Partial<Record<ImageName, Hold>>>;

@@ -111,6 +111,8 @@ const whereOf = (point: InterruptPoint, context: TickContext): string => {
       return `${when} reading ${named}`;
     case 'resolveDigests':
       return `${when} resolving digests from the registry`;
+    case 'verifySignatures':
+      return `${when} checking signatures of new digests (nothing of them was acted on)`;
     default:
       return `${when} ${point.src}`;
   }

@@ -38,6 +38,9 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   ROLLBACK_FAILED: { type: 'Warning', reason: 'RefreshRollbackFailed' },
   QUARANTINE_STARTED: { type: 'Normal', reason: 'RefreshQuarantined' },
   QUARANTINE_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  // Issue 15: the contract's reason for a rejection under enforce; under warn, said but not rejected.
+  SIGNATURE_REJECTED: { type: 'Warning', reason: 'RefreshSignatureRejected' },
+  SIGNATURE_NOT_VERIFIED: { type: 'Warning', reason: 'RefreshSignatureNotVerified' },
 };
 
 /**
@@ -67,7 +70,8 @@ export const clipNote = (message: string): string => {
 };
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
-  if (event.code === 'RESOLVE_FAILED') {
+  // A registry failure on the signature fetch is a resolution failure of that image (issue 15).
+  if (event.code === 'RESOLVE_FAILED' || event.code === 'SIGNATURE_CHECK_FAILED') {
     return event.cause === 'RateLimited'
       ? { type: 'Warning', reason: 'RefreshRegistryRateLimited' }
       : { type: 'Warning', reason: 'RefreshResolveFailed' };
@@ -89,6 +93,12 @@ const movedFrom = (outcome: TickOutcome, reimage: Reimage, container: string, di
   return before === undefined ? live : shortDigest(before);
 };
 
+/** Issue 15: the re-image Event names the key or identity that verified the digest, where one did. */
+const signedBy = (outcome: TickOutcome, digest: string): string => {
+  const check = outcome.signatureChecks?.find((c) => c.digest === digest && c.result._tag === 'Verified');
+  return check?.result._tag === 'Verified' ? ` (signature verified by ${check.result.by})` : '';
+};
+
 /** One Kubernetes Event per reason per tick (several messages of one reason are joined). */
 export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
   const byReason = new Map<string, { type: KubeEvent['type']; messages: string[] }>();
@@ -106,7 +116,7 @@ export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
   for (const reimage of outcome.reimages.filter((r) => r.rolledOut && !rolledBack.has(r.workload.id))) {
     const moves = reimage.images.map(({ container, image }) => {
       const digest = image.slice(image.indexOf('@') + 1);
-      return `${container} ${movedFrom(outcome, reimage, container, digest)} → ${shortDigest(digest)}`;
+      return `${container} ${movedFrom(outcome, reimage, container, digest)} → ${shortDigest(digest)}${signedBy(outcome, digest)}`;
     });
     add('Normal', 'RefreshReimaged', `${describeWorkload(reimage.workload)} re-imaged: ${moves.join(', ')}`);
   }

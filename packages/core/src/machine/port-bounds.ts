@@ -14,6 +14,13 @@ const REGISTRY_REQUESTS_PER_REPO = 3;
  */
 const REGISTRY_REQUESTS_PER_PASS = 1;
 
+/**
+ * Registry requests one signature check makes at most (issue 15): 37 with the
+ * adapter's default caps (16 `.sig` layers, 8 bundles), plus its own
+ * anonymous probe and pull token.
+ */
+export const SIGNATURE_REQUESTS_PER_CHECK = 39;
+
 export interface PortBounds {
   readonly apiMs: number;
   readonly observeMs: number;
@@ -21,6 +28,8 @@ export interface PortBounds {
   /** ROLLOUT_STABLE_FOR's watch (issue 16): the window plus the read that may be in flight when it closes. */
   readonly stabilityMs: number;
   readonly resolveMs: (repos: number) => number;
+  /** VERIFY_SIGNATURES ≠ off: the signature checks of `digests` digests, one after the other. */
+  readonly verifyMs: (digests: number) => number;
 }
 
 export const portBounds = (config: TickConfig): PortBounds => ({
@@ -32,4 +41,6 @@ export const portBounds = (config: TickConfig): PortBounds => ({
   resolveMs: (repos) =>
     config.registryTimeoutMs * (REGISTRY_REQUESTS_PER_REPO * Math.max(repos, 1) + REGISTRY_REQUESTS_PER_PASS) +
     BACKSTOP_GRACE_MS,
+  verifyMs: (digests) =>
+    config.registryTimeoutMs * SIGNATURE_REQUESTS_PER_CHECK * Math.max(digests, 1) + BACKSTOP_GRACE_MS,
 });

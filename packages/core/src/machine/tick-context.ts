@@ -5,6 +5,7 @@ import type { Annotations, RecordedDigests } from '../domain/bookkeeping.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { RevertPlan } from '../domain/revert.js';
 import type { Settledness } from '../domain/settledness.js';
+import type { SignatureCheckReport } from '../domain/signature-admission.js';
 import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite, Reimage } from './tick-outcome.js';
@@ -47,6 +48,8 @@ export interface TickContext {
   readonly revertCause: 'rolloutFailed' | 'patchRefused';
   /** Workloads the rollback patched, with whether their rollout completed. */
   readonly reverts: readonly Reimage[];
+  /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
+  readonly signatureChecks: readonly SignatureCheckReport[];
 }
 
 export const initialContext = (config: TickConfig): TickContext => ({
@@ -71,4 +74,5 @@ export const initialContext = (config: TickConfig): TickContext => ({
   revertWhy: '',
   revertCause: 'rolloutFailed',
   reverts: [],
+  signatureChecks: [],
 });

@@ -1,3 +1,4 @@
+import { signatureModeOf } from '../config/signature-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { portBounds } from './port-bounds.js';
 import { wayBackWorstCaseMs } from './way-back-deadline.js';
@@ -38,6 +39,10 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     n.apiRequests * bounds.apiMs +
     n.events * bounds.apiMs +
     // ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert (issue 16); 0 at their defaults.
-    wayBackWorstCaseMs(config, bounds, n.workloads)
+    wayBackWorstCaseMs(config, bounds, n.workloads) +
+    // VERIFY_SIGNATURES ≠ off: one check of each of the three images, and one
+    // Event more — RefreshSignatureRejected (enforce) or RefreshSignatureNotVerified
+    // (warn), never both (issue 15).
+    (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(3) + bounds.apiMs)
   );
 };

@@ -63,7 +63,12 @@ export type EventCode =
   | 'ROLLBACK_FAILED'
   | 'QUARANTINE_STARTED'
   | 'QUARANTINE_WRITE_FAILED'
-  | 'DIGEST_QUARANTINED';
+  | 'DIGEST_QUARANTINED'
+  | 'SIGNATURE_VERIFIED'
+  | 'SIGNATURE_REJECTED'
+  | 'SIGNATURE_NOT_VERIFIED'
+  | 'SIGNATURE_CHECK_FAILED'
+  | 'SIGNATURE_BASELINE';
 
 /**
  * One thing a tick tells its operator, in order. The CLI prints each as an

@@ -2,6 +2,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
+import { signatureModeOf } from '../config/signature-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { changedDigests, heldImages, withHold } from '../domain/admission.js';
 import {
@@ -35,6 +36,13 @@ import { quarantinedChanges } from '../domain/quarantine.js';
 import { hasBadDigest, movesAnything, type NoRevertTarget, planRevert, type RevertPlan } from '../domain/revert.js';
 import type { Settledness } from '../domain/settledness.js';
 import {
+  type SignatureCheckReport,
+  type SignatureSubject,
+  signatureHolds,
+  signatureResultOf,
+  signatureSubjects,
+} from '../domain/signature-admission.js';
+import {
   type ImageName,
   imageSpec,
   type LiveWorkload,
@@ -44,8 +52,10 @@ import {
 } from '../domain/workloads.js';
 import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
+import type { SignatureTarget, SignatureVerdict } from '../ports/signature-port.js';
 import * as say from './messages.js';
 import * as back from './messages-way-back.js';
+import { announceSignatureCheck } from './signature-messages.js';
 import { initialContext, type TickContext } from './tick-context.js';
 import { acceptResolutions, isRegistryBudgetLow, unpinnedRequests } from './tick-decisions.js';
 import type { TickEvent } from './tick-event.js';
@@ -61,6 +71,8 @@ import { outcomeOf } from './tick-outcome-of.js';
 // run the machine as an xstate actor.
 
 export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
+/** One answer per signature target, in request order (issue 15). */
+export type SignatureAnswers = readonly Either<RegistryError, SignatureVerdict>[];
 export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
 
 const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
@@ -76,6 +88,10 @@ export const tickActors = {
   /** ROLLOUT_STABLE_FOR (issue 16): the completed workload must stay complete for the window. */
   watchStability: fromPromise<void, { change: WorkloadChange; stableForMs: number }>(unprovided('watchStability')),
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
+  /** VERIFY_SIGNATURES ≠ off: one signature check per digest, in order (issue 15). */
+  verifySignatures: fromPromise<SignatureAnswers, { targets: readonly SignatureTarget[] }>(
+    unprovided('verifySignatures'),
+  ),
 };
 
 /** Port failures reach the machine as actor errors; anything else is a defect of the port, still a failure. */
@@ -199,6 +215,27 @@ const announcePlan = (config: TickConfig, plan: RefreshPlan): TickEvent[] => [
   ...plan.live.map((finding) => say.liveDrift(config, finding)),
 ];
 
+/** The digests the signature check asks about this tick (docs/behaviour.md §3.4a step 3). */
+const signatureSubjectsOf = (context: TickContext): readonly SignatureSubject[] =>
+  context.recorded._tag === 'None' ? [] : signatureSubjects(context.resolutions, context.recorded.value, context.holds);
+
+/** Each subject with what the check said of it; a missing answer is no verdict (fail closed). */
+const signatureReports = (
+  context: TickContext,
+  answerOf: (index: number) => SignatureAnswers[number] | undefined,
+): readonly SignatureCheckReport[] =>
+  signatureSubjectsOf(context).map((subject, index) => ({ ...subject, result: signatureResultOf(answerOf(index)) }));
+
+/** Hold what may not go on, say what each check found, and keep the reports for the outcome. */
+const admitSignatures = (context: TickContext, reports: readonly SignatureCheckReport[]) => {
+  const mode = signatureModeOf(context.config) === 'enforce' ? 'enforce' : 'warn';
+  return {
+    holds: signatureHolds(mode, context.holds, reports),
+    signatureChecks: [...context.signatureChecks, ...reports],
+    events: emit(context, ...reports.map((report) => announceSignatureCheck(mode, report))),
+  };
+};
+
 /** Each final state hands out its own outcome (xstate 5: the root's output would see the previous state). */
 const outcome =
   (result: TickResult) =>
@@ -239,6 +276,10 @@ const tickSetup = setup({
      * live repairs.)
      */
     hasWorkloadsToReimage: ({ context }) => hasDrift(planOf(context)),
+    /** VERIFY_SIGNATURES=off (the default, the script's behaviour): no check, no request, no line (issue 15). */
+    isSignatureCheckOff: ({ context }) => signatureModeOf(context.config) === 'off',
+    /** Nothing changed and nothing is first observed: no digest to check (an unchanged one was checked when it changed). */
+    hasNoSignaturesToCheck: ({ context }) => signatureSubjectsOf(context).length === 0,
     /** §3.4 — first observations are recorded without a re-image (I8). */
     hasDigestsToRecord: ({ context }) => Object.keys(recordAnnotations(context)).length > 0,
     /**
@@ -352,6 +393,20 @@ const tickSetup = setup({
       const plan = planFor(context, context.recorded.value);
       return { plan: O.some(plan), events: emit(context, ...announcePlan(context.config, plan)) };
     }),
+    /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode (issue 15). */
+    admitBySignature: assign(({ context }, params: { answers: SignatureAnswers }) =>
+      admitSignatures(
+        context,
+        signatureReports(context, (index) => params.answers[index]),
+      ),
+    ),
+    /** The check failed as a whole (a defect of the port): no digest is verified, every one waits (fail closed). */
+    holdUncheckedSignatures: assign(({ context }, params: { error: PortError }) =>
+      admitSignatures(
+        context,
+        signatureReports(context, () => ({ _tag: 'Left', left: params.error })),
+      ),
+    ),
     rememberPinMarkers: assign({
       live: ({ context }, params: { pins: RecordedDigests }) => ({ ...context.live, pins: O.some(params.pins) }),
     }),
@@ -884,8 +939,44 @@ export const tickMachine = tickSetup.createMachine({
         },
         /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (issue 17). */
         checkingDigestAge: { always: { target: 'checkingSignatures' } },
-        /** VERIFY_SIGNATURES: the digest's signature must verify before any pod runs it (issue 15). */
-        checkingSignatures: { always: { target: '#tick.comparingDigests' } },
+        /**
+         * VERIFY_SIGNATURES: the digest's signature must verify before any pod
+         * runs it (issue 15). Checked before the flap back-off persists an
+         * attempt: an unverified digest never spends one.
+         */
+        checkingSignatures: {
+          initial: 'decidingSignatureCheck',
+          states: {
+            decidingSignatureCheck: {
+              always: [
+                { guard: 'isSignatureCheckOff', target: '#tick.comparingDigests' },
+                { guard: 'hasNoSignaturesToCheck', target: '#tick.comparingDigests' },
+                // The pull budget is spent: the flap back-off defers every re-image
+                // this tick anyway (I7b), so the check's manifest GETs would be
+                // pulls spent for nothing; the digest stays unrecorded and is
+                // checked on the tick that can act on it.
+                { guard: 'isRegistryBudgetLow', target: '#tick.comparingDigests' },
+                { target: 'verifyingSignatures' },
+              ],
+            },
+            verifyingSignatures: {
+              invoke: {
+                src: 'verifySignatures',
+                input: ({ context }) => ({
+                  targets: signatureSubjectsOf(context).map(({ repo, digest }) => ({ repo, digest })),
+                }),
+                onDone: {
+                  target: '#tick.comparingDigests',
+                  actions: { type: 'admitBySignature', params: ({ event }) => ({ answers: event.output }) },
+                },
+                onError: {
+                  target: '#tick.comparingDigests',
+                  actions: { type: 'holdUncheckedSignatures', params: withPortError },
+                },
+              },
+            },
+          },
+        },
       },
     },
 

@@ -25,5 +25,6 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
               ? [{ image: v.image, from: v.from, to: v.to }]
               : [],
           ),
+    ...(context.signatureChecks.length > 0 ? { signatureChecks: context.signatureChecks } : {}),
   };
 };

@@ -1,4 +1,5 @@
 import type { Settledness } from '../domain/settledness.js';
+import type { SignatureCheckReport } from '../domain/signature-admission.js';
 import type { ContainerImage, ImageName, WorkloadRef } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 
@@ -93,4 +94,9 @@ export interface TickOutcome {
    * when no rollback ran.
    */
   readonly reverts?: readonly Reimage[];
+  /**
+   * VERIFY_SIGNATURES ≠ off (issue 15): each digest the signature check asked
+   * about, and what it said; absent when nothing was checked.
+   */
+  readonly signatureChecks?: readonly SignatureCheckReport[];
 }

@@ -8,8 +8,10 @@ import type { PortBounds } from '../machine/port-bounds.js';
 import type { tickMachine } from '../machine/tick-machine.js';
 import type { AnnotationWrite } from '../machine/tick-outcome.js';
 import type { DigestRequest } from '../ports/registry-port.js';
+import type { SignatureTarget } from '../ports/signature-port.js';
 import { bounded } from './backstop.js';
 import type { TickPorts, Timers } from './tick-ports.js';
+import { verifyEach } from './verify-each.js';
 
 // The table from each named actor of the machine to the port call it stands
 // for, and the bounded dispatch of one invocation through it.
@@ -48,6 +50,8 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       ] as const,
     observeWorkload: (input: { workload: WorkloadRef }) =>
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
+    verifySignatures: (input: { targets: readonly SignatureTarget[] }) =>
+      [bounds.verifyMs(input.targets.length), verifyEach(ports.signatures, input.targets)] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;
 };
 

@@ -3,6 +3,7 @@ import type { TickEvent } from '../machine/tick-event.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { RegistryPort } from '../ports/registry-port.js';
+import type { SignaturePort } from '../ports/signature-port.js';
 
 // The public types of running a tick: its ports, its timers, its options.
 
@@ -19,6 +20,12 @@ export interface TickPorts {
   readonly registry: RegistryPort;
   /** Where findings are also recorded as Kubernetes Events; optional, and never able to change the outcome. */
   readonly events?: EventsPort;
+  /**
+   * Where new digests' signatures are checked (VERIFY_SIGNATURES ≠ off, issue
+   * 15); never called with `off`. Absent while verification is on, no digest
+   * verifies: every changed one waits, with a WARN saying why (fail closed).
+   */
+  readonly signatures?: SignaturePort;
 }
 
 /**

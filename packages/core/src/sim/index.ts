@@ -14,6 +14,8 @@ export {
   type FaultTarget,
   type RegistryFault,
   type RolloutBehaviour,
+  SIM_SIGNING_KEY,
+  type SignatureFault,
   type SimCall,
   type SimKubeEvent,
   type SimWorkload,

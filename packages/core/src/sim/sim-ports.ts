@@ -7,8 +7,9 @@ import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
 import type { ClusterPort, JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { Resolution } from '../ports/registry-port.js';
+import type { SignaturePort, SignatureVerdict } from '../ports/signature-port.js';
 import type { TickPorts } from '../run-tick.js';
-import type { ClusterOp, SimWorld } from './sim-world.js';
+import { type ClusterOp, SIM_SIGNING_KEY, type SimWorld } from './sim-world.js';
 
 // The ports on a SimWorld. Virtual time advances as a real adapter's would:
 // a request takes a few ms, a hang lasts until the request bound turns it into
@@ -216,6 +217,40 @@ export const simPorts = (world: SimWorld): TickPorts => {
     }
   };
 
+  /** Issue 15: a trusted key's signature, none, or a registry failure that leaves no verdict. */
+  const verifyOne = (repo: string, digest: string): E.Either<RegistryError, SignatureVerdict> => {
+    const fault = world.takeSignatureFault(repo);
+    world.clockMs += fault === 'Hang' ? config.registryTimeoutMs : SIM_REGISTRY_MS;
+    switch (fault) {
+      case undefined:
+        return E.right(
+          world.signedDigests.has(`${repo}@${digest}`)
+            ? { _tag: 'Verified', by: SIM_SIGNING_KEY, format: 'cosign-sig-tag' }
+            : { _tag: 'NotVerified', why: `no signature of ${digest} in either format (.sig tag, sigstore bundle)` },
+        );
+      case 'Hang':
+        return E.left(
+          timeout(`simulated signature fetch hang for ${repo}; the ${config.registryTimeoutMs} ms bound ended it`),
+        );
+      case 'RateLimited':
+        return E.left({ _tag: 'RateLimited', message: 'toomanyrequests: You have reached your pull rate limit' });
+      default:
+        return E.left(errorOf(fault, `signature of ${repo}`));
+    }
+  };
+
+  const signatures: SignaturePort = {
+    verify: ({ repo, digest }) => {
+      const answer = verifyOne(repo, digest);
+      world.log({
+        op: 'verifySignature',
+        detail: `${repo}@${digest}`,
+        outcome: E.isRight(answer) ? answer.right._tag : answer.left._tag,
+      });
+      return done(answer);
+    },
+  };
+
   const events: EventsPort = {
     record: (event) => {
       const fault = world.takeClusterFault('recordEvent');
@@ -248,6 +283,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
   return {
     cluster,
     events,
+    signatures,
     registry: {
       resolveDigests: (requests) => () =>
         Promise.resolve(

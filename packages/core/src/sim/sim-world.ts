@@ -74,10 +74,19 @@ export type ClusterFault = PortErrorTag | 'Hang';
 /** A fault one repo's resolution can meet; `Garbage` answers a digest that is not an OCI digest (I19). */
 export type RegistryFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Garbage';
 
+/**
+ * A fault one signature check can meet (issue 15): a registry failure of
+ * that class (no verdict), or a hang until the request bound.
+ */
+export type SignatureFault = PortErrorTag | 'RateLimited' | 'Hang';
+
+/** The key the simulated signature port says verified a signed digest. */
+export const SIM_SIGNING_KEY = '/etc/image-refresh/keys/sim.pub';
+
 /** One call the simulated ports answered, in order: what the property suite's checker reads. */
 export interface SimCall {
-  /** The port operation (`resolveDigest` per repo). */
-  readonly op: ClusterOp | 'resolveDigest';
+  /** The port operation (`resolveDigest` per repo, `verifySignature` per digest checked). */
+  readonly op: ClusterOp | 'resolveDigest' | 'verifySignature';
   /** Virtual time when it ended, in ms. */
   readonly at: number;
   /** Its arguments, e.g. the annotation value written or the repo resolved. */
@@ -182,6 +191,9 @@ export class SimWorld {
   private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
   /** Digests of crash-looping builds: a pod running one is never available (issue 16, `bad-build`). */
   readonly brokenDigests = new Set<string>();
+  /** Digests a trusted key signed, by `repo@digest` (issue 15); any other digest is unsigned. */
+  readonly signedDigests = new Set<string>();
+  private readonly signatureFaults = new Map<string, Armed<SignatureFault>>();
 
   constructor(readonly config: TickConfig) {
     this.workloads = {
@@ -209,6 +221,26 @@ export class SimWorld {
     return Object.values(this.workloads[id].images).some((image) =>
       this.brokenDigests.has(image.slice(image.indexOf('@') + 1)),
     );
+  }
+
+  /** A trusted key signs `repo@digest` (cosign sign, issue 15). */
+  sign(repo: string, digest: string): void {
+    this.signedDigests.add(`${repo}@${digest}`);
+  }
+
+  /** Arm a fault for the next `times` signature checks of one repo (issue 15). */
+  injectSignatureFault(repo: string, fault: SignatureFault, times = 1): void {
+    this.signatureFaults.set(repo, { fault, remaining: times });
+  }
+
+  /** The fault the next signature check of a repo will meet, without taking it. */
+  armedSignatureFault(repo: string): SignatureFault | undefined {
+    return this.signatureFaults.get(repo)?.fault;
+  }
+
+  /** Takes the armed fault for a repo's signature check, if any. */
+  takeSignatureFault(repo: string): SignatureFault | undefined {
+    return take(this.signatureFaults, repo);
   }
 
   /** Change how a workload's rollouts go from now on; `settles` or `flaps` also finishes a stalled rollout. */
@@ -242,6 +274,7 @@ export class SimWorld {
   clearFaults(): void {
     this.clusterFaults.clear();
     this.registryFaults.clear();
+    this.signatureFaults.clear();
   }
 
   /** A human (or a monitoring system) edits the bookkeeping. */
@@ -306,6 +339,8 @@ export class SimWorld {
     for (const digest of this.brokenDigests) copy.brokenDigests.add(digest);
     for (const [slot, armed] of this.clusterFaults) copy.clusterFaults.set(slot, { ...armed });
     for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
+    for (const signed of this.signedDigests) copy.signedDigests.add(signed);
+    for (const [repo, armed] of this.signatureFaults) copy.signatureFaults.set(repo, { ...armed });
     return copy;
   }
 

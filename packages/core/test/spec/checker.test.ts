@@ -13,6 +13,8 @@ import { recordTick, type TickRecord } from './tick-record.js';
 
 const JM = 'tracebloc/jobs-manager';
 const STREAK = ANNOTATION.skipStreak;
+/** Issue 15: verification on, with the simulator's trusted key. */
+const SIGNED = { VERIFY_SIGNATURES: 'enforce', SIGNATURE_PUBLIC_KEYS: '/etc/image-refresh/keys/sim.pub' };
 
 /** A world after `setup`, with the given preceding ticks already run, and one more tick recorded. */
 const recorded = async (
@@ -442,6 +444,20 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I26', 'I27'],
+    trace: 'an unsigned new digest re-imaged under VERIFY_SIGNATURES=enforce, after spending an attempt',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)), SIGNED);
+      const calls = [
+        ...record.calls,
+        call('readRefreshAttempt'),
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `jobs-manager api=docker.io/${JM}@${simDigest(`${JM}#2`)}`),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
     breaks: ['I31'],
     trace: 'a stability watch under keep and ROLLOUT_STABLE_FOR=0s',
     tampered: async () => {
@@ -449,6 +465,29 @@ const WRONG_TRACES: readonly WrongTrace[] = [
       const calls = record.calls.flatMap((c) =>
         c.op === 'waitForRollout' ? [c, call('watchStability', c.detail)] : [c],
       );
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I27'],
+    trace: 'an attempt spent on a digest whose signature fetch failed (VERIFY_SIGNATURES=warn)',
+    tampered: async () => {
+      const { checker, record } = await recorded(
+        (w) => {
+          w.publish(JM, simDigest(`${JM}#2`));
+          w.injectSignatureFault(JM, 'Transport');
+        },
+        { ...SIGNED, VERIFY_SIGNATURES: 'warn' },
+      );
+      return { checker, record: withCalls(record, [...record.calls, call('writeRefreshAttempt', '1')]) };
+    },
+  },
+  {
+    breaks: ['I28'],
+    trace: 'a signature request with VERIFY_SIGNATURES=off',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      const calls = [call('verifySignature', `${JM}@${simDigest(`${JM}#2`)}`, 'Verified'), ...record.calls];
       return { checker, record: withCalls(record, calls) };
     },
   },

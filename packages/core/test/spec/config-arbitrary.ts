@@ -19,4 +19,8 @@ export const environmentArbitrary: fc.Arbitrary<Environment> = fc.record({
   // Issue 16's switches, off about half the time so the rest keep their meaning (I31).
   ON_ROLLOUT_FAILURE: fc.constantFrom('keep', 'revert'),
   ROLLOUT_STABLE_FOR: fc.constantFrom('0s', '0s', '1m'),
+  // Issue 15: off 40% of the time, so the existing invariants keep their
+  // reference meaning (I28); enforce as often, so I26 meets its re-images.
+  VERIFY_SIGNATURES: fc.constantFrom('off', 'off', 'warn', 'enforce', 'enforce'),
+  SIGNATURE_PUBLIC_KEYS: fc.constant('/etc/image-refresh/keys/sim.pub'),
 });

@@ -295,7 +295,12 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!t.reimaged || !t.everyRolloutCompleted()) return undefined;
       for (const image of t.resolvedImages()) {
         const before = t.annotationBefore(image.recordKey) ?? '';
-        const drifted = before !== '' && before !== t.record.before.registry[image.repo] && !t.quarantined(image);
+        // A drift its signature check held back is not refreshed on purpose (issue 15, I26).
+        const drifted =
+          before !== '' &&
+          before !== t.record.before.registry[image.repo] &&
+          !t.quarantined(image) &&
+          !t.heldBySignature(image.repo);
         const set = t.setImageCalls().some((c) => t.containersOf(image.name).some((k) => k in c.images));
         if (drifted && !set) return `${image.repo} drifted but was not re-imaged with the others`;
       }
@@ -535,5 +540,59 @@ export const INVARIANTS: readonly Invariant[] = [
     // Checked by replaying the tick on a clone of the world before it (see
     // spec-checker.ts); a tick view alone cannot see a second run.
     violation: () => undefined,
+  },
+  {
+    id: 'I26',
+    says: 'Under VERIFY_SIGNATURES=enforce no set-image carries a new digest whose signature check this tick was not Verified (NotVerified or a registry failure alike); a live re-pin puts back the recorded digest, which is not new.',
+    source: 'issue 15',
+    appliesTo: (t) => t.config.signatures?.mode === 'enforce' && t.reimaged,
+    violation: (t) => {
+      const setAt = t.indexOf('setImages');
+      for (const call of t.setImageCalls()) {
+        for (const image of Object.values(call.images)) {
+          const spec = IMAGES.find((i) => image.startsWith(`docker.io/${i.repo}@`));
+          const digest = image.slice(image.indexOf('@') + 1);
+          if (spec === undefined || digest === t.annotationBefore(spec.recordKey)) continue;
+          const verified = t
+            .signatureChecks()
+            .some(
+              (c) => c.call.detail === `${spec.repo}@${digest}` && c.call.outcome === 'Verified' && c.index < setAt,
+            );
+          if (!verified) return `set ${image} without a Verified signature check before it`;
+        }
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'I27',
+    says: 'With VERIFY_SIGNATURES on, refresh-attempt is written only after a changed digest passed its signature check this tick (Verified; under warn also NotVerified) — a check that failed, or a rejection under enforce, never spends an attempt.',
+    source: 'issue 15, #563',
+    // A live re-pin (RECONCILE_LIVE=1) re-images a recorded digest: no new digest, no check.
+    appliesTo: (t) =>
+      (t.config.signatures?.mode ?? 'off') !== 'off' &&
+      t.config.reconcileLive !== 'repair' &&
+      t.called('writeRefreshAttempt'),
+    violation: (t) => {
+      const attemptAt = t.indexOf('writeRefreshAttempt');
+      const admitted = t
+        .signatureChecks()
+        .some((c) => c.gated && c.index < attemptAt && t.admitsBySignature(c.call.outcome));
+      return unless(
+        admitted,
+        () => 'wrote refresh-attempt with no changed digest admitted by its signature check before it',
+      );
+    },
+  },
+  {
+    id: 'I28',
+    says: "With VERIFY_SIGNATURES=off (the default) a tick makes no signature request and says nothing about signatures: its exits and writes are the reference tick's (I1–I25 hold as they did).",
+    source: 'issue 15',
+    appliesTo: (t) => (t.config.signatures?.mode ?? 'off') === 'off',
+    violation: (t) => {
+      if (t.called('verifySignature')) return `checked ${t.calls('verifySignature')[0]?.detail}`;
+      const said = t.record.outcome.events.find((e) => e.code.startsWith('SIGNATURE_'));
+      return unless(said === undefined, () => `said ${said?.message}`);
+    },
   },
 ];

@@ -10,7 +10,7 @@ import type { TickRecord } from './tick-record.js';
 // what is under test.
 
 /** A call that succeeded: 'ok', or a set image that found its workload already on target and sent nothing. */
-const answered = (c: SpecCall): boolean => c.outcome === 'ok' || c.outcome === 'unchanged';
+const answered = (c: SpecCall): boolean => c.outcome === 'ok' || c.outcome === 'unchanged' || c.outcome === 'Verified';
 
 export const WRITE_OPS: readonly SpecOp[] = [
   'writeSkipStreak',
@@ -130,8 +130,38 @@ export class TickView {
   /** A call failed that is a finding (I18's model), the skip streak aside. */
   failedFinding(): SpecCall | undefined {
     return this.record.calls.find(
-      (c) => !answered(c) && !BENIGN_FAILURES.has(c.op) && !(c.op === 'readSkipStreak' && this.guardShouldPass),
+      (c) =>
+        !answered(c) &&
+        !BENIGN_FAILURES.has(c.op) &&
+        !(c.op === 'readSkipStreak' && this.guardShouldPass) &&
+        (c.op !== 'verifySignature' || this.isSignatureRejection(c)),
     );
+  }
+
+  /**
+   * Issue 15: the signature check of a digest that changed against the one
+   * recorded (a first observation is checked report-only), in the tick's order.
+   */
+  signatureChecks(): readonly { readonly call: SpecCall; readonly index: number; readonly gated: boolean }[] {
+    return this.record.calls.flatMap((call, index) => {
+      if (call.op !== 'verifySignature') return [];
+      const at = call.detail.indexOf('@');
+      const spec = IMAGES.find((i) => i.repo === call.detail.slice(0, at));
+      const recorded = spec === undefined ? undefined : this.annotationBefore(spec.recordKey);
+      const gated = recorded !== undefined && recorded !== '' && recorded !== call.detail.slice(at + 1);
+      return [{ call, index, gated }];
+    });
+  }
+
+  /** Whether a gated check's answer lets its digest go on: Verified, or NotVerified under warn; never a failed check. */
+  admitsBySignature(outcome: string): boolean {
+    return outcome === 'Verified' || (outcome === 'NotVerified' && this.config.signatures?.mode === 'warn');
+  }
+
+  /** VERIFY_SIGNATURES=enforce and a changed digest's signature did not verify: a finding (issue 15). */
+  isSignatureRejection(call: SpecCall): boolean {
+    const check = this.signatureChecks().find((c) => c.call === call);
+    return this.config.signatures?.mode === 'enforce' && call.outcome === 'NotVerified' && check?.gated === true;
   }
 
   /** A finding besides the skip streak: a failed call that is one, or a lockout made one by FLAP_LOCKOUT_EXIT=1 (issue 6). */
@@ -169,7 +199,12 @@ export class TickView {
       this.counterBefore(ATTEMPT) >= this.config.maxRefreshAttempts &&
       this.resolvedImages().some((image) => {
         const recorded = this.annotationBefore(image.recordKey) ?? '';
-        return recorded !== '' && recorded !== this.record.before.registry[image.repo] && !this.quarantined(image);
+        return (
+          recorded !== '' &&
+          recorded !== this.record.before.registry[image.repo] &&
+          !this.quarantined(image) &&
+          !this.heldBySignature(image.repo)
+        );
       })
     );
   }
@@ -193,6 +228,17 @@ export class TickView {
   rollbackSetImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
     const failed = this.firstFailedRollout;
     return failed < 0 ? [] : parseSetImages(this.record.calls.slice(failed + 1));
+  }
+
+  /**
+   * Issue 15: the changed digest of `repo` was held back by its signature
+   * check this tick (docs/behaviour.md §3.4a): no drift is pending for the
+   * steps after admission, as if the registry still answered the recorded digest.
+   */
+  heldBySignature(repo: string): boolean {
+    return this.signatureChecks().some(
+      (c) => c.gated && c.call.detail.startsWith(`${repo}@`) && !this.admitsBySignature(c.call.outcome),
+    );
   }
 
   /** The registry answers the very digest quarantined for this image: its drift is held, not pending (issue 16, I30). */
@@ -245,6 +291,9 @@ export class TickView {
             return sum + bounds.rolloutMs;
           case 'watchStability':
             return sum + bounds.stabilityMs;
+
+          case 'verifySignature':
+            return sum + bounds.verifyMs(1);
           default:
             return sum + bounds.apiMs;
         }

@@ -8,6 +8,7 @@ import {
   type ClusterFault,
   type RegistryFault,
   type RolloutBehaviour,
+  type SignatureFault,
   type SimWorld,
   simDigest,
   simPorts,
@@ -61,14 +62,46 @@ class Tick implements Command {
 
 class Publish implements Command {
   private digest = '';
-  constructor(readonly repo: string) {}
+  constructor(
+    readonly repo: string,
+    /** Issue 15: CI signed the build with the trusted key before it was pushed. */
+    readonly signed = false,
+  ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     edge.build += 1;
     this.digest = simDigest(`${this.repo}#${edge.build}`);
+    if (this.signed) edge.world.sign(this.repo, this.digest);
     edge.world.publish(this.repo, this.digest);
   }
-  toString = () => `publish ${label(this.repo)} ${shortDigest(this.digest)}`;
+  toString = () =>
+    `publish ${label(this.repo)} ${shortDigest(this.digest)}${this.signed ? ' (signed)' : ' (unsigned)'}`;
+}
+
+/** Issue 15: the build now behind the tag is signed afterwards (cosign sign on a pushed digest). */
+class SignCurrent implements Command {
+  private digest = '';
+  constructor(readonly repo: string) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    this.digest = edge.world.registry.get(`${this.repo}:${edge.config.imageTag}`) ?? '';
+    edge.world.sign(this.repo, this.digest);
+  }
+  toString = () => `${label(this.repo)} ${shortDigest(this.digest)} is signed`;
+}
+
+/** Issue 15: the next signature fetch of a repo fails on the registry. */
+class SignatureTrouble implements Command {
+  constructor(
+    readonly repo: string,
+    readonly fault: SignatureFault,
+  ) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    edge.world.injectSignatureFault(this.repo, this.fault);
+  }
+  toString = () =>
+    `registry ${this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} on the signature of ${label(this.repo)}`;
 }
 
 /** A build is published that crash-loops wherever it runs (issue 16: the `bad-build` story). */
@@ -80,9 +113,11 @@ class PublishBroken implements Command {
     edge.build += 1;
     this.digest = simDigest(`${this.repo}#${edge.build}`);
     edge.world.breakBuild(this.digest);
+    // A bad build is signed like any other: CI's key vouches for who built it, not for whether it runs (issues 15, 16).
+    edge.world.sign(this.repo, this.digest);
     edge.world.publish(this.repo, this.digest);
   }
-  toString = () => `publish a crash-looping ${label(this.repo)} ${shortDigest(this.digest)}`;
+  toString = () => `publish a crash-looping ${label(this.repo)} ${shortDigest(this.digest)} (signed)`;
 }
 
 const BEHAVIOUR_WORDS: Record<RolloutBehaviour, string> = {
@@ -267,7 +302,17 @@ const garbage = fc.constantFrom('', 'x7', '-3', '1e3', '99999999999999999999', '
 export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   // A fresh Tick per step: each remembers its own result for the story.
   { arbitrary: fc.constant(null).map(() => new Tick()), weight: 40 },
-  { arbitrary: repos.map((r) => new Publish(r)), weight: 7 },
+  {
+    arbitrary: fc.tuple(repos, fc.constantFrom(true, true, false)).map(([r, signed]) => new Publish(r, signed)),
+    weight: 7,
+  },
+  { arbitrary: repos.map((r) => new SignCurrent(r)), weight: 2 },
+  {
+    arbitrary: fc
+      .tuple(repos, fc.constantFrom<SignatureFault>('Transport', 'Timeout', 'RateLimited', 'Forbidden', 'Hang'))
+      .map(([r, f]) => new SignatureTrouble(r, f)),
+    weight: 1,
+  },
   { arbitrary: repos.map((r) => new PublishBroken(r)), weight: 3 },
   {
     arbitrary: fc.constantFrom(...IMAGES.map((i) => i.quarantineKey)).map((k) => new Annotate(k, undefined)),

@@ -18,6 +18,7 @@ import type { ClusterOp, SimCall, SimWorld } from '../../src/sim/index.js';
 export type SpecOp =
   | Exclude<ClusterOp, 'patchBookkeeping' | 'readJobsManager'>
   | 'resolveDigest'
+  | 'verifySignature'
   | WriteKind
   | ReadKind;
 
@@ -144,5 +145,6 @@ export const injectFault = (
     return;
   }
   if (op === 'resolveDigest') throw new Error('a registry fault is armed per repo: injectRegistryFault');
+  if (op === 'verifySignature') throw new Error('a signature fault is armed per repo: injectSignatureFault');
   world.injectClusterFault(op, fault, times);
 };
