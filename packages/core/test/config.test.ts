@@ -43,6 +43,10 @@ describe('parseTickConfig', () => {
         kubernetesEvents: true,
         reconcileLive: 'off',
         decoupledRefresh: false,
+        minDigestAgeMs: 0,
+        rolloutRing: 0,
+        ringDelayMs: 3_600_000,
+        startJitterMs: 0,
       }),
     );
   });

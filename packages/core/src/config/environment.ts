@@ -32,6 +32,11 @@ export const ENV = {
   kubernetesEvents: 'IMAGE_REFRESH_EVENTS',
   reconcileLive: 'RECONCILE_LIVE',
   decoupledRefresh: 'DECOUPLED_REFRESH',
+  // Issue 17, fleet-safe rollout.
+  minDigestAge: 'MIN_DIGEST_AGE',
+  rolloutRing: 'ROLLOUT_RING',
+  ringDelay: 'RING_DELAY',
+  startJitter: 'START_JITTER',
 } as const;
 
 /** Environment variables by name, as `process.env` holds them; unset and empty mean the same. */
@@ -48,4 +53,8 @@ export const DEFAULTS = {
   registryTimeout: '10s',
   registryUrl: 'https://registry-1.docker.io',
   registryBudgetFloor: 10,
+  minDigestAge: '0s',
+  rolloutRing: 0,
+  ringDelay: '1h',
+  startJitter: '0s',
 } as const;

@@ -95,6 +95,37 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
   return ms;
 };
 
+/**
+ * A duration that may be zero (issue 17's switches: `0s` is off, the
+ * script's behaviour), capped like every other: START_JITTER is waited inside
+ * the tick, and a soak longer than a day is a typo more often than a plan.
+ */
+const durationOrZero = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
+  const value = read(env, variable) ?? fallback;
+  const ms = parseDurationMs(value);
+  if (ms === undefined) {
+    problems.add(variable, value, 'is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)');
+    return 0;
+  }
+  if (ms > MAX_TICK_DURATION_MS) {
+    problems.add(variable, value, `must be at most ${formatDuration(MAX_TICK_DURATION_MS)}`);
+    return 0;
+  }
+  return ms;
+};
+
+/** A whole number ≥ 0 (ROLLOUT_RING): anything else would put the edge in a ring nobody meant. */
+const wholeNumber = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
+  const value = read(env, variable);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(parsed)) {
+    problems.add(variable, value, 'must be a whole number, 0 or more (0: the canary ring)');
+    return fallback;
+  }
+  return parsed;
+};
+
 const switchOf =
   (meaning: string) =>
   (env: Environment, problems: Problems, variable: string, fallback = false): boolean => {
@@ -224,6 +255,10 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),
     reconcileLive: reconcileMode(env, problems, ENV.reconcileLive),
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
+    minDigestAgeMs: durationOrZero(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge),
+    rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
+    ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay),
+    startJitterMs: durationOrZero(env, problems, ENV.startJitter, DEFAULTS.startJitter),
   };
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

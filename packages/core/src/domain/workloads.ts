@@ -26,6 +26,12 @@ export interface ImageSpec {
    * install (issue 7).
    */
   readonly pinKey: string;
+  /**
+   * Annotation holding a changed digest that is soaking (MIN_DIGEST_AGE,
+   * ROLLOUT_RING; issue 17): `<digest> <RFC 3339 time first seen>`, written
+   * the tick this edge first sees it, removed once it is recorded or superseded.
+   */
+  readonly pendingKey: string;
   /** The pin that stops it being resolved and re-imaged (I13). */
   readonly pin: PinName;
 }
@@ -37,6 +43,7 @@ export const IMAGES: readonly ImageSpec[] = [
     repo: 'tracebloc/jobs-manager',
     recordKey: 'tracebloc.io/last-refreshed-jobs-manager-digest',
     pinKey: 'tracebloc.io/pinned-jobs-manager-digest',
+    pendingKey: 'tracebloc.io/pending-jobs-manager-digest',
     pin: 'jobsManager',
   },
   {
@@ -44,6 +51,7 @@ export const IMAGES: readonly ImageSpec[] = [
     repo: 'tracebloc/pods-monitor',
     recordKey: 'tracebloc.io/last-refreshed-pods-monitor-digest',
     pinKey: 'tracebloc.io/pinned-pods-monitor-digest',
+    pendingKey: 'tracebloc.io/pending-pods-monitor-digest',
     pin: 'podsMonitor',
   },
   {
@@ -51,6 +59,7 @@ export const IMAGES: readonly ImageSpec[] = [
     repo: 'tracebloc/resource-monitor',
     recordKey: 'tracebloc.io/last-refreshed-resource-monitor-digest',
     pinKey: 'tracebloc.io/pinned-resource-monitor-digest',
+    pendingKey: 'tracebloc.io/pending-resource-monitor-digest',
     pin: 'resourceMonitor',
   },
 ];

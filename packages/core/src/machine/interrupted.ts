@@ -76,6 +76,7 @@ const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
   markFlapDetected: 'writing refresh-flap-detected',
   clearFlapState: 'clearing refresh-attempt and refresh-flap-detected',
   recordDigests: 'recording the digests',
+  writePendingDigests: 'writing the pending digests',
 };
 
 /** `before …` a call that never started, `while …` one cut short, `after …` a write that landed last. */
@@ -108,6 +109,10 @@ const whereOf = (point: InterruptPoint, context: TickContext): string => {
       return `${when} reading ${named}`;
     case 'resolveDigests':
       return `${when} resolving digests from the registry`;
+    case 'waitStartJitter':
+      return `${when} waiting START_JITTER before the registry`;
+    case 'readClock':
+      return `${when} reading the clock`;
     default:
       return `${when} ${point.src}`;
   }

@@ -33,6 +33,14 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   PIN_MARKERS_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
   LIVE_UNREADABLE: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
   INTERRUPTED: { type: 'Warning', reason: 'RefreshInterrupted' },
+  // Issue 17: a soak's start and end, not every tick it waits (DIGEST_SOAKING has no Event).
+  DIGEST_SOAK_STARTED: { type: 'Normal', reason: 'RefreshDigestSoakStarted' },
+  DIGEST_SOAKED: { type: 'Normal', reason: 'RefreshDigestSoaked' },
+  PENDING_DIGEST_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  PENDING_DIGEST_UNPARSABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  PENDING_DIGEST_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  CLOCK_UNAVAILABLE: { type: 'Warning', reason: 'RefreshClockUnavailable' },
+  START_JITTER_FAILED: { type: 'Warning', reason: 'RefreshClockUnavailable' },
 };
 
 /**

@@ -1,5 +1,6 @@
 import { formatDuration } from '../config/duration.js';
 import type { TickConfig } from '../config/tick-config.js';
+import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
 import type { LiveFinding } from '../domain/live-drift.js';
 import type { ImageResolution, ImageVerdict, WorkloadChange } from '../domain/plan.js';
 import { describePortError, type PortError, type RegistryError } from '../domain/port-error.js';
@@ -306,14 +307,9 @@ export const attemptKeepFailed = (c: TickConfig, attempt: number, e: PortError):
     ],
   );
 
-export const recordingDigests = (changes: Readonly<Record<string, string>>): TickEvent =>
-  event(
-    'info',
-    'RECORDING_DIGESTS',
-    `updating deployment annotations: ${Object.entries(changes)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(' ')}`,
-  );
+/** kubectl's spelling: `key=value`, and `key-` for a pending record the write removes (issue 17). */
+export const recordingDigests = (changes: BookkeepingChanges): TickEvent =>
+  event('info', 'RECORDING_DIGESTS', `updating deployment annotations: ${describeChanges(changes)}`);
 
 export const recordFailed = (c: TickConfig, e: PortError): TickEvent =>
   event(

@@ -2,6 +2,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
 import type { Holds } from '../domain/admission.js';
 import type { Annotations, RecordedDigests } from '../domain/bookkeeping.js';
+import type { DigestAgeDecision } from '../domain/digest-age.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
@@ -36,6 +37,12 @@ export interface TickContext {
   readonly decoupledSettled: O.Option<readonly WorkloadId[]>;
   /** How the skip streak ended this tick, when a decoupled pass followed it. */
   readonly skipResult: O.Option<'skipped' | 'frozen'>;
+  /** The jobs-manager Deployment's uid, from the settled guard's read: what START_JITTER is derived from (issue 17). */
+  readonly jobsManagerUid: string;
+  /** The annotations the digest-age check read, its pending records (issue 17). */
+  readonly ageBookkeeping: Annotations;
+  /** The digest-age check's decision this tick (issue 17); none when the check is off or had nothing to judge. */
+  readonly ageDecision: O.Option<DigestAgeDecision>;
 }
 
 export const initialContext = (config: TickConfig): TickContext => ({
@@ -55,4 +62,7 @@ export const initialContext = (config: TickConfig): TickContext => ({
   live: { workloads: {}, pins: O.none },
   decoupledSettled: O.none,
   skipResult: O.none,
+  jobsManagerUid: '',
+  ageBookkeeping: {},
+  ageDecision: O.none,
 });

@@ -2,7 +2,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import type { TickConfig } from '../config/tick-config.js';
-import { heldImages } from '../domain/admission.js';
+import { changedDigests, heldImages, withHold } from '../domain/admission.js';
 import {
   type Annotations,
   type BookkeepingChanges,
@@ -19,7 +19,9 @@ import {
   skipStreakSet,
 } from '../domain/bookkeeping.js';
 import { counterValue, isRecorded } from '../domain/counter.js';
+import { decideDigestAges, requiredDigestAgeMs, soakingHold, unjudgedHold } from '../domain/digest-age.js';
 import { liveFindings } from '../domain/live-drift.js';
+import { hasPendingDigests, withPendingCleared } from '../domain/pending-digest.js';
 import {
   digestsToRecord,
   hasDrift,
@@ -30,6 +32,7 @@ import {
 } from '../domain/plan.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
 import type { Settledness } from '../domain/settledness.js';
+import { startJitterDelayMs } from '../domain/start-jitter.js';
 import {
   type ImageName,
   imageSpec,
@@ -40,6 +43,7 @@ import {
 } from '../domain/workloads.js';
 import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
+import * as sayAge from './digest-age-messages.js';
 import * as say from './messages.js';
 import { initialContext, type TickContext } from './tick-context.js';
 import { acceptResolutions, isRegistryBudgetLow, unpinnedRequests } from './tick-decisions.js';
@@ -69,6 +73,10 @@ export const tickActors = {
   setImages: fromPromise<{ readonly changed: boolean }, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
+  /** The wall clock, ms since the epoch (issue 17): time enters the machine here only (I20). */
+  readClock: fromPromise<number, undefined>(unprovided('readClock')),
+  /** START_JITTER's wait (issue 17); the port ends it early when the tick is interrupted. */
+  waitStartJitter: fromPromise<void, { delayMs: number }>(unprovided('waitStartJitter')),
 };
 
 /** Port failures reach the machine as actor errors; anything else is a defect of the port, still a failure. */
@@ -106,11 +114,23 @@ const currentChange = (context: TickContext): WorkloadChange => {
 const settlednessOf = (context: TickContext): Settledness =>
   O.getOrElse((): Settledness => ({ _tag: 'Waiting', reason: 'not observed' }))(context.settledness);
 
-/** The annotations the record write sets: first observations, drift on the success path, and pin markers. */
-const recordAnnotations = (context: TickContext): Record<string, string> => {
+/**
+ * The annotations the record write sets: first observations, drift on the
+ * success path, and pin markers — and removes: the pending record of a
+ * digest it records (issue 17; none with the defaults).
+ */
+const recordAnnotations = (context: TickContext): BookkeepingChanges => {
   const plan = planOf(context);
-  return recordChanges(digestsToRecord(plan), plan.pins);
+  return withPendingCleared(recordChanges(digestsToRecord(plan), plan.pins), context.bookkeeping);
 };
+
+/** The START_JITTER delay of this edge (issue 17): the same every tick, from its uid. */
+const jitterDelayOf = (context: TickContext): number =>
+  startJitterDelayMs(context.jobsManagerUid, context.config.startJitterMs);
+
+/** The changed digests the digest-age check judges: those no earlier check held back (docs/behaviour.md §3.4a). */
+const changedOf = (context: TickContext) =>
+  context.recorded._tag === 'None' ? [] : changedDigests(context.resolutions, context.recorded.value, context.holds);
 
 /** A bookkeeping write as the machine decides it; the port is handed exactly `annotations`. */
 const write = (kind: WriteKind, annotations: BookkeepingChanges): { write: AnnotationWrite } => ({
@@ -227,6 +247,15 @@ const tickSetup = setup({
     wasAlreadyOnTarget: (_, params: { changed: boolean }) => !params.changed,
     /** §3.6 — more workloads to re-image this tick. */
     hasMoreWorkloads: ({ context }) => context.reimageIndex + 1 < planOf(context).changes.length,
+    /** §3.3 — START_JITTER=0s (the default), or this edge's delay is 0: no wait, no port call (issue 17). */
+    hasNoStartJitter: ({ context }) => jitterDelayOf(context) === 0,
+    /** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
+    isDigestAgeOff: ({ context }) => requiredDigestAgeMs(context.config) === 0,
+    /** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
+    hasNoDigestAgeToJudge: ({ context }) => changedOf(context).length === 0 && !hasPendingDigests(context.bookkeeping),
+    /** §3.4a — the decision writes no pending record (every changed digest already had its own). */
+    hasNoPendingDigestsToWrite: ({ context }) =>
+      context.ageDecision._tag === 'None' || Object.keys(context.ageDecision.value.changes).length === 0,
   },
   actions: {
     /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
@@ -413,6 +442,55 @@ const tickSetup = setup({
         emit(context, say.successResetFailed(context.config, params.error)),
     }),
 
+    rememberJobsManagerUid: assign({ jobsManagerUid: (_, params: { uid: string | undefined }) => params.uid ?? '' }),
+    announceStartJitter: assign({
+      events: ({ context }) => emit(context, sayAge.startJitter(context.config, jitterDelayOf(context))),
+    }),
+    warnStartJitterFailed: assign({
+      events: ({ context }, params: { error: PortError }) => emit(context, sayAge.startJitterFailed(params.error)),
+    }),
+    rememberAgeBookkeeping: assign({ ageBookkeeping: (_, params: { annotations: Annotations }) => params.annotations }),
+    /** Judge every changed digest at `now`: too young → held (Soaking), said once; first sightings to be written. */
+    judgeDigestAges: assign(({ context }, params: { nowMs: number }) => {
+      const recorded = context.recorded._tag === 'Some' ? context.recorded.value : undefined;
+      if (recorded === undefined) throw new Error('the digest-age check runs before the records were read');
+      const decision = decideDigestAges(
+        changedOf(context),
+        context.resolutions,
+        recorded,
+        context.ageBookkeeping,
+        params.nowMs,
+        requiredDigestAgeMs(context.config),
+      );
+      let holds = context.holds;
+      const events: TickEvent[] = [];
+      for (const v of decision.verdicts) {
+        if (v._tag === 'OldEnough') {
+          events.push(sayAge.digestSoaked(context.config, v, params.nowMs));
+          continue;
+        }
+        if (v.unparsable !== undefined) events.push(sayAge.pendingDigestUnparsable(context.config, v));
+        events.push(sayAge.digestSoaking(context.config, v, params.nowMs));
+        holds = withHold(holds, soakingHold(v));
+      }
+      return { ageDecision: O.some(decision), holds, events: emit(context, ...events) };
+    }),
+    /** Fail closed (docs/behaviour.md §3.4a): an age that cannot be judged holds every changed digest back. */
+    holdEveryChangedDigest: assign({
+      holds: ({ context }) => changedOf(context).reduce((holds, c) => withHold(holds, unjudgedHold(c)), context.holds),
+    }),
+    warnPendingDigestsUnreadable: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, sayAge.pendingDigestsUnreadable(context.config, params.error)),
+    }),
+    warnClockUnavailable: assign({
+      events: ({ context }, params: { error: PortError }) => emit(context, sayAge.clockUnavailable(params.error)),
+    }),
+    warnPendingDigestsWriteFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, sayAge.pendingDigestsWriteFailed(context.config, params.error)),
+    }),
+
     announceRecording: assign({
       events: ({ context }) => emit(context, say.recordingDigests(recordAnnotations(context))),
     }),
@@ -500,17 +578,23 @@ export const tickMachine = tickSetup.createMachine({
                   params: ({ event }) => ({ settledness: event.output.settledness }),
                 },
                 target: '#tick.clearingStreakOnSettle',
-                actions: {
-                  type: 'rememberSettledness',
-                  params: ({ event }) => ({ settledness: event.output.settledness }),
-                },
+                actions: [
+                  {
+                    type: 'rememberSettledness',
+                    params: ({ event }) => ({ settledness: event.output.settledness }),
+                  },
+                  { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+                ],
               },
               {
                 target: 'readingSkipStreak',
-                actions: {
-                  type: 'rememberSettledness',
-                  params: ({ event }) => ({ settledness: event.output.settledness }),
-                },
+                actions: [
+                  {
+                    type: 'rememberSettledness',
+                    params: ({ event }) => ({ settledness: event.output.settledness }),
+                  },
+                  { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+                ],
               },
             ],
             onError: {
@@ -633,19 +717,36 @@ export const tickMachine = tickSetup.createMachine({
     },
 
     // §3.3 Resolve every unpinned image; a failure skips that image only (I13, I15, I19).
+    // Issue 17, START_JITTER: first this edge's own delay, then the registry.
     resolvingDigests: {
-      invoke: {
-        src: 'resolveDigests',
-        input: ({ context }) => ({ requests: unpinnedRequests(context.config, decoupledSettledOf(context)) }),
-        onDone: {
-          target: 'readingRecordedDigests',
-          actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+      initial: 'waitingStartJitter',
+      states: {
+        waitingStartJitter: {
+          always: { guard: 'hasNoStartJitter', target: 'requestingDigests' },
+          entry: 'announceStartJitter',
+          invoke: {
+            src: 'waitStartJitter',
+            input: ({ context }) => ({ delayMs: jitterDelayOf(context) }),
+            onDone: { target: 'requestingDigests' },
+            // Not a security decision: a wait that failed only spreads the fleet less.
+            onError: { target: 'requestingDigests', actions: { type: 'warnStartJitterFailed', params: withPortError } },
+          },
         },
-        // The port promises one answer per repo; a batch failing as a whole is a
-        // defect of the port and leaves every image unresolved.
-        onError: {
-          target: 'readingRecordedDigests',
-          actions: { type: 'failAllResolutions', params: withPortError },
+        requestingDigests: {
+          invoke: {
+            src: 'resolveDigests',
+            input: ({ context }) => ({ requests: unpinnedRequests(context.config, decoupledSettledOf(context)) }),
+            onDone: {
+              target: '#tick.readingRecordedDigests',
+              actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+            },
+            // The port promises one answer per repo; a batch failing as a whole is a
+            // defect of the port and leaves every image unresolved.
+            onError: {
+              target: '#tick.readingRecordedDigests',
+              actions: { type: 'failAllResolutions', params: withPortError },
+            },
+          },
         },
       },
     },
@@ -729,7 +830,68 @@ export const tickMachine = tickSetup.createMachine({
         /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (issue 16). */
         checkingQuarantine: { always: { target: 'checkingDigestAge' } },
         /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (issue 17). */
-        checkingDigestAge: { always: { target: 'checkingSignatures' } },
+        checkingDigestAge: {
+          initial: 'decidingDigestAge',
+          states: {
+            decidingDigestAge: {
+              always: [
+                { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingSignatures' },
+                { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingSignatures' },
+                { target: 'readingPendingDigests' },
+              ],
+            },
+            // The pending records, read fail-closed: an unreadable one never counts as old enough.
+            readingPendingDigests: {
+              invoke: {
+                src: 'readJobsManager',
+                input: () => ({ settleWithinMs: 0 }),
+                onDone: {
+                  target: 'readingClock',
+                  actions: {
+                    type: 'rememberAgeBookkeeping',
+                    params: ({ event }) => ({ annotations: event.output.annotations }),
+                  },
+                },
+                onError: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: ['holdEveryChangedDigest', { type: 'warnPendingDigestsUnreadable', params: withPortError }],
+                },
+              },
+            },
+            readingClock: {
+              invoke: {
+                src: 'readClock',
+                input: () => undefined,
+                onDone: {
+                  target: 'writingPendingDigests',
+                  actions: { type: 'judgeDigestAges', params: ({ event }) => ({ nowMs: event.output }) },
+                },
+                onError: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: ['holdEveryChangedDigest', { type: 'warnClockUnavailable', params: withPortError }],
+                },
+              },
+            },
+            // One write on the tick a digest is first seen, none while it waits.
+            writingPendingDigests: {
+              always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingSignatures' },
+              invoke: {
+                src: 'patchBookkeeping',
+                input: ({ context }) =>
+                  write('writePendingDigests', O.isSome(context.ageDecision) ? context.ageDecision.value.changes : {}),
+                onDone: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: { type: 'noteWrite', params: written },
+                },
+                // The digests stay held (they are young by definition); the next tick sees them first again.
+                onError: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: { type: 'warnPendingDigestsWriteFailed', params: withPortError },
+                },
+              },
+            },
+          },
+        },
         /** VERIFY_SIGNATURES: the digest's signature must verify before any pod runs it (issue 15). */
         checkingSignatures: { always: { target: '#tick.comparingDigests' } },
       },

@@ -29,7 +29,9 @@ export type WriteKind =
   | 'writeRefreshAttempt'
   | 'markFlapDetected'
   | 'clearFlapState'
-  | 'recordDigests';
+  | 'recordDigests'
+  /** Issue 17: a changed digest first seen (its pending record), or a pending record superseded. */
+  | 'writePendingDigests';
 
 /** A write to the jobs-manager Deployment's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {

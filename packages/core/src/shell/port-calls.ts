@@ -1,8 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { WorkloadChange } from '../domain/plan.js';
+import { transport } from '../domain/port-error.js';
 import type { WorkloadRef } from '../domain/workloads.js';
-import type { PortBounds } from '../machine/port-bounds.js';
+import { BACKSTOP_GRACE_MS, type PortBounds } from '../machine/port-bounds.js';
 import type { tickMachine } from '../machine/tick-machine.js';
 import type { AnnotationWrite } from '../machine/tick-outcome.js';
 import type { DigestRequest } from '../ports/registry-port.js';
@@ -14,7 +16,9 @@ import type { TickPorts, Timers } from './tick-ports.js';
 
 /** What each named actor of the machine means in port calls, with its bound. */
 export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
-  const { cluster, registry } = ports;
+  const { cluster, registry, clock } = ports;
+  // Issue 17: no clock port is a failed call, which the machine takes fail-closed.
+  const noClock = TE.left(transport('this tick was given no clock port (TickPorts.clock)'));
   return {
     // The guard's read may watch the settle window; a bookkeeping read is one request.
     readJobsManager: (input: { settleWithinMs: number }) =>
@@ -37,6 +41,10 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       [bounds.rolloutMs, cluster.waitForRollout(input.change.workload, input.timeoutMs)] as const,
     observeWorkload: (input: { workload: WorkloadRef }) =>
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
+    readClock: () => [bounds.apiMs, clock === undefined ? noClock : clock.now()] as const,
+    // The wait's own length, plus the grace every bound has (I17).
+    waitStartJitter: (input: { delayMs: number }) =>
+      [input.delayMs + BACKSTOP_GRACE_MS, clock === undefined ? noClock : clock.sleep(input.delayMs)] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;
 };
 

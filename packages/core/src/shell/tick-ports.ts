@@ -1,5 +1,6 @@
 import type { TickSignal } from '../machine/interrupted.js';
 import type { TickEvent } from '../machine/tick-event.js';
+import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { RegistryPort } from '../ports/registry-port.js';
@@ -19,6 +20,12 @@ export interface TickPorts {
   readonly registry: RegistryPort;
   /** Where findings are also recorded as Kubernetes Events; optional, and never able to change the outcome. */
   readonly events?: EventsPort;
+  /**
+   * The wall clock and a wait (issue 17): needed only by MIN_DIGEST_AGE /
+   * ROLLOUT_RING (absent, every changed digest is held back: fail closed) and
+   * START_JITTER (absent, not waited). With the defaults it is never called.
+   */
+  readonly clock?: ClockPort;
 }
 
 /**

@@ -68,7 +68,7 @@ export type RegistryFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Garbage';
 /** One call the simulated ports answered, in order: what the property suite's checker reads. */
 export interface SimCall {
   /** The port operation (`resolveDigest` per repo). */
-  readonly op: ClusterOp | 'resolveDigest';
+  readonly op: ClusterOp | 'resolveDigest' | 'readClock' | 'sleep';
   /** Virtual time when it ended, in ms. */
   readonly at: number;
   /** Its arguments, e.g. the annotation value written or the repo resolved. */
@@ -155,6 +155,8 @@ const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
 export class SimWorld {
   /** Virtual time in ms; the simulated ports advance it as real requests and waits would take. */
   clockMs = 0;
+  /** The jobs-manager Deployment's metadata.uid (issue 17: START_JITTER derives from it); a recreate gives a new one. */
+  uid = '6f1c2a4e-0000-4000-8000-000000000001';
   /** The chart's workloads by id. */
   readonly workloads: Record<WorkloadId, SimWorkload>;
   /** Annotations of the jobs-manager Deployment. */
@@ -269,6 +271,7 @@ export class SimWorld {
   clone(): SimWorld {
     const copy = new SimWorld(this.config);
     copy.clockMs = this.clockMs;
+    copy.uid = this.uid;
     copy.readsThisTick = this.readsThisTick;
     copy.tickSettled = this.tickSettled;
     for (const id of Object.keys(this.workloads) as WorkloadId[]) {

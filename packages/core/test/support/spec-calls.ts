@@ -18,6 +18,8 @@ import type { ClusterOp, SimCall, SimWorld } from '../../src/sim/index.js';
 export type SpecOp =
   | Exclude<ClusterOp, 'patchBookkeeping' | 'readJobsManager'>
   | 'resolveDigest'
+  | 'readClock'
+  | 'sleep'
   | WriteKind
   | ReadKind;
 
@@ -58,6 +60,9 @@ const writeOf = (detail: string): { op: WriteKind; detail: string } => {
   if (typeof value(FLAP) === 'string') return { op: 'markFlapDetected', detail: String(value(FLAP)) };
   if (ATTEMPT in changes && value(ATTEMPT) === null) return { op: 'clearFlapState', detail: '' };
   if (typeof value(ATTEMPT) === 'string') return { op: 'writeRefreshAttempt', detail: String(value(ATTEMPT)) };
+  // Issue 17: a write of pending records alone (the record write may also remove one).
+  if (Object.keys(changes).every((key) => key.startsWith('tracebloc.io/pending-')))
+    return { op: 'writePendingDigests', detail: JSON.stringify(changes) };
   return { op: 'recordDigests', detail: JSON.stringify(changes) };
 };
 
@@ -98,6 +103,7 @@ export const WRITE_FAULT_KEY: Readonly<Record<WriteKind, string>> = {
   markFlapDetected: `${FLAP}=`,
   clearFlapState: `${ATTEMPT}-`,
   recordDigests: 'tracebloc.io/last-refreshed-',
+  writePendingDigests: 'tracebloc.io/pending-',
 };
 
 const isWriteKind = (op: SpecOp): op is WriteKind => Object.hasOwn(WRITE_FAULT_KEY, op);
@@ -141,5 +147,6 @@ export const injectFault = (
     return;
   }
   if (op === 'resolveDigest') throw new Error('a registry fault is armed per repo: injectRegistryFault');
+  if (op === 'readClock' || op === 'sleep') throw new Error('the simulated clock takes no faults');
   world.injectClusterFault(op, fault, times);
 };
