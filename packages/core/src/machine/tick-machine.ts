@@ -719,11 +719,16 @@ export const tickMachine = tickSetup.createMachine({
     // §3.3 Resolve every unpinned image; a failure skips that image only (I13, I15, I19).
     // Issue 17, START_JITTER: first this edge's own delay, then the registry.
     resolvingDigests: {
-      initial: 'waitingStartJitter',
+      initial: 'decidingStartJitter',
       states: {
+        // Said on the way in, not on entry: with no jitter nothing is said (an entry action would be).
+        decidingStartJitter: {
+          always: [
+            { guard: 'hasNoStartJitter', target: 'requestingDigests' },
+            { target: 'waitingStartJitter', actions: 'announceStartJitter' },
+          ],
+        },
         waitingStartJitter: {
-          always: { guard: 'hasNoStartJitter', target: 'requestingDigests' },
-          entry: 'announceStartJitter',
           invoke: {
             src: 'waitStartJitter',
             input: ({ context }) => ({ delayMs: jitterDelayOf(context) }),
