@@ -30,7 +30,7 @@ const edge = async (env: Record<string, string>) => {
 const apiImage = (world: SimWorld): string | undefined => world.workloads['jobs-manager'].images.api;
 const lines = (outcome: { events: readonly { code: string; message: string }[] }, code: string) =>
   outcome.events.filter((e) => e.code === code).map((e) => e.message);
-const pendingWrites = (outcome: { writes: readonly { kind: string }[] }) =>
+const pendingWrites = (outcome: { writes: readonly { kind: string; annotations: unknown }[] }) =>
   outcome.writes.filter((w) => w.kind === 'writePendingDigests');
 
 describe('the pending record (issue 17)', () => {
