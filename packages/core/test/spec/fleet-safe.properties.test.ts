@@ -30,15 +30,15 @@ type Step =
   | { readonly _tag: 'settles' };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
-  { arbitrary: fc.constant<Step>({ _tag: 'tick' }), weight: 8 },
-  { arbitrary: fc.integer({ min: 1, max: 180 }).map((m): Step => ({ _tag: 'wait', ms: m * MINUTE })), weight: 6 },
-  { arbitrary: fc.constantFrom(JM, PM).map((repo): Step => ({ _tag: 'publish', repo })), weight: 3 },
-  { arbitrary: fc.constantFrom(JM, PM).map((repo): Step => ({ _tag: 'moveBack', repo })), weight: 2 },
+  { arbitrary: fc.constant<Step>({ _tag: 'tick' }), weight: 10 },
+  { arbitrary: fc.integer({ min: 1, max: 240 }).map((m): Step => ({ _tag: 'wait', ms: m * MINUTE })), weight: 8 },
+  { arbitrary: fc.constantFrom(JM, PM).map((repo): Step => ({ _tag: 'publish', repo })), weight: 2 },
+  { arbitrary: fc.constantFrom(JM, PM).map((repo): Step => ({ _tag: 'moveBack', repo })), weight: 1 },
   { arbitrary: fc.integer({ min: 1, max: 600 }).map((m): Step => ({ _tag: 'clockBack', ms: m * MINUTE })), weight: 1 },
   { arbitrary: fc.constant<Step>({ _tag: 'pendingReadFails' }), weight: 1 },
   { arbitrary: fc.constant<Step>({ _tag: 'pendingWriteFails' }), weight: 1 },
   { arbitrary: fc.constant<Step>({ _tag: 'unsettled' }), weight: 1 },
-  { arbitrary: fc.constant<Step>({ _tag: 'settles' }), weight: 1 },
+  { arbitrary: fc.constant<Step>({ _tag: 'settles' }), weight: 2 },
 );
 
 const soakEnvironment = fc.record({
@@ -143,7 +143,7 @@ const tickAndJudge = async (
 describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
   it('I32: no set-image carries a digest younger than its required age by this edge’s own record', async () => {
     await fc.assert(
-      fc.asyncProperty(soakEnvironment, fc.array(stepArbitrary, { maxLength: 60 }), async (env, steps) => {
+      fc.asyncProperty(soakEnvironment, fc.array(stepArbitrary, { minLength: 20, maxLength: 80 }), async (env, steps) => {
         const config = simConfig(env);
         const world = new SimWorld(config);
         const ports = simPorts(world);
@@ -221,8 +221,10 @@ describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
             // Scaled so a whole stay (its waits, and the ticks' own time) stays below the required age.
             const scale = Math.floor((required * 0.9) / total);
             for (const wait of waits) {
+              // A first sighting that could not be written (`key=`; a failed removal, `key-`, is the limit
+              // docs/behaviour-additions/issue-17.md names: a flip back on the very next tick).
               if (withWriteFaults && wait % 5 === 0)
-                world.injectClusterFault('patchBookkeeping', 'Transport', 1, 'tracebloc.io/pending-');
+                world.injectClusterFault('patchBookkeeping', 'Transport', 1, 'tracebloc.io/pending-jobs-manager-digest=');
               await runTick(config, ports);
               world.clockMs += wait * scale;
             }
