@@ -41,11 +41,17 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     waitForRollout: (workload, timeoutMs) =>
       pretend(`wait for the rollout of ${describeWorkload(workload)} (up to ${formatDuration(timeoutMs)})`),
   };
-  return ports.events === undefined
-    ? { cluster, registry: ports.registry }
-    : {
-        cluster,
-        registry: ports.registry,
-        events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
-      };
+  const dry: TickPorts =
+    ports.events === undefined
+      ? { cluster, registry: ports.registry }
+      : {
+          cluster,
+          registry: ports.registry,
+          events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
+        };
+  // Issue 17: the clock is read as it is (a digest's age is decided as the
+  // real tick would); START_JITTER's wait is said, not waited.
+  return ports.clock === undefined
+    ? dry
+    : { ...dry, clock: { now: ports.clock.now, sleep: (ms) => pretend(`wait ${formatDuration(ms)} (START_JITTER)`) } };
 };

@@ -13,6 +13,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
+import { pendingDigests } from '../render/pending-digests.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 
@@ -73,7 +74,16 @@ export const statusJson = async (
   const jm = inspected['jobs-manager'];
   if (E.isLeft(jm)) {
     // As `status`: said, and exit 0 (issue 5); nothing below can be known.
-    out.stdout(JSON.stringify({ ...head, skipStreak: null, refreshAttempt: null, flapDetected: null, images: null }));
+    out.stdout(
+      JSON.stringify({
+        ...head,
+        skipStreak: null,
+        refreshAttempt: null,
+        flapDetected: null,
+        images: null,
+        pending: null,
+      }),
+    );
     return { exitCode: 0 };
   }
   const a = jm.right.annotations;
@@ -115,6 +125,8 @@ export const statusJson = async (
       refreshAttempt: counterFacts(a[ANNOTATION.refreshAttempt], config.maxRefreshAttempts),
       flapDetected: a[ANNOTATION.flapDetected] ?? null,
       images,
+      // Issue 17: the digests soaking on this edge and when each becomes due.
+      pending: pendingDigests(config, a),
     }),
   );
   return { exitCode: 0 };

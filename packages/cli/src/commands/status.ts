@@ -13,6 +13,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
 import { liveOf } from '../render/digests.js';
+import { pendingDigests, pendingLine } from '../render/pending-digests.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 
@@ -105,5 +106,7 @@ export const status = async (
       `${imageColumn(image.name)}${(recorded === undefined ? '-' : shortDigest(recorded)).padEnd(24)}${registry.padEnd(30)}${live}`,
     );
   }
+  // Issue 17: each digest soaking on this edge, and when it becomes due (said only when there is one).
+  for (const pending of pendingDigests(config, a)) out.stdout(`${named('pending')}${pendingLine(config, pending)}`);
   return { exitCode: 0 };
 };

@@ -19,10 +19,13 @@ export interface TimelineRow {
   readonly elapsedMs: number;
   /** Kubernetes Events the tick recorded, as `Type Reason`. */
   readonly kubeEvents: readonly string[];
+  /** The edge this row is of, in a scenario of several edges side by side (issue 17, `canary-ring`). */
+  readonly edge?: string;
 }
 
 /** Run a scenario on a fresh simulated edge, one tick per step. */
 export const runScenario = async (scenario: Scenario): Promise<{ config: TickConfig; rows: TimelineRow[] }> => {
+  if (scenario.edges !== undefined) return runEdges(scenario, scenario.edges);
   const config = simConfig(scenario.env);
   const world = new SimWorld(config);
   const ports = simPorts(world);
@@ -45,4 +48,44 @@ export const runScenario = async (scenario: Scenario): Promise<{ config: TickCon
     });
   }
   return { config, rows };
+};
+
+/**
+ * Several edges side by side on one registry timeline (issue 17): each has
+ * its own cluster, bookkeeping and uid; every step's world event happens to
+ * each of them (a push reaches every edge's registry view at once, time passes
+ * for all), then each ticks, in the order the scenario names them.
+ */
+const runEdges = async (
+  scenario: Scenario,
+  edges: NonNullable<Scenario['edges']>,
+): Promise<{ config: TickConfig; rows: TimelineRow[] }> => {
+  const sims = edges.map((edge, index) => {
+    const config = simConfig({ ...scenario.env, ...edge.env });
+    const world = new SimWorld(config);
+    world.uid = `${world.uid.slice(0, -1)}${index + 2}`;
+    return { name: edge.name, config, world, ports: simPorts(world) };
+  });
+  const rows: TimelineRow[] = [];
+  for (const [index, step] of scenario.steps.entries()) {
+    for (const sim of sims) step.act?.(sim.world);
+    for (const { name, config, world, ports } of sims) {
+      const startedAt = world.clockMs;
+      const firstCall = world.calls.length;
+      const outcome = await runTick(config, ports);
+      rows.push({
+        tick: index + 1,
+        edge: name,
+        event: step.event,
+        outcome,
+        annotations: { ...world.annotations },
+        images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
+        elapsedMs: world.clockMs - startedAt,
+        kubeEvents: world.calls
+          .slice(firstCall)
+          .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),
+      });
+    }
+  }
+  return { config: sims[0]?.config ?? simConfig(scenario.env), rows };
 };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requiredDigestAgeMs } from '../../src/domain/digest-age.js';
 import { isWellFormedDigest } from '../../src/domain/digest.js';
+import { requiredDigestAgeMs } from '../../src/domain/digest-age.js';
 import { IMAGES, type ImageName } from '../../src/domain/workloads.js';
 import { runTick, type TickPorts } from '../../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
@@ -143,25 +143,30 @@ const tickAndJudge = async (
 describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
   it('I32: no set-image carries a digest younger than its required age by this edge’s own record', async () => {
     await fc.assert(
-      fc.asyncProperty(soakEnvironment, fc.array(stepArbitrary, { minLength: 20, maxLength: 80 }), async (env, steps) => {
-        const config = simConfig(env);
-        const world = new SimWorld(config);
-        const ports = simPorts(world);
-        const timeline = new Timeline(world);
-        const sightings: Sightings = {};
-        const required = requiredDigestAgeMs(config);
-        for (const step of [{ _tag: 'tick' } as Step, ...steps]) {
-          apply(world, timeline, step);
-          if (step._tag !== 'tick') continue;
-          const young = await tickAndJudge(world, ports, required, sightings);
-          expect(young, `${JSON.stringify(env)}`).toEqual([]);
-        }
-      }),
+      fc.asyncProperty(
+        soakEnvironment,
+        fc.array(stepArbitrary, { minLength: 20, maxLength: 80 }),
+        async (env, steps) => {
+          const config = simConfig(env);
+          const world = new SimWorld(config);
+          const ports = simPorts(world);
+          const timeline = new Timeline(world);
+          const sightings: Sightings = {};
+          const required = requiredDigestAgeMs(config);
+          for (const step of [{ _tag: 'tick' } as Step, ...steps]) {
+            apply(world, timeline, step);
+            if (step._tag !== 'tick') continue;
+            const young = await tickAndJudge(world, ports, required, sightings);
+            expect(young, `${JSON.stringify(env)}`).toEqual([]);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
-    expect(judged.reimages, `set-images of a changed digest judged under a soak, of ${judged.ticks} ticks`).toBeGreaterThan(
-      RUNS / 10,
-    );
+    expect(
+      judged.reimages,
+      `set-images of a changed digest judged under a soak, of ${judged.ticks} ticks`,
+    ).toBeGreaterThan(RUNS / 10);
   }, 300_000);
 
   it('I33: with the defaults (MIN_DIGEST_AGE=0s, ROLLOUT_RING=0, START_JITTER=0s) exits and writes are exactly today’s', async () => {
@@ -205,7 +210,10 @@ describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
       fc.asyncProperty(
         soakEnvironment.filter((env) => requiredDigestAgeMs(simConfig(env)) > 0),
         // Each stay of the tag on one side: 1–4 ticks, time passing between them, all within the required age.
-        fc.array(fc.array(fc.integer({ min: 1, max: 29 }), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 16 }),
+        fc.array(fc.array(fc.integer({ min: 1, max: 29 }), { minLength: 1, maxLength: 4 }), {
+          minLength: 2,
+          maxLength: 16,
+        }),
         fc.boolean(),
         async (env, stays, withWriteFaults) => {
           const config = simConfig({ ...env, START_JITTER: '0s' });
@@ -224,7 +232,12 @@ describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
               // A first sighting that could not be written (`key=`; a failed removal, `key-`, is the limit
               // docs/behaviour-additions/issue-17.md names: a flip back on the very next tick).
               if (withWriteFaults && wait % 5 === 0)
-                world.injectClusterFault('patchBookkeeping', 'Transport', 1, 'tracebloc.io/pending-jobs-manager-digest=');
+                world.injectClusterFault(
+                  'patchBookkeeping',
+                  'Transport',
+                  1,
+                  'tracebloc.io/pending-jobs-manager-digest=',
+                );
               await runTick(config, ports);
               world.clockMs += wait * scale;
             }
