@@ -52,6 +52,7 @@ export {
   deploymentSettledness,
   type Settledness,
 } from './domain/settledness.js';
+export { startJitterDelayMs } from './domain/start-jitter.js';
 export {
   ANNOTATION,
   CONTAINER,
