@@ -4,6 +4,7 @@ import { JOBS_MANAGER } from '../../../k8s-adapter/test/support/fake-api-chart.j
 import { JM, pinned, RECORD } from './support/chart-facts.js';
 import { patchesOf, type Stage } from './support/cluster-stage.js';
 import { theLine } from './support/run-bundle.js';
+import { startBundle } from './support/run-bundle-live.js';
 import { type TinyRegistry, tinyDigest } from './support/tiny-registry.js';
 import { tinyStagePerTest } from './support/tiny-stage.js';
 
@@ -83,6 +84,26 @@ describe('fleet-safe rollout on the bundle (issue 17)', () => {
         expect(run.elapsedMs).toBeGreaterThanOrEqual(delay);
         expect(run.registry.length).toBeGreaterThan(0);
       }
+    },
+    CASE_MS,
+  );
+
+  it(
+    'a SIGTERM during START_JITTER=20s ends the tick interrupted at once, before any registry request',
+    async () => {
+      ({ registry, stage } = await startTinyStage());
+      const run = startBundle(['tick'], stage.env({ START_JITTER: '20s' }));
+      await run.lineWith('stderr', 'before the registry');
+      await sleep(300);
+      const sentAt = Date.now();
+      run.child.kill('SIGTERM');
+      const end = await run.ended;
+      expect(end.exitCode).toBe(143);
+      expect(Date.now() - sentAt).toBeLessThan(2_500);
+      expect(run.stderr.filter((l) => l.includes('interrupted by'))).toEqual([
+        '[image-refresh] interrupted by SIGTERM while waiting START_JITTER before the registry: refresh-attempt unchanged, digests not recorded',
+      ]);
+      expect(registry.seen).toEqual([]);
     },
     CASE_MS,
   );
