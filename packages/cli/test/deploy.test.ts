@@ -114,6 +114,28 @@ describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
     expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
   });
 
+  it('still holds a whole tick with the fleet-safe switches on (issue 17: START_JITTER=10m, MIN_DIGEST_AGE=1h, ROLLOUT_RING=2)', () => {
+    const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
+      spec: {
+        jobTemplate: {
+          spec: {
+            activeDeadlineSeconds: number;
+            template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+          };
+        };
+      };
+    };
+    const job = cronJob.spec.jobTemplate.spec;
+    const env = Object.fromEntries((job.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    const config = parseTickConfig({ ...env, START_JITTER: '10m', MIN_DIGEST_AGE: '1h', ROLLOUT_RING: '2' });
+    if (config._tag === 'Left') throw new Error(`invalid environment: ${JSON.stringify(config.left)}`);
+    const plain = parseTickConfig(env);
+    if (plain._tag === 'Left') throw new Error('deploy/ sets an invalid environment');
+    // The jitter is waited inside the tick: it counts in full.
+    expect(worstCaseTickMs(config.right) - worstCaseTickMs(plain.right)).toBeGreaterThanOrEqual(600_000);
+    expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
+  });
+
   it("sets every variable of the chart's environment contract", () => {
     const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
       spec: { jobTemplate: { spec: { template: { spec: { containers: { env: { name: string }[] }[] } } } } };

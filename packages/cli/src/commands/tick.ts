@@ -29,7 +29,8 @@ RESOURCE_MONITOR_PINNED, REQUESTS_PROXY_PINNED. Beyond them: SETTLE_TIMEOUT
 (10s), API_TIMEOUT (15s), REGISTRY_TIMEOUT (10s) — every duration at most 24h —,
 IMAGE_REFRESH_REGISTRY_URL, FLAP_LOCKOUT_EXIT (0), REGISTRY_BUDGET_FLOOR (10;
 0: only a 429 holds re-images back; off: no budget guard), IMAGE_REFRESH_EVENTS
-(1), RECONCILE_LIVE (0 | report | 1), DECOUPLED_REFRESH (0).
+(1), RECONCILE_LIVE (0 | report | 1), DECOUPLED_REFRESH (0), MIN_DIGEST_AGE
+(0s), ROLLOUT_RING (0), RING_DELAY (1h), START_JITTER (0s).
 
 Exit codes: 0 ok (including a counted skip below MAX_SKIP_TICKS), 1 a finding an
 operator must see (FROZEN, unreadable Deployment, failed rollout, …), 2 a

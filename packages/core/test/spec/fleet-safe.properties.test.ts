@@ -75,18 +75,24 @@ const apply = (world: SimWorld, timeline: Timeline, step: Step): void => {
       world.clockMs = Math.max(0, world.clockMs - step.ms);
       return;
     case 'publish':
-      return timeline.publish(step.repo);
+      timeline.publish(step.repo);
+      return;
     case 'moveBack':
-      return timeline.moveBack(step.repo);
+      timeline.moveBack(step.repo);
+      return;
     case 'pendingReadFails':
       // The tick's fourth read of jobs-manager is the age check's (guard, streak, records, pending).
-      return world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport', 1);
+      world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport', 1);
+      return;
     case 'pendingWriteFails':
-      return world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, 'tracebloc.io/pending-');
+      world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, 'tracebloc.io/pending-');
+      return;
     case 'unsettled':
-      return world.setBehaviour('jobs-manager', 'neverReady');
+      world.setBehaviour('jobs-manager', 'neverReady');
+      return;
     case 'settles':
-      return world.setBehaviour('jobs-manager', 'settles');
+      world.setBehaviour('jobs-manager', 'settles');
+      return;
     case 'tick':
       return;
   }
