@@ -1,6 +1,6 @@
 import type { TickConfig } from '../config/tick-config.js';
 import type { TickOutcome } from '../machine/tick-outcome.js';
-import { runTick } from '../run-tick.js';
+import { runTick, type TickPorts } from '../run-tick.js';
 import type { Scenario } from './scenarios.js';
 import { simConfig } from './sim-config.js';
 import { simPorts } from './sim-ports.js';
@@ -23,6 +23,28 @@ export interface TimelineRow {
   readonly edge?: string;
 }
 
+/** One tick of one simulated edge, as a timeline row. */
+const tickRow = async (
+  tick: number,
+  event: string,
+  { config, world, ports }: { config: TickConfig; world: SimWorld; ports: TickPorts },
+): Promise<TimelineRow> => {
+  const startedAt = world.clockMs;
+  const firstCall = world.calls.length;
+  const outcome = await runTick(config, ports);
+  return {
+    tick,
+    event,
+    outcome,
+    annotations: { ...world.annotations },
+    images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
+    elapsedMs: world.clockMs - startedAt,
+    kubeEvents: world.calls
+      .slice(firstCall)
+      .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),
+  };
+};
+
 /** Run a scenario on a fresh simulated edge, one tick per step. */
 export const runScenario = async (scenario: Scenario): Promise<{ config: TickConfig; rows: TimelineRow[] }> => {
   if (scenario.edges !== undefined) return runEdges(scenario, scenario.edges);
@@ -32,20 +54,7 @@ export const runScenario = async (scenario: Scenario): Promise<{ config: TickCon
   const rows: TimelineRow[] = [];
   for (const [index, step] of scenario.steps.entries()) {
     step.act?.(world);
-    const startedAt = world.clockMs;
-    const firstCall = world.calls.length;
-    const outcome = await runTick(config, ports);
-    rows.push({
-      tick: index + 1,
-      event: step.event,
-      outcome,
-      annotations: { ...world.annotations },
-      images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
-      elapsedMs: world.clockMs - startedAt,
-      kubeEvents: world.calls
-        .slice(firstCall)
-        .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),
-    });
+    rows.push(await tickRow(index + 1, step.event, { config, world, ports }));
   }
   return { config, rows };
 };
@@ -69,23 +78,7 @@ const runEdges = async (
   const rows: TimelineRow[] = [];
   for (const [index, step] of scenario.steps.entries()) {
     for (const sim of sims) step.act?.(sim.world);
-    for (const { name, config, world, ports } of sims) {
-      const startedAt = world.clockMs;
-      const firstCall = world.calls.length;
-      const outcome = await runTick(config, ports);
-      rows.push({
-        tick: index + 1,
-        edge: name,
-        event: step.event,
-        outcome,
-        annotations: { ...world.annotations },
-        images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
-        elapsedMs: world.clockMs - startedAt,
-        kubeEvents: world.calls
-          .slice(firstCall)
-          .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),
-      });
-    }
+    for (const sim of sims) rows.push({ ...(await tickRow(index + 1, step.event, sim)), edge: sim.name });
   }
   return { config: sims[0]?.config ?? simConfig(scenario.env), rows };
 };
