@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatPendingDigest, parsePendingDigest, rfc3339 } from '../src/domain/pending-digest.js';
 import { transport } from '../src/domain/port-error.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
-import { runTick, type TickPorts } from '../src/run-tick.js';
+import { runTick, runTickAsActor, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../src/sim/sim-ports.js';
 
@@ -191,6 +191,20 @@ describe('MIN_DIGEST_AGE and ROLLOUT_RING (issue 17)', () => {
     expect(outcome.exitCode).toBe(0);
     expect(outcome.reimages).toEqual([]);
     expect(lines(outcome, 'PENDING_DIGEST_WRITE_FAILED')).toHaveLength(1);
+  });
+
+  it('the machine run as an xstate actor (provideTickPorts) soaks alike: the clock and the wait are actors there too', async () => {
+    const [a, b] = [
+      await edge({ MIN_DIGEST_AGE: '1h', START_JITTER: '1m' }),
+      await edge({ MIN_DIGEST_AGE: '1h', START_JITTER: '1m' }),
+    ];
+    for (const e of [a, b]) e.world.publish(JM, simDigest('jm 2'));
+    const folded = await a.tick();
+    const asActor = await runTickAsActor(b.config, b.ports);
+    expect(asActor.events).toEqual(folded.events);
+    expect(asActor.writes).toEqual(folded.writes);
+    expect(b.world.calls.map((c) => c.op)).toEqual(a.world.calls.map((c) => c.op));
+    expect(folded.events.map((e) => e.code)).toEqual(expect.arrayContaining(['START_JITTER', 'DIGEST_SOAK_STARTED']));
   });
 
   it('with the defaults the check reads nothing, writes nothing and never asks the clock', async () => {
