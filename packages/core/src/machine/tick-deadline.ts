@@ -1,4 +1,5 @@
 import type { TickConfig } from '../config/tick-config.js';
+import { requiredDigestAgeMs } from '../domain/digest-age.js';
 import { BACKSTOP_GRACE_MS, portBounds } from './port-bounds.js';
 
 // How long one tick can take at most, from its configuration alone (issue 13).
@@ -38,7 +39,7 @@ export const FLEET_SAFE_CALLS_PER_TICK = { apiRequests: 3, events: 3 } as const;
 const fleetSafeMs = (config: TickConfig): number => {
   const bounds = portBounds(config);
   const n = FLEET_SAFE_CALLS_PER_TICK;
-  const soak = config.minDigestAgeMs + config.rolloutRing * config.ringDelayMs > 0 ? n.apiRequests * bounds.apiMs : 0;
+  const soak = requiredDigestAgeMs(config) > 0 ? n.apiRequests * bounds.apiMs : 0;
   const jitter = config.startJitterMs > 0 ? config.startJitterMs + BACKSTOP_GRACE_MS : 0;
   // With the defaults neither runs: the bound is exactly the script's.
   return soak + jitter + (soak + jitter > 0 ? n.events * bounds.apiMs : 0);

@@ -2,9 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isWellFormedDigest } from '../../src/domain/digest.js';
 import { requiredDigestAgeMs } from '../../src/domain/digest-age.js';
+import { parsePendingDigest, rfc3339, toWholeSeconds } from '../../src/domain/pending-digest.js';
 import { IMAGES, type ImageName } from '../../src/domain/workloads.js';
 import { runTick, type TickPorts } from '../../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
+import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
 
 // Issue 17's invariants (docs/behaviour.md §4, I32–I34), on the simulator's
 // clock, which these sequences drive: time passes between ticks, the tag
@@ -101,15 +103,21 @@ const apply = (world: SimWorld, timeline: Timeline, step: Step): void => {
 /** How often I32 judged a set-image of a changed digest under a soak: it is not vacuous. */
 const judged = { ticks: 0, reimages: 0 };
 
-/** image → digest → the virtual time a tick of this edge first saw the tag answer it, since the tag last answered another. */
-type Sightings = Partial<Record<ImageName, { readonly digest: string; readonly sinceMs: number }>>;
+/**
+ * digest → every wall-clock time (whole seconds) at which a tick of this
+ * edge resolved the tag to it and read its clock: the only times this edge's
+ * own record may say it first saw the digest (a record never backdates).
+ */
+type Sightings = Map<string, Set<number>>;
 
 const recordKeyOf = (image: ImageName) => IMAGES.find((i) => i.name === image)?.recordKey ?? '';
+const pendingKeyOf = (image: ImageName) => IMAGES.find((i) => i.name === image)?.pendingKey ?? '';
 
 /**
  * Run one tick and say which set-images carried a changed digest younger
- * than required by this edge's own sightings — the oracle's record, kept from
- * what each tick resolved at the time it read the clock.
+ * than required by this edge's own record: the pending record the tick found
+ * must name that digest, at a time a tick of this edge really saw it, at
+ * least the required age before the tick's clock read.
  */
 const tickAndJudge = async (
   world: SimWorld,
@@ -118,36 +126,46 @@ const tickAndJudge = async (
   sightings: Sightings,
 ): Promise<string[]> => {
   const registryBefore = new Map(world.registry);
-  const recordedBefore = { ...world.annotations };
+  const before = { ...world.annotations };
   const firstCall = world.calls.length;
-  const nowAtStart = world.clockMs;
   await runTick(world.config, ports);
   const calls = world.calls.slice(firstCall);
-  // The age is judged when the tick reads its clock; a tick that did not need to read it is judged at its start.
-  const nowMs = calls.find((c) => c.op === 'readClock')?.at ?? nowAtStart;
+  const clockRead = calls.find((c) => c.op === 'readClock');
+  const nowMs = clockRead === undefined ? undefined : SIM_EPOCH_MS + clockRead.at;
   for (const image of IMAGES) {
     const resolved = calls.some((c) => c.op === 'resolveDigest' && c.detail === image.repo && c.outcome === 'ok');
     const digest = registryBefore.get(`${image.repo}:stg`);
-    if (!resolved || digest === undefined || !isWellFormedDigest(digest)) continue;
-    if (sightings[image.name]?.digest !== digest) sightings[image.name] = { digest, sinceMs: nowMs };
+    if (!resolved || digest === undefined || !isWellFormedDigest(digest) || nowMs === undefined) continue;
+    sightings.set(digest, (sightings.get(digest) ?? new Set()).add(toWholeSeconds(nowMs)));
   }
   const young: string[] = [];
   if (required > 0) judged.ticks += 1;
   for (const call of calls.filter((c) => c.op === 'setImages' && c.outcome === 'ok')) {
     for (const image of IMAGES) {
       const digest = call.detail.match(new RegExp(`${image.repo}@(\\S+)`))?.[1];
-      if (digest === undefined || digest === recordedBefore[recordKeyOf(image.name)]) continue;
-      if (required > 0) judged.reimages += 1;
-      const seen = sightings[image.name];
-      const age = seen?.digest === digest ? nowMs - seen.sinceMs : Number.NEGATIVE_INFINITY;
-      if (age < required) young.push(`${image.repo}@${digest} set at age ${age} ms, required ${required} ms`);
+      if (digest === undefined || digest === before[recordKeyOf(image.name)]) continue;
+      // With no age required the check is off (the script's tick, I33): a clock set back judges nothing.
+      if (required === 0) continue;
+      judged.reimages += 1;
+      const record = parsePendingDigest(before[pendingKeyOf(image.name)] ?? '');
+      const why =
+        nowMs === undefined
+          ? 'without reading the clock'
+          : record === undefined || record.digest !== digest
+            ? `without a pending record of it (${before[pendingKeyOf(image.name)] ?? 'none'})`
+            : !(sightings.get(digest)?.has(record.firstSeenMs) ?? false)
+              ? `by a record of a time no tick saw it (${rfc3339(record.firstSeenMs)})`
+              : nowMs - record.firstSeenMs < required
+                ? `at age ${nowMs - record.firstSeenMs} ms, required ${required} ms`
+                : undefined;
+      if (why !== undefined) young.push(`${image.repo}@${digest} set ${why}`);
     }
   }
   return young;
 };
 
 describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
-  it('I32: no set-image carries a digest younger than its required age by this edge’s own record', async () => {
+  it('I32: no set-image carries a digest younger than its required age by this edge’s own record (a time one of its ticks saw it)', async () => {
     await fc.assert(
       fc.asyncProperty(
         soakEnvironment,
@@ -157,7 +175,7 @@ describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
           const world = new SimWorld(config);
           const ports = simPorts(world);
           const timeline = new Timeline(world);
-          const sightings: Sightings = {};
+          const sightings: Sightings = new Map();
           const required = requiredDigestAgeMs(config);
           for (const step of [{ _tag: 'tick' } as Step, ...steps]) {
             apply(world, timeline, step);
