@@ -26,6 +26,21 @@ interface Manifest {
 const render = (): Manifest[] =>
   loadAllYaml(execFileSync(kubectl.path, ['kustomize', DEPLOY], { encoding: 'utf8' })) as Manifest[];
 
+/** The shipped CronJob's Job spec and its container's environment. */
+const shippedJob = () => {
+  const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
+    spec: {
+      jobTemplate: {
+        spec: {
+          activeDeadlineSeconds: number;
+          template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+        };
+      };
+    };
+  };
+  const job = cronJob.spec.jobTemplate.spec;
+  return { job, env: Object.fromEntries((job.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value])) };
+};
 describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
   it('grants get/patch on the two Deployments and the one DaemonSet by name, events create/patch, and nothing else', () => {
     const roles = render().filter((m) => m.kind === 'Role');
@@ -97,41 +112,30 @@ describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
     // The pod cannot read its Job's deadline (no RBAC for it): a deadline
     // shorter than a tick's bounds kills a tick mid-wait, every time the
     // world is slow — so the manifests are held to the sum here (issue 13).
-    const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
-      spec: {
-        jobTemplate: {
-          spec: {
-            activeDeadlineSeconds: number;
-            template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
-          };
-        };
-      };
-    };
-    const job = cronJob.spec.jobTemplate.spec;
-    const env = Object.fromEntries((job.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    const { job, env } = shippedJob();
     const config = parseTickConfig(env);
     if (config._tag === 'Left') throw new Error(`deploy/ sets an invalid environment: ${JSON.stringify(config.left)}`);
     expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
   });
 
   it('holds a tick with the way back switched on: a re-image plus its rollback per workload, each watched for ROLLOUT_STABLE_FOR=2m (issue 16)', () => {
-    const cronJob = render().find((m) => m.kind === 'CronJob') as unknown as {
-      spec: {
-        jobTemplate: {
-          spec: {
-            activeDeadlineSeconds: number;
-            template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
-          };
-        };
-      };
-    };
-    const job = cronJob.spec.jobTemplate.spec;
-    const env = Object.fromEntries((job.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    const { job, env } = shippedJob();
     const config = parseTickConfig({ ...env, [ENV.onRolloutFailure]: 'revert', [ENV.rolloutStableFor]: '2m' });
     if (config._tag === 'Left') throw new Error(`deploy/ sets an invalid environment: ${JSON.stringify(config.left)}`);
     expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
     // Reasoned as the issue does: more than a re-image and its rollback for each of the three workloads.
     expect(job.activeDeadlineSeconds).toBeGreaterThan(2 * 3 * 10 * 60);
+  });
+
+  it('still holds a whole tick with the fleet-safe switches on (issue 17: START_JITTER=10m, MIN_DIGEST_AGE=1h, ROLLOUT_RING=2)', () => {
+    const { job, env } = shippedJob();
+    const config = parseTickConfig({ ...env, START_JITTER: '10m', MIN_DIGEST_AGE: '1h', ROLLOUT_RING: '2' });
+    if (config._tag === 'Left') throw new Error(`invalid environment: ${JSON.stringify(config.left)}`);
+    const plain = parseTickConfig(env);
+    if (plain._tag === 'Left') throw new Error('deploy/ sets an invalid environment');
+    // The jitter is waited inside the tick: it counts in full.
+    expect(worstCaseTickMs(config.right) - worstCaseTickMs(plain.right)).toBeGreaterThanOrEqual(600_000);
+    expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
   });
 
   it("sets every variable of the chart's environment contract", () => {

@@ -55,6 +55,29 @@ describe('image-refresh simulate', () => {
     expect(row(stdout, 3)).toMatch(/no change\s+0/);
   });
 
+  it('canary-ring (issue 17): the canary rolls build 2 at once; the tag is moved back and ring 1 never runs it', async () => {
+    const { exitCode, stdout } = await run('simulate', '--scenario', 'canary-ring', '--verbose');
+    expect(exitCode).toBe(0);
+    const rows = stdout.split('\n').filter((l) => /^\d+ +\[(canary|ring 1)\]/.test(l));
+    const of = (edge: string) => rows.filter((l) => l.includes(`[${edge}]`));
+    expect(of('canary')[1]).toMatch(/re-imaged jobs-manager, requests-proxy\s+0/);
+    expect(of('ring 1')[1]).toMatch(/soaking jobs-manager\s+0.*RefreshDigestSoakStarted/);
+    expect(of('ring 1')[2]).toMatch(/soaking jobs-manager\s+0/);
+    expect(of('ring 1')).toHaveLength(9);
+    expect(of('ring 1').filter((l) => l.includes('re-imaged'))).toEqual([]);
+    // Its log says why it waits, and the canary's says where build 2 went.
+    const ring1Log = stdout.slice(stdout.indexOf('--- tick 2 [ring 1]'), stdout.indexOf('--- tick 3 [canary]'));
+    expect(ring1Log).toMatch(
+      /tracebloc\/jobs-manager@sha256:[0-9a-f]{12}… first seen 0s ago; acting after 01:15 \(MIN_DIGEST_AGE=0s, ring 1 × RING_DELAY=1h\)/,
+    );
+    expect(stdout.slice(stdout.indexOf('--- tick 2 [canary]'))).toMatch(/set image deployment\/stg-jobs-manager/);
+    const ring1Reimages = stdout
+      .split('--- tick ')
+      .filter((section) => section.includes('[ring 1]'))
+      .filter((section) => section.includes('set image'));
+    expect(ring1Reimages).toEqual([]);
+  });
+
   it('--list names every scenario', async () => {
     const { stdout } = await run('simulate', '--list');
     for (const name of [
@@ -64,6 +87,7 @@ describe('image-refresh simulate', () => {
       'registry-outage',
       'api-outage',
       'first-install',
+      'canary-ring',
     ]) {
       expect(stdout).toMatch(new RegExp(`^${name} `, 'm'));
     }

@@ -49,12 +49,18 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
   };
   // A signature check only reads: a dry run checks as the tick would (issue 15).
   const signatures = ports.signatures === undefined ? {} : { signatures: ports.signatures };
-  return ports.events === undefined
-    ? { cluster, registry: ports.registry, ...signatures }
-    : {
-        cluster,
-        registry: ports.registry,
-        events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
-        ...signatures,
-      };
+  const dry: TickPorts =
+    ports.events === undefined
+      ? { cluster, registry: ports.registry, ...signatures }
+      : {
+          cluster,
+          registry: ports.registry,
+          events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
+          ...signatures,
+        };
+  // Issue 17: the clock is read as it is (a digest's age is decided as the
+  // real tick would); START_JITTER's wait is said, not waited.
+  return ports.clock === undefined
+    ? dry
+    : { ...dry, clock: { now: ports.clock.now, sleep: (ms) => pretend(`wait ${formatDuration(ms)} (START_JITTER)`) } };
 };

@@ -36,6 +36,12 @@ export {
 } from './domain/bookkeeping.js';
 export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
+export { requiredDigestAgeMs } from './domain/digest-age.js';
+export {
+  formatPendingDigest,
+  type PendingDigest,
+  parsePendingDigest,
+} from './domain/pending-digest.js';
 export {
   describePortError,
   forbidden,
@@ -56,6 +62,7 @@ export {
   type Settledness,
 } from './domain/settledness.js';
 export type { SignatureCheckReport, SignatureResult } from './domain/signature-admission.js';
+export { startJitterDelayMs } from './domain/start-jitter.js';
 export {
   ANNOTATION,
   CONTAINER,
@@ -86,6 +93,7 @@ export type {
   TickResult,
   WriteKind,
 } from './machine/tick-outcome.js';
+export type { ClockPort } from './ports/clock-port.js';
 export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';

@@ -45,6 +45,10 @@ describe('parseTickConfig', () => {
         decoupledRefresh: false,
         onRolloutFailure: 'keep',
         rolloutStableForMs: 0,
+        minDigestAgeMs: 0,
+        rolloutRing: 0,
+        ringDelayMs: 3_600_000,
+        startJitterMs: 0,
       }),
     );
   });

@@ -41,7 +41,7 @@ describe('ON_ROLLOUT_FAILURE and ROLLOUT_STABLE_FOR', () => {
       ],
     ]);
     expect(problemOf({ ROLLOUT_STABLE_FOR: '30' })).toEqual([
-      ['ROLLOUT_STABLE_FOR', '30', 'is not a duration (use a unit, e.g. 30s, 10m, 1h30m)'],
+      ['ROLLOUT_STABLE_FOR', '30', 'is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)'],
     ]);
     expect(problemOf({ ROLLOUT_STABLE_FOR: '24h1s' })).toEqual([
       [

@@ -32,7 +32,7 @@ export const simulate = async (
   out.stdout(renderTimeline(config, rows));
   if (options.verbose === true) {
     for (const row of rows) {
-      out.stdout(`\n--- tick ${row.tick}: ${row.event}`);
+      out.stdout(`\n--- tick ${row.tick}${row.edge === undefined ? '' : ` [${row.edge}]`}: ${row.event}`);
       for (const event of row.outcome.events) for (const line of logLines(event)) out.stdout(line);
     }
   }

@@ -13,6 +13,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
+import { pendingDigests } from '../render/pending-digests.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
@@ -83,6 +84,7 @@ export const statusJson = async (
         flapDetected: null,
         images: null,
         quarantined: null,
+        pending: null,
       }),
     );
     return { exitCode: 0 };
@@ -137,6 +139,8 @@ export const statusJson = async (
       images,
       // Issue 16: image → the digest quarantined after a rollback (ON_ROLLOUT_FAILURE=revert), or null.
       quarantined: Object.fromEntries(IMAGES.map((image) => [image.name, a[image.quarantineKey] ?? null])),
+      // Issue 17: the digests soaking on this edge and when each becomes due.
+      pending: pendingDigests(config, a),
     }),
   );
   return { exitCode: 0 };

@@ -13,6 +13,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connect, WorkloadInspection } from '../connection.js';
 import { liveOf } from '../render/digests.js';
+import { pendingDigests, pendingLine } from '../render/pending-digests.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
@@ -119,5 +120,7 @@ export const status = async (
     out.stdout(`signatures (VERIFY_SIGNATURES=${config.signatures?.mode}, of the registry's digest):`);
     for (const image of IMAGES) out.stdout(`${imageColumn(image.name)}${signatureText(signatureOf(image))}`);
   }
+  // Issue 17: each digest soaking on this edge, and when it becomes due (said only when there is one).
+  for (const pending of pendingDigests(config, a)) out.stdout(`${named('pending')}${pendingLine(config, pending)}`);
   return { exitCode: 0 };
 };

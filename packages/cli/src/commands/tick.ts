@@ -34,7 +34,9 @@ IMAGE_REFRESH_REGISTRY_URL, FLAP_LOCKOUT_EXIT (0), REGISTRY_BUDGET_FLOOR (10;
 (1), RECONCILE_LIVE (0 | report | 1), DECOUPLED_REFRESH (0), VERIFY_SIGNATURES
 (off | warn | enforce) with SIGNATURE_PUBLIC_KEYS (comma-separated PEM files)
 and/or SIGNATURE_IDENTITY (exact, or /regex/), SIGNATURE_ISSUER and
-SIGSTORE_TRUSTED_ROOT (keyless).
+SIGSTORE_TRUSTED_ROOT (keyless), ON_ROLLOUT_FAILURE (keep | revert),
+ROLLOUT_STABLE_FOR (0s), MIN_DIGEST_AGE (0s), ROLLOUT_RING (0), RING_DELAY
+(1h), START_JITTER (0s).
 
 Exit codes: 0 ok (including a counted skip below MAX_SKIP_TICKS), 1 a finding an
 operator must see (FROZEN, unreadable Deployment, failed rollout, …), 2 a

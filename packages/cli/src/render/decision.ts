@@ -7,7 +7,16 @@ const names = (outcome: TickOutcome): string =>
   outcome.reimages.map((r) => `${r.workload.id}${r.rolledOut ? '' : ' (rollout failed)'}`).join(', ');
 
 const recorded = (outcome: TickOutcome): number =>
-  outcome.writes.filter((w) => w.kind === 'recordDigests').reduce((n, w) => n + Object.keys(w.annotations).length, 0);
+  outcome.writes
+    .filter((w) => w.kind === 'recordDigests')
+    // A pending record the write removes (issue 17) is not a digest recorded.
+    .reduce((n, w) => n + Object.values(w.annotations).filter((v) => v !== null).length, 0);
+
+/** Issue 17: the images whose changed digest waits on this edge (MIN_DIGEST_AGE, ROLLOUT_RING). */
+const soaking = (outcome: TickOutcome): string[] =>
+  outcome.events
+    .filter((e) => e.code === 'DIGEST_SOAK_STARTED' || e.code === 'DIGEST_SOAKING')
+    .map((e) => e.message.slice(0, e.message.indexOf('@')).replace('tracebloc/', ''));
 
 export const decisionOf = (outcome: TickOutcome): string => {
   switch (outcome.result) {
@@ -47,6 +56,7 @@ export const decisionOf = (outcome: TickOutcome): string => {
       return 'interrupted by a signal';
     case 'complete': {
       if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}`;
+      if (soaking(outcome).length > 0) return `soaking ${soaking(outcome).join(', ')}`;
       const n = recorded(outcome);
       if (n > 0) return `first observation: recorded ${n} digest(s)`;
       // Issue 16: a quarantined digest held is said, not passed off as no change.

@@ -30,7 +30,8 @@ export const renderTimeline = (config: TickConfig, rows: readonly TimelineRow[])
     const a = row.annotations;
     const cells = [
       String(row.tick),
-      row.event,
+      // Issue 17: a scenario of several edges names the edge of each row.
+      row.edge === undefined ? row.event : `[${row.edge}] ${row.event}`,
       jobsManagerState(row.outcome),
       decisionOf(row.outcome),
       String(row.outcome.exitCode),

@@ -10,6 +10,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Connect, ConnectionHooks } from '../connection.js';
+import { systemClock } from './system-clock.js';
 
 // The real world: the cluster through the k8s-adapter (in-cluster service
 // account, else kubeconfig) and the registry named by the config. Credentials
@@ -69,6 +70,8 @@ export const connectToCluster =
         ...(hooks.signatureTrust === undefined
           ? {}
           : { signatures: hooks.signatureTrust.port(config, registrySignal(hooks).signal) }),
+        // Issue 17: MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it.
+        clock: systemClock(registrySignal(hooks).signal),
       }),
       inspect: (ref) =>
         E.isRight(loaded)

@@ -34,6 +34,11 @@ export const ENV = {
   decoupledRefresh: 'DECOUPLED_REFRESH',
   onRolloutFailure: 'ON_ROLLOUT_FAILURE',
   rolloutStableFor: 'ROLLOUT_STABLE_FOR',
+  // Issue 17, fleet-safe rollout.
+  minDigestAge: 'MIN_DIGEST_AGE',
+  rolloutRing: 'ROLLOUT_RING',
+  ringDelay: 'RING_DELAY',
+  startJitter: 'START_JITTER',
 } as const;
 
 /** Environment variables by name, as `process.env` holds them; unset and empty mean the same. */
@@ -51,4 +56,8 @@ export const DEFAULTS = {
   registryUrl: 'https://registry-1.docker.io',
   registryBudgetFloor: 10,
   rolloutStableFor: '0s',
+  minDigestAge: '0s',
+  rolloutRing: 0,
+  ringDelay: '1h',
+  startJitter: '0s',
 } as const;

@@ -97,13 +97,22 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
 };
 
 /**
- * A duration that may be zero (ROLLOUT_STABLE_FOR=0s, issue 16: "no window"),
- * otherwise held to the same syntax and cap as every other duration.
+ * A duration that may be zero (ROLLOUT_STABLE_FOR, issue 16: no window; issue 17's
+ * switches: `0s` is off, the script's behaviour), capped like every other: START_JITTER is waited inside
+ * the tick, and a soak longer than a day is a typo more often than a plan.
  */
 const durationOrZero = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
   const value = read(env, variable) ?? fallback;
-  if (parseDurationMs(value) === 0) return 0;
-  return duration(env, problems, variable, fallback);
+  const ms = parseDurationMs(value);
+  if (ms === undefined) {
+    problems.add(variable, value, 'is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)');
+    return 0;
+  }
+  if (ms > MAX_TICK_DURATION_MS) {
+    problems.add(variable, value, `must be at most ${formatDuration(MAX_TICK_DURATION_MS)}`);
+    return 0;
+  }
+  return ms;
 };
 
 const rolloutFailureMode = (env: Environment, problems: Problems, variable: string): 'keep' | 'revert' => {
@@ -116,6 +125,18 @@ const rolloutFailureMode = (env: Environment, problems: Problems, variable: stri
     'must be "keep" (leave a failed rollout as it is, as the script) or "revert" (roll it back to the last recorded digest)',
   );
   return 'keep';
+};
+
+/** A whole number ≥ 0 (ROLLOUT_RING): anything else would put the edge in a ring nobody meant. */
+const wholeNumber = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
+  const value = read(env, variable);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(parsed)) {
+    problems.add(variable, value, 'must be a whole number, 0 or more (0: the canary ring)');
+    return fallback;
+  }
+  return parsed;
 };
 
 const switchOf =
@@ -253,6 +274,10 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     rolloutStableForMs: durationOrZero(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor),
     // Off, the config is the one it always was (I28).
     ...(signatures.config.mode === 'off' ? {} : { signatures: signatures.config }),
+    minDigestAgeMs: durationOrZero(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge),
+    rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
+    ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay),
+    startJitterMs: durationOrZero(env, problems, ENV.startJitter, DEFAULTS.startJitter),
   };
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

@@ -97,6 +97,22 @@ export interface TickConfig {
    * `enforce` verify each new digest before it is re-imaged (docs/behaviour.md §3.4a).
    */
   readonly signatures?: SignatureConfig;
+  /**
+   * MIN_DIGEST_AGE (issue 17): a changed digest is acted on only once this
+   * edge has seen the tag answer it for this long (docs/behaviour.md §3.4a).
+   * 0 (the default) passes at once: the script's behaviour.
+   */
+  readonly minDigestAgeMs: number;
+  /** ROLLOUT_RING (issue 17): this edge's ring; the digest must be `MIN_DIGEST_AGE + ring × RING_DELAY` old. 0 by default. */
+  readonly rolloutRing: number;
+  /** RING_DELAY (issue 17): how much later each ring acts than the one before (1h). */
+  readonly ringDelayMs: number;
+  /**
+   * START_JITTER (issue 17): before its first registry request a tick waits a
+   * delay in [0, START_JITTER) derived from the jobs-manager Deployment's uid
+   * (docs/behaviour.md §3.3). 0 (the default): no wait.
+   */
+  readonly startJitterMs: number;
 }
 
 /** One problem with one environment variable, as `parseTickConfig` reports it. */

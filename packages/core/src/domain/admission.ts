@@ -17,7 +17,14 @@ export type Hold =
   /** The way back (ON_ROLLOUT_FAILURE=revert): this digest failed a rollout here before. */
   | { readonly _tag: 'Quarantined'; readonly image: ImageName; readonly digest: Digest }
   /** Fleet-safe rollout (MIN_DIGEST_AGE, ROLLOUT_RING): not yet old enough on this edge. */
-  | { readonly _tag: 'Soaking'; readonly image: ImageName; readonly digest: Digest }
+  | {
+      readonly _tag: 'Soaking';
+      readonly image: ImageName;
+      readonly digest: Digest;
+      /** When this edge first saw it (its pending record), and when it is old enough; absent when that could not be judged (fail closed). */
+      readonly firstSeenMs?: number;
+      readonly dueMs?: number;
+    }
   /** Trust (VERIFY_SIGNATURES=enforce): the digest's signature did not verify, or could not be checked. */
   | {
       readonly _tag: 'SignatureNotVerified';

@@ -26,6 +26,12 @@ export interface ImageSpec {
    * install (issue 7).
    */
   readonly pinKey: string;
+  /**
+   * Annotation holding a changed digest that is soaking (MIN_DIGEST_AGE,
+   * ROLLOUT_RING; issue 17): `<digest> <RFC 3339 time first seen>`, written
+   * the tick this edge first sees it, removed once it is recorded or superseded.
+   */
+  readonly pendingKey: string;
   /** The pin that stops it being resolved and re-imaged (I13). */
   readonly pin: PinName;
   /**
@@ -44,6 +50,7 @@ export const IMAGES: readonly ImageSpec[] = [
     recordKey: 'tracebloc.io/last-refreshed-jobs-manager-digest',
     pinKey: 'tracebloc.io/pinned-jobs-manager-digest',
     quarantineKey: 'tracebloc.io/quarantined-jobs-manager-digest',
+    pendingKey: 'tracebloc.io/pending-jobs-manager-digest',
     pin: 'jobsManager',
   },
   {
@@ -52,6 +59,7 @@ export const IMAGES: readonly ImageSpec[] = [
     recordKey: 'tracebloc.io/last-refreshed-pods-monitor-digest',
     pinKey: 'tracebloc.io/pinned-pods-monitor-digest',
     quarantineKey: 'tracebloc.io/quarantined-pods-monitor-digest',
+    pendingKey: 'tracebloc.io/pending-pods-monitor-digest',
     pin: 'podsMonitor',
   },
   {
@@ -60,6 +68,7 @@ export const IMAGES: readonly ImageSpec[] = [
     recordKey: 'tracebloc.io/last-refreshed-resource-monitor-digest',
     pinKey: 'tracebloc.io/pinned-resource-monitor-digest',
     quarantineKey: 'tracebloc.io/quarantined-resource-monitor-digest',
+    pendingKey: 'tracebloc.io/pending-resource-monitor-digest',
     pin: 'resourceMonitor',
   },
 ];

@@ -77,6 +77,7 @@ const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
   clearFlapState: 'clearing refresh-attempt and refresh-flap-detected',
   recordDigests: 'recording the digests',
   quarantineDigests: 'writing the quarantine of the failed digest',
+  writePendingDigests: 'writing the pending digests',
 };
 
 /** `before …` a call that never started, `while …` one cut short, `after …` a write that landed last. */
@@ -113,6 +114,10 @@ const whereOf = (point: InterruptPoint, context: TickContext): string => {
       return `${when} resolving digests from the registry`;
     case 'verifySignatures':
       return `${when} checking signatures of new digests (nothing of them was acted on)`;
+    case 'waitStartJitter':
+      return `${when} waiting START_JITTER before the registry`;
+    case 'readClock':
+      return `${when} reading the clock`;
     default:
       return `${when} ${point.src}`;
   }

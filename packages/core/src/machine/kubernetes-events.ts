@@ -41,6 +41,14 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   // Issue 15: the contract's reason for a rejection under enforce; under warn, said but not rejected.
   SIGNATURE_REJECTED: { type: 'Warning', reason: 'RefreshSignatureRejected' },
   SIGNATURE_NOT_VERIFIED: { type: 'Warning', reason: 'RefreshSignatureNotVerified' },
+  // Issue 17: a soak's start and end, not every tick it waits (DIGEST_SOAKING has no Event).
+  DIGEST_SOAK_STARTED: { type: 'Normal', reason: 'RefreshDigestSoakStarted' },
+  DIGEST_SOAKED: { type: 'Normal', reason: 'RefreshDigestSoaked' },
+  PENDING_DIGEST_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  PENDING_DIGEST_UNPARSABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
+  PENDING_DIGEST_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  CLOCK_UNAVAILABLE: { type: 'Warning', reason: 'RefreshClockUnavailable' },
+  START_JITTER_FAILED: { type: 'Warning', reason: 'RefreshClockUnavailable' },
 };
 
 /**

@@ -1,5 +1,7 @@
 import { formatDuration } from '../config/duration.js';
 import type { TickConfig } from '../config/tick-config.js';
+import type { Hold } from '../domain/admission.js';
+import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
 import type { LiveFinding } from '../domain/live-drift.js';
 import type { ImageResolution, ImageVerdict, WorkloadChange } from '../domain/plan.js';
 import { describePortError, type PortError, type RegistryError } from '../domain/port-error.js';
@@ -155,7 +157,14 @@ export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEven
     `WARN: could not read the recorded digests on ${jobsManager(c)} (${describePortError(e)}); treating that as "first observation" would skip a needed re-image, so nothing is recorded or re-imaged this tick. Will retry next tick.`,
   );
 
-export const verdict = (image: ImageSpec, v: ImageVerdict): TickEvent => {
+/** Why an admission check held a changed digest back, for its verdict line (docs/behaviour.md §3.4a). */
+const HELD_BECAUSE: Record<Hold['_tag'], string> = {
+  Quarantined: 'its digest is quarantined',
+  Soaking: 'not yet old enough on this edge',
+  SignatureNotVerified: 'its signature is not verified',
+};
+
+export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold): TickEvent => {
   switch (v._tag) {
     case 'FirstObservation':
       return event(
@@ -170,7 +179,12 @@ export const verdict = (image: ImageSpec, v: ImageVerdict): TickEvent => {
         `${image.repo}: latest=${v.digest} -- digest unchanged since last refresh; no-op`,
       );
     case 'Drift':
-      return event('info', 'DIGEST_CHANGED', `${image.repo}: digest changed (${v.from} -> ${v.to}); re-image needed`);
+      // A held drift is not "needed" this tick: the line says which check held it (the check's own line says more).
+      return event(
+        'info',
+        'DIGEST_CHANGED',
+        `${image.repo}: digest changed (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back: ${HELD_BECAUSE[hold._tag]}`}`,
+      );
   }
 };
 
@@ -306,14 +320,9 @@ export const attemptKeepFailed = (c: TickConfig, attempt: number, e: PortError):
     ],
   );
 
-export const recordingDigests = (changes: Readonly<Record<string, string>>): TickEvent =>
-  event(
-    'info',
-    'RECORDING_DIGESTS',
-    `updating deployment annotations: ${Object.entries(changes)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(' ')}`,
-  );
+/** kubectl's spelling: `key=value`, and `key-` for a pending record the write removes (issue 17). */
+export const recordingDigests = (changes: BookkeepingChanges): TickEvent =>
+  event('info', 'RECORDING_DIGESTS', `updating deployment annotations: ${describeChanges(changes)}`);
 
 export const recordFailed = (c: TickConfig, e: PortError): TickEvent =>
   event(

@@ -2,6 +2,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
 import type { Holds } from '../domain/admission.js';
 import type { Annotations, RecordedDigests } from '../domain/bookkeeping.js';
+import type { DigestAgeDecision } from '../domain/digest-age.js';
 import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
 import type { RevertPlan } from '../domain/revert.js';
 import type { Settledness } from '../domain/settledness.js';
@@ -50,6 +51,12 @@ export interface TickContext {
   readonly reverts: readonly Reimage[];
   /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
   readonly signatureChecks: readonly SignatureCheckReport[];
+  /** The jobs-manager Deployment's uid, from the settled guard's read: what START_JITTER is derived from (issue 17). */
+  readonly jobsManagerUid: string;
+  /** The annotations the digest-age check read, its pending records (issue 17). */
+  readonly ageBookkeeping: Annotations;
+  /** The digest-age check's decision this tick (issue 17); none when the check is off or had nothing to judge. */
+  readonly ageDecision: O.Option<DigestAgeDecision>;
 }
 
 export const initialContext = (config: TickConfig): TickContext => ({
@@ -75,4 +82,7 @@ export const initialContext = (config: TickConfig): TickContext => ({
   revertCause: 'rolloutFailed',
   reverts: [],
   signatureChecks: [],
+  jobsManagerUid: '',
+  ageBookkeeping: {},
+  ageDecision: O.none,
 });

@@ -1,6 +1,7 @@
 import { signatureModeOf } from '../config/signature-config.js';
 import type { TickConfig } from '../config/tick-config.js';
-import { portBounds } from './port-bounds.js';
+import { requiredDigestAgeMs } from '../domain/digest-age.js';
+import { BACKSTOP_GRACE_MS, portBounds } from './port-bounds.js';
 import { wayBackWorstCaseMs } from './way-back-deadline.js';
 
 // How long one tick can take at most, from its configuration alone (issue 13).
@@ -28,6 +29,24 @@ export const MOST_CALLS_PER_TICK = {
   events: 16,
 } as const;
 
+/**
+ * Issue 17's calls, beyond MOST_CALLS_PER_TICK: the digest-age check's read
+ * of the pending records, its clock read and its pending write; three Event
+ * reasons of its own (RefreshDigestSoakStarted, RefreshDigestSoaked,
+ * RefreshClockUnavailable); and the START_JITTER wait, bounded by its own
+ * length plus the grace.
+ */
+export const FLEET_SAFE_CALLS_PER_TICK = { apiRequests: 3, events: 3 } as const;
+
+const fleetSafeMs = (config: TickConfig): number => {
+  const bounds = portBounds(config);
+  const n = FLEET_SAFE_CALLS_PER_TICK;
+  const soak = requiredDigestAgeMs(config) > 0 ? n.apiRequests * bounds.apiMs : 0;
+  const jitter = config.startJitterMs > 0 ? config.startJitterMs + BACKSTOP_GRACE_MS : 0;
+  // With the defaults neither runs: the bound is exactly the script's.
+  return soak + jitter + (soak + jitter > 0 ? n.events * bounds.apiMs : 0);
+};
+
 /** The longest a tick can run before its summary line: the sum of its bounds (I17), at the worst case. */
 export const worstCaseTickMs = (config: TickConfig): number => {
   const bounds = portBounds(config);
@@ -43,6 +62,8 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     // VERIFY_SIGNATURES ≠ off: one check of each of the three images, and one
     // Event more — RefreshSignatureRejected (enforce) or RefreshSignatureNotVerified
     // (warn), never both (issue 15).
-    (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(3) + bounds.apiMs)
+    (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(3) + bounds.apiMs) +
+    // MIN_DIGEST_AGE / ROLLOUT_RING / START_JITTER (issue 17); 0 at their defaults.
+    fleetSafeMs(config)
   );
 };

@@ -4,7 +4,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import { signatureModeOf } from '../config/signature-config.js';
 import type { TickConfig } from '../config/tick-config.js';
-import { changedDigests, heldImages, withHold } from '../domain/admission.js';
+import { changedDigests, type Holds, heldImages, withHold } from '../domain/admission.js';
 import {
   type Annotations,
   type BookkeepingChanges,
@@ -22,7 +22,9 @@ import {
   skipStreakSet,
 } from '../domain/bookkeeping.js';
 import { counterValue, isRecorded } from '../domain/counter.js';
+import { decideDigestAges, requiredDigestAgeMs, soakingHold, unjudgedHold } from '../domain/digest-age.js';
 import { liveFindings } from '../domain/live-drift.js';
+import { hasPendingDigests, withPendingCleared, withPendingClearedFor } from '../domain/pending-digest.js';
 import {
   digestsToRecord,
   hasDrift,
@@ -42,7 +44,9 @@ import {
   signatureResultOf,
   signatureSubjects,
 } from '../domain/signature-admission.js';
+import { startJitterDelayMs } from '../domain/start-jitter.js';
 import {
+  IMAGES,
   type ImageName,
   imageSpec,
   type LiveWorkload,
@@ -53,6 +57,7 @@ import {
 import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import type { SignatureTarget, SignatureVerdict } from '../ports/signature-port.js';
+import * as sayAge from './digest-age-messages.js';
 import * as say from './messages.js';
 import * as back from './messages-way-back.js';
 import { announceSignatureCheck } from './signature-messages.js';
@@ -92,6 +97,10 @@ export const tickActors = {
   verifySignatures: fromPromise<SignatureAnswers, { targets: readonly SignatureTarget[] }>(
     unprovided('verifySignatures'),
   ),
+  /** The wall clock, ms since the epoch (issue 17): time enters the machine here only (I20). */
+  readClock: fromPromise<number, undefined>(unprovided('readClock')),
+  /** START_JITTER's wait (issue 17); the port ends it early when the tick is interrupted. */
+  waitStartJitter: fromPromise<void, { delayMs: number }>(unprovided('waitStartJitter')),
 };
 
 /** Port failures reach the machine as actor errors; anything else is a defect of the port, still a failure. */
@@ -159,11 +168,23 @@ const quarantinedOf = (context: TickContext) =>
 const settlednessOf = (context: TickContext): Settledness =>
   O.getOrElse((): Settledness => ({ _tag: 'Waiting', reason: 'not observed' }))(context.settledness);
 
-/** The annotations the record write sets: first observations, drift on the success path, and pin markers. */
-const recordAnnotations = (context: TickContext): Record<string, string> => {
+/**
+ * The annotations the record write sets: first observations, drift on the
+ * success path, and pin markers — and removes: the pending record of a
+ * digest it records (issue 17; none with the defaults).
+ */
+const recordAnnotations = (context: TickContext): BookkeepingChanges => {
   const plan = planOf(context);
-  return recordChanges(digestsToRecord(plan), plan.pins);
+  return withPendingCleared(recordChanges(digestsToRecord(plan), plan.pins), context.bookkeeping);
 };
+
+/** The START_JITTER delay of this edge (issue 17): the same every tick, from its uid. */
+const jitterDelayOf = (context: TickContext): number =>
+  startJitterDelayMs(context.jobsManagerUid, context.config.startJitterMs);
+
+/** The changed digests the digest-age check judges: those no earlier check held back (docs/behaviour.md §3.4a). */
+const changedOf = (context: TickContext) =>
+  context.recorded._tag === 'None' ? [] : changedDigests(context.resolutions, context.recorded.value, context.holds);
 
 /** A bookkeeping write as the machine decides it; the port is handed exactly `annotations`. */
 const write = (kind: WriteKind, annotations: BookkeepingChanges): { write: AnnotationWrite } => ({
@@ -205,9 +226,9 @@ const announceResolutions = (config: TickConfig, resolutions: readonly ImageReso
     return [checking];
   });
 
-const announcePlan = (config: TickConfig, plan: RefreshPlan): TickEvent[] => [
+const announcePlan = (config: TickConfig, plan: RefreshPlan, holds: Holds): TickEvent[] => [
   ...plan.verdicts.flatMap((v) => [
-    say.verdict(imageSpec(v.image), v),
+    say.verdict(imageSpec(v.image), v, v._tag === 'Drift' ? holds[v.image] : undefined),
     ...(v._tag === 'Drift' && v.image === 'jobs-manager' && config.pins.requestsProxy
       ? [say.requestsProxyPinned()]
       : []),
@@ -322,6 +343,15 @@ const tickSetup = setup({
     hasDigestToQuarantine: ({ context }) => hasBadDigest(revertOf(context)),
     /** More workloads to roll back. */
     hasMoreReverts: ({ context }) => context.revertIndex + 1 < revertOf(context).changes.length,
+    /** §3.3 — START_JITTER=0s (the default), or this edge's delay is 0: no wait, no port call (issue 17). */
+    hasNoStartJitter: ({ context }) => jitterDelayOf(context) === 0,
+    /** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
+    isDigestAgeOff: ({ context }) => requiredDigestAgeMs(context.config) === 0,
+    /** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
+    hasNoDigestAgeToJudge: ({ context }) => changedOf(context).length === 0 && !hasPendingDigests(context.bookkeeping),
+    /** §3.4a — the decision writes no pending record (every changed digest already had its own). */
+    hasNoPendingDigestsToWrite: ({ context }) =>
+      context.ageDecision._tag === 'None' || Object.keys(context.ageDecision.value.changes).length === 0,
   },
   actions: {
     /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
@@ -391,7 +421,7 @@ const tickSetup = setup({
     planRefresh: assign(({ context }) => {
       if (context.recorded._tag === 'None') throw new Error('the refresh plan is made before the records were read');
       const plan = planFor(context, context.recorded.value);
-      return { plan: O.some(plan), events: emit(context, ...announcePlan(context.config, plan)) };
+      return { plan: O.some(plan), events: emit(context, ...announcePlan(context.config, plan, context.holds)) };
     }),
     /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode (issue 15). */
     admitBySignature: assign(({ context }, params: { answers: SignatureAnswers }) =>
@@ -602,6 +632,55 @@ const tickSetup = setup({
         emit(context, say.successResetFailed(context.config, params.error)),
     }),
 
+    rememberJobsManagerUid: assign({ jobsManagerUid: (_, params: { uid: string | undefined }) => params.uid ?? '' }),
+    announceStartJitter: assign({
+      events: ({ context }) => emit(context, sayAge.startJitter(context.config, jitterDelayOf(context))),
+    }),
+    warnStartJitterFailed: assign({
+      events: ({ context }, params: { error: PortError }) => emit(context, sayAge.startJitterFailed(params.error)),
+    }),
+    rememberAgeBookkeeping: assign({ ageBookkeeping: (_, params: { annotations: Annotations }) => params.annotations }),
+    /** Judge every changed digest at `now`: too young → held (Soaking), said once; first sightings to be written. */
+    judgeDigestAges: assign(({ context }, params: { nowMs: number }) => {
+      const recorded = context.recorded._tag === 'Some' ? context.recorded.value : undefined;
+      if (recorded === undefined) throw new Error('the digest-age check runs before the records were read');
+      const decision = decideDigestAges(
+        changedOf(context),
+        context.resolutions,
+        recorded,
+        context.ageBookkeeping,
+        params.nowMs,
+        requiredDigestAgeMs(context.config),
+      );
+      let holds = context.holds;
+      const events: TickEvent[] = [];
+      for (const v of decision.verdicts) {
+        if (v._tag === 'OldEnough') {
+          events.push(sayAge.digestSoaked(context.config, v, params.nowMs));
+          continue;
+        }
+        if (v.unparsable !== undefined) events.push(sayAge.pendingDigestUnparsable(context.config, v));
+        events.push(sayAge.digestSoaking(context.config, v, params.nowMs));
+        holds = withHold(holds, soakingHold(v));
+      }
+      return { ageDecision: O.some(decision), holds, events: emit(context, ...events) };
+    }),
+    /** Fail closed (docs/behaviour.md §3.4a): an age that cannot be judged holds every changed digest back. */
+    holdEveryChangedDigest: assign({
+      holds: ({ context }) => changedOf(context).reduce((holds, c) => withHold(holds, unjudgedHold(c)), context.holds),
+    }),
+    warnPendingDigestsUnreadable: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, sayAge.pendingDigestsUnreadable(context.config, params.error)),
+    }),
+    warnClockUnavailable: assign({
+      events: ({ context }, params: { error: PortError }) => emit(context, sayAge.clockUnavailable(params.error)),
+    }),
+    warnPendingDigestsWriteFailed: assign({
+      events: ({ context }, params: { error: PortError }) =>
+        emit(context, sayAge.pendingDigestsWriteFailed(context.config, params.error)),
+    }),
+
     announceRecording: assign({
       events: ({ context }) => emit(context, say.recordingDigests(recordAnnotations(context))),
     }),
@@ -704,17 +783,23 @@ export const tickMachine = tickSetup.createMachine({
                   params: ({ event }) => ({ settledness: event.output.settledness }),
                 },
                 target: '#tick.clearingStreakOnSettle',
-                actions: {
-                  type: 'rememberSettledness',
-                  params: ({ event }) => ({ settledness: event.output.settledness }),
-                },
+                actions: [
+                  {
+                    type: 'rememberSettledness',
+                    params: ({ event }) => ({ settledness: event.output.settledness }),
+                  },
+                  { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+                ],
               },
               {
                 target: 'readingSkipStreak',
-                actions: {
-                  type: 'rememberSettledness',
-                  params: ({ event }) => ({ settledness: event.output.settledness }),
-                },
+                actions: [
+                  {
+                    type: 'rememberSettledness',
+                    params: ({ event }) => ({ settledness: event.output.settledness }),
+                  },
+                  { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+                ],
               },
             ],
             onError: {
@@ -837,19 +922,41 @@ export const tickMachine = tickSetup.createMachine({
     },
 
     // §3.3 Resolve every unpinned image; a failure skips that image only (I13, I15, I19).
+    // Issue 17, START_JITTER: first this edge's own delay, then the registry.
     resolvingDigests: {
-      invoke: {
-        src: 'resolveDigests',
-        input: ({ context }) => ({ requests: unpinnedRequests(context.config, decoupledSettledOf(context)) }),
-        onDone: {
-          target: 'readingRecordedDigests',
-          actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+      initial: 'decidingStartJitter',
+      states: {
+        // Said on the way in, not on entry: with no jitter nothing is said (an entry action would be).
+        decidingStartJitter: {
+          always: [
+            { guard: 'hasNoStartJitter', target: 'requestingDigests' },
+            { target: 'waitingStartJitter', actions: 'announceStartJitter' },
+          ],
         },
-        // The port promises one answer per repo; a batch failing as a whole is a
-        // defect of the port and leaves every image unresolved.
-        onError: {
-          target: 'readingRecordedDigests',
-          actions: { type: 'failAllResolutions', params: withPortError },
+        waitingStartJitter: {
+          invoke: {
+            src: 'waitStartJitter',
+            input: ({ context }) => ({ delayMs: jitterDelayOf(context) }),
+            onDone: { target: 'requestingDigests' },
+            // Not a security decision: a wait that failed only spreads the fleet less.
+            onError: { target: 'requestingDigests', actions: { type: 'warnStartJitterFailed', params: withPortError } },
+          },
+        },
+        requestingDigests: {
+          invoke: {
+            src: 'resolveDigests',
+            input: ({ context }) => ({ requests: unpinnedRequests(context.config, decoupledSettledOf(context)) }),
+            onDone: {
+              target: '#tick.readingRecordedDigests',
+              actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+            },
+            // The port promises one answer per repo; a batch failing as a whole is a
+            // defect of the port and leaves every image unresolved.
+            onError: {
+              target: '#tick.readingRecordedDigests',
+              actions: { type: 'failAllResolutions', params: withPortError },
+            },
+          },
         },
       },
     },
@@ -938,7 +1045,68 @@ export const tickMachine = tickSetup.createMachine({
           ],
         },
         /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (issue 17). */
-        checkingDigestAge: { always: { target: 'checkingSignatures' } },
+        checkingDigestAge: {
+          initial: 'decidingDigestAge',
+          states: {
+            decidingDigestAge: {
+              always: [
+                { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingSignatures' },
+                { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingSignatures' },
+                { target: 'readingPendingDigests' },
+              ],
+            },
+            // The pending records, read fail-closed: an unreadable one never counts as old enough.
+            readingPendingDigests: {
+              invoke: {
+                src: 'readJobsManager',
+                input: () => ({ settleWithinMs: 0 }),
+                onDone: {
+                  target: 'readingClock',
+                  actions: {
+                    type: 'rememberAgeBookkeeping',
+                    params: ({ event }) => ({ annotations: event.output.annotations }),
+                  },
+                },
+                onError: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: ['holdEveryChangedDigest', { type: 'warnPendingDigestsUnreadable', params: withPortError }],
+                },
+              },
+            },
+            readingClock: {
+              invoke: {
+                src: 'readClock',
+                input: () => undefined,
+                onDone: {
+                  target: 'writingPendingDigests',
+                  actions: { type: 'judgeDigestAges', params: ({ event }) => ({ nowMs: event.output }) },
+                },
+                onError: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: ['holdEveryChangedDigest', { type: 'warnClockUnavailable', params: withPortError }],
+                },
+              },
+            },
+            // One write on the tick a digest is first seen, none while it waits.
+            writingPendingDigests: {
+              always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingSignatures' },
+              invoke: {
+                src: 'patchBookkeeping',
+                input: ({ context }) =>
+                  write('writePendingDigests', O.isSome(context.ageDecision) ? context.ageDecision.value.changes : {}),
+                onDone: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: { type: 'noteWrite', params: written },
+                },
+                // The digests stay held (they are young by definition); the next tick sees them first again.
+                onError: {
+                  target: '#tick.admittingDigests.checkingSignatures',
+                  actions: { type: 'warnPendingDigestsWriteFailed', params: withPortError },
+                },
+              },
+            },
+          },
+        },
         /**
          * VERIFY_SIGNATURES: the digest's signature must verify before any pod
          * runs it (issue 15). Checked before the flap back-off persists an
@@ -1202,7 +1370,11 @@ export const tickMachine = tickSetup.createMachine({
         quarantiningDigests: {
           invoke: {
             src: 'patchBookkeeping',
-            input: ({ context }) => write('quarantineDigests', quarantineSet(revertOf(context).bad)),
+            input: ({ context }) => {
+              const { bad } = revertOf(context);
+              const images = IMAGES.filter(({ name }) => bad[name] !== undefined).map(({ name }) => name);
+              return write('quarantineDigests', withPendingClearedFor(quarantineSet(bad), images, context.bookkeeping));
+            },
             onDone: {
               target: '#tick.rolledBack',
               actions: [{ type: 'noteWrite', params: written }, 'announceQuarantineStarted'],

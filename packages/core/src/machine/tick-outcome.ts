@@ -36,7 +36,9 @@ export type WriteKind =
   | 'clearFlapState'
   | 'recordDigests'
   /** The failed digests quarantined after a rollback (issue 16). */
-  | 'quarantineDigests';
+  | 'quarantineDigests'
+  /** Issue 17: a changed digest first seen (its pending record), or a pending record superseded. */
+  | 'writePendingDigests';
 
 /** A write to the jobs-manager Deployment's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {

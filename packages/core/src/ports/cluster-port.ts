@@ -29,6 +29,8 @@ export type RolloutError =
 export interface JobsManagerSnapshot extends LiveWorkload {
   /** Every annotation of the Deployment; image-refresh reads only its own keys (workloads.ts). */
   readonly annotations: Readonly<Record<string, string>>;
+  /** metadata.uid: unique per install where every edge shares the names; START_JITTER derives from it (issue 17). */
+  readonly uid?: string;
 }
 
 /**

@@ -4,7 +4,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { WorkloadChange } from '../domain/plan.js';
 import { transport } from '../domain/port-error.js';
 import type { WorkloadRef } from '../domain/workloads.js';
-import type { PortBounds } from '../machine/port-bounds.js';
+import { BACKSTOP_GRACE_MS, type PortBounds } from '../machine/port-bounds.js';
 import type { tickMachine } from '../machine/tick-machine.js';
 import type { AnnotationWrite } from '../machine/tick-outcome.js';
 import type { DigestRequest } from '../ports/registry-port.js';
@@ -18,7 +18,9 @@ import { verifyEach } from './verify-each.js';
 
 /** What each named actor of the machine means in port calls, with its bound. */
 export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
-  const { cluster, registry } = ports;
+  const { cluster, registry, clock } = ports;
+  // Issue 17: no clock port is a failed call, which the machine takes fail-closed.
+  const noClock = TE.left(transport('this tick was given no clock port (TickPorts.clock)'));
   return {
     // The guard's read may watch the settle window; a bookkeeping read is one request.
     readJobsManager: (input: { settleWithinMs: number }) =>
@@ -52,6 +54,10 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
     verifySignatures: (input: { targets: readonly SignatureTarget[] }) =>
       [bounds.verifyMs(input.targets.length), verifyEach(ports.signatures, input.targets)] as const,
+    readClock: () => [bounds.apiMs, clock === undefined ? noClock : clock.now()] as const,
+    // The wait's own length, plus the grace every bound has (I17).
+    waitStartJitter: (input: { delayMs: number }) =>
+      [input.delayMs + BACKSTOP_GRACE_MS, clock === undefined ? noClock : clock.sleep(input.delayMs)] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;
 };
 

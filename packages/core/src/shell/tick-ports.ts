@@ -1,5 +1,6 @@
 import type { TickSignal } from '../machine/interrupted.js';
 import type { TickEvent } from '../machine/tick-event.js';
+import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { RegistryPort } from '../ports/registry-port.js';
@@ -26,6 +27,12 @@ export interface TickPorts {
    * verifies: every changed one waits, with a WARN saying why (fail closed).
    */
   readonly signatures?: SignaturePort;
+  /**
+   * The wall clock and a wait (issue 17): needed only by MIN_DIGEST_AGE /
+   * ROLLOUT_RING (absent, every changed digest is held back: fail closed) and
+   * START_JITTER (absent, not waited). With the defaults it is never called.
+   */
+  readonly clock?: ClockPort;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { TickConfig } from '../config/tick-config.js';
 import type { TickOutcome } from '../machine/tick-outcome.js';
-import { runTick } from '../run-tick.js';
+import { runTick, type TickPorts } from '../run-tick.js';
 import type { Scenario } from './scenarios.js';
 import { simConfig } from './sim-config.js';
 import { simPorts } from './sim-ports.js';
@@ -19,30 +19,66 @@ export interface TimelineRow {
   readonly elapsedMs: number;
   /** Kubernetes Events the tick recorded, as `Type Reason`. */
   readonly kubeEvents: readonly string[];
+  /** The edge this row is of, in a scenario of several edges side by side (issue 17, `canary-ring`). */
+  readonly edge?: string;
 }
+
+/** One tick of one simulated edge, as a timeline row. */
+const tickRow = async (
+  tick: number,
+  event: string,
+  { config, world, ports }: { config: TickConfig; world: SimWorld; ports: TickPorts },
+): Promise<TimelineRow> => {
+  const startedAt = world.clockMs;
+  const firstCall = world.calls.length;
+  const outcome = await runTick(config, ports);
+  return {
+    tick,
+    event,
+    outcome,
+    annotations: { ...world.annotations },
+    images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
+    elapsedMs: world.clockMs - startedAt,
+    kubeEvents: world.calls
+      .slice(firstCall)
+      .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),
+  };
+};
 
 /** Run a scenario on a fresh simulated edge, one tick per step. */
 export const runScenario = async (scenario: Scenario): Promise<{ config: TickConfig; rows: TimelineRow[] }> => {
+  if (scenario.edges !== undefined) return runEdges(scenario, scenario.edges);
   const config = simConfig(scenario.env);
   const world = new SimWorld(config);
   const ports = simPorts(world);
   const rows: TimelineRow[] = [];
   for (const [index, step] of scenario.steps.entries()) {
     step.act?.(world);
-    const startedAt = world.clockMs;
-    const firstCall = world.calls.length;
-    const outcome = await runTick(config, ports);
-    rows.push({
-      tick: index + 1,
-      event: step.event,
-      outcome,
-      annotations: { ...world.annotations },
-      images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
-      elapsedMs: world.clockMs - startedAt,
-      kubeEvents: world.calls
-        .slice(firstCall)
-        .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),
-    });
+    rows.push(await tickRow(index + 1, step.event, { config, world, ports }));
   }
   return { config, rows };
+};
+
+/**
+ * Several edges side by side on one registry timeline (issue 17): each has
+ * its own cluster, bookkeeping and uid; every step's world event happens to
+ * each of them (a push reaches every edge's registry view at once, time passes
+ * for all), then each ticks, in the order the scenario names them.
+ */
+const runEdges = async (
+  scenario: Scenario,
+  edges: NonNullable<Scenario['edges']>,
+): Promise<{ config: TickConfig; rows: TimelineRow[] }> => {
+  const sims = edges.map((edge, index) => {
+    const config = simConfig({ ...scenario.env, ...edge.env });
+    const world = new SimWorld(config);
+    world.uid = `${world.uid.slice(0, -1)}${index + 2}`;
+    return { name: edge.name, config, world, ports: simPorts(world) };
+  });
+  const rows: TimelineRow[] = [];
+  for (const [index, step] of scenario.steps.entries()) {
+    for (const sim of sims) step.act?.(sim.world);
+    for (const sim of sims) rows.push({ ...(await tickRow(index + 1, step.event, sim)), edge: sim.name });
+  }
+  return { config: sims[0]?.config ?? simConfig(scenario.env), rows };
 };

@@ -23,6 +23,11 @@ export interface Scenario {
   readonly env?: Environment;
   /** The ticks, in order; the world starts as a fresh install. */
   readonly steps: readonly ScenarioStep[];
+  /**
+   * Several edges side by side on one registry timeline (issue 17): each step
+   * happens to every edge, then each ticks. Each edge's env goes on top of `env`.
+   */
+  readonly edges?: readonly { readonly name: string; readonly env: Environment }[];
 }
 
 const JM = 'tracebloc/jobs-manager';
@@ -32,6 +37,13 @@ const publish = (repo: string, build: number) => (world: SimWorld) =>
   world.publish(repo, simDigest(`${repo}#${build}`));
 const quiet: ScenarioStep = { event: '-' };
 const repeat = (n: number, step: ScenarioStep): ScenarioStep[] => Array.from({ length: n }, () => step);
+/** The CronJob's 15 minutes pass (issue 17: the soak is judged on the world's clock), then `act`. */
+const later =
+  (act: (world: SimWorld) => void = () => undefined) =>
+  (world: SimWorld) => {
+    world.clockMs += 15 * 60_000;
+    act(world);
+  };
 
 /** Every scenario `image-refresh simulate --list` shows, in that order. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -200,6 +212,22 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: 'the tag still names build 2' },
       { event: `fixed build 3 published`, act: publish(JM, 3) },
       quiet,
+    ],
+  },
+  {
+    name: 'canary-ring',
+    summary:
+      'ROLLOUT_RING (issue 17): a canary (ring 0) and an edge of ring 1 (RING_DELAY=1h) follow one tag; the canary rolls build 2 at once, it is bad and the tag is moved back within the hour, so ring 1 never runs it.',
+    edges: [
+      { name: 'canary', env: { ROLLOUT_RING: '0' } },
+      { name: 'ring 1', env: { ROLLOUT_RING: '1', RING_DELAY: '1h' } },
+    ],
+    steps: [
+      { event: 'fresh install' },
+      { event: `publish ${JM} build 2 (bad)`, act: later(publish(JM, 2)) },
+      { event: '15 minutes later', act: later() },
+      { event: `build 2 is bad: tag moved back to build 1`, act: later(publish(JM, 1)) },
+      ...repeat(5, { event: '15 minutes later', act: later() }),
     ],
   },
 ];

@@ -4,6 +4,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
 import { notFound, type PortError, type PortErrorTag, type RegistryError, timeout } from '../domain/port-error.js';
 import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
+import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort, JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { Resolution } from '../ports/registry-port.js';
@@ -19,6 +20,8 @@ import { type ClusterOp, SIM_SIGNING_KEY, type SimWorld } from './sim-world.js';
 export const SIM_REQUEST_MS = 5;
 export const SIM_ROLLOUT_MS = 30_000;
 export const SIM_REGISTRY_MS = 20;
+/** What the simulated wall clock reads at virtual time 0 (issue 17): 2026-01-01T00:00:00Z. */
+export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1);
 
 const done =
   <E, A>(result: E.Either<E, A>): TaskEither<E, A> =>
@@ -92,6 +95,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
           return E.right({
             settledness,
             annotations: { ...world.annotations },
+            uid: world.uid,
             images: { ...w.images },
             imageOwners: { ...w.imageOwners },
           });
@@ -280,10 +284,25 @@ export const simPorts = (world: SimWorld): TickPorts => {
     },
   };
 
+  // Issue 17: the wall clock is the world's virtual time, which the property
+  // suite and the scenarios drive (time passes between ticks); a wait advances it.
+  const clock: ClockPort = {
+    now: () => () => {
+      world.log({ op: 'readClock', detail: '', outcome: 'ok' });
+      return Promise.resolve(E.right(SIM_EPOCH_MS + world.clockMs));
+    },
+    sleep: (ms) => () => {
+      world.clockMs += ms;
+      world.log({ op: 'sleep', detail: String(ms), outcome: 'ok' });
+      return Promise.resolve(E.right(undefined));
+    },
+  };
+
   return {
     cluster,
     events,
     signatures,
+    clock,
     registry: {
       resolveDigests: (requests) => () =>
         Promise.resolve(

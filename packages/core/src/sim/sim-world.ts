@@ -85,8 +85,8 @@ export const SIM_SIGNING_KEY = '/etc/image-refresh/keys/sim.pub';
 
 /** One call the simulated ports answered, in order: what the property suite's checker reads. */
 export interface SimCall {
-  /** The port operation (`resolveDigest` per repo, `verifySignature` per digest checked). */
-  readonly op: ClusterOp | 'resolveDigest' | 'verifySignature';
+  /** The port operation (`resolveDigest` per repo, `verifySignature` per digest checked, the clock's). */
+  readonly op: ClusterOp | 'resolveDigest' | 'verifySignature' | 'readClock' | 'sleep';
   /** Virtual time when it ended, in ms. */
   readonly at: number;
   /** Its arguments, e.g. the annotation value written or the repo resolved. */
@@ -173,6 +173,8 @@ const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
 export class SimWorld {
   /** Virtual time in ms; the simulated ports advance it as real requests and waits would take. */
   clockMs = 0;
+  /** The jobs-manager Deployment's metadata.uid (issue 17: START_JITTER derives from it); a recreate gives a new one. */
+  uid = '6f1c2a4e-0000-4000-8000-000000000001';
   /** The chart's workloads by id. */
   readonly workloads: Record<WorkloadId, SimWorkload>;
   /** Annotations of the jobs-manager Deployment. */
@@ -325,6 +327,7 @@ export class SimWorld {
   clone(): SimWorld {
     const copy = new SimWorld(this.config);
     copy.clockMs = this.clockMs;
+    copy.uid = this.uid;
     copy.readsThisTick = this.readsThisTick;
     copy.tickSettled = this.tickSettled;
     for (const id of Object.keys(this.workloads) as WorkloadId[]) {

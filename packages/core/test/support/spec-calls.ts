@@ -19,6 +19,8 @@ export type SpecOp =
   | Exclude<ClusterOp, 'patchBookkeeping' | 'readJobsManager'>
   | 'resolveDigest'
   | 'verifySignature'
+  | 'readClock'
+  | 'sleep'
   | WriteKind
   | ReadKind;
 
@@ -61,6 +63,9 @@ const writeOf = (detail: string): { op: WriteKind; detail: string } => {
   if (typeof value(ATTEMPT) === 'string') return { op: 'writeRefreshAttempt', detail: String(value(ATTEMPT)) };
   if (Object.keys(changes).some((key) => key.startsWith('tracebloc.io/quarantined-')))
     return { op: 'quarantineDigests', detail: JSON.stringify(changes) };
+  // Issue 17: a write of pending records alone (the record write may also remove one).
+  if (Object.keys(changes).every((key) => key.startsWith('tracebloc.io/pending-')))
+    return { op: 'writePendingDigests', detail: JSON.stringify(changes) };
   return { op: 'recordDigests', detail: JSON.stringify(changes) };
 };
 
@@ -102,6 +107,7 @@ export const WRITE_FAULT_KEY: Readonly<Record<WriteKind, string>> = {
   clearFlapState: `${ATTEMPT}-`,
   recordDigests: 'tracebloc.io/last-refreshed-',
   quarantineDigests: 'tracebloc.io/quarantined-',
+  writePendingDigests: 'tracebloc.io/pending-',
 };
 
 const isWriteKind = (op: SpecOp): op is WriteKind => Object.hasOwn(WRITE_FAULT_KEY, op);
@@ -146,5 +152,6 @@ export const injectFault = (
   }
   if (op === 'resolveDigest') throw new Error('a registry fault is armed per repo: injectRegistryFault');
   if (op === 'verifySignature') throw new Error('a signature fault is armed per repo: injectSignatureFault');
+  if (op === 'readClock' || op === 'sleep') throw new Error('the simulated clock takes no faults');
   world.injectClusterFault(op, fault, times);
 };

@@ -150,7 +150,11 @@ export const createClusterPort = (
     imageOwners: imageOwnersOf(s),
   });
 
-  const jobsManagerOf = (s: WorkloadSnapshot): JobsManagerSnapshot => ({ ...live(s), annotations: s.annotations });
+  const jobsManagerOf = (s: WorkloadSnapshot): JobsManagerSnapshot => ({
+    ...live(s),
+    annotations: s.annotations,
+    uid: s.uid,
+  });
 
   /**
    * A workload as it runs now (issue 7). jobs-manager comes from the tick's

@@ -32,6 +32,8 @@ export interface WorkloadSnapshot {
   readonly generation: number;
   /** metadata.resourceVersion. */
   readonly resourceVersion: string;
+  /** metadata.uid ('' when the answer has none): unique per install, START_JITTER derives from it (issue 17). */
+  readonly uid: string;
   /** By `kubectl rollout status`'s rules (core's deploymentSettledness / daemonSetSettledness). */
   readonly settledness: Settledness;
   /** container name → image, in the pod template's order. */
@@ -156,6 +158,7 @@ export const workloadSnapshot = (ref: WorkloadRef, object: unknown): E.Either<Po
             ref,
             generation,
             resourceVersion: String(field(metadata, 'resourceVersion') ?? ''),
+            uid: typeof field(metadata, 'uid') === 'string' ? String(field(metadata, 'uid')) : '',
             containerOwners: containerFieldOwners(field(metadata, 'managedFields')),
             ...v,
           }),

@@ -130,7 +130,10 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       }
     };
 
-    for (const scenario of SCENARIOS) {
+    // A story of several edges on a driven clock (issue 17, canary-ring) is
+    // the simulator's alone: the real stack is one cluster on real time. Its
+    // parts are told on the real adapters by the CLI's e2e (fleet-safe.test.ts).
+    for (const scenario of SCENARIOS.filter((s) => s.edges === undefined)) {
       it(`${scenario.name}: ${scenario.summary}`, () => replay(scenario), 30_000);
     }
     for (const story of EXTRA_STORIES) {
