@@ -254,7 +254,7 @@ describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
             const scale = Math.floor((required * 0.9) / total);
             for (const wait of waits) {
               // A first sighting that could not be written (`key=`; a failed removal, `key-`, is the limit
-              // docs/behaviour-additions/issue-17.md names: a flip back on the very next tick).
+              // docs/behaviour.md §3.4a step 2 names: a flip back on the very next tick).
               if (withWriteFaults && wait % 5 === 0)
                 world.injectClusterFault(
                   'patchBookkeeping',
