@@ -46,7 +46,7 @@ describe("a held drift's verdict line (docs/behaviour.md §3.4a)", () => {
   it('says which check held it back, not "re-image needed"', async () => {
     const { world, tick } = await anEdge({ MIN_DIGEST_AGE: '1h' });
     world.publish(JM, simDigest(`${JM}#2`));
-    expect(verdictLine(await tick())).toMatch(/; held back: not yet old enough on this edge$/);
+    expect(verdictLine(await tick())).toMatch(/; held back by the soak \(not yet old enough on this edge\)$/);
     world.clockMs += HOUR;
     expect(verdictLine(await tick())).toMatch(/; re-image needed$/);
   });
@@ -57,6 +57,6 @@ describe("a held drift's verdict line (docs/behaviour.md §3.4a)", () => {
     world.breakBuild(bad);
     world.publish(JM, bad);
     expect((await tick()).result).toBe('rolledBack');
-    expect(verdictLine(await tick())).toMatch(/; held back: its digest is quarantined$/);
+    expect(verdictLine(await tick())).toMatch(/; held back by the quarantine$/);
   });
 });

@@ -51,7 +51,9 @@ describe('fleet-safe rollout configuration (issue 17)', () => {
     expect(problemsOf({ MIN_DIGEST_AGE: '60' })).toEqual([
       'MIN_DIGEST_AGE="60": is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)',
     ]);
-    expect(problemsOf({ START_JITTER: '25h' })).toEqual(['START_JITTER="25h": must be at most 24h']);
+    expect(problemsOf({ START_JITTER: '25h' })).toEqual([
+      `START_JITTER="25h": must be at most 24h (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`,
+    ]);
     expect(problemsOf({ RING_DELAY: '0s' })).toEqual(['RING_DELAY="0s": must be longer than zero']);
     expect(problemsOf({ RING_DELAY: '48h' })[0]).toMatch(/^RING_DELAY="48h": must be at most 24h/);
   });

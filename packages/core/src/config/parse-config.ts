@@ -74,6 +74,9 @@ const ceiling = (env: Environment, problems: Problems, variable: string, fallbac
  */
 export const MAX_TICK_DURATION_MS = 24 * 3_600_000;
 
+/** One sentence for every duration past the cap, zero-allowed or not: operators grep it. */
+const TOO_LONG = `must be at most ${formatDuration(MAX_TICK_DURATION_MS)} (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`;
+
 const duration = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
   const value = read(env, variable) ?? fallback;
   const ms = parseDurationMs(value);
@@ -86,11 +89,7 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
     return 0;
   }
   if (ms > MAX_TICK_DURATION_MS) {
-    problems.add(
-      variable,
-      value,
-      `must be at most ${formatDuration(MAX_TICK_DURATION_MS)} (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`,
-    );
+    problems.add(variable, value, TOO_LONG);
     return 0;
   }
   return ms;
@@ -109,7 +108,7 @@ const durationOrZero = (env: Environment, problems: Problems, variable: string, 
     return 0;
   }
   if (ms > MAX_TICK_DURATION_MS) {
-    problems.add(variable, value, `must be at most ${formatDuration(MAX_TICK_DURATION_MS)}`);
+    problems.add(variable, value, TOO_LONG);
     return 0;
   }
   return ms;

@@ -159,9 +159,9 @@ export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEven
 
 /** Why an admission check held a changed digest back, for its verdict line (docs/behaviour.md §3.4a). */
 const HELD_BECAUSE: Record<Hold['_tag'], string> = {
-  Quarantined: 'its digest is quarantined',
-  Soaking: 'not yet old enough on this edge',
-  SignatureNotVerified: 'its signature is not verified',
+  Quarantined: 'by the quarantine',
+  Soaking: 'by the soak (not yet old enough on this edge)',
+  SignatureNotVerified: 'by the signature check',
 };
 
 export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold): TickEvent => {
@@ -183,7 +183,7 @@ export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold): TickEve
       return event(
         'info',
         'DIGEST_CHANGED',
-        `${image.repo}: digest changed (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back: ${HELD_BECAUSE[hold._tag]}`}`,
+        `${image.repo}: digest changed (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back ${HELD_BECAUSE[hold._tag]}`}`,
       );
   }
 };
