@@ -18,6 +18,10 @@ describe('parseDurationMs at its edges', () => {
     ['5.s', 5_000],
     ['1m1m', 120_000],
     ['0.25h', 900_000],
+    // Fractions of more than one digit, in the first part and in a later one.
+    ['.25s', 250],
+    ['1m1.25s', 61_250],
+    ['1m.25s', 60_250],
   ])('%j is %d ms', (text, ms) => expect(parseDurationMs(text)).toBeCloseTo(ms, 9));
 
   it.each([

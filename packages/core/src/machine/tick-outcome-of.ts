@@ -6,6 +6,7 @@ import type { DigestChange, TickOutcome, TickResult } from './tick-outcome.js';
 /** The drift a plan acts on: a held image's, or one a decoupled pass cannot record, is a verdict only. */
 const digestChangesOf = (plan: RefreshPlan): DigestChange[] =>
   plan.verdicts.flatMap((v) =>
+    // Stryker disable next-line ConditionalExpression: plan.drift holds only images whose verdict is Drift; the tag check narrows the type for from/to
     v._tag === 'Drift' && plan.drift[v.image] !== undefined ? [{ image: v.image, from: v.from, to: v.to }] : [],
   );
 
