@@ -137,7 +137,8 @@ describe('a workload that cannot be read', () => {
 
 describe('the public machine without a config', () => {
   it('fails at once, saying it needs a parsed TickConfig, and takes no step', () => {
-    const actor = createActor(tickMachine);
+    // What a JavaScript caller (or one that casts) can do: the types demand an input.
+    const actor = createActor(tickMachine, { input: undefined as never });
     const errors: unknown[] = [];
     actor.subscribe({ error: (error) => errors.push(error) });
     actor.start();
