@@ -27,7 +27,7 @@ class Problems {
 /** Unset and empty are the same: the shell's `${X:-default}`. */
 const read = (env: Environment, variable: string): string | undefined => {
   const value = env[variable];
-  return value === undefined || value === '' ? undefined : value;
+  return value === '' ? undefined : value;
 };
 
 const required = (env: Environment, problems: Problems, variable: string, why: string): string => {
@@ -36,17 +36,22 @@ const required = (env: Environment, problems: Problems, variable: string, why: s
   return value ?? '';
 };
 
-const kubernetesName = (problems: Problems, variable: string, value: string, shape: 'namespace' | 'object'): string => {
-  const pattern = shape === 'namespace' ? DNS_LABEL : DNS_SUBDOMAIN;
-  if (value !== '' && !pattern.test(value)) {
-    problems.add(
-      variable,
-      value,
-      shape === 'namespace'
-        ? 'is not a valid namespace name (lowercase letters, digits and "-", at most 63)'
-        : 'is not a valid Kubernetes object name (lowercase letters, digits, "-" and ".", at most 253)',
-    );
-  }
+/** The two shapes of a Kubernetes name the chart hands us, each with the sentence that says it. */
+interface NameShape {
+  readonly pattern: RegExp;
+  readonly problem: string;
+}
+const NAMESPACE: NameShape = {
+  pattern: DNS_LABEL,
+  problem: 'is not a valid namespace name (lowercase letters, digits and "-", at most 63)',
+};
+const OBJECT_NAME: NameShape = {
+  pattern: DNS_SUBDOMAIN,
+  problem: 'is not a valid Kubernetes object name (lowercase letters, digits, "-" and ".", at most 253)',
+};
+
+const kubernetesName = (problems: Problems, variable: string, value: string, shape: NameShape): string => {
+  if (value !== '' && !shape.pattern.test(value)) problems.add(variable, value, shape.problem);
   return value;
 };
 
@@ -162,6 +167,7 @@ const reconcileMode = (env: Environment, problems: Problems, variable: string): 
     value,
     'must be "0" (off), "report" (say where live images drifted) or "1" (report and re-pin)',
   );
+  // Stryker disable next-line StringLiteral: after a problem the config is not returned (Left); any mode would do
   return 'off';
 };
 
@@ -200,17 +206,17 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     problems,
     ENV.releaseName,
     required(env, problems, ENV.releaseName, 'the Helm release name'),
-    'object',
+    OBJECT_NAME,
   );
   const releaseNamespace = kubernetesName(
     problems,
     ENV.releaseNamespace,
     required(env, problems, ENV.releaseNamespace, 'the namespace of the jobs-manager Deployment'),
-    'namespace',
+    NAMESPACE,
   );
   const derived = (suffix: string): string => (releaseName === '' ? '' : `${releaseName}-${suffix}`);
   const objectName = (variable: string, suffix: string): string =>
-    kubernetesName(problems, variable, read(env, variable) ?? derived(suffix), 'object');
+    kubernetesName(problems, variable, read(env, variable) ?? derived(suffix), OBJECT_NAME);
 
   const pins: Record<PinName, boolean> = {
     jobsManager: pin(env, problems, ENV.jobsManagerPinned),
@@ -250,7 +256,7 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
       problems,
       ENV.nodeAgentsNamespace,
       read(env, ENV.nodeAgentsNamespace) ?? DEFAULTS.nodeAgentsNamespace,
-      'namespace',
+      NAMESPACE,
     ),
     imageRegistry: read(env, ENV.imageRegistry) ?? DEFAULTS.imageRegistry,
     imageTag,

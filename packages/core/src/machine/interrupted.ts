@@ -57,7 +57,13 @@ const workloadOf = (input: unknown): WorkloadRef | undefined =>
   (input as { change?: WorkloadChange } | undefined)?.change?.workload ??
   (input as { workload?: WorkloadRef } | undefined)?.workload;
 
-const jobsManagerOf = (context: TickContext): string => `deployment/${context.config.deploymentName}`;
+/** What an interrupted tick's outcome is made of: the part of the machine's context it reads. */
+export type InterruptedContext = Pick<
+  TickContext,
+  'config' | 'settledness' | 'attempt' | 'events' | 'writes' | 'reimages'
+>;
+
+const jobsManagerOf = (context: InterruptedContext): string => `deployment/${context.config.deploymentName}`;
 
 /** The settled guard's read watches the settle window; a bookkeeping read of the same object does not. */
 const isSettledGuardRead = (point: InterruptPoint): boolean =>
@@ -65,8 +71,8 @@ const isSettledGuardRead = (point: InterruptPoint): boolean =>
   ((point.input as { settleWithinMs?: number } | undefined)?.settleWithinMs ?? 0) > 0;
 
 /** The bookkeeping write a patchBookkeeping call carries (the machine names each, e.g. writeSkipStreak). */
-const writeKindOf = (point: InterruptPoint): WriteKind | undefined =>
-  point.src === 'patchBookkeeping' ? (point.input as { write?: AnnotationWrite } | undefined)?.write?.kind : undefined;
+const writeKindOf = (input: unknown): WriteKind | undefined =>
+  (input as { write?: AnnotationWrite } | undefined)?.write?.kind;
 
 /** A bookkeeping write in the annotations' words, as an operator reads the line. */
 const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
@@ -87,7 +93,7 @@ const PHASE_WORD: Readonly<Record<InterruptPoint['phase'], string>> = {
   after: 'after',
 };
 
-const whereOf = (point: InterruptPoint, context: TickContext): string => {
+const whereOf = (point: InterruptPoint, context: InterruptedContext): string => {
   const workload = workloadOf(point.input);
   const named = workload === undefined ? 'a workload' : describeWorkload(workload);
   const when = PHASE_WORD[point.phase];
@@ -96,12 +102,13 @@ const whereOf = (point: InterruptPoint, context: TickContext): string => {
       ? `while the settled guard waited for ${jobsManagerOf(context)}`
       : `before the settled guard read ${jobsManagerOf(context)}`;
   }
-  const kind = writeKindOf(point);
   switch (point.src) {
     case 'readJobsManager':
       return `${when} reading the bookkeeping of ${jobsManagerOf(context)}`;
-    case 'patchBookkeeping':
+    case 'patchBookkeeping': {
+      const kind = writeKindOf(point.input);
       return `${when} ${kind === undefined ? 'a bookkeeping write' : WRITE_WORDS[kind]}`;
+    }
     case 'waitForRollout':
       return `${when} waiting for ${named}`;
     case 'watchStability':
@@ -124,7 +131,7 @@ const whereOf = (point: InterruptPoint, context: TickContext): string => {
 };
 
 /** What the tick's own writes left behind, in the annotations' words. */
-const bookkeepingOf = (point: InterruptPoint, context: TickContext): string => {
+const bookkeepingOf = (point: InterruptPoint, context: InterruptedContext): string => {
   const last = (kind: WriteKind) => [...context.writes].reverse().find((w) => w.kind === kind);
   const streakKey = ANNOTATION.skipStreak.split('/')[1];
   const counted = last('writeSkipStreak');
@@ -158,7 +165,11 @@ const bookkeepingOf = (point: InterruptPoint, context: TickContext): string => {
  * wrote so far, one INTERRUPTED line (level warn: an interruption is not a
  * finding; its exit code says it), result `interrupted`, exit 143 or 130.
  */
-export const interruptedOutcome = (context: TickContext, point: InterruptPoint, reason: unknown): TickOutcome => {
+export const interruptedOutcome = (
+  context: InterruptedContext,
+  point: InterruptPoint,
+  reason: unknown,
+): TickOutcome => {
   const signal = signalOf(reason);
   const line: TickEvent = {
     level: 'warn',

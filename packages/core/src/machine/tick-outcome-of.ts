@@ -1,6 +1,14 @@
+import type { RefreshPlan } from '../domain/plan.js';
 import type { TickContext } from './tick-context.js';
 import { isFinding } from './tick-event.js';
-import type { TickOutcome, TickResult } from './tick-outcome.js';
+import type { DigestChange, TickOutcome, TickResult } from './tick-outcome.js';
+
+/** The drift a plan acts on: a held image's, or one a decoupled pass cannot record, is a verdict only. */
+const digestChangesOf = (plan: RefreshPlan): DigestChange[] =>
+  plan.verdicts.flatMap((v) =>
+    // Stryker disable next-line ConditionalExpression: plan.drift holds only images whose verdict is Drift; the tag check narrows the type for from/to
+    v._tag === 'Drift' && plan.drift[v.image] !== undefined ? [{ image: v.image, from: v.from, to: v.to }] : [],
+  );
 
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
 export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
@@ -17,14 +25,7 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
     writes: context.writes,
     reimages: context.reimages,
     ...(context.revert._tag === 'Some' ? { reverts: context.reverts } : {}),
-    digestChanges:
-      context.plan._tag === 'None'
-        ? []
-        : context.plan.value.verdicts.flatMap((v) =>
-            v._tag === 'Drift' && context.plan._tag === 'Some' && context.plan.value.drift[v.image] !== undefined
-              ? [{ image: v.image, from: v.from, to: v.to }]
-              : [],
-          ),
+    digestChanges: context.plan._tag === 'None' ? [] : digestChangesOf(context.plan.value),
     ...(context.signatureChecks.length > 0 ? { signatureChecks: context.signatureChecks } : {}),
   };
 };
