@@ -1,6 +1,6 @@
 import type { RecordedDigests } from './bookkeeping.js';
 import type { Digest } from './digest.js';
-import { type ImageResolution, verdictOf } from './plan.js';
+import { type ImageResolution, type ImageVerdict, verdictOf } from './plan.js';
 import type { ImageName } from './workloads.js';
 
 // docs/behaviour.md §3.4a: before a changed digest is planned, it passes the
@@ -51,6 +51,21 @@ export interface ChangedDigest {
 }
 
 /**
+ * The verdict of each resolved image no earlier check has held back, in the
+ * images' order: what every admission check starts from.
+ */
+export const unheldVerdicts = (
+  resolutions: readonly ImageResolution[],
+  recorded: RecordedDigests,
+  holds: Holds,
+): readonly ImageVerdict[] =>
+  resolutions.flatMap((resolution): ImageVerdict[] =>
+    resolution._tag !== 'Resolved' || holds[resolution.image] !== undefined
+      ? []
+      : [verdictOf(resolution.digest, recorded[resolution.image], resolution.image)],
+  );
+
+/**
  * The changed digests of this tick that no earlier check has held back, in
  * the images' order. First observations are not here: recording a baseline
  * rolls no pod (I8), so nothing needs admitting.
@@ -60,11 +75,9 @@ export const changedDigests = (
   recorded: RecordedDigests,
   holds: Holds,
 ): readonly ChangedDigest[] =>
-  resolutions.flatMap((resolution): ChangedDigest[] => {
-    if (resolution._tag !== 'Resolved' || holds[resolution.image] !== undefined) return [];
-    const verdict = verdictOf(resolution.digest, recorded[resolution.image], resolution.image);
-    return verdict._tag === 'Drift' ? [{ image: verdict.image, from: verdict.from, to: verdict.to }] : [];
-  });
+  unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): ChangedDigest[] =>
+    verdict._tag === 'Drift' ? [{ image: verdict.image, from: verdict.from, to: verdict.to }] : [],
+  );
 
 /** The images held back this tick, for the plan (`PlanScope.held`). */
 export const heldImages = (holds: Holds): ReadonlySet<ImageName> => new Set(Object.keys(holds) as ImageName[]);

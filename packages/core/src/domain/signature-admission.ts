@@ -1,9 +1,9 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { SignatureMode } from '../config/signature-config.js';
-import { type Holds, withHold } from './admission.js';
+import { type Holds, unheldVerdicts, withHold } from './admission.js';
 import type { RecordedDigests } from './bookkeeping.js';
 import type { Digest } from './digest.js';
-import { type ImageResolution, verdictOf } from './plan.js';
+import type { ImageResolution } from './plan.js';
 import type { RegistryError } from './port-error.js';
 import type { SignatureFormat, SignatureVerdict } from './signature-verdict.js';
 import { type ImageName, imageSpec } from './workloads.js';
@@ -52,12 +52,10 @@ export const signatureSubjects = (
   recorded: RecordedDigests,
   holds: Holds,
 ): readonly SignatureSubject[] =>
-  resolutions.flatMap((resolution): SignatureSubject[] => {
-    if (resolution._tag !== 'Resolved' || holds[resolution.image] !== undefined) return [];
-    const verdict = verdictOf(resolution.digest, recorded[resolution.image], resolution.image);
+  unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): SignatureSubject[] => {
     if (verdict._tag === 'Unchanged') return [];
-    const { repo } = imageSpec(resolution.image);
-    return [{ image: resolution.image, repo, digest: resolution.digest, gated: verdict._tag === 'Drift' }];
+    const digest = verdict._tag === 'Drift' ? verdict.to : verdict.digest;
+    return [{ image: verdict.image, repo: imageSpec(verdict.image).repo, digest, gated: verdict._tag === 'Drift' }];
   });
 
 /** The port's answer (a missing one is no verdict: fail closed) as a result. */

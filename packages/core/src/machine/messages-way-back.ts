@@ -5,19 +5,14 @@ import { describePortError, type PortError } from '../domain/port-error.js';
 import type { NoRevertTarget, RevertPlan } from '../domain/revert.js';
 import { describeWorkload, type ImageName, imageSpec, type WorkloadRef, workloadRef } from '../domain/workloads.js';
 import type { RolloutError } from '../ports/cluster-port.js';
-import type { TickEvent } from './tick-event.js';
+import { type TickEvent, tickEvent } from './tick-event.js';
 
 // The way back's sentences (ON_ROLLOUT_FAILURE, ROLLOUT_STABLE_FOR, issue 16;
 // docs/behaviour.md §3.4a, §3.6). `ROLLED BACK <workload> from <bad> to
 // <good>: <why>` and `ROLLBACK FAILED` are the phrases operators grep for:
 // keep them verbatim.
 
-const event = (
-  level: TickEvent['level'],
-  code: TickEvent['code'],
-  message: string,
-  hints?: readonly string[],
-): TickEvent => (hints === undefined ? { level, code, message } : { level, code, message, hints });
+const event = tickEvent;
 
 const where = (change: WorkloadChange): string =>
   `${describeWorkload(change.workload)}${change.workload.kind === 'DaemonSet' ? ` in ${change.workload.namespace}` : ''}`;

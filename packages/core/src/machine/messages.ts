@@ -16,18 +16,13 @@ import {
 } from '../domain/workloads.js';
 import type { RolloutError } from '../ports/cluster-port.js';
 import { lowestRateLimitRemaining, wasRateLimited } from './tick-decisions.js';
-import type { TickEvent } from './tick-event.js';
+import { type TickEvent, tickEvent } from './tick-event.js';
 
 // Every operator-facing sentence of a tick, in one place. The quoted phrases
 // are the reference script's (tracebloc/client image-refresh.sh) and are what
 // operators grep for: keep them verbatim.
 
-const event = (
-  level: TickEvent['level'],
-  code: TickEvent['code'],
-  message: string,
-  hints?: readonly string[],
-): TickEvent => (hints === undefined ? { level, code, message } : { level, code, message, hints });
+const event = tickEvent;
 
 const jobsManager = (c: TickConfig): string => describeWorkload(workloadRef(c, 'jobs-manager'));
 const requestsProxy = (c: TickConfig): string => describeWorkload(workloadRef(c, 'requests-proxy'));

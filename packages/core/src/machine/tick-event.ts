@@ -105,3 +105,11 @@ export interface TickEvent {
 
 /** A finding is an event an operator must see; any finding makes the tick exit 1 (I18). */
 export const isFinding = (event: TickEvent): boolean => event.level === 'error';
+
+/** One event as the message modules make it: hints only when there are some. */
+export const tickEvent = (
+  level: TickEvent['level'],
+  code: TickEvent['code'],
+  message: string,
+  hints?: readonly string[],
+): TickEvent => (hints === undefined ? { level, code, message } : { level, code, message, hints });
