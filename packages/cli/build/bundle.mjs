@@ -140,6 +140,30 @@ const signaturesApart = {
   },
 };
 
+// core, the adapter and the CLI import fp-ts's CommonJS build (`fp-ts/lib/…`,
+// what tsc's output needs). Bundled, every ES module that imports one gets its
+// own `__toESM` copy of that module's exports — a getter, a context and an
+// accessor pair per export, ~110 for Either — so each new file importing
+// Either cost a steady tick ~30 kB of heap: issues 15–17 added eight, and the
+// tick's peak RSS on Node 24 went from 63.9 to 64.5 MiB (`pnpm bench:cli`).
+// The same modules' ES build (`fp-ts/es6/…`, same code, `sideEffects: false`)
+// is hoisted into the bundle: no copies, and what nothing calls is dropped.
+const FP_TS_LIB = /^fp-ts\/lib\/(\w+)(?:\.js)?$/;
+
+/** @type {import('esbuild').Plugin} */
+const fpTsAsEsModules = {
+  name: 'fp-ts-as-es-modules',
+  setup(plugin) {
+    plugin.onResolve({ filter: FP_TS_LIB }, (args) =>
+      plugin.resolve(args.path.replace(FP_TS_LIB, 'fp-ts/es6/$1.js'), {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+      }),
+    );
+  },
+};
+
 /** What both files are built with. */
 const common = {
   absWorkingDir: fileURLToPath(here),
@@ -164,7 +188,7 @@ await build({
   ...common,
   entryPoints: ['src/bin.ts'],
   outfile: 'dist/image-refresh.mjs',
-  plugins: [signaturesApart, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
+  plugins: [signaturesApart, fpTsAsEsModules, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
 });
 
 // Its own copy of what it uses of core and fp-ts: it shares no module with the bundle.
@@ -173,7 +197,7 @@ await build({
   entryPoints: ['src/wiring/signature-trust.ts'],
   outfile: `dist/${SIGNATURES_FILE}`,
   banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
-  plugins: [clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
+  plugins: [fpTsAsEsModules, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
 });
 
 // ASCII only: V8 holds a script with one character beyond ASCII as a two-byte
