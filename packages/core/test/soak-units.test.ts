@@ -37,6 +37,13 @@ describe('decideDigestAges', () => {
     expect(decision.changes).toStrictEqual({ [PENDING]: `${NEW} 2026-12-01T13:05:00Z` });
   });
 
+  it('a first sighting is never old enough, even when the required age is shorter than the part-second the record drops', () => {
+    const decision = decideDigestAges([change], resolved, recorded, {}, T0 + 999, 500);
+    expect(decision.verdicts).toStrictEqual([
+      { _tag: 'TooYoung', change, pending: { digest: NEW, firstSeenMs: T0 }, dueMs: T0 + 500, firstSighting: true },
+    ]);
+  });
+
   it('is old enough exactly at the due time, and then writes nothing', () => {
     const decision = decide({ [PENDING]: `${NEW} 2026-12-01T13:05:00Z` }, T0 + HOUR);
     expect(decision.verdicts).toStrictEqual([{ _tag: 'OldEnough', change, pending: { digest: NEW, firstSeenMs: T0 } }]);
@@ -88,6 +95,10 @@ describe('parsePendingDigest', () => {
   it('refuses a value with more than two fields or without a time', () => {
     expect(parsePendingDigest(`${NEW} 2026-12-01T13:05:00Z extra`)).toBeUndefined();
     expect(parsePendingDigest(NEW)).toBeUndefined();
+  });
+
+  it('refuses an expanded-year time (+002026-…), which Date.parse would read but RFC 3339 does not allow', () => {
+    expect(parsePendingDigest(`${NEW} +002026-12-01T13:05:00Z`)).toBeUndefined();
   });
 
   it('round-trips what rfc3339 writes, in whole seconds', () => {
