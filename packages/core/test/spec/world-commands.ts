@@ -260,7 +260,10 @@ const faultedOps = fc.oneof(
   // success reset gets more: its fault waits for a successful re-image, which
   // lockouts and low budgets make rarer.
   { arbitrary: fc.constantFrom<SpecOp>('clearSkipStreak'), weight: 2 },
-  { arbitrary: fc.constantFrom<SpecOp>('clearFlapState'), weight: 3 },
+  // Since issues 15–17 (unsigned builds under enforce, quarantines, rollbacks)
+  // successful re-images are rarer still: at weight 3 a CI seed met the failed
+  // success reset 47 times, under the floor of 50.
+  { arbitrary: fc.constantFrom<SpecOp>('clearFlapState'), weight: 6 },
   { arbitrary: fc.constantFrom<SpecOp>('readSkipStreak', 'readRecordedDigests'), weight: 3 },
   {
     arbitrary: fc.constantFrom<SpecOp>('writeSkipStreak', 'readRefreshAttempt', 'writeRefreshAttempt', 'recordEvent'),
@@ -303,7 +306,7 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   // A fresh Tick per step: each remembers its own result for the story.
   { arbitrary: fc.constant(null).map(() => new Tick()), weight: 40 },
   {
-    arbitrary: fc.tuple(repos, fc.constantFrom(true, true, false)).map(([r, signed]) => new Publish(r, signed)),
+    arbitrary: fc.tuple(repos, fc.constantFrom(true, true, true, false)).map(([r, signed]) => new Publish(r, signed)),
     weight: 7,
   },
   { arbitrary: repos.map((r) => new SignCurrent(r)), weight: 2 },
