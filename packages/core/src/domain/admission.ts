@@ -79,6 +79,30 @@ export const changedDigests = (
     verdict._tag === 'Drift' ? [{ image: verdict.image, from: verdict.from, to: verdict.to }] : [],
   );
 
+/** A digest this tick would act on: one to move containers to, or one to record as a baseline. */
+export interface AnsweredDigest {
+  readonly image: ImageName;
+  readonly to: Digest;
+}
+
+/**
+ * The changed digests and first observations of this tick that no earlier
+ * check has held back, in the images' order: what the quarantine judges
+ * (I30). A first observation rolls no pod (I8), but its record is what a
+ * live re-pin (RECONCILE_LIVE=1) and a rollback go back to, so a quarantined
+ * digest recorded as a baseline would lead straight back to the bad build.
+ */
+export const answeredDigests = (
+  resolutions: readonly ImageResolution[],
+  recorded: RecordedDigests,
+  holds: Holds,
+): readonly AnsweredDigest[] =>
+  unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): AnsweredDigest[] => {
+    if (verdict._tag === 'Drift') return [{ image: verdict.image, to: verdict.to }];
+    if (verdict._tag === 'FirstObservation') return [{ image: verdict.image, to: verdict.digest }];
+    return [];
+  });
+
 /** The images held back this tick, for the plan (`PlanScope.held`). */
 export const heldImages = (holds: Holds): ReadonlySet<ImageName> => new Set(Object.keys(holds) as ImageName[]);
 

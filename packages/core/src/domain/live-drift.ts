@@ -61,6 +61,12 @@ export type LiveFinding = ManagedContainer & {
    * - foreign: another repository, left alone.
    */
   readonly kind: 'reverted' | 'otherDigest' | 'foreign';
+  /**
+   * The recorded digest is the one quarantined for the image (a hand-edited
+   * record): re-pinning would put the bad build back (I30), so it is reported
+   * and never repaired.
+   */
+  readonly recordedQuarantined?: true;
 };
 
 /** `docker.io/tracebloc/x@sha256:…` → { repo: 'tracebloc/x', digest }, `…:tag` → { repo, tag }. */
@@ -88,6 +94,7 @@ export const liveFindings = (
   recorded: RecordedDigests,
   pins: RecordedDigests,
   live: Readonly<Partial<Record<WorkloadId, LiveWorkload>>>,
+  quarantined: Partial<RecordedDigests> = {},
 ): LiveFinding[] =>
   managedContainers(config).flatMap((managed): LiveFinding[] => {
     const expected = recordedDigest(recorded, managed.image);
@@ -97,12 +104,20 @@ export const liveFindings = (
     const owner = live[managed.workload]?.imageOwners[managed.container];
     const parsed = parseReference(running);
     const finding = (kind: LiveFinding['kind']): LiveFinding[] => [
-      { ...managed, live: running, recorded: expected, owner, kind },
+      {
+        ...managed,
+        live: running,
+        recorded: expected,
+        owner,
+        kind,
+        ...(O.exists((q) => q === expected)(quarantined[managed.image] ?? O.none) ? { recordedQuarantined: true } : {}),
+      },
     ];
     if (parsed.repo !== imageSpec(managed.image).repo) return finding('foreign');
     if (parsed.digest !== undefined) return parsed.digest === expected ? [] : finding('otherDigest');
     return O.isSome(pins[managed.image]) ? finding('reverted') : [];
   });
 
-/** A finding image-refresh may repair (never another repository). */
-export const isRepairable = (finding: LiveFinding): boolean => finding.kind !== 'foreign';
+/** A finding image-refresh may repair: never another repository, never onto a quarantined digest (I30). */
+export const isRepairable = (finding: LiveFinding): boolean =>
+  finding.kind !== 'foreign' && finding.recordedQuarantined !== true;

@@ -76,8 +76,9 @@ export interface PlanScope {
   readonly decoupled?: { readonly settled: ReadonlySet<WorkloadId> };
   /**
    * Images the admission checks held back this tick (docs/behaviour.md
-   * §3.4a): their drift is reported as a verdict but moves no container and
-   * is not recorded, as if the registry still answered the recorded digest.
+   * §3.4a): their drift (or, quarantined, their first observation) is
+   * reported as a verdict but moves no container and is not recorded, as if
+   * the registry still answered the recorded digest.
    */
   readonly held?: ReadonlySet<ImageName>;
 }
@@ -126,11 +127,13 @@ export const planRefresh = (
     if (resolution?._tag !== 'Resolved') continue;
     const verdict = verdictOf(resolution.digest, recorded[name], name);
     verdicts.push(verdict);
+    // A held image is neither recorded nor moved: a quarantined first
+    // observation is held too (I30), the other checks hold only drift.
+    if (scope.held?.has(name) === true) continue;
     // In a decoupled pass jobs-manager's image is only followed, never recorded.
     const recordable = decoupled === undefined || name !== 'jobs-manager';
     if (verdict._tag === 'FirstObservation' && recordable) firstObservations[name] = verdict.digest;
     if (verdict._tag !== 'Drift') continue;
-    if (scope.held?.has(name) === true) continue;
     const image = imageReference(config, name, verdict.to);
     // Stryker disable next-line BooleanLiteral: every case of the switch below assigns it before it is read
     let moved = false;

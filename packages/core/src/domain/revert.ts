@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
 import type { RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
@@ -42,6 +43,8 @@ export interface NoRevertTarget {
   readonly image: ImageName;
   /** The record as it reads (`undefined`: absent). */
   readonly recorded: string | undefined;
+  /** The record is well formed but is the digest quarantined for the image (a hand edit): no way back to a bad build (I30). */
+  readonly quarantined?: true;
 }
 
 const digestOf = (reference: string): string => reference.slice(reference.indexOf('@') + 1);
@@ -57,7 +60,8 @@ const imageOf = (config: TickConfig, workload: WorkloadId, container: string): I
  * `Left` when a container has no well-formed recorded digest (a record
  * missing or edited by hand): there is nothing known-good to go back to, so
  * nothing is guessed — the tick says ROLLBACK FAILED and touches nothing more
- * (fail safe). A Drift needs a record, so a first install never gets here.
+ * (fail safe). So is a record that names the digest quarantined for its image
+ * (`quarantined`): going back to it would re-apply a build that failed here (I30). A Drift needs a record, so a first install never gets here.
  */
 export const planRevert = (
   config: TickConfig,
@@ -65,6 +69,7 @@ export const planRevert = (
   throughIndex: number,
   recorded: RecordedDigests,
   failed: number | null = throughIndex,
+  quarantined: Partial<RecordedDigests> = {},
 ): E.Either<NoRevertTarget, RevertPlan> => {
   const containers: ContainerRevert[] = [];
   const reverted: WorkloadChange[] = [];
@@ -76,6 +81,8 @@ export const planRevert = (
       const value = record?._tag === 'Some' ? record.value : undefined;
       if (image === undefined || value === undefined || !isWellFormedDigest(value))
         return E.left({ workload: change.workload.id, container, image: image ?? 'jobs-manager', recorded: value });
+      if (O.exists((q) => q === value)(quarantined[image] ?? O.none))
+        return E.left({ workload: change.workload.id, container, image, recorded: value, quarantined: true });
       containers.push({ workload: change.workload.id, container, image, from: digestOf(reference), to: value });
       images.push({ container, image: imageReference(config, image, value) });
     }

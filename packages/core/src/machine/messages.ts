@@ -162,10 +162,11 @@ const HELD_BECAUSE: Record<Hold['_tag'], string> = {
 export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold): TickEvent => {
   switch (v._tag) {
     case 'FirstObservation':
+      // Only the quarantine holds a first observation (I30): its own line says which key.
       return event(
         'info',
         'FIRST_OBSERVATION',
-        `${image.repo}: latest=${v.digest} recorded=<unset> -- first observation; recording without re-imaging`,
+        `${image.repo}: latest=${v.digest} recorded=<unset> -- first observation; ${hold === undefined ? 'recording without re-imaging' : `held back ${HELD_BECAUSE[hold._tag]}, not recorded`}`,
       );
     case 'Unchanged':
       return event(
@@ -332,9 +333,11 @@ export const liveDrift = (c: TickConfig, f: LiveFinding): TickEvent => {
   const where = `${describeWorkload(workloadRef(c, f.workload))} container ${f.container}`;
   const pinned = `${imageSpec(f.image).repo}@${f.recorded}`;
   const repair =
-    c.reconcileLive === 'repair'
-      ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
-      : 'RECONCILE_LIVE=1 would re-pin it';
+    f.recordedQuarantined === true
+      ? `not re-pinning it: the recorded digest is the one quarantined (${imageSpec(f.image).quarantineKey}), a build whose rollout failed here`
+      : c.reconcileLive === 'repair'
+        ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
+        : 'RECONCILE_LIVE=1 would re-pin it';
   switch (f.kind) {
     case 'reverted':
       return event(

@@ -4,13 +4,14 @@ import * as O from 'fp-ts/lib/Option.js';
 import { and, assign, fromPromise, setup } from 'xstate';
 import { signatureModeOf } from '../config/signature-config.js';
 import type { TickConfig } from '../config/tick-config.js';
-import { changedDigests, type Holds, heldImages, withHold } from '../domain/admission.js';
+import { answeredDigests, changedDigests, type Holds, heldImages, withHold } from '../domain/admission.js';
 import {
   type Annotations,
   type BookkeepingChanges,
   flapMarked,
   flapStateRemoved,
   pinMarkersOf,
+  quarantinedDigestsOf,
   quarantineSet,
   type RecordedDigests,
   recordChanges,
@@ -34,7 +35,7 @@ import {
   type WorkloadChange,
 } from '../domain/plan.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
-import { quarantinedChanges } from '../domain/quarantine.js';
+import { quarantinedAnswers } from '../domain/quarantine.js';
 import { hasBadDigest, movesAnything, type NoRevertTarget, planRevert, type RevertPlan } from '../domain/revert.js';
 import type { Settledness } from '../domain/settledness.js';
 import {
@@ -141,8 +142,22 @@ const revertFor = (context: TickContext): Either<NoRevertTarget, RevertPlan> => 
   const { changes } = planOf(context);
   // A refused patch changed nothing of its own workload: what the tick moved before it goes back.
   return context.revertCause === 'patchRefused'
-    ? planRevert(context.config, changes, context.reimageIndex - 1, context.recorded.value, null)
-    : planRevert(context.config, changes, context.reimageIndex, context.recorded.value);
+    ? planRevert(
+        context.config,
+        changes,
+        context.reimageIndex - 1,
+        context.recorded.value,
+        null,
+        quarantinesOf(context),
+      )
+    : planRevert(
+        context.config,
+        changes,
+        context.reimageIndex,
+        context.recorded.value,
+        context.reimageIndex,
+        quarantinesOf(context),
+      );
 };
 
 const revertOf = (context: TickContext): RevertPlan => {
@@ -156,12 +171,15 @@ const currentRevert = (context: TickContext): WorkloadChange => {
   return change;
 };
 
-/** §3.4a — this tick's changed digests that are the very digest quarantined for their image (I30). */
+/** The digest quarantined for each image, as the record read at the top of the tick says (I30). */
+const quarantinesOf = (context: TickContext): RecordedDigests => quarantinedDigestsOf(context.bookkeeping);
+
+/** §3.4a — this tick's changed or first-observed digests that are the very digest quarantined for their image (I30). */
 const quarantinedOf = (context: TickContext) =>
   context.recorded._tag === 'None'
     ? []
-    : quarantinedChanges(
-        changedDigests(context.resolutions, context.recorded.value, context.holds),
+    : quarantinedAnswers(
+        answeredDigests(context.resolutions, context.recorded.value, context.holds),
         context.bookkeeping,
       );
 
@@ -204,7 +222,7 @@ const planFor = (context: TickContext, recorded: RecordedDigests): RefreshPlan =
   const pins = O.toUndefined(context.live.pins);
   const live =
     config.reconcileLive !== 'off' && decoupled === undefined && pins !== undefined
-      ? liveFindings(config, recorded, pins, context.live.workloads)
+      ? liveFindings(config, recorded, pins, context.live.workloads, quarantinesOf(context))
       : [];
   return planRefresh(config, context.resolutions, recorded, {
     live,
@@ -228,7 +246,7 @@ const announceResolutions = (config: TickConfig, resolutions: readonly ImageReso
 
 const announcePlan = (config: TickConfig, plan: RefreshPlan, holds: Holds): TickEvent[] => [
   ...plan.verdicts.flatMap((v) => [
-    say.verdict(imageSpec(v.image), v, v._tag === 'Drift' ? holds[v.image] : undefined),
+    say.verdict(imageSpec(v.image), v, v._tag === 'Unchanged' ? undefined : holds[v.image]),
     ...(v._tag === 'Drift' && v.image === 'jobs-manager' && config.pins.requestsProxy
       ? [say.requestsProxyPinned()]
       : []),
@@ -568,7 +586,14 @@ const tickSetup = setup({
       events: ({ context }) => {
         if (context.recorded._tag === 'None') return context.events;
         const plan = planOf(context);
-        const all = planRevert(context.config, plan.changes, plan.changes.length - 1, context.recorded.value);
+        const all = planRevert(
+          context.config,
+          plan.changes,
+          plan.changes.length - 1,
+          context.recorded.value,
+          plan.changes.length - 1,
+          quarantinesOf(context),
+        );
         return E.isRight(all) && movesAnything(all.right) ? emit(context, back.revertReady(all.right)) : context.events;
       },
     }),

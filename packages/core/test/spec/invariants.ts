@@ -503,7 +503,7 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I30',
-    says: 'A quarantined digest never reaches a pod spec again: no set image moves a container to the digest quarantined for its image.',
+    says: 'A quarantined digest never reaches a pod spec again: no set image (re-image, live re-pin or rollback) moves a container to the digest quarantined for its image, and no record write makes it the recorded digest.',
     source: 'issue 16',
     appliesTo: (t) => IMAGES.some((i) => t.annotationBefore(i.quarantineKey) !== undefined),
     violation: (t) => {
@@ -511,8 +511,13 @@ export const INVARIANTS: readonly Invariant[] = [
         const quarantined = t.annotationBefore(image.quarantineKey);
         if (quarantined === undefined) continue;
         const bad = `docker.io/${image.repo}@${quarantined}`;
-        const hit = t.setImageCalls().find((c) => Object.values(c.images).includes(bad));
+        const hit = [...t.setImageCalls(), ...t.rollbackSetImageCalls()].find((c) =>
+          Object.values(c.images).includes(bad),
+        );
         if (hit !== undefined) return `${hit.workload} was set to the quarantined ${bad}`;
+        const recorded = t.record.after.annotations[image.recordKey];
+        if (recorded === quarantined && t.annotationBefore(image.recordKey) !== quarantined)
+          return `${image.recordKey} was recorded as the quarantined ${quarantined}`;
       }
       return undefined;
     },

@@ -211,6 +211,21 @@ class Annotate implements Command {
       : `${this.key.replace('tracebloc.io/', '')} holds ${JSON.stringify(this.value)}`;
 }
 
+/**
+ * A human edits an image's record to the digest quarantined for it (a
+ * restore from an old backup, say): the record a live re-pin and a rollback
+ * go back to now names a build that failed here (I30).
+ */
+class RecordQuarantined implements Command {
+  constructor(readonly image: (typeof IMAGES)[number]) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    const quarantined = edge.world.annotations[this.image.quarantineKey];
+    if (quarantined !== undefined) edge.world.setAnnotation(this.image.recordKey, quarantined);
+  }
+  toString = () => `a human records ${label(this.image.repo)}'s quarantined digest as last refreshed`;
+}
+
 class HelmRerender implements Command {
   constructor(readonly workload: WorkloadId) {}
   check = () => true;
@@ -321,6 +336,7 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
     arbitrary: fc.constantFrom(...IMAGES.map((i) => i.quarantineKey)).map((k) => new Annotate(k, undefined)),
     weight: 1,
   },
+  { arbitrary: fc.constantFrom(...IMAGES).map((i) => new RecordQuarantined(i)), weight: 1 },
   {
     arbitrary: fc
       .tuple(workloads, fc.constantFrom<RolloutBehaviour>('settles', 'stalls', 'flaps', 'neverReady', 'fallsApart'))
