@@ -9,13 +9,16 @@ import { commandArbitrary, type Edge } from './world-commands.js';
 // The specification of image-refresh, as a property: over every generated
 // sequence of world events and ticks, every tick satisfies every invariant
 // of invariants.ts, each reported under its own id. A run explores IMAGE_REFRESH_PROPERTY_RUNS sequences
-// (default 1,500) of up to 60 steps; raise it for a deep run, e.g.
+// (default 2,000) of up to 60 steps; raise it for a deep run, e.g.
 //   IMAGE_REFRESH_PROPERTY_RUNS=100000 npx -y pnpm@10.34.9 exec vitest run --project core test/spec
 // Every run prints its seed; a failure prints the shrunk story and a replay line.
 
-const RUNS = Number(process.env.IMAGE_REFRESH_PROPERTY_RUNS ?? 1_500);
+const RUNS = Number(process.env.IMAGE_REFRESH_PROPERTY_RUNS ?? 2_000);
 const SEED = Number(process.env.IMAGE_REFRESH_PROPERTY_SEED ?? Date.now() % 2_147_483_647);
 const PATH = process.env.IMAGE_REFRESH_PROPERTY_PATH;
+// fast-check replays a command sequence only with the shrink path of the
+// commands themselves (their `replayPath`) beside the run's path.
+const COMMANDS_PATH = process.env.IMAGE_REFRESH_PROPERTY_COMMANDS_PATH;
 const MIN_PRECONDITIONS = Number(process.env.IMAGE_REFRESH_PROPERTY_MIN ?? 50);
 const REPLAY = `IMAGE_REFRESH_PROPERTY_SEED=${SEED} IMAGE_REFRESH_PROPERTY_RUNS=${RUNS} npx -y pnpm@10.34.9 exec vitest run --project core test/spec/properties.test.ts`;
 
@@ -40,7 +43,11 @@ describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${R
     const details = await fc.check(
       fc.asyncProperty(
         environmentArbitrary,
-        fc.commands([commandArbitrary], { maxCommands: 60, size: 'max' }),
+        fc.commands([commandArbitrary], {
+          maxCommands: 60,
+          size: 'max',
+          ...(COMMANDS_PATH === undefined ? {} : { replayPath: COMMANDS_PATH }),
+        }),
         async (env, commands) => {
           const config = simConfig(env);
           const world = new SimWorld(config);
@@ -55,7 +62,11 @@ describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${R
     if (details.failed) {
       const error = details.errorInstance;
       failure = error instanceof Error ? error.message : String(error);
-      const replayShrunk = REPLAY.replace('npx', `IMAGE_REFRESH_PROPERTY_PATH=${details.counterexamplePath} npx`);
+      const commandsPath = /replayPath="([^"]*)"/.exec(String(details.counterexample?.[1]))?.[1];
+      const replayShrunk = REPLAY.replace(
+        'npx',
+        `IMAGE_REFRESH_PROPERTY_PATH=${details.counterexamplePath} ${commandsPath === undefined ? '' : `IMAGE_REFRESH_PROPERTY_COMMANDS_PATH='${commandsPath}' `}npx`,
+      );
       expect.fail(`${await fc.asyncDefaultReportMessage(details)}\n  replay the shrunk case: ${replayShrunk}`);
     }
   }, 900_000);
