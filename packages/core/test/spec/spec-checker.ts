@@ -210,10 +210,13 @@ const historyAfter = (record: TickRecord, current: History): History => {
     // failed before it (issue 7, I10).
     failedReimagesSinceClear:
       view.succeeded('clearFlapState') && view.guardShouldPass ? 0 : current.failedReimagesSinceClear,
+    // A set image that found the container already on the digest ('unchanged',
+    // it sends nothing) pins it as much as one that moved it: the tick chose
+    // that digest for that container, and its pin marker says so (I23).
     pinnedContainers: new Set([
       ...current.pinnedContainers,
       ...[...view.setImageCalls(), ...view.rollbackSetImageCalls()]
-        .filter((c) => c.outcome === 'ok')
+        .filter((c) => c.outcome === 'ok' || c.outcome === 'unchanged')
         .flatMap((c) => Object.keys(c.images).map((container) => `${c.workload}/${container}`)),
     ]),
   };
