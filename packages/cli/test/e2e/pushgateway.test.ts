@@ -19,7 +19,7 @@ import {
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { renderExposition } from '../../src/metrics/exposition.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
 import { JM, JM_REF, PM, RM } from './support/chart-facts.js';
 import {
   type GatewaySample,
@@ -78,22 +78,13 @@ describe.skipIf(missing !== undefined)(
       if (home !== undefined) rmSync(home, { recursive: true, force: true });
     });
 
-    const env = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> => ({
-      ...shippedCronJobEnv(),
-      IMAGE_TAG: 'stg',
-      MAX_SKIP_TICKS: '2',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-      PUSHGATEWAY_URL: gateway.url,
-      METRICS_GROUPING: `edge=${EDGE}`,
-      ...overrides,
-    });
+    const env = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> =>
+      bundleEnv({ registry, cluster, home }, STORY_BOUNDS, {
+        MAX_SKIP_TICKS: '2',
+        PUSHGATEWAY_URL: gateway.url,
+        METRICS_GROUPING: `edge=${EDGE}`,
+        ...overrides,
+      });
     const tick = (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> =>
       runBundle(['tick'], env(overrides));
 

@@ -20,7 +20,7 @@ import {
 import { attachBundle, bundleOver, cosignStatement } from '../../../k8s-adapter/test/support/signature-bundles.js';
 import { newSigningKey } from '../../../k8s-adapter/test/support/signature-sig-tag.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
 
 // VERIFY_SIGNATURES=enforce (issue 15), told to what ships: the bundled CLI
@@ -77,20 +77,11 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       if (home !== undefined) rmSync(home, { recursive: true, force: true });
     });
 
-    const env = (): Record<string, string> => ({
-      ...shippedCronJobEnv(),
-      IMAGE_TAG: 'stg',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-      VERIFY_SIGNATURES: 'enforce',
-      SIGNATURE_PUBLIC_KEYS: files.publicKey,
-    });
+    const env = (): Record<string, string> =>
+      bundleEnv({ registry, cluster, home }, STORY_BOUNDS, {
+        VERIFY_SIGNATURES: 'enforce',
+        SIGNATURE_PUBLIC_KEYS: files.publicKey,
+      });
     const tick = (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> =>
       runBundle(['tick'], { ...env(), ...overrides });
     const requestsSoFar = () => ({ api: cluster.server.requests.length, registry: registry.proxy.seen.length });

@@ -24,7 +24,7 @@ import {
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { TOKEN_SERVICE } from '../../../k8s-adapter/test/support/registry-token-server.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS, shippedCronJobEnv } from './support/chart-env.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
 
 // The story an edge lives through, told to what ships: the bundled CLI
@@ -109,19 +109,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     });
 
     const shipped = () => shippedCronJobEnv();
-    const env = (): Record<string, string> => ({
-      ...shipped(),
-      // The fake release runs the :stg images.
-      IMAGE_TAG: 'stg',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-    });
+    const env = (): Record<string, string> => bundleEnv({ registry, cluster, home }, STORY_BOUNDS);
 
     /** One `image-refresh tick`; its last stderr line is always the summary, with the process's own exit code. */
     const tick = async (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> => {

@@ -19,7 +19,7 @@ import {
   startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
 import { JM, PM, RP_REF as PROXY, RM } from './support/chart-facts.js';
 import { linesWith, runBundle } from './support/run-bundle.js';
 
@@ -54,19 +54,7 @@ describe.skipIf(registryBinaryMissing !== undefined)('the bundled CLI writes onl
     if (home !== undefined) rmSync(home, { recursive: true, force: true });
   });
 
-  const tick = () =>
-    runBundle(['tick'], {
-      ...shippedCronJobEnv(),
-      IMAGE_TAG: 'stg',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-    });
+  const tick = () => runBundle(['tick'], bundleEnv({ registry, cluster, home }, STORY_BOUNDS));
   const imagePatches = (from: number) =>
     cluster.server.requests
       .slice(from)
