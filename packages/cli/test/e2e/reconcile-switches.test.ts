@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import {
@@ -20,12 +19,7 @@ import {
 import { describeRequest, patchesOf, type Stage, type StageRun, startStage } from './support/cluster-stage.js';
 import { helmRerender, kubectlSetImage } from './support/hand-edits.js';
 import { linesWith, theLine } from './support/run-bundle.js';
-import {
-  type Builds,
-  STORY_SETUP_TIMEOUT_MS,
-  type StoryRegistry,
-  startStoryRegistry,
-} from './support/story-registry.js';
+import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
 
 // Issue 7's switches, each both ways, told to what ships: the bundled CLI as
 // a child process per tick against the fake API server and a real
@@ -70,21 +64,10 @@ const annotationPatch = (annotations: Record<string, string | null>) => ({
   body: { metadata: { annotations } },
 });
 
-// The default reporter folds a skipped file into one line: say why on stderr too.
-if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
-
-describe.skipIf(registryBinaryMissing !== undefined)(
-  `issue 7's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
-  () => {
-    let world: StoryRegistry;
-
-    beforeAll(async () => {
-      world = await startStoryRegistry();
-    }, STORY_SETUP_TIMEOUT_MS);
-    afterAll(async () => {
-      await world?.close();
-    });
-
+describeOnStoryRegistry(
+  import.meta.url,
+  `issue 7's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)`,
+  (world) => {
     describe('RECONCILE_LIVE: 0 (default), report and 1, on one release that lives through a pin, a helm re-render and a hand-set requests-proxy', () => {
       let stage: Stage;
       let first: Builds;
