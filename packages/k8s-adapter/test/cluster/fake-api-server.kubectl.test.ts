@@ -40,6 +40,19 @@ afterEach(async () => {
   expect(unexpected).toEqual([]);
 });
 
+/** `kubectl set image` on jobs-manager's api container of a release under `behaviour`, then `kubectl rollout status` on it. */
+const rolloutStatusAfterSetImage = async (behaviour: NonNullable<ChartOptions['behaviour']>, timeout: string) => {
+  const c = await start({ behaviour });
+  await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
+  const result = await kubectl(c.kubeconfig, [
+    'rollout',
+    'status',
+    `deployment/${JOBS_MANAGER}`,
+    `--timeout=${timeout}`,
+  ]);
+  return { c, result };
+};
+
 const managerOwningImage = (object: JsonObject, container: string): string[] =>
   ((object.metadata as JsonObject).managedFields as JsonObject[])
     .filter((entry) => {
@@ -142,9 +155,7 @@ describe.skipIf(KUBECTL === undefined)(`the fake API server under real kubectl (
   });
 
   it('lets `kubectl rollout status` follow a rollout that settles, through its watch', async () => {
-    const c = await start({ behaviour: 'settles' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=10s']);
+    const { c, result } = await rolloutStatusAfterSetImage('settles', '10s');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`deployment "${JOBS_MANAGER}" successfully rolled out`);
@@ -152,26 +163,20 @@ describe.skipIf(KUBECTL === undefined)(`the fake API server under real kubectl (
   });
 
   it('times `kubectl rollout status` out on a rollout that stalls, having said what it waits for', async () => {
-    const c = await start({ behaviour: 'stalls' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=1s']);
+    const { result } = await rolloutStatusAfterSetImage('stalls', '1s');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('0 of 1 updated replicas are available');
     expect(result.stderr).toContain('timed out waiting for the condition');
   });
 
   it('shows `kubectl rollout status` a pod that never becomes Ready as an old replica pending termination', async () => {
-    const c = await start({ behaviour: 'neverReady' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=1s']);
+    const { result } = await rolloutStatusAfterSetImage('neverReady', '1s');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('1 old replicas are pending termination');
   });
 
   it('fails `kubectl rollout status` when the progress deadline is exceeded', async () => {
-    const c = await start({ behaviour: 'progressDeadline' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=10s']);
+    const { result } = await rolloutStatusAfterSetImage('progressDeadline', '10s');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`deployment "${JOBS_MANAGER}" exceeded its progress deadline`);
   });
