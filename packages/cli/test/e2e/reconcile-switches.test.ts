@@ -14,6 +14,7 @@ import {
   REIMAGE_SUMMARY,
   RM,
   RP_REF,
+  STEADY_SUMMARY,
   STREAK,
 } from './support/chart-facts.js';
 import { describeRequest, patchesOf, type Stage, type StageRun, startStage } from './support/cluster-stage.js';
@@ -73,6 +74,8 @@ describeOnStoryRegistry(
       let first: Builds;
       let jm2 = '';
       const live = (mode: '1' | 'report') => ({ RECONCILE_LIVE: mode });
+      /** The bookkeeping once jm2 is recorded and pinned; pods-monitor and resource-monitor still on their first builds. */
+      const pinnedOnJm2 = () => ({ [RECORD.jm]: jm2, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm, [PIN_JM]: jm2 });
       /** The line a reverted container gets, in either mode. */
       const revertedLine = (workload: string, container: string, mode: 'report' | 'repair') =>
         `[image-refresh] WARN: ${workload} container ${container} runs docker.io/tracebloc/jobs-manager:stg (set by helm), not ${JM}@${jm2} that image-refresh pinned: a Helm re-render (or a hand edit) undid the pin; ${
@@ -107,9 +110,7 @@ describeOnStoryRegistry(
           const steady = await stage.tick(live('1'));
           expect(steady.exitCode).toBe(0);
           expect(WARNINGS(steady)).toEqual([]);
-          expect(steady.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0',
-          );
+          expect(steady.stderr.at(-1)).toBe(STEADY_SUMMARY);
           // The mode does read the live workloads (so "no warning" above was looked for).
           expect(steady.api.map(describeRequest)).toEqual(ALL_READ);
           expect(stage.images()).toEqual(ON_TAG);
@@ -130,12 +131,7 @@ describeOnStoryRegistry(
           const run = await stage.tick(live('1'));
           expect(run.exitCode).toBe(0);
           expect(run.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
-          expect(stage.bookkeeping()).toEqual({
-            [RECORD.jm]: jm2,
-            [RECORD.pm]: first.pm,
-            [RECORD.rm]: first.rm,
-            [PIN_JM]: jm2,
-          });
+          expect(stage.bookkeeping()).toEqual(pinnedOnJm2());
         },
         STORY_MS,
       );
@@ -166,9 +162,7 @@ describeOnStoryRegistry(
             revertedLine('deployment/stg-requests-proxy', 'proxy', 'report'),
           ]);
           expect(patchesOf(run)).toEqual([]);
-          expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0',
-          );
+          expect(run.stderr.at(-1)).toBe(STEADY_SUMMARY);
           expect(stage.images()).toEqual(ON_TAG);
           expect(stage.generations()).toEqual(generations);
         },
@@ -198,12 +192,7 @@ describeOnStoryRegistry(
             'stg-jobs-manager': { ...ON_TAG['stg-jobs-manager'], api: pinned(JM, jm2) },
             'stg-requests-proxy': { proxy: pinned(JM, jm2) },
           });
-          expect(stage.bookkeeping()).toEqual({
-            [RECORD.jm]: jm2,
-            [RECORD.pm]: first.pm,
-            [RECORD.rm]: first.rm,
-            [PIN_JM]: jm2,
-          });
+          expect(stage.bookkeeping()).toEqual(pinnedOnJm2());
         },
         STORY_MS,
       );

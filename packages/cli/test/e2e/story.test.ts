@@ -14,6 +14,7 @@ import {
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { TOKEN_SERVICE } from '../../../k8s-adapter/test/support/registry-token-server.js';
 import { bundleEnv, STORY_BOUNDS, shippedCronJobEnv } from './support/chart-env.js';
+import { STEADY_SUMMARY } from './support/chart-facts.js';
 import { CHART_WORLD_SETUP_TIMEOUT_MS, type ChartWorld, startChartWorld } from './support/chart-world.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
 
@@ -341,9 +342,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       };
       const run = await tick({ IMAGE_REFRESH_AUTH_URL: `${world.registry.tokens.realm}?service=${TOKEN_SERVICE}` });
       expect(run.exitCode).toBe(0);
-      expect(run.stderr.at(-1)).toBe(
-        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0',
-      );
+      expect(run.stderr.at(-1)).toBe(STEADY_SUMMARY);
       expect(world.cluster.server.requests.slice(from.api).map((r) => `${r.method} ${r.path}`)).toEqual([
         `GET /apis/apps/v1/namespaces/${NS}/deployments/${JOBS_MANAGER}`,
       ]);
