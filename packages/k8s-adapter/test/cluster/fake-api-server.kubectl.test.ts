@@ -1,18 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENTS_NS,
   annotationsOf,
-  type ChartCluster,
   type ChartOptions,
   generationOf,
   imagesOf,
   JOBS_MANAGER,
   NS,
   RESOURCE_MONITOR,
-  startChartCluster,
 } from '../support/fake-api-chart.js';
 import { KUBECTL, KUBECTL_MISSING, kubectl } from '../support/fake-api-kubectl.js';
 import type { JsonObject } from '../support/fake-api-patch.js';
+import { chartClusterPerTest, expectModelledTraffic } from './cluster-test-kit.js';
 
 // Before the adapter is tested against the fake API server, the fake is held
 // to what the real thing does: real kubectl drives it, and the server's state
@@ -24,21 +23,7 @@ import type { JsonObject } from '../support/fake-api-patch.js';
 const SHA_A = `sha256:${'a'.repeat(64)}`;
 const SHA_B = `sha256:${'b'.repeat(64)}`;
 
-let cluster: ChartCluster | undefined;
-
-const start = async (options: ChartOptions = {}): Promise<ChartCluster> => {
-  cluster = await startChartCluster({ anonymous: true, stepMs: 40, ...options });
-  return cluster;
-};
-
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  const unexpected = c.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`);
-  await c.close();
-  expect(unexpected).toEqual([]);
-});
+const start = chartClusterPerTest({ anonymous: true, stepMs: 40 }, expectModelledTraffic);
 
 /** `kubectl set image` on jobs-manager's api container of a release under `behaviour`, then `kubectl rollout status` on it. */
 const rolloutStatusAfterSetImage = async (behaviour: NonNullable<ChartOptions['behaviour']>, timeout: string) => {
