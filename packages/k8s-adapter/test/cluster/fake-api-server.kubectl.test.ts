@@ -38,6 +38,9 @@ const rolloutStatusAfterSetImage = async (behaviour: NonNullable<ChartOptions['b
   return { c, result };
 };
 
+/** kubectl arguments in the node agents' namespace, where the resource-monitor DaemonSet lives. */
+const inAgentsNamespace = (...args: string[]): string[] => ['-n', AGENTS_NS, ...args];
+
 const managerOwningImage = (object: JsonObject, container: string): string[] =>
   ((object.metadata as JsonObject).managedFields as JsonObject[])
     .filter((entry) => {
@@ -126,14 +129,10 @@ describe.skipIf(KUBECTL === undefined)(`the fake API server under real kubectl (
   it('changes the DaemonSet in its own namespace with `kubectl set image daemonset/…`', async () => {
     const c = await start();
     const image = `docker.io/tracebloc/resource-monitor@${SHA_B}`;
-    const result = await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'set',
-      'image',
-      `daemonset/${RESOURCE_MONITOR}`,
-      `tracebloc-resource-monitor=${image}`,
-    ]);
+    const result = await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace('set', 'image', `daemonset/${RESOURCE_MONITOR}`, `tracebloc-resource-monitor=${image}`),
+    );
     expect(result.code).toBe(0);
     expect(imagesOf(c.resourceMonitor())).toEqual({ 'tracebloc-resource-monitor': image });
     expect(generationOf(c.resourceMonitor())).toBe(2);
@@ -168,36 +167,29 @@ describe.skipIf(KUBECTL === undefined)(`the fake API server under real kubectl (
 
   it('lets `kubectl rollout status` follow a DaemonSet rollout to the end', async () => {
     const c = await start({ behaviour: 'settles' });
-    await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'set',
-      'image',
-      `daemonset/${RESOURCE_MONITOR}`,
-      `tracebloc-resource-monitor=docker.io/x@${SHA_B}`,
-    ]);
-    const result = await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'rollout',
-      'status',
-      `daemonset/${RESOURCE_MONITOR}`,
-      '--timeout=10s',
-    ]);
+    await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace(
+        'set',
+        'image',
+        `daemonset/${RESOURCE_MONITOR}`,
+        `tracebloc-resource-monitor=docker.io/x@${SHA_B}`,
+      ),
+    );
+    const result = await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace('rollout', 'status', `daemonset/${RESOURCE_MONITOR}`, '--timeout=10s'),
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`daemon set "${RESOURCE_MONITOR}" successfully rolled out`);
   });
 
   it('shows kubectl an OnDelete DaemonSet, whose rollout status is an error', async () => {
     const c = await start({ daemonSetStrategy: 'OnDelete' });
-    const result = await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'rollout',
-      'status',
-      `daemonset/${RESOURCE_MONITOR}`,
-      '--timeout=5s',
-    ]);
+    const result = await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace('rollout', 'status', `daemonset/${RESOURCE_MONITOR}`, '--timeout=5s'),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('rollout status is only available for RollingUpdate strategy type');
   });
