@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -7,7 +7,7 @@ import {
   startParityRegistry,
 } from '../../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { type ChartCluster, startChartCluster } from '../../../../k8s-adapter/test/support/fake-api-chart.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './bundle.js';
+import { BUILD_TIMEOUT_MS, readyToRunOnKubeconfig } from './bundle.js';
 import type { BundleTarget } from './chart-env.js';
 
 // What a one-release story file starts before its chapters: a current bundle,
@@ -26,11 +26,7 @@ export interface ChartWorld extends BundleTarget {
 }
 
 export const startChartWorld = async (homePrefix = 'image-refresh-e2e-home-'): Promise<ChartWorld> => {
-  // With a service-account token on this machine the CLI prefers it to
-  // KUBECONFIG (loadClusterConfig) and the story would test the wrong wiring.
-  const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-  if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-  await ensureBundle();
+  await readyToRunOnKubeconfig();
   const registry = await startParityRegistry();
   let cluster: ChartCluster;
   try {

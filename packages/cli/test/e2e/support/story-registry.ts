@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe } from 'vitest';
 import {
   type ParityRegistry,
@@ -6,7 +5,7 @@ import {
   registryBinaryMissing,
   startParityRegistry,
 } from '../../../../k8s-adapter/test/parity/support/parity-registry.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './bundle.js';
+import { BUILD_TIMEOUT_MS, readyToRunOnKubeconfig } from './bundle.js';
 import { JM, PM, RM } from './chart-facts.js';
 import type { RegistryEndpoint } from './cluster-stage.js';
 import { type BudgetProxy, startBudgetProxy } from './registry-budget-proxy.js';
@@ -38,11 +37,7 @@ export interface StoryRegistry {
 }
 
 export const startStoryRegistry = async (): Promise<StoryRegistry> => {
-  // With a service-account token on this machine the CLI prefers it to
-  // KUBECONFIG (loadClusterConfig) and the stories would test the wrong wiring.
-  const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-  if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-  await ensureBundle();
+  await readyToRunOnKubeconfig();
   const registry = await startParityRegistry();
   let budget: BudgetProxy;
   try {
