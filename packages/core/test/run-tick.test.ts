@@ -22,6 +22,14 @@ const driftingWorld = () => {
   return { config, world };
 };
 
+/** A fresh simulated edge on `config` whose ports are the simulator's, with `override`'s on top. */
+const simEdgeWith = (override: (sim: TickPorts) => Partial<TickPorts>, config = simConfig()) => {
+  const world = new SimWorld(config);
+  const sim = simPorts(world);
+  const ports: TickPorts = { ...sim, ...override(sim) };
+  return { config, world, ports };
+};
+
 describe('runTick', () => {
   it('is deterministic: the same port answers give the same outcome and the same calls (I20)', async () => {
     const a = driftingWorld();
@@ -49,11 +57,11 @@ describe('runTick', () => {
     // for every mutant this test covers under Stryker (pnpm mutation).
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const config = simConfig({ API_TIMEOUT: '20ms', SETTLE_TIMEOUT: '10ms' });
-      const world = new SimWorld(config);
-      const sim = simPorts(world);
       const never = () => () => new Promise<never>(() => undefined);
-      const ports: TickPorts = { ...sim, cluster: { ...sim.cluster, readJobsManager: never } };
+      const { config, ports } = simEdgeWith(
+        (sim) => ({ cluster: { ...sim.cluster, readJobsManager: never } }),
+        simConfig({ API_TIMEOUT: '20ms', SETTLE_TIMEOUT: '10ms' }),
+      );
       let outcome: TickOutcome | undefined;
       const ended = runTick(config, ports).then((o) => {
         outcome = o;
@@ -73,11 +81,7 @@ describe('runTick', () => {
   });
 
   it('a port that throws instead of returning Left is a failure of that call, not a crash', async () => {
-    const config = simConfig();
-    const world = new SimWorld(config);
-    const sim = simPorts(world);
-    const ports: TickPorts = {
-      ...sim,
+    const { config, world, ports } = simEdgeWith((sim) => ({
       cluster: {
         ...sim.cluster,
         // The guard's read answers; the streak read (no settle window) throws.
@@ -86,7 +90,7 @@ describe('runTick', () => {
           throw new Error('boom');
         },
       },
-    };
+    }));
     world.setBehaviour('jobs-manager', 'neverReady');
     const outcome = await runTick(config, ports);
     expect(outcome.result).toBe('skipStreakUncountable');
@@ -94,13 +98,9 @@ describe('runTick', () => {
   });
 
   it('a registry port that fails as a whole leaves every image unresolved, never recorded', async () => {
-    const config = simConfig();
-    const world = new SimWorld(config);
-    const sim = simPorts(world);
-    const ports: TickPorts = {
-      ...sim,
+    const { config, ports } = simEdgeWith(() => ({
       registry: { resolveDigests: () => () => Promise.reject(new Error('socket hang up')) },
-    };
+    }));
     const outcome = await runTick(config, ports);
     expect(outcome.result).toBe('complete');
     expect(outcome.events.filter((e) => e.code === 'RESOLVE_FAILED')).toHaveLength(3);
@@ -108,17 +108,13 @@ describe('runTick', () => {
   });
 
   it('Left values from ports pass through with their tag and the server message', async () => {
-    const config = simConfig();
-    const world = new SimWorld(config);
-    const sim = simPorts(world);
-    const ports: TickPorts = {
-      ...sim,
+    const { config, ports } = simEdgeWith((sim) => ({
       cluster: {
         ...sim.cluster,
         readJobsManager: () =>
           TE.left({ _tag: 'Forbidden', status: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden' }),
       },
-    };
+    }));
     const outcome = await runTick(config, ports);
     expect(outcome.findings.map((f) => f.message)).toEqual([
       'ERROR: cannot read deployment/stg-jobs-manager (Forbidden (HTTP 403): deployments.apps "stg-jobs-manager" is forbidden) -- not a benign skip; failing the tick so it is visible',

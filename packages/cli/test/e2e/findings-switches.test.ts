@@ -1,6 +1,5 @@
 import { shortDigest } from '@image-refresh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { type Flapping, restAs, stageFlapping } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { seriesCount } from '../../../k8s-adapter/test/support/fake-api-events.js';
@@ -23,12 +22,7 @@ import {
 import { patchesOf, type Stage, type StageRun, startStage } from './support/cluster-stage.js';
 import { kubectlAnnotate } from './support/hand-edits.js';
 import { linesWith, theLine } from './support/run-bundle.js';
-import {
-  type Builds,
-  STORY_SETUP_TIMEOUT_MS,
-  type StoryRegistry,
-  startStoryRegistry,
-} from './support/story-registry.js';
+import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
 
 // Issue 6's switches, each both ways, told to what ships: the bundled CLI as
 // a child process per tick against the fake API server and a real
@@ -60,21 +54,11 @@ import {
 // A story is several CLI runs of ~0.5–1.5 s each on a loaded 2-core machine.
 const STORY_MS = 60_000;
 
-// The default reporter folds a skipped file into one line: say why on stderr too.
-if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
-
-describe.skipIf(registryBinaryMissing !== undefined)(
-  `issue 6's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
-  () => {
-    let world: StoryRegistry;
+describeOnStoryRegistry(
+  import.meta.url,
+  `issue 6's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)`,
+  (world) => {
     const newStage = () => startStage(world.endpoint);
-
-    beforeAll(async () => {
-      world = await startStoryRegistry();
-    }, STORY_SETUP_TIMEOUT_MS);
-    afterAll(async () => {
-      await world?.close();
-    });
 
     describe('FLAP_LOCKOUT_EXIT (MAX_REFRESH_ATTEMPTS=1, so one failed re-image reaches the lockout)', () => {
       let stage: Stage;

@@ -1,26 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ParityRegistry,
-  REGISTRY_SETUP_TIMEOUT_MS,
-  registryBinaryMissing,
-  startParityRegistry,
-} from '../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
-import {
-  annotationsOf,
-  type ChartCluster,
-  JOBS_MANAGER,
-  NS,
-  startChartCluster,
-} from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import { annotationsOf, JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { renderExposition } from '../../src/metrics/exposition.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
 import { JM, JM_REF, PM, RM } from './support/chart-facts.js';
+import { CHART_WORLD_SETUP_TIMEOUT_MS, type ChartWorld, startChartWorld } from './support/chart-world.js';
 import {
   type GatewaySample,
   PUSHGATEWAY_SETUP_TIMEOUT_MS,
@@ -49,51 +35,30 @@ if (missing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${missing}`
 describe.skipIf(missing !== undefined)(
   `the bundled CLI pushes each tick's metrics to a real Pushgateway${missing === undefined ? '' : ` (skipped: ${missing})`}`,
   () => {
-    let registry: ParityRegistry;
-    let cluster: ChartCluster;
+    let world: ChartWorld;
     let gateway: Pushgateway;
-    let home: string;
     const digest: Record<string, string> = {};
 
-    beforeAll(
-      async () => {
-        const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-        if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-        await ensureBundle();
-        registry = await startParityRegistry();
-        cluster = await startChartCluster({ stepMs: 20 });
-        gateway = await startPushgateway();
-        home = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-home-'));
-        digest.jm1 = await registry.push(JM, 'stg');
-        digest.pm1 = await registry.push(PM, 'stg');
-        digest.rm1 = await registry.push(RM, 'stg');
-      },
-      BUILD_TIMEOUT_MS + REGISTRY_SETUP_TIMEOUT_MS + PUSHGATEWAY_SETUP_TIMEOUT_MS,
-    );
+    beforeAll(async () => {
+      world = await startChartWorld();
+      gateway = await startPushgateway();
+      digest.jm1 = await world.registry.push(JM, 'stg');
+      digest.pm1 = await world.registry.push(PM, 'stg');
+      digest.rm1 = await world.registry.push(RM, 'stg');
+    }, CHART_WORLD_SETUP_TIMEOUT_MS + PUSHGATEWAY_SETUP_TIMEOUT_MS);
 
     afterAll(async () => {
       await gateway?.stop();
-      await cluster?.close();
-      await registry?.close();
-      if (home !== undefined) rmSync(home, { recursive: true, force: true });
+      await world?.close();
     });
 
-    const env = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> => ({
-      ...shippedCronJobEnv(),
-      IMAGE_TAG: 'stg',
-      MAX_SKIP_TICKS: '2',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-      PUSHGATEWAY_URL: gateway.url,
-      METRICS_GROUPING: `edge=${EDGE}`,
-      ...overrides,
-    });
+    const env = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> =>
+      bundleEnv(world, STORY_BOUNDS, {
+        MAX_SKIP_TICKS: '2',
+        PUSHGATEWAY_URL: gateway.url,
+        METRICS_GROUPING: `edge=${EDGE}`,
+        ...overrides,
+      });
     const tick = (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> =>
       runBundle(['tick'], env(overrides));
 
@@ -114,7 +79,7 @@ describe.skipIf(missing !== undefined)(
         }),
       );
     };
-    const bookkeeping = () => annotationsOf(cluster.jobsManager());
+    const bookkeeping = () => annotationsOf(world.cluster.jobsManager());
 
     it('the group is the one METRICS_GROUPING names, its value read back unescaped: quote, backslash, newline and "/"', async () => {
       const run = await tick();
@@ -127,9 +92,9 @@ describe.skipIf(missing !== undefined)(
     it(
       'a steady tick: outcome complete, exit 0, last success = last run, streak 0, each digest recorded and in the registry, its requests by kind',
       async () => {
-        const apiBefore = cluster.server.requests.length;
-        const registryBefore = registry.proxy.seen.length;
-        const tokensBefore = registry.tokens.scopeRequests.length;
+        const apiBefore = world.cluster.server.requests.length;
+        const registryBefore = world.registry.proxy.seen.length;
+        const tokensBefore = world.registry.tokens.scopeRequests.length;
         const run = await tick();
         expect(run.exitCode).toBe(0);
         const m = await pushed();
@@ -144,9 +109,9 @@ describe.skipIf(missing !== undefined)(
           [`image_refresh_image_info{digest=${digest.pm1},image=pods-monitor,state=registry}`]: 1,
           [`image_refresh_image_info{digest=${digest.rm1},image=resource-monitor,state=recorded}`]: 1,
           // What landed on the servers, counted there.
-          'image_refresh_tick_requests{kind=kubernetes}': cluster.server.requests.length - apiBefore,
-          'image_refresh_tick_requests{kind=registry}': registry.proxy.seen.length - registryBefore,
-          'image_refresh_tick_requests{kind=token}': registry.tokens.scopeRequests.length - tokensBefore,
+          'image_refresh_tick_requests{kind=kubernetes}': world.cluster.server.requests.length - apiBefore,
+          'image_refresh_tick_requests{kind=registry}': world.registry.proxy.seen.length - registryBefore,
+          'image_refresh_tick_requests{kind=token}': world.registry.tokens.scopeRequests.length - tokensBefore,
           'image_refresh_tick_requests{kind=events}': 0,
         });
         expect(m['image_refresh_tick_requests{kind=kubernetes}']).toBe(1);
@@ -160,8 +125,8 @@ describe.skipIf(missing !== undefined)(
     it(
       'a skip, then FROZEN: the streak 1 then 2, exit 0 then 1, and the last success stays the skip’s (it exited 0)',
       async () => {
-        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
-        restAs(cluster, JM_REF, 'neverReady');
+        world.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
+        restAs(world.cluster, JM_REF, 'neverReady');
         const skip = await tick();
         expect(skip.exitCode).toBe(0);
         const skipped = await pushed();
@@ -172,10 +137,10 @@ describe.skipIf(missing !== undefined)(
         });
         const lastSuccess = skipped.image_refresh_last_success_timestamp_seconds;
         expect(lastSuccess).toBe(skipped.image_refresh_last_run_timestamp_seconds);
-        const apiBefore = cluster.server.requests.length;
+        const apiBefore = world.cluster.server.requests.length;
         const frozen = await tick();
         expect(frozen.exitCode).toBe(1);
-        const requests = cluster.server.requests.slice(apiBefore);
+        const requests = world.cluster.server.requests.slice(apiBefore);
         const events = requests.filter((r) => r.path.startsWith('/apis/events.k8s.io/')).length;
         // The RefreshFrozen Warning Event was recorded, and counted as an events request.
         expect(events).toBeGreaterThan(0);
@@ -198,9 +163,9 @@ describe.skipIf(missing !== undefined)(
     it(
       'settled again with a new build: re-imaged, the new digest recorded, in the registry and live; attempt 0, not locked out',
       async () => {
-        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
-        restAs(cluster, JM_REF, 'settles');
-        digest.jm2 = await registry.push(JM, 'stg');
+        world.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+        restAs(world.cluster, JM_REF, 'settles');
+        digest.jm2 = await world.registry.push(JM, 'stg');
         const run = await tick();
         expect(run.exitCode).toBe(0);
         expect(run.stderr.at(-1)).toContain('re-images=2');

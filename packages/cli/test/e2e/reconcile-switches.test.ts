@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import {
@@ -15,17 +14,13 @@ import {
   REIMAGE_SUMMARY,
   RM,
   RP_REF,
+  STEADY_SUMMARY,
   STREAK,
 } from './support/chart-facts.js';
 import { describeRequest, patchesOf, type Stage, type StageRun, startStage } from './support/cluster-stage.js';
 import { helmRerender, kubectlSetImage } from './support/hand-edits.js';
 import { linesWith, theLine } from './support/run-bundle.js';
-import {
-  type Builds,
-  STORY_SETUP_TIMEOUT_MS,
-  type StoryRegistry,
-  startStoryRegistry,
-} from './support/story-registry.js';
+import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
 
 // Issue 7's switches, each both ways, told to what ships: the bundled CLI as
 // a child process per tick against the fake API server and a real
@@ -70,26 +65,17 @@ const annotationPatch = (annotations: Record<string, string | null>) => ({
   body: { metadata: { annotations } },
 });
 
-// The default reporter folds a skipped file into one line: say why on stderr too.
-if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
-
-describe.skipIf(registryBinaryMissing !== undefined)(
-  `issue 7's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
-  () => {
-    let world: StoryRegistry;
-
-    beforeAll(async () => {
-      world = await startStoryRegistry();
-    }, STORY_SETUP_TIMEOUT_MS);
-    afterAll(async () => {
-      await world?.close();
-    });
-
+describeOnStoryRegistry(
+  import.meta.url,
+  `issue 7's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)`,
+  (world) => {
     describe('RECONCILE_LIVE: 0 (default), report and 1, on one release that lives through a pin, a helm re-render and a hand-set requests-proxy', () => {
       let stage: Stage;
       let first: Builds;
       let jm2 = '';
       const live = (mode: '1' | 'report') => ({ RECONCILE_LIVE: mode });
+      /** The bookkeeping once jm2 is recorded and pinned; pods-monitor and resource-monitor still on their first builds. */
+      const pinnedOnJm2 = () => ({ [RECORD.jm]: jm2, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm, [PIN_JM]: jm2 });
       /** The line a reverted container gets, in either mode. */
       const revertedLine = (workload: string, container: string, mode: 'report' | 'repair') =>
         `[image-refresh] WARN: ${workload} container ${container} runs docker.io/tracebloc/jobs-manager:stg (set by helm), not ${JM}@${jm2} that image-refresh pinned: a Helm re-render (or a hand edit) undid the pin; ${
@@ -124,9 +110,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           const steady = await stage.tick(live('1'));
           expect(steady.exitCode).toBe(0);
           expect(WARNINGS(steady)).toEqual([]);
-          expect(steady.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0',
-          );
+          expect(steady.stderr.at(-1)).toBe(STEADY_SUMMARY);
           // The mode does read the live workloads (so "no warning" above was looked for).
           expect(steady.api.map(describeRequest)).toEqual(ALL_READ);
           expect(stage.images()).toEqual(ON_TAG);
@@ -147,12 +131,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           const run = await stage.tick(live('1'));
           expect(run.exitCode).toBe(0);
           expect(run.stderr.at(-1)).toBe(REIMAGE_SUMMARY);
-          expect(stage.bookkeeping()).toEqual({
-            [RECORD.jm]: jm2,
-            [RECORD.pm]: first.pm,
-            [RECORD.rm]: first.rm,
-            [PIN_JM]: jm2,
-          });
+          expect(stage.bookkeeping()).toEqual(pinnedOnJm2());
         },
         STORY_MS,
       );
@@ -183,9 +162,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
             revertedLine('deployment/stg-requests-proxy', 'proxy', 'report'),
           ]);
           expect(patchesOf(run)).toEqual([]);
-          expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0',
-          );
+          expect(run.stderr.at(-1)).toBe(STEADY_SUMMARY);
           expect(stage.images()).toEqual(ON_TAG);
           expect(stage.generations()).toEqual(generations);
         },
@@ -215,12 +192,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
             'stg-jobs-manager': { ...ON_TAG['stg-jobs-manager'], api: pinned(JM, jm2) },
             'stg-requests-proxy': { proxy: pinned(JM, jm2) },
           });
-          expect(stage.bookkeeping()).toEqual({
-            [RECORD.jm]: jm2,
-            [RECORD.pm]: first.pm,
-            [RECORD.rm]: first.rm,
-            [PIN_JM]: jm2,
-          });
+          expect(stage.bookkeeping()).toEqual(pinnedOnJm2());
         },
         STORY_MS,
       );

@@ -1,26 +1,18 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shortDigest } from '@image-refresh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ParityRegistry,
-  REGISTRY_SETUP_TIMEOUT_MS,
-  registryBinaryMissing,
-  startParityRegistry,
-} from '../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import {
   annotationsOf,
-  type ChartCluster,
   imagesOf,
   JOBS_MANAGER,
   REQUESTS_PROXY,
-  startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { attachBundle, bundleOver, cosignStatement } from '../../../k8s-adapter/test/support/signature-bundles.js';
 import { newSigningKey } from '../../../k8s-adapter/test/support/signature-sig-tag.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
+import { CHART_WORLD_SETUP_TIMEOUT_MS, type ChartWorld, startChartWorld } from './support/chart-world.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
 
 // VERIFY_SIGNATURES=enforce (issue 15), told to what ships: the bundled CLI
@@ -47,53 +39,38 @@ if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url
 describe.skipIf(registryBinaryMissing !== undefined)(
   `VERIFY_SIGNATURES=enforce, the bundled CLI on the fake API server and a real registry${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
   () => {
-    let registry: ParityRegistry;
-    let cluster: ChartCluster;
-    let home: string;
+    let world: ChartWorld;
     const key = newSigningKey('ecdsa-p256');
     const digest: Record<string, string> = {};
     const files = { publicKey: '', privateKey: '', missing: '' };
 
     beforeAll(async () => {
-      const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-      if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-      await ensureBundle();
-      registry = await startParityRegistry();
-      cluster = await startChartCluster({ stepMs: 20 });
-      home = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-signatures-'));
-      files.publicKey = join(home, 'cosign.pub');
-      files.privateKey = join(home, 'cosign.key');
-      files.missing = join(home, 'rotated.pub');
+      world = await startChartWorld('image-refresh-e2e-signatures-');
+      files.publicKey = join(world.home, 'cosign.pub');
+      files.privateKey = join(world.home, 'cosign.key');
+      files.missing = join(world.home, 'rotated.pub');
       writeFileSync(files.publicKey, key.publicPem);
       writeFileSync(files.privateKey, key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
-      digest.jm1 = await registry.push(JM, 'stg');
-      digest.pm1 = await registry.push(PM, 'stg');
-      digest.rm1 = await registry.push(RM, 'stg');
-    }, BUILD_TIMEOUT_MS + REGISTRY_SETUP_TIMEOUT_MS);
+      digest.jm1 = await world.registry.push(JM, 'stg');
+      digest.pm1 = await world.registry.push(PM, 'stg');
+      digest.rm1 = await world.registry.push(RM, 'stg');
+    }, CHART_WORLD_SETUP_TIMEOUT_MS);
 
     afterAll(async () => {
-      await cluster?.close();
-      await registry?.close();
-      if (home !== undefined) rmSync(home, { recursive: true, force: true });
+      await world?.close();
     });
 
-    const env = (): Record<string, string> => ({
-      ...shippedCronJobEnv(),
-      IMAGE_TAG: 'stg',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-      VERIFY_SIGNATURES: 'enforce',
-      SIGNATURE_PUBLIC_KEYS: files.publicKey,
-    });
+    const env = (): Record<string, string> =>
+      bundleEnv(world, STORY_BOUNDS, {
+        VERIFY_SIGNATURES: 'enforce',
+        SIGNATURE_PUBLIC_KEYS: files.publicKey,
+      });
     const tick = (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> =>
       runBundle(['tick'], { ...env(), ...overrides });
-    const requestsSoFar = () => ({ api: cluster.server.requests.length, registry: registry.proxy.seen.length });
+    const requestsSoFar = () => ({
+      api: world.cluster.server.requests.length,
+      registry: world.registry.proxy.seen.length,
+    });
 
     it('a SIGNATURE_PUBLIC_KEYS file that is a private key, or missing: exit 2 naming the variable and the file, no request', async () => {
       const before = requestsSoFar();
@@ -123,7 +100,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         expect(theLine(run.stderr, `signature of ${JM}@${digest.jm1}`)).toMatch(
           /not verified \(first observation, nothing rolled\): no cosign signature tag sha256-[0-9a-f]{64}\.sig; no sigstore bundle/,
         );
-        expect(annotationsOf(cluster.jobsManager())[RECORD_JM]).toBe(digest.jm1);
+        expect(annotationsOf(world.cluster.jobsManager())[RECORD_JM]).toBe(digest.jm1);
       },
       CHAPTER_MS,
     );
@@ -131,18 +108,18 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it(
       'an unsigned build is published: a finding (exit 1, the line, the Event), nothing rolls, no attempt spent',
       async () => {
-        digest.jm2 = await registry.push(JM, 'stg');
+        digest.jm2 = await world.registry.push(JM, 'stg');
         const run = await tick();
         expect(run.exitCode).toBe(1);
         expect(theLine(run.stderr, 'SIGNATURE NOT VERIFIED')).toMatch(
           new RegExp(`^\\[image-refresh\\] ERROR: SIGNATURE NOT VERIFIED for ${JM}@${digest.jm2}: `),
         );
-        expect(imagesOf(cluster.jobsManager()).api).toBe('docker.io/tracebloc/jobs-manager:stg');
-        expect(imagesOf(cluster.requestsProxy()).proxy).toBe('docker.io/tracebloc/jobs-manager:stg');
-        const annotations = annotationsOf(cluster.jobsManager());
+        expect(imagesOf(world.cluster.jobsManager()).api).toBe('docker.io/tracebloc/jobs-manager:stg');
+        expect(imagesOf(world.cluster.requestsProxy()).proxy).toBe('docker.io/tracebloc/jobs-manager:stg');
+        const annotations = annotationsOf(world.cluster.jobsManager());
         expect(annotations[ATTEMPT]).toBeUndefined();
         expect(annotations[RECORD_JM]).toBe(digest.jm1);
-        expect(cluster.server.events.counted()).toContain('Warning RefreshSignatureRejected ×1');
+        expect(world.cluster.server.events.counted()).toContain('Warning RefreshSignatureRejected ×1');
       },
       CHAPTER_MS,
     );
@@ -151,19 +128,19 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       'it is signed (a sigstore bundle by @sigstore/sign, attached by @sigstore/oci): the next tick re-images it, naming the key',
       async () => {
         const jm2 = digest.jm2 ?? '';
-        await attachBundle(registry.url, JM, jm2, await bundleOver(key, cosignStatement(jm2)));
+        await attachBundle(world.registry.url, JM, jm2, await bundleOver(key, cosignStatement(jm2)));
         const run = await tick();
         expect(run.exitCode).toBe(0);
         expect(theLine(run.stderr, `signature of ${JM}@${jm2}`)).toBe(
           `[image-refresh] signature of ${JM}@${jm2} verified by ${files.publicKey}`,
         );
-        expect(imagesOf(cluster.jobsManager()).api).toBe(`docker.io/${JM}@${jm2}`);
-        expect(imagesOf(cluster.requestsProxy()).proxy).toBe(`docker.io/${JM}@${jm2}`);
-        expect(annotationsOf(cluster.jobsManager())[RECORD_JM]).toBe(jm2);
+        expect(imagesOf(world.cluster.jobsManager()).api).toBe(`docker.io/${JM}@${jm2}`);
+        expect(imagesOf(world.cluster.requestsProxy()).proxy).toBe(`docker.io/${JM}@${jm2}`);
+        expect(annotationsOf(world.cluster.jobsManager())[RECORD_JM]).toBe(jm2);
         const signed = `(signature verified by ${files.publicKey})`;
         const move = `${shortDigest(digest.jm1 ?? '')} → ${shortDigest(jm2)} ${signed}`;
         expect(
-          cluster.server.events
+          world.cluster.server.events
             .all()
             .filter((e) => e.reason === 'RefreshReimaged')
             .map((e) => e.message),

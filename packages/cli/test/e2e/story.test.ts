@@ -1,30 +1,21 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { shortDigest, type WorkloadRef } from '@image-refresh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ParityRegistry,
-  REGISTRY_SETUP_TIMEOUT_MS,
-  registryBinaryMissing,
-  startParityRegistry,
-} from '../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { type Flapping, restAs, stageFlapping } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import {
   AGENTS_NS,
   annotationsOf,
-  type ChartCluster,
   generationOf,
   imagesOf,
   JOBS_MANAGER,
   NS,
   REQUESTS_PROXY,
   RESOURCE_MONITOR,
-  startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { TOKEN_SERVICE } from '../../../k8s-adapter/test/support/registry-token-server.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS, shippedCronJobEnv } from './support/chart-env.js';
+import { STEADY_SUMMARY } from './support/chart-facts.js';
+import { CHART_WORLD_SETUP_TIMEOUT_MS, type ChartWorld, startChartWorld } from './support/chart-world.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
 
 // The story an edge lives through, told to what ships: the bundled CLI
@@ -80,48 +71,25 @@ if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url
 describe.skipIf(registryBinaryMissing !== undefined)(
   `the bundled CLI, tick after tick, on the fake API server and a real registry (MAX_SKIP_TICKS=8, as shipped)${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
   () => {
-    let registry: ParityRegistry;
-    let cluster: ChartCluster;
+    let world: ChartWorld;
     let flapping: Flapping;
-    let home: string;
     const digest: Record<string, string> = {};
 
     beforeAll(async () => {
-      // With a service-account token on this machine the CLI prefers it to
-      // KUBECONFIG (loadClusterConfig) and the story would test the wrong wiring.
-      const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-      if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-      await ensureBundle();
-      registry = await startParityRegistry();
-      cluster = await startChartCluster({ stepMs: 20 });
-      flapping = stageFlapping(cluster);
-      home = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-home-'));
-      digest.jm1 = await registry.push(JM, 'stg');
-      digest.pm1 = await registry.push(PM, 'stg');
-      digest.rm1 = await registry.push(RM, 'stg');
-    }, BUILD_TIMEOUT_MS + REGISTRY_SETUP_TIMEOUT_MS);
+      world = await startChartWorld();
+      flapping = stageFlapping(world.cluster);
+      digest.jm1 = await world.registry.push(JM, 'stg');
+      digest.pm1 = await world.registry.push(PM, 'stg');
+      digest.rm1 = await world.registry.push(RM, 'stg');
+    }, CHART_WORLD_SETUP_TIMEOUT_MS);
 
     afterAll(async () => {
       flapping?.stop();
-      await cluster?.close();
-      await registry?.close();
-      if (home !== undefined) rmSync(home, { recursive: true, force: true });
+      await world?.close();
     });
 
     const shipped = () => shippedCronJobEnv();
-    const env = (): Record<string, string> => ({
-      ...shipped(),
-      // The fake release runs the :stg images.
-      IMAGE_TAG: 'stg',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-    });
+    const env = (): Record<string, string> => bundleEnv(world, STORY_BOUNDS);
 
     /** One `image-refresh tick`; its last stderr line is always the summary, with the process's own exit code. */
     const tick = async (overrides: Readonly<Record<string, string>> = {}): Promise<BundleRun> => {
@@ -135,12 +103,12 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     /** The tick's bookkeeping on the jobs-manager Deployment. */
     const bookkeeping = () =>
       Object.fromEntries(
-        Object.entries(annotationsOf(cluster.jobsManager())).filter(([key]) => key.startsWith('tracebloc.io/')),
+        Object.entries(annotationsOf(world.cluster.jobsManager())).filter(([key]) => key.startsWith('tracebloc.io/')),
       );
     const images = () => ({
-      [JOBS_MANAGER]: imagesOf(cluster.jobsManager()),
-      [REQUESTS_PROXY]: imagesOf(cluster.requestsProxy()),
-      [RESOURCE_MONITOR]: imagesOf(cluster.resourceMonitor()),
+      [JOBS_MANAGER]: imagesOf(world.cluster.jobsManager()),
+      [REQUESTS_PROXY]: imagesOf(world.cluster.requestsProxy()),
+      [RESOURCE_MONITOR]: imagesOf(world.cluster.resourceMonitor()),
     });
     const jobsManagerOn = (jm: string) => ({
       [JOBS_MANAGER]: { api: pinned(JM, jm), 'pods-monitor-container': FLOATING.pm },
@@ -176,7 +144,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it(
       'a new jobs-manager build: both Deployments are re-imaged in order, their rollouts complete, then the digest is recorded',
       async () => {
-        digest.jm2 = await registry.push(JM, 'stg');
+        digest.jm2 = await world.registry.push(JM, 'stg');
         const run = await tick();
         expect(run.exitCode).toBe(0);
         expect(theLine(run.stderr, 'digest changed')).toContain(
@@ -207,13 +175,13 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it(
       'jobs-manager never Ready: 7 ticks skip with exit 0 and N/8, the 8th is exit 1 IMAGE REFRESH IS FROZEN naming the workloads frozen with it; nothing is re-imaged',
       async () => {
-        const { store } = cluster.server;
+        const { store } = world.cluster.server;
         store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'neverReady');
-        restAs(cluster, JM_REF, 'neverReady');
-        const generation = generationOf(cluster.jobsManager());
+        restAs(world.cluster, JM_REF, 'neverReady');
+        const generation = generationOf(world.cluster.jobsManager());
         for (let k = 1; k <= 7; k++) {
           // A new build lands mid-freeze: it must wait for the Deployment to settle (I1).
-          if (k === 7) digest.jm3 = await registry.push(JM, 'stg');
+          if (k === 7) digest.jm3 = await world.registry.push(JM, 'stg');
           const run = await tick();
           expect(run.exitCode, `skip ${k}`).toBe(0);
           expect(theLine(run.stderr, 'skipping this refresh tick'), `skip ${k}`).toContain(
@@ -237,7 +205,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           /summary: outcome=frozen exit=1 findings=1 writes=1 \(writeSkipStreak\) re-images=0$/,
         );
         expect(bookkeeping()[STREAK]).toBe('8');
-        expect(generationOf(cluster.jobsManager())).toBe(generation);
+        expect(generationOf(world.cluster.jobsManager())).toBe(generation);
         expect(images()).toEqual(jobsManagerOn(digest.jm2 ?? ''));
       },
       CHAPTER_MS,
@@ -246,8 +214,8 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it(
       'it settles: the streak is cleared with "settled again after 8 skipped tick(s)" and the build that waited is rolled out',
       async () => {
-        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
-        restAs(cluster, JM_REF, 'settles');
+        world.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+        restAs(world.cluster, JM_REF, 'settles');
         const run = await tick();
         expect(run.exitCode).toBe(0);
         expect(theLine(run.stderr, 'settled again')).toContain(
@@ -265,7 +233,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it(
       'a flapping build: three failed re-images exit 1, then the lockout exits 0 with FLAP DETECTED and MANUAL ATTENTION NEEDED',
       async () => {
-        digest.jm4 = await registry.push(JM, 'stg');
+        digest.jm4 = await world.registry.push(JM, 'stg');
         flapping.add(JM_REF);
         for (let attempt = 1; attempt <= 3; attempt++) {
           const run = await tick();
@@ -339,9 +307,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       'recovery: a fixed build is re-imaged as attempt 1, rolls out, is recorded; the story leaves these objects and Events behind',
       async () => {
         flapping.delete(JM_REF);
-        cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
-        restAs(cluster, JM_REF, 'settles');
-        digest.jm5 = await registry.push(JM, 'stg');
+        world.cluster.server.store.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+        restAs(world.cluster, JM_REF, 'settles');
+        digest.jm5 = await world.registry.push(JM, 'stg');
         const run = await tick();
         expect(run.exitCode).toBe(0);
         expect(theLine(run.stderr, 're-imaging control-plane workloads')).toContain('(attempt 1/3)');
@@ -353,7 +321,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         // Kubernetes Events on the jobs-manager Deployment: a repeat of the same
         // line (numbers aside) is counted in its series; each re-image names
         // other digests, so each is its own Event.
-        expect(cluster.server.events.counted()).toEqual([
+        expect(world.cluster.server.events.counted()).toEqual([
           'Normal RefreshReimaged ×1',
           'Normal RefreshReimaged ×1',
           'Normal RefreshReimaged ×1',
@@ -368,23 +336,21 @@ describe.skipIf(registryBinaryMissing !== undefined)(
 
     it('a steady tick with the token realm known (IMAGE_REFRESH_AUTH_URL): 1 Kubernetes request, 1 token, 1 HEAD per image, no anonymous probe', async () => {
       const from = {
-        api: cluster.server.requests.length,
-        registry: registry.proxy.seen.length,
-        tokens: registry.tokens.scopeRequests.length,
+        api: world.cluster.server.requests.length,
+        registry: world.registry.proxy.seen.length,
+        tokens: world.registry.tokens.scopeRequests.length,
       };
-      const run = await tick({ IMAGE_REFRESH_AUTH_URL: `${registry.tokens.realm}?service=${TOKEN_SERVICE}` });
+      const run = await tick({ IMAGE_REFRESH_AUTH_URL: `${world.registry.tokens.realm}?service=${TOKEN_SERVICE}` });
       expect(run.exitCode).toBe(0);
-      expect(run.stderr.at(-1)).toBe(
-        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0',
-      );
-      expect(cluster.server.requests.slice(from.api).map((r) => `${r.method} ${r.path}`)).toEqual([
+      expect(run.stderr.at(-1)).toBe(STEADY_SUMMARY);
+      expect(world.cluster.server.requests.slice(from.api).map((r) => `${r.method} ${r.path}`)).toEqual([
         `GET /apis/apps/v1/namespaces/${NS}/deployments/${JOBS_MANAGER}`,
       ]);
-      expect(registry.tokens.scopeRequests.slice(from.tokens)).toEqual([
+      expect(world.registry.tokens.scopeRequests.slice(from.tokens)).toEqual([
         [JM, PM, RM].map((repo) => `repository:${repo}:pull`),
       ]);
       expect(
-        registry.proxy.seen
+        world.registry.proxy.seen
           .slice(from.registry)
           .map((r) => `${r.method} ${r.url} ${r.authorization === undefined ? 'anonymous' : 'token'}`)
           .sort(),
@@ -393,9 +359,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
 
     it('a malformed environment: exit 2 naming the variable, and not one request to the API server or the registry', async () => {
       const before = {
-        api: cluster.server.requests.length,
-        registry: registry.proxy.seen.length,
-        tokens: registry.tokens.scopeRequests.length,
+        api: world.cluster.server.requests.length,
+        registry: world.registry.proxy.seen.length,
+        tokens: world.registry.tokens.scopeRequests.length,
       };
       const run = await tick({ MAX_SKIP_TICKS: 'eight' });
       expect(run.exitCode).toBe(2);
@@ -404,16 +370,16 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       );
       expect(run.stderr.at(-1)).toMatch(/summary: outcome=configInvalid exit=2 /);
       expect({
-        api: cluster.server.requests.length,
-        registry: registry.proxy.seen.length,
-        tokens: registry.tokens.scopeRequests.length,
+        api: world.cluster.server.requests.length,
+        registry: world.registry.proxy.seen.length,
+        tokens: world.registry.tokens.scopeRequests.length,
       }).toEqual(before);
     });
 
     it('every request of the story was one the fake API server models, with the kubeconfig token', () => {
-      expect(cluster.server.requests.length).toBeGreaterThan(0);
-      expect(cluster.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`)).toEqual([]);
-      expect(cluster.server.requests.filter((r) => r.auth !== 'token').map((r) => r.path)).toEqual([]);
+      expect(world.cluster.server.requests.length).toBeGreaterThan(0);
+      expect(world.cluster.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`)).toEqual([]);
+      expect(world.cluster.server.requests.filter((r) => r.auth !== 'token').map((r) => r.path)).toEqual([]);
     });
   },
 );

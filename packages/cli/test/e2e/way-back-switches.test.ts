@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import { type ChartCluster, imagesOf, JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { ATTEMPT, JM, JM_REF, pinned, RECORD } from './support/chart-facts.js';
 import { patchesOf, type Stage, startStage } from './support/cluster-stage.js';
 import { linesWith, theLine } from './support/run-bundle.js';
-import {
-  type Builds,
-  STORY_SETUP_TIMEOUT_MS,
-  type StoryRegistry,
-  startStoryRegistry,
-} from './support/story-registry.js';
+import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
 
 // Issue 16's switches, each both ways, told to what ships: the bundled CLI as
 // a child process per tick against the fake API server and a real
@@ -30,8 +24,6 @@ const QUARANTINE_JM = 'tracebloc.io/quarantined-jobs-manager-digest';
 const STORY_MS = 90_000;
 // Long enough for the adapter's 2 s polls to see a rollout through.
 const BOUNDS = { ROLLOUT_TIMEOUT: '6s' };
-
-if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
 
 /** The fake controller rolls a Deployment whose pods run one of `bad` as never Ready, any other as settling. */
 const stageBadBuilds = (cluster: ChartCluster, bad: Set<string>): (() => void) => {
@@ -60,17 +52,10 @@ const stageFallingApart = (cluster: ChartCluster, image: string, afterMs: number
   };
 };
 
-describe.skipIf(registryBinaryMissing !== undefined)(
-  `issue 16's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=6s)${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
-  () => {
-    let world: StoryRegistry;
-    beforeAll(async () => {
-      world = await startStoryRegistry();
-    }, STORY_SETUP_TIMEOUT_MS);
-    afterAll(async () => {
-      await world?.close();
-    });
-
+describeOnStoryRegistry(
+  import.meta.url,
+  `issue 16's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=6s)`,
+  (world) => {
     describe('ON_ROLLOUT_FAILURE with a crash-looping jobs-manager build', () => {
       const bad = new Set<string>();
       let keep: Stage;

@@ -1,26 +1,16 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ParityRegistry,
-  REGISTRY_SETUP_TIMEOUT_MS,
-  registryBinaryMissing,
-  startParityRegistry,
-} from '../../../k8s-adapter/test/parity/support/parity-registry.js';
+import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.js';
 import {
   annotationsOf,
-  type ChartCluster,
   imagesOf,
   NS,
   REQUESTS_PROXY,
   RESOURCE_MONITOR,
-  startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './support/bundle.js';
-import { shippedCronJobEnv } from './support/chart-env.js';
+import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
 import { JM, PM, RP_REF as PROXY, RM } from './support/chart-facts.js';
+import { CHART_WORLD_SETUP_TIMEOUT_MS, type ChartWorld, startChartWorld } from './support/chart-world.js';
 import { linesWith, runBundle } from './support/run-bundle.js';
 
 // docs/behaviour.md §3.6 (issue 14), told to the bundle: a tick gives up on
@@ -34,41 +24,20 @@ const CHAPTER_MS = 60_000;
 if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
 
 describe.skipIf(registryBinaryMissing !== undefined)('the bundled CLI writes only what changes', () => {
-  let registry: ParityRegistry;
-  let cluster: ChartCluster;
-  let home: string;
+  let world: ChartWorld;
 
   beforeAll(async () => {
-    const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-    if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-    await ensureBundle();
-    registry = await startParityRegistry();
-    cluster = await startChartCluster({ stepMs: 20 });
-    home = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-home-'));
-    for (const repo of [JM, PM, RM]) await registry.push(repo, 'stg');
-  }, BUILD_TIMEOUT_MS + REGISTRY_SETUP_TIMEOUT_MS);
+    world = await startChartWorld();
+    for (const repo of [JM, PM, RM]) await world.registry.push(repo, 'stg');
+  }, CHART_WORLD_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
-    await cluster?.close();
-    await registry?.close();
-    if (home !== undefined) rmSync(home, { recursive: true, force: true });
+    await world?.close();
   });
 
-  const tick = () =>
-    runBundle(['tick'], {
-      ...shippedCronJobEnv(),
-      IMAGE_TAG: 'stg',
-      ROLLOUT_TIMEOUT: '1s',
-      SETTLE_TIMEOUT: '300ms',
-      API_TIMEOUT: '2s',
-      REGISTRY_TIMEOUT: '2s',
-      IMAGE_REFRESH_REGISTRY_URL: registry.url,
-      KUBECONFIG: cluster.kubeconfig.path,
-      HOME: home,
-      HOSTNAME: 'stg-image-refresh-e2e',
-    });
+  const tick = () => runBundle(['tick'], bundleEnv(world, STORY_BOUNDS));
   const imagePatches = (from: number) =>
-    cluster.server.requests
+    world.cluster.server.requests
       .slice(from)
       .filter((r) => r.route === 'patch' && (r.contentType ?? '').startsWith('application/strategic-merge-patch+json'))
       .map((r) => `${r.kind}/${r.name}`);
@@ -77,17 +46,17 @@ describe.skipIf(registryBinaryMissing !== undefined)('the bundled CLI writes onl
     'the retry tick after a rollout that completed late patches only the DaemonSet',
     async () => {
       expect((await tick()).exitCode).toBe(0); // first observation
-      const jm2 = await registry.push(JM, 'stg');
-      const rm2 = await registry.push(RM, 'stg');
-      cluster.server.setBehaviour('Deployment', NS, REQUESTS_PROXY, 'stalls');
+      const jm2 = await world.registry.push(JM, 'stg');
+      const rm2 = await world.registry.push(RM, 'stg');
+      world.cluster.server.setBehaviour('Deployment', NS, REQUESTS_PROXY, 'stalls');
       const gaveUp = await tick();
       expect(gaveUp.exitCode).toBe(1);
-      expect(annotationsOf(cluster.jobsManager())['tracebloc.io/refresh-attempt']).toBe('1');
+      expect(annotationsOf(world.cluster.jobsManager())['tracebloc.io/refresh-attempt']).toBe('1');
 
       // requests-proxy's rollout completes after the tick gave up on it.
-      cluster.server.setBehaviour('Deployment', NS, REQUESTS_PROXY, 'settles');
-      restAs(cluster, PROXY, 'settles');
-      const from = cluster.server.requests.length;
+      world.cluster.server.setBehaviour('Deployment', NS, REQUESTS_PROXY, 'settles');
+      restAs(world.cluster, PROXY, 'settles');
+      const from = world.cluster.server.requests.length;
       const retry = await tick();
       expect(retry.exitCode).toBe(0);
       expect(imagePatches(from)).toEqual([`DaemonSet/${RESOURCE_MONITOR}`]);
@@ -96,10 +65,10 @@ describe.skipIf(registryBinaryMissing !== undefined)('the bundled CLI writes onl
         `[image-refresh] deployment/stg-requests-proxy already runs docker.io/${JM}@${jm2}; not re-imaged`,
       ]);
       expect(retry.stderr.at(-1)).toMatch(/ re-images=1 \(daemonset\/stg-resource-monitor\)$/);
-      expect(imagesOf(cluster.resourceMonitor())).toEqual({
+      expect(imagesOf(world.cluster.resourceMonitor())).toEqual({
         'tracebloc-resource-monitor': `docker.io/${RM}@${rm2}`,
       });
-      const after = annotationsOf(cluster.jobsManager());
+      const after = annotationsOf(world.cluster.jobsManager());
       expect(after['tracebloc.io/refresh-attempt']).toBeUndefined();
       expect(after['tracebloc.io/last-refreshed-jobs-manager-digest']).toBe(jm2);
       expect(after['tracebloc.io/last-refreshed-resource-monitor-digest']).toBe(rm2);

@@ -61,35 +61,42 @@ describe('the metrics of one tick', () => {
     ]);
   });
 
-  it('a skip: exit 0, the streak as written, no digest asked', async () => {
-    const world = new SimWorld(config);
-    world.setBehaviour('jobs-manager', 'neverReady');
-    world.setAnnotation(ANNOTATION.skipStreak, '1');
-    const lines = await metricsOf(world);
-    expect(lines).toEqual(
-      expect.arrayContaining([
-        'image_refresh_tick_outcome{outcome="skipped"} 1',
-        'image_refresh_exit_code 0',
-        'image_refresh_skip_streak 2',
-      ]),
-    );
-    expect(lines.filter((l) => l.startsWith('image_refresh_image_info'))).toEqual([]);
-  });
-
-  it('FROZEN: exit 1, the streak at its ceiling, and no last success', async () => {
-    const world = new SimWorld(config);
-    world.setBehaviour('jobs-manager', 'neverReady');
-    world.setAnnotation(ANNOTATION.skipStreak, '2');
-    const lines = await metricsOf(world);
-    expect(lines).toEqual(
-      expect.arrayContaining([
-        'image_refresh_tick_outcome{outcome="frozen"} 1',
-        'image_refresh_exit_code 1',
-        'image_refresh_skip_streak 3',
-      ]),
-    );
-    expect(lines.filter((l) => l.startsWith('image_refresh_last_success'))).toEqual([]);
-  });
+  // A jobs-manager never Ready, on either side of MAX_SKIP_TICKS=3: the streak
+  // written before the tick, and a series the tick must not emit.
+  const skips = [
+    {
+      title: 'a skip: exit 0, the streak as written, no digest asked',
+      streakBefore: '1',
+      outcome: 'skipped',
+      exitCode: 0,
+      streakAfter: 2,
+      absent: 'image_refresh_image_info',
+    },
+    {
+      title: 'FROZEN: exit 1, the streak at its ceiling, and no last success',
+      streakBefore: '2',
+      outcome: 'frozen',
+      exitCode: 1,
+      streakAfter: 3,
+      absent: 'image_refresh_last_success',
+    },
+  ];
+  for (const { title, streakBefore, outcome, exitCode, streakAfter, absent } of skips) {
+    it(title, async () => {
+      const world = new SimWorld(config);
+      world.setBehaviour('jobs-manager', 'neverReady');
+      world.setAnnotation(ANNOTATION.skipStreak, streakBefore);
+      const lines = await metricsOf(world);
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          `image_refresh_tick_outcome{outcome="${outcome}"} 1`,
+          `image_refresh_exit_code ${exitCode}`,
+          `image_refresh_skip_streak ${streakAfter}`,
+        ]),
+      );
+      expect(lines.filter((l) => l.startsWith(absent))).toEqual([]);
+    });
+  }
 
   it('a re-image: the new digest recorded, in the registry and live; attempt reset to 0, not locked out', async () => {
     const world = new SimWorld(config);

@@ -1,18 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENTS_NS,
   annotationsOf,
-  type ChartCluster,
   type ChartOptions,
   generationOf,
   imagesOf,
   JOBS_MANAGER,
   NS,
   RESOURCE_MONITOR,
-  startChartCluster,
 } from '../support/fake-api-chart.js';
 import { KUBECTL, KUBECTL_MISSING, kubectl } from '../support/fake-api-kubectl.js';
 import type { JsonObject } from '../support/fake-api-patch.js';
+import { chartClusterPerTest, expectModelledTraffic } from './cluster-test-kit.js';
 
 // Before the adapter is tested against the fake API server, the fake is held
 // to what the real thing does: real kubectl drives it, and the server's state
@@ -24,21 +23,23 @@ import type { JsonObject } from '../support/fake-api-patch.js';
 const SHA_A = `sha256:${'a'.repeat(64)}`;
 const SHA_B = `sha256:${'b'.repeat(64)}`;
 
-let cluster: ChartCluster | undefined;
+const start = chartClusterPerTest({ anonymous: true, stepMs: 40 }, expectModelledTraffic);
 
-const start = async (options: ChartOptions = {}): Promise<ChartCluster> => {
-  cluster = await startChartCluster({ anonymous: true, stepMs: 40, ...options });
-  return cluster;
+/** `kubectl set image` on jobs-manager's api container of a release under `behaviour`, then `kubectl rollout status` on it. */
+const rolloutStatusAfterSetImage = async (behaviour: NonNullable<ChartOptions['behaviour']>, timeout: string) => {
+  const c = await start({ behaviour });
+  await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
+  const result = await kubectl(c.kubeconfig, [
+    'rollout',
+    'status',
+    `deployment/${JOBS_MANAGER}`,
+    `--timeout=${timeout}`,
+  ]);
+  return { c, result };
 };
 
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  const unexpected = c.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`);
-  await c.close();
-  expect(unexpected).toEqual([]);
-});
+/** kubectl arguments in the node agents' namespace, where the resource-monitor DaemonSet lives. */
+const inAgentsNamespace = (...args: string[]): string[] => ['-n', AGENTS_NS, ...args];
 
 const managerOwningImage = (object: JsonObject, container: string): string[] =>
   ((object.metadata as JsonObject).managedFields as JsonObject[])
@@ -128,23 +129,17 @@ describe.skipIf(KUBECTL === undefined)(`the fake API server under real kubectl (
   it('changes the DaemonSet in its own namespace with `kubectl set image daemonset/…`', async () => {
     const c = await start();
     const image = `docker.io/tracebloc/resource-monitor@${SHA_B}`;
-    const result = await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'set',
-      'image',
-      `daemonset/${RESOURCE_MONITOR}`,
-      `tracebloc-resource-monitor=${image}`,
-    ]);
+    const result = await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace('set', 'image', `daemonset/${RESOURCE_MONITOR}`, `tracebloc-resource-monitor=${image}`),
+    );
     expect(result.code).toBe(0);
     expect(imagesOf(c.resourceMonitor())).toEqual({ 'tracebloc-resource-monitor': image });
     expect(generationOf(c.resourceMonitor())).toBe(2);
   });
 
   it('lets `kubectl rollout status` follow a rollout that settles, through its watch', async () => {
-    const c = await start({ behaviour: 'settles' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=10s']);
+    const { c, result } = await rolloutStatusAfterSetImage('settles', '10s');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`deployment "${JOBS_MANAGER}" successfully rolled out`);
@@ -152,62 +147,49 @@ describe.skipIf(KUBECTL === undefined)(`the fake API server under real kubectl (
   });
 
   it('times `kubectl rollout status` out on a rollout that stalls, having said what it waits for', async () => {
-    const c = await start({ behaviour: 'stalls' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=1s']);
+    const { result } = await rolloutStatusAfterSetImage('stalls', '1s');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('0 of 1 updated replicas are available');
     expect(result.stderr).toContain('timed out waiting for the condition');
   });
 
   it('shows `kubectl rollout status` a pod that never becomes Ready as an old replica pending termination', async () => {
-    const c = await start({ behaviour: 'neverReady' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=1s']);
+    const { result } = await rolloutStatusAfterSetImage('neverReady', '1s');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('1 old replicas are pending termination');
   });
 
   it('fails `kubectl rollout status` when the progress deadline is exceeded', async () => {
-    const c = await start({ behaviour: 'progressDeadline' });
-    await kubectl(c.kubeconfig, ['set', 'image', `deployment/${JOBS_MANAGER}`, `api=docker.io/x@${SHA_A}`]);
-    const result = await kubectl(c.kubeconfig, ['rollout', 'status', `deployment/${JOBS_MANAGER}`, '--timeout=10s']);
+    const { result } = await rolloutStatusAfterSetImage('progressDeadline', '10s');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`deployment "${JOBS_MANAGER}" exceeded its progress deadline`);
   });
 
   it('lets `kubectl rollout status` follow a DaemonSet rollout to the end', async () => {
     const c = await start({ behaviour: 'settles' });
-    await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'set',
-      'image',
-      `daemonset/${RESOURCE_MONITOR}`,
-      `tracebloc-resource-monitor=docker.io/x@${SHA_B}`,
-    ]);
-    const result = await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'rollout',
-      'status',
-      `daemonset/${RESOURCE_MONITOR}`,
-      '--timeout=10s',
-    ]);
+    await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace(
+        'set',
+        'image',
+        `daemonset/${RESOURCE_MONITOR}`,
+        `tracebloc-resource-monitor=docker.io/x@${SHA_B}`,
+      ),
+    );
+    const result = await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace('rollout', 'status', `daemonset/${RESOURCE_MONITOR}`, '--timeout=10s'),
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`daemon set "${RESOURCE_MONITOR}" successfully rolled out`);
   });
 
   it('shows kubectl an OnDelete DaemonSet, whose rollout status is an error', async () => {
     const c = await start({ daemonSetStrategy: 'OnDelete' });
-    const result = await kubectl(c.kubeconfig, [
-      '-n',
-      AGENTS_NS,
-      'rollout',
-      'status',
-      `daemonset/${RESOURCE_MONITOR}`,
-      '--timeout=5s',
-    ]);
+    const result = await kubectl(
+      c.kubeconfig,
+      inAgentsNamespace('rollout', 'status', `daemonset/${RESOURCE_MONITOR}`, '--timeout=5s'),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('rollout status is only available for RollingUpdate strategy type');
   });

@@ -1,7 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEventsPort, eventName, REPORTING_CONTROLLER } from '../../src/events/index.js';
-import { kubeConfigFor, left, run, testConfig } from '../cluster/cluster-test-kit.js';
-import { type ChartCluster, JOBS_MANAGER, NS, startChartCluster } from '../support/fake-api-chart.js';
+import {
+  chartClusterPerTest,
+  expectModelledTraffic,
+  kubeConfigFor,
+  left,
+  run,
+  testConfig,
+} from '../cluster/cluster-test-kit.js';
+import { type ChartCluster, JOBS_MANAGER, NS } from '../support/fake-api-chart.js';
 import { KUBECTL, KUBECTL_MISSING, kubectl } from '../support/fake-api-kubectl.js';
 import type { JsonObject } from '../support/fake-api-patch.js';
 
@@ -11,19 +18,8 @@ import type { JsonObject } from '../support/fake-api-patch.js';
 // every Right here is a write a real cluster accepts; real kubectl reads the
 // Events back through core/v1.
 
-let cluster: ChartCluster | undefined;
-const start = async (anonymous = false) => {
-  cluster = await startChartCluster({ anonymous, stepMs: 40 });
-  return cluster;
-};
-afterEach(async () => {
-  const c = cluster;
-  cluster = undefined;
-  if (c === undefined) return;
-  const unexpected = c.server.unexpected.map((r) => `${r.method} ${r.path}: ${r.problem}`);
-  await c.close();
-  expect(unexpected).toEqual([]);
-});
+const startCluster = chartClusterPerTest({ stepMs: 40 }, expectModelledTraffic);
+const start = (anonymous = false) => startCluster({ anonymous });
 
 const FROZEN = { type: 'Warning', reason: 'RefreshFrozen', message: 'IMAGE REFRESH IS FROZEN (8/8)' } as const;
 const SKIPPED = { type: 'Normal', reason: 'RefreshSkipped', message: 'skipping this refresh tick 1/8' } as const;

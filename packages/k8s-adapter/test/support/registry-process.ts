@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort } from './registry-local-server.js';
+import { type LocalDaemon, startLocalDaemon } from './local-daemon.js';
 
 // A real registry (Debian's docker-registry: distribution 2.8.2) on
 // 127.0.0.1, storage in a temp dir, no Docker needed. Ready in ≈ 40 ms
@@ -32,10 +30,7 @@ export interface TokenAuth {
   readonly certificatePem: string;
 }
 
-export interface RegistryProcess {
-  readonly url: string;
-  stop(): Promise<void>;
-}
+export type RegistryProcess = LocalDaemon;
 
 const READY_WITHIN_MS = 10_000;
 
@@ -77,59 +72,23 @@ const config = (
     '',
   ].join('\n');
 
-const exited = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
-
-const waitUntilServing = async (url: string, child: ChildProcess, output: () => string): Promise<void> => {
-  const deadline = Date.now() + READY_WITHIN_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`docker-registry exited with ${child.exitCode}: ${output()}`);
-    const answered = await fetch(`${url}/v2/`, { signal: AbortSignal.timeout(500) }).then(
-      (response) => response.status === 200 || response.status === 401,
-      // Not listening yet: poll again.
-      () => false,
-    );
-    if (answered) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`docker-registry did not serve ${url}/v2/ within ${READY_WITHIN_MS} ms: ${output()}`);
-};
-
 export const startRegistry = async (auth?: TokenAuth, options: RegistryOptions = {}): Promise<RegistryProcess> => {
   if (!existsSync(REGISTRY_BINARY)) throw new Error(`IMAGE_REFRESH_CI=1 and the registry tests cannot run: ${MISSING}`);
-  const dir = await mkdtemp(join(tmpdir(), 'image-refresh-registry-'));
-  const port = await freePort();
-  const certificateFile = auth === undefined ? undefined : join(dir, 'token-issuer.pem');
-  if (auth !== undefined && certificateFile !== undefined) await writeFile(certificateFile, auth.certificatePem);
-  const configFile = join(dir, 'config.yml');
-  await writeFile(configFile, config(join(dir, 'storage'), port, certificateFile, auth, options));
-
-  // A clean environment: REGISTRY_* variables would override the config file.
-  const child = spawn(REGISTRY_BINARY, ['serve', configFile], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startLocalDaemon({
+    binary: REGISTRY_BINARY,
+    name: 'docker-registry',
+    dirPrefix: 'image-refresh-registry-',
+    args: async (port, dir) => {
+      const certificateFile = auth === undefined ? undefined : join(dir, 'token-issuer.pem');
+      if (auth !== undefined && certificateFile !== undefined) await writeFile(certificateFile, auth.certificatePem);
+      const configFile = join(dir, 'config.yml');
+      await writeFile(configFile, config(join(dir, 'storage'), port, certificateFile, auth, options));
+      return ['serve', configFile];
+    },
+    // 401: token auth is on, and the registry is serving.
+    readyPath: '/v2/',
+    readyStatuses: [200, 401],
+    readyWithinMs: READY_WITHIN_MS,
+    pollEveryMs: 20,
   });
-  let output = '';
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-4_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    child.kill('SIGTERM');
-    await exited(child);
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitUntilServing(url, child, () => output);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { url, stop };
 };

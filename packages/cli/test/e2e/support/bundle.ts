@@ -86,3 +86,14 @@ export const ensureBundle = async (): Promise<void> => {
   // the run for nothing; the next run rebuilds.
   if (!existsSync(BUNDLE)) throw new Error(`pnpm build succeeded but wrote no ${BUNDLE}`);
 };
+
+/**
+ * Before a suite runs the bundle against a fake API server: a current
+ * bundle, and no service-account token on this machine — the CLI prefers one
+ * to KUBECONFIG (loadClusterConfig), and the suite would test the wrong wiring.
+ */
+export const readyToRunOnKubeconfig = async (): Promise<void> => {
+  const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+  if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
+  await ensureBundle();
+};

@@ -52,5 +52,8 @@ export const REIMAGED_BOTH = 're-images=2 (deployment/stg-jobs-manager, deployme
 /** The summary of a successful re-image tick that re-imaged both Deployments. */
 export const REIMAGE_SUMMARY = `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`;
 
+/** The summary of a tick with nothing to do: no finding, no write, no re-image. */
+export const STEADY_SUMMARY = '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0';
+
 /** A log line's text without its prefix: what an Event's message must equal. */
 export const withoutPrefix = (line: string): string => line.replace(/^\[image-refresh\] /, '');

@@ -15,7 +15,7 @@ import {
 } from '../../../../k8s-adapter/test/support/fake-api-chart.js';
 import type { RecordedRequest } from '../../../../k8s-adapter/test/support/fake-api-server.js';
 import type { SeenRequest } from '../../../../k8s-adapter/test/support/registry-local-server.js';
-import { shippedCronJobEnv } from './chart-env.js';
+import { bundleEnv } from './chart-env.js';
 import { type BundleRun, runBundle } from './run-bundle.js';
 
 // One story's stage: a fresh fake API server holding the chart's release,
@@ -67,17 +67,8 @@ export interface Stage {
 export const startStage = async (registry: RegistryEndpoint, options: ChartOptions = {}): Promise<Stage> => {
   const cluster = await startChartCluster({ stepMs: 20, ...options });
   const home = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-home-'));
-  const env = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> => ({
-    ...shippedCronJobEnv(),
-    // The fake release runs the :stg images.
-    IMAGE_TAG: 'stg',
-    ...SHORT_BOUNDS,
-    IMAGE_REFRESH_REGISTRY_URL: registry.url,
-    KUBECONFIG: cluster.kubeconfig.path,
-    HOME: home,
-    HOSTNAME: 'stg-image-refresh-e2e',
-    ...overrides,
-  });
+  const env = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> =>
+    bundleEnv({ registry, cluster, home }, SHORT_BOUNDS, overrides);
   const run = async (args: readonly string[], overrides?: Readonly<Record<string, string>>): Promise<StageRun> => {
     const from = { api: cluster.server.requests.length, registry: registry.seen.length };
     const result = await runBundle(args, env(overrides));

@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../../../k8s-adapter/test/support/registry-local-server.js';
+import { startLocalDaemon } from '../../../../k8s-adapter/test/support/local-daemon.js';
 
 // A real Pushgateway (Debian's prometheus-pushgateway 1.5.1) on 127.0.0.1,
 // its persistence file in a temp dir (Debian's default is under
@@ -59,55 +56,22 @@ export const parseExposition = (text: string): GatewaySample[] =>
     return [{ name, labels, value: Number(line.slice(at).trim().split(' ')[0]) }];
   });
 
-const exited = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
-
 export const startPushgateway = async (): Promise<Pushgateway> => {
   if (!existsSync(PUSHGATEWAY_BINARY)) throw new Error(`IMAGE_REFRESH_CI=1 and the push tests cannot run: ${MISSING}`);
-  const dir = await mkdtemp(join(tmpdir(), 'image-refresh-pushgateway-'));
-  const port = await freePort();
-  const child = spawn(
-    PUSHGATEWAY_BINARY,
-    [
+  const { url, stop } = await startLocalDaemon({
+    binary: PUSHGATEWAY_BINARY,
+    name: 'prometheus-pushgateway',
+    dirPrefix: 'image-refresh-pushgateway-',
+    args: async (port, dir) => [
       `--web.listen-address=127.0.0.1:${port}`,
       `--persistence.file=${join(dir, 'pushgateway.data')}`,
       '--log.level=warn',
     ],
-    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-4_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    child.kill('SIGTERM');
-    await exited(child);
-    await rm(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + READY_WITHIN_MS;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`prometheus-pushgateway exited with ${child.exitCode}: ${output}`);
-    }
-    const ready = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(500) }).then(
-      (response) => response.status === 200,
-      // Not listening yet: poll again.
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`prometheus-pushgateway was not ready on ${url}/-/ready within ${READY_WITHIN_MS} ms: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    readyPath: '/-/ready',
+    readyStatuses: [200],
+    readyWithinMs: READY_WITHIN_MS,
+    pollEveryMs: 25,
+  });
   return {
     url,
     samples: async () => {

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe } from 'vitest';
 import {
   type ParityRegistry,
   REGISTRY_SETUP_TIMEOUT_MS,
+  registryBinaryMissing,
   startParityRegistry,
 } from '../../../../k8s-adapter/test/parity/support/parity-registry.js';
-import { BUILD_TIMEOUT_MS, ensureBundle } from './bundle.js';
+import { BUILD_TIMEOUT_MS, readyToRunOnKubeconfig } from './bundle.js';
 import { JM, PM, RM } from './chart-facts.js';
 import type { RegistryEndpoint } from './cluster-stage.js';
 import { type BudgetProxy, startBudgetProxy } from './registry-budget-proxy.js';
@@ -36,11 +37,7 @@ export interface StoryRegistry {
 }
 
 export const startStoryRegistry = async (): Promise<StoryRegistry> => {
-  // With a service-account token on this machine the CLI prefers it to
-  // KUBECONFIG (loadClusterConfig) and the stories would test the wrong wiring.
-  const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-  if (existsSync(token)) throw new Error(`${token} exists here: the CLI would ignore KUBECONFIG`);
-  await ensureBundle();
+  await readyToRunOnKubeconfig();
   const registry = await startParityRegistry();
   let budget: BudgetProxy;
   try {
@@ -61,4 +58,45 @@ export const startStoryRegistry = async (): Promise<StoryRegistry> => {
       await registry.close();
     },
   };
+};
+
+/**
+ * A switch suite: `title`'s describe, skipped (and saying why on stderr, as
+ * the default reporter folds a skipped file into one line) where
+ * docker-registry is missing, with one story registry started before its
+ * stories and closed after them. `world` answers for that registry once the
+ * suite's beforeAll has run.
+ */
+export const describeOnStoryRegistry = (file: string, title: string, body: (world: StoryRegistry) => void): void => {
+  if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${file}: ${registryBinaryMissing}`);
+  describe.skipIf(registryBinaryMissing !== undefined)(
+    `${title}${registryBinaryMissing === undefined ? '' : ` (skipped: ${registryBinaryMissing})`}`,
+    () => {
+      let current: StoryRegistry | undefined;
+      const started = (): StoryRegistry => {
+        if (current === undefined) throw new Error(`${title}: the story registry is used before its beforeAll ran`);
+        return current;
+      };
+      beforeAll(async () => {
+        current = await startStoryRegistry();
+      }, STORY_SETUP_TIMEOUT_MS);
+      afterAll(async () => {
+        await current?.close();
+      });
+      body({
+        get registry() {
+          return started().registry;
+        },
+        get budget() {
+          return started().budget;
+        },
+        get endpoint() {
+          return started().endpoint;
+        },
+        push: (repo) => started().push(repo),
+        pushAll: () => started().pushAll(),
+        close: () => started().close(),
+      });
+    },
+  );
 };
