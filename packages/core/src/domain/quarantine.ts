@@ -6,8 +6,8 @@ import { type Annotations, quarantinedDigestsOf } from './bookkeeping.js';
 // failed a rollout here and was rolled back; it is held, not re-applied
 // (I30). A first observation of that digest (a human cleared the record) is
 // held too: recorded as a baseline, it would be what a live re-pin and the
-// next rollback go back to. A quarantine names one digest: once the tag moves to another, that
-// one is ordinary drift again. The annotation itself stays (it still holds
+// next rollback go back to. A quarantine names one digest: once the tag
+// moves to another, that one is ordinary drift again. The annotation itself stays (it still holds
 // back the bad build should the tag ever point at it again) until `rearm`
 // lifts it.
 

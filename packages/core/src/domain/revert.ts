@@ -60,8 +60,9 @@ const imageOf = (config: TickConfig, workload: WorkloadId, container: string): I
  * `Left` when a container has no well-formed recorded digest (a record
  * missing or edited by hand): there is nothing known-good to go back to, so
  * nothing is guessed — the tick says ROLLBACK FAILED and touches nothing more
- * (fail safe). So is a record that names the digest quarantined for its image
- * (`quarantined`): going back to it would re-apply a build that failed here (I30). A Drift needs a record, so a first install never gets here.
+ * (fail safe). So is a record that names the digest quarantined for its
+ * image (`quarantined`): going back to it would re-apply a build that failed
+ * here (I30). A Drift needs a record, so a first install never gets here.
  */
 export const planRevert = (
   config: TickConfig,
