@@ -26,13 +26,14 @@ const GOOD = d('a');
 const BAD = d('b');
 const RM_GOOD = d('c');
 const RM_BAD = d('e');
+const PM_GOOD = d('f');
 const config = simConfig({ ROLLOUT_STABLE_FOR: '5m' });
 
 const jmBack: WorkloadChange = {
   workload: workloadRef(config, 'jobs-manager'),
   images: [
     { container: 'api', image: `docker.io/tracebloc/jobs-manager@${GOOD}` },
-    { container: 'pods-monitor-container', image: `docker.io/tracebloc/pods-monitor@${GOOD}` },
+    { container: 'pods-monitor-container', image: `docker.io/tracebloc/pods-monitor@${PM_GOOD}` },
   ],
 };
 const rmBack: WorkloadChange = {
@@ -64,7 +65,7 @@ describe('the way back says each step in one exact line', () => {
     expect(revertReady(plan)).toEqual({
       level: 'info',
       code: 'REVERT_READY',
-      message: `ON_ROLLOUT_FAILURE=revert: should a rollout of this tick fail, each workload it moved goes back to its recorded digest: deployment/stg-jobs-manager api=docker.io/tracebloc/jobs-manager@${GOOD} pods-monitor-container=docker.io/tracebloc/pods-monitor@${GOOD}; daemonset/stg-resource-monitor in tracebloc-node-agents resource-monitor=docker.io/tracebloc/resource-monitor@${RM_GOOD}`,
+      message: `ON_ROLLOUT_FAILURE=revert: should a rollout of this tick fail, each workload it moved goes back to its recorded digest: deployment/stg-jobs-manager api=docker.io/tracebloc/jobs-manager@${GOOD} pods-monitor-container=docker.io/tracebloc/pods-monitor@${PM_GOOD}; daemonset/stg-resource-monitor in tracebloc-node-agents resource-monitor=docker.io/tracebloc/resource-monitor@${RM_GOOD}`,
     });
   });
 
@@ -72,7 +73,7 @@ describe('the way back says each step in one exact line', () => {
     expect(rollingBack(jmBack)).toEqual({
       level: 'info',
       code: 'ROLLING_BACK',
-      message: `rolling back deployment/stg-jobs-manager: api=docker.io/tracebloc/jobs-manager@${GOOD} pods-monitor-container=docker.io/tracebloc/pods-monitor@${GOOD}`,
+      message: `rolling back deployment/stg-jobs-manager: api=docker.io/tracebloc/jobs-manager@${GOOD} pods-monitor-container=docker.io/tracebloc/pods-monitor@${PM_GOOD}`,
     });
     expect(rollingBack(rmBack).message).toBe(
       `rolling back daemonset/stg-resource-monitor in tracebloc-node-agents: resource-monitor=docker.io/tracebloc/resource-monitor@${RM_GOOD}`,
@@ -89,7 +90,7 @@ describe('the way back says each step in one exact line', () => {
           container: 'pods-monitor-container',
           image: 'pods-monitor',
           from: RM_BAD,
-          to: GOOD,
+          to: PM_GOOD,
         },
         // requests-proxy was patched but is already on the recorded digest: nothing moved, no line.
         { workload: 'requests-proxy', container: 'requests-proxy', image: 'jobs-manager', from: GOOD, to: GOOD },
@@ -107,7 +108,7 @@ describe('the way back says each step in one exact line', () => {
       {
         level: 'error',
         code: 'ROLLED_BACK',
-        message: `ROLLED BACK deployment/stg-jobs-manager from ${BAD} ${RM_BAD} to ${GOOD}: its rollout failed (RolloutFailed: ProgressDeadlineExceeded)`,
+        message: `ROLLED BACK deployment/stg-jobs-manager from ${BAD} ${RM_BAD} to ${GOOD} ${PM_GOOD}: its rollout failed (RolloutFailed: ProgressDeadlineExceeded)`,
       },
       {
         level: 'error',
