@@ -1,0 +1,50 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { workloadRef } from '../src/domain/workloads.js';
+import { dryRunPorts } from '../src/dry-run.js';
+import { SimWorld, simConfig, simPorts } from '../src/sim/index.js';
+
+// What the --dry-run ports answer when called one by one: a stability watch and
+// START_JITTER's wait are said and succeed without waiting; the signature port
+// and the clock's reading pass through as the real ones (issue 15, issue 17),
+// and a port the real tick lacks stays absent rather than turning up undefined.
+
+const aDryRun = () => {
+  const config = simConfig({});
+  const world = new SimWorld(config);
+  const real = simPorts(world);
+  const said: string[] = [];
+  return { config, world, real, said, dry: dryRunPorts(real, config, (a) => said.push(a)) };
+};
+
+describe('--dry-run port answers', () => {
+  it('a stability watch is said with its workload and window and succeeds at once', async () => {
+    const { config, world, said, dry } = aDryRun();
+    const before = world.clockMs;
+    const answer = await dry.cluster.watchStability?.(workloadRef(config, 'jobs-manager'), 90_000)();
+    expect(answer).toEqual(E.right(undefined));
+    expect(said).toEqual(['watch deployment/stg-jobs-manager stay complete for 1m30s']);
+    expect(world.clockMs).toBe(before);
+  });
+
+  it('START_JITTER’s wait is said, not waited; the clock still reads the real time', async () => {
+    const { world, real, said, dry } = aDryRun();
+    const before = world.clockMs;
+    expect(await dry.clock?.sleep(1_500)()).toEqual(E.right(undefined));
+    expect(said).toEqual(['wait 1.5s (START_JITTER)']);
+    expect(world.clockMs).toBe(before);
+    expect(dry.clock?.now).toBe(real.clock?.now);
+  });
+
+  it('the signature port is the real one: a dry run checks as the tick would', () => {
+    const { real, dry } = aDryRun();
+    expect(dry.signatures).toBe(real.signatures);
+  });
+
+  it('without a signature port or a clock the dry ports have none either', () => {
+    const config = simConfig({});
+    const { signatures: _s, clock: _c, ...real } = simPorts(new SimWorld(config));
+    const dry = dryRunPorts(real, config, () => undefined);
+    expect(Object.keys(dry).sort()).toEqual(['cluster', 'events', 'registry']);
+  });
+});
