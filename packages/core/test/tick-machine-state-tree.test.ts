@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { Environment } from '../src/config/environment.js';
+import type { TickOutcome } from '../src/machine/tick-outcome.js';
+import type { TickPorts } from '../src/run-tick.js';
+import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { describeViolations, SpecChecker } from './spec/spec-checker.js';
+import { recordTick } from './spec/tick-record.js';
+import { aSteadyEdge, JM, WRITE_OPS } from './support/edge.js';
+import { specCalls } from './support/spec-calls.js';
+
+// Branches of the tick machine's state tree that no other scenario walks to
+// its end: a rollback whose own patch is refused or whose quarantine write
+// fails (docs/behaviour.md §3.6, I30), and a soaking digest whose pending
+// record parses (docs/behaviour.md §3.4a step 2).
+
+const QUARANTINE_KEY = 'tracebloc.io/quarantined-jobs-manager-digest';
+const JM1 = simDigest(`${JM}#1`);
+const JM2 = simDigest(`${JM}#2`);
+const ref = (digest: string) => `docker.io/${JM}@${digest}`;
+
+/**
+ * A steady edge under ON_ROLLOUT_FAILURE=revert on which build 2 of
+ * jobs-manager is published broken; `onFirstRolloutWait` runs when the tick
+ * starts waiting for the forward rollout, so a fault armed there bites the
+ * rollback and not the re-image. Every tick goes through the invariant checker.
+ */
+const aBrokenRelease = async (onFirstRolloutWait: (world: SimWorld) => void, env: Environment = {}) => {
+  const config = simConfig({ ON_ROLLOUT_FAILURE: 'revert', ...env });
+  const world = new SimWorld(config);
+  const sim = simPorts(world);
+  const checker = new SpecChecker();
+  const run = async (ports: TickPorts): Promise<TickOutcome> => {
+    const record = await recordTick(world, ports, config);
+    const violations = checker.check(record);
+    if (violations.length > 0) throw new Error(`invariants broken:\n${describeViolations(violations)}`);
+    return record.outcome;
+  };
+  expect((await run(sim)).result).toBe('complete');
+  world.calls.length = 0;
+  world.publish(JM, JM2);
+  world.breakBuild(JM2);
+  let waits = 0;
+  const ports: TickPorts = {
+    ...sim,
+    cluster: {
+      ...sim.cluster,
+      waitForRollout: (workload, timeoutMs) => {
+        waits += 1;
+        if (waits === 1) onFirstRolloutWait(world);
+        return sim.cluster.waitForRollout(workload, timeoutMs);
+      },
+    },
+  };
+  const outcome = await run(ports);
+  const writes = specCalls(world.calls, config)
+    .filter((c) => (WRITE_OPS as readonly string[]).includes(c.op))
+    .map((c) => `${c.op} ${c.detail}`.trim());
+  const line = (code: string) => {
+    const found = outcome.events.filter((e) => e.code === code);
+    expect(found).toHaveLength(1);
+    return found[0]?.message;
+  };
+  return { world, outcome, writes, line };
+};
+
+describe('a rollback whose own patch is refused (§3.6)', () => {
+  it('ends rollbackFailed, exit 1, says ROLLBACK FAILED with the refusal, and writes no quarantine', async () => {
+    const { world, outcome, writes, line } = await aBrokenRelease((w) =>
+      w.injectClusterFault('setImages', 'Forbidden'),
+    );
+    expect(outcome.result).toBe('rollbackFailed');
+    expect(outcome.exitCode).toBe(1);
+    expect(writes).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages jobs-manager api=${ref(JM2)}`,
+      `setImages jobs-manager api=${ref(JM1)}`,
+    ]);
+    expect(world.annotations[QUARANTINE_KEY]).toBeUndefined();
+    expect(world.workloads['jobs-manager'].images.api).toBe(ref(JM2));
+    expect(line('ROLLBACK_FAILED')).toBe(
+      `ERROR: ROLLBACK FAILED: rolling deployment/stg-jobs-manager back to api=${ref(JM1)} after its rollout did not complete within ROLLOUT_TIMEOUT=10m (RolloutTimedOut: Waiting for deployment "stg-jobs-manager" rollout to finish: 0 of 1 updated replicas are available...) failed in its turn (Forbidden (HTTP 403): simulated Forbidden on setImages). Nothing else is touched: no quarantine is written, the attempt counter stays incremented (the flap lockout applies as ever) and the new digests are not recorded.`,
+    );
+    expect(outcome.events.map((e) => e.code)).not.toContain('ROLLED_BACK');
+  });
+
+  it('a rollback whose rollout fails records the revert as not rolled out', async () => {
+    const { outcome } = await aBrokenRelease((w) => w.setBehaviour('jobs-manager', 'stalls'));
+    expect(outcome.result).toBe('rollbackFailed');
+    expect(outcome.reverts?.map((r) => [r.workload.id, r.rolledOut])).toEqual([['jobs-manager', false]]);
+  });
+});
+
+describe('a rollback whose quarantine write fails (§3.6)', () => {
+  it('still ends rolledBack (exit 1), says QUARANTINE_WRITE_FAILED, and leaves no quarantine', async () => {
+    const edge = await aSteadyEdge({ ON_ROLLOUT_FAILURE: 'revert' });
+    edge.world.publish(JM, JM2);
+    edge.world.breakBuild(JM2);
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, QUARANTINE_KEY);
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('rolledBack');
+    expect(outcome.exitCode).toBe(1);
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages jobs-manager api=${ref(JM2)}`,
+      `setImages jobs-manager api=${ref(JM1)}`,
+      `quarantineDigests {"${QUARANTINE_KEY}":"${JM2}"}`,
+    ]);
+    expect(edge.world.annotations[QUARANTINE_KEY]).toBeUndefined();
+    expect(edge.line('QUARANTINE_WRITE_FAILED')).toBe(
+      'ERROR: the rollback completed but the failed digest could not be quarantined on deployment/stg-jobs-manager (Transport: simulated Transport on patchBookkeeping); the next tick will try that build again, and the attempt counter counts it towards the flap lockout.',
+    );
+    expect(edge.codes().slice(-2)).toEqual(['ROLLED_BACK', 'QUARANTINE_WRITE_FAILED']);
+  });
+});
+
+describe('a digest soaking under MIN_DIGEST_AGE (§3.4a)', () => {
+  it('with a pending record that parses, says it soaks and nothing about an unparsable record', async () => {
+    const edge = await aSteadyEdge({ MIN_DIGEST_AGE: '1h' });
+    edge.world.publish(JM, JM2);
+    await edge.tick();
+    expect(edge.codes()).toContain('DIGEST_SOAK_STARTED');
+    expect(edge.codes()).not.toContain('PENDING_DIGEST_UNPARSABLE');
+    edge.world.calls.length = 0;
+    edge.world.clockMs += 60_000;
+    const second = await edge.tick();
+    expect(second.exitCode).toBe(0);
+    expect(edge.writes()).toEqual([]);
+    expect(edge.line('DIGEST_SOAKING')).toBe(
+      `${JM}@${JM2.slice(0, 19)}… first seen 1m ago; acting after 01:00 (MIN_DIGEST_AGE=1h, ring 0 × RING_DELAY=1h)`,
+    );
+    expect(edge.codes()).not.toContain('PENDING_DIGEST_UNPARSABLE');
+  });
+});
