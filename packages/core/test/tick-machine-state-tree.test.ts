@@ -131,3 +131,90 @@ describe('a digest soaking under MIN_DIGEST_AGE (§3.4a)', () => {
     expect(edge.codes()).not.toContain('PENDING_DIGEST_UNPARSABLE');
   });
 });
+
+// docs/behaviour.md §3.7 and I25: the bookkeeping write after a re-image that
+// has nothing to record (a requests-proxy converged to jobs-manager's record,
+// a decoupled pass that only moved requests-proxy) still says what it did.
+const PROXY_ON_BUILD_7 = `docker.io/${JM}@${simDigest(`${JM}#7`)}`;
+const ATTEMPT = 'tracebloc.io/refresh-attempt';
+
+describe('a re-image with nothing to record (§3.7, I25)', () => {
+  it('a success reset that fails says SUCCESS_RESET_FAILED and the tick completes with exit 1, recording nothing', async () => {
+    const edge = await aSteadyEdge({ RECONCILE_LIVE: '1' });
+    edge.world.setLiveImage('requests-proxy', 'proxy', PROXY_ON_BUILD_7);
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ATTEMPT}-`);
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('complete');
+    expect(outcome.exitCode).toBe(1);
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages requests-proxy proxy=${ref(JM1)}`,
+      'clearFlapState',
+    ]);
+    expect(edge.line('SUCCESS_RESET_FAILED')).toBe(
+      [
+        'ERROR: every rollout completed but tracebloc.io/refresh-attempt/tracebloc.io/refresh-flap-detected could not be cleared on deployment/stg-jobs-manager (Transport: simulated Transport on patchBookkeeping). The tick still goes on to record the new digests; a stale attempt count makes the next drift reach the flap lockout sooner.',
+        'kubectl annotate deployment -n tracebloc stg-jobs-manager tracebloc.io/refresh-attempt- tracebloc.io/refresh-flap-detected-   (or: image-refresh rearm)',
+      ].join('\n'),
+    );
+    expect(edge.codes().slice(-2)).toEqual(['SUCCESS_RESET_FAILED', 'TICK_COMPLETE']);
+  });
+
+  /** DECOUPLED_REFRESH with jobs-manager stuck after one failed attempt, and build 2 of jobs-manager published. */
+  const aDecoupledPassAfterAFailure = async () => {
+    const edge = await aSteadyEdge({ DECOUPLED_REFRESH: '1' });
+    edge.world.setBehaviour('jobs-manager', 'neverReady');
+    edge.world.setAnnotation(ATTEMPT, '1');
+    edge.world.publish(JM, JM2);
+    return edge;
+  };
+
+  it('a decoupled pass that only moved requests-proxy puts the count back and says ATTEMPT_KEPT', async () => {
+    const edge = await aDecoupledPassAfterAFailure();
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('skipped');
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.writes()).toEqual([
+      'writeSkipStreak 1',
+      'writeRefreshAttempt 2',
+      `setImages requests-proxy proxy=${ref(JM2)}`,
+      'writeRefreshAttempt 1',
+    ]);
+    expect(edge.world.annotations[ATTEMPT]).toBe('1');
+    expect(edge.line('ATTEMPT_KEPT')).toBe(
+      "decoupled re-image complete; tracebloc.io/refresh-attempt stays at 1/3: the failed attempts before it are not this pass's to clear -- only a successful re-image on a settled deployment/stg-jobs-manager (or a human) resets them",
+    );
+  });
+
+  it('a decoupled pass whose count cannot be put back says so (SUCCESS_RESET_FAILED), exit 1', async () => {
+    const edge = await aDecoupledPassAfterAFailure();
+    edge.world.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ATTEMPT}=1`);
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(edge.writes()).toEqual([
+      'writeSkipStreak 1',
+      'writeRefreshAttempt 2',
+      `setImages requests-proxy proxy=${ref(JM2)}`,
+      'writeRefreshAttempt 1',
+    ]);
+    expect(edge.world.annotations[ATTEMPT]).toBe('2');
+    expect(edge.line('SUCCESS_RESET_FAILED').split('\n')[0]).toBe(
+      'ERROR: the decoupled re-image completed but tracebloc.io/refresh-attempt could not be put back to 1 on deployment/stg-jobs-manager (Transport: simulated Transport on patchBookkeeping). It still reads 2, so the flap lockout comes one failure sooner. The pass still goes on to record what it may.',
+    );
+    expect(edge.codes()).not.toContain('ATTEMPT_KEPT');
+  });
+});
+
+describe('RECONCILE_LIVE on a decoupled pass (issue 7)', () => {
+  it('an unsettled jobs-manager has no live pass: a skewed requests-proxy is neither reported nor re-pinned', async () => {
+    const edge = await aSteadyEdge({ RECONCILE_LIVE: '1', DECOUPLED_REFRESH: '1' });
+    edge.world.setBehaviour('jobs-manager', 'neverReady');
+    edge.world.setLiveImage('requests-proxy', 'proxy', PROXY_ON_BUILD_7);
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('skipped');
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.writes()).toEqual(['writeSkipStreak 1']);
+    expect(edge.world.workloads['requests-proxy'].images.proxy).toBe(PROXY_ON_BUILD_7);
+    expect(edge.codes()).not.toContain('LIVE_DRIFT');
+  });
+});
