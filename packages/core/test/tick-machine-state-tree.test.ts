@@ -5,7 +5,7 @@ import type { TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { describeViolations, SpecChecker } from './spec/spec-checker.js';
 import { recordTick } from './spec/tick-record.js';
-import { aSteadyEdge, JM, WRITE_OPS } from './support/edge.js';
+import { aSteadyEdge, JM, PM, WRITE_OPS } from './support/edge.js';
 import { specCalls } from './support/spec-calls.js';
 
 // Branches of the tick machine's state tree that no other scenario walks to
@@ -113,6 +113,32 @@ describe('a rollback whose quarantine write fails (§3.6)', () => {
   });
 });
 
+describe('a quarantine write next to another image still soaking (§3.6, §3.4a)', () => {
+  it('clears the pending record of the quarantined image only: pods-monitor keeps its first sighting', async () => {
+    const PM_PENDING = 'tracebloc.io/pending-pods-monitor-digest';
+    const PM2 = simDigest(`${PM}#2`);
+    const edge = await aSteadyEdge({ ON_ROLLOUT_FAILURE: 'revert', MIN_DIGEST_AGE: '1h' });
+    edge.world.publish(JM, JM2);
+    edge.world.breakBuild(JM2);
+    await edge.tick();
+    edge.world.clockMs += 50 * 60_000;
+    edge.world.publish(PM, PM2);
+    await edge.tick();
+    expect(edge.world.annotations[PM_PENDING]).toBe(`${PM2} 2026-01-01T00:50:00Z`);
+    edge.world.clockMs += 11 * 60_000;
+    edge.world.calls.length = 0;
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('rolledBack');
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages jobs-manager api=${ref(JM2)}`,
+      `setImages jobs-manager api=${ref(JM1)}`,
+      `quarantineDigests {"${QUARANTINE_KEY}":"${JM2}","tracebloc.io/pending-jobs-manager-digest":null}`,
+    ]);
+    expect(edge.world.annotations[PM_PENDING]).toBe(`${PM2} 2026-01-01T00:50:00Z`);
+  });
+});
+
 describe('a digest soaking under MIN_DIGEST_AGE (§3.4a)', () => {
   it('with a pending record that parses, says it soaks and nothing about an unparsable record', async () => {
     const edge = await aSteadyEdge({ MIN_DIGEST_AGE: '1h' });
@@ -128,7 +154,17 @@ describe('a digest soaking under MIN_DIGEST_AGE (§3.4a)', () => {
     expect(edge.line('DIGEST_SOAKING')).toBe(
       `${JM}@${JM2.slice(0, 19)}… first seen 1m ago; acting after 01:00 (MIN_DIGEST_AGE=1h, ring 0 × RING_DELAY=1h)`,
     );
-    expect(edge.codes()).not.toContain('PENDING_DIGEST_UNPARSABLE');
+    expect(edge.codes()).toEqual([
+      'TICK_START',
+      'CHECKING_IMAGE',
+      'CHECKING_IMAGE',
+      'CHECKING_IMAGE',
+      'DIGEST_SOAKING',
+      'DIGEST_CHANGED',
+      'DIGEST_UNCHANGED',
+      'DIGEST_UNCHANGED',
+      'TICK_COMPLETE',
+    ]);
   });
 });
 
