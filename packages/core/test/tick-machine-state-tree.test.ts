@@ -254,3 +254,20 @@ describe('RECONCILE_LIVE on a decoupled pass (issue 7)', () => {
     expect(edge.codes()).not.toContain('LIVE_DRIFT');
   });
 });
+
+describe('a refused re-image patch with ON_ROLLOUT_FAILURE off (the default, §3.6)', () => {
+  it('ends reimageFailed with exit 1 and nothing rolled back: the one refused patch is the last write', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, JM2);
+    edge.world.injectClusterFault('setImages', 'Forbidden');
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('reimageFailed');
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.reverts).toBeUndefined();
+    expect(edge.writes()).toEqual(['writeRefreshAttempt 1', `setImages jobs-manager api=${ref(JM2)}`]);
+    expect(edge.codes().slice(-2)).toEqual(['REIMAGING', 'SET_IMAGE_FAILED']);
+    expect(edge.line('SET_IMAGE_FAILED')).toBe(
+      'ERROR: set image on deployment/stg-jobs-manager failed (Forbidden (HTTP 403): simulated Forbidden on setImages); the attempt counter stays incremented and the new digests are not recorded.',
+    );
+  });
+});
