@@ -109,7 +109,16 @@ describe('a rollback whose quarantine write fails (§3.6)', () => {
     expect(edge.line('QUARANTINE_WRITE_FAILED')).toBe(
       'ERROR: the rollback completed but the failed digest could not be quarantined on deployment/stg-jobs-manager (Transport: simulated Transport on patchBookkeeping); the next tick will try that build again, and the attempt counter counts it towards the flap lockout.',
     );
-    expect(edge.codes().slice(-2)).toEqual(['ROLLED_BACK', 'QUARANTINE_WRITE_FAILED']);
+    expect(edge.codes().slice(7)).toEqual([
+      'REIMAGING',
+      'REVERT_READY',
+      'SET_IMAGE',
+      'ROLLOUT_FAILED',
+      'ROLLING_BACK',
+      'ROLLOUT_COMPLETE',
+      'ROLLED_BACK',
+      'QUARANTINE_WRITE_FAILED',
+    ]);
   });
 });
 
