@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../src/config/environment.js';
+import type { WorkloadId } from '../src/domain/workloads.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import type { TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { describeViolations, SpecChecker } from './spec/spec-checker.js';
 import { recordTick } from './spec/tick-record.js';
-import { aSteadyEdge, JM, PM, WRITE_OPS } from './support/edge.js';
+import { aSteadyEdge, JM, PM, RM, WRITE_OPS } from './support/edge.js';
 import { specCalls } from './support/spec-calls.js';
 
 // Branches of the tick machine's state tree that no other scenario walks to
@@ -18,49 +19,59 @@ const JM1 = simDigest(`${JM}#1`);
 const JM2 = simDigest(`${JM}#2`);
 const ref = (digest: string) => `docker.io/${JM}@${digest}`;
 
-/**
- * A steady edge under ON_ROLLOUT_FAILURE=revert on which build 2 of
- * jobs-manager is published broken; `onFirstRolloutWait` runs when the tick
- * starts waiting for the forward rollout, so a fault armed there bites the
- * rollback and not the re-image. Every tick goes through the invariant checker.
- */
-const aBrokenRelease = async (onFirstRolloutWait: (world: SimWorld) => void, env: Environment = {}) => {
-  const config = simConfig({ ON_ROLLOUT_FAILURE: 'revert', ...env });
+/** A simulated edge whose ticks run on ports the test may wrap; every tick goes through the invariant checker. */
+const aCheckedEdge = async (env: Environment) => {
+  const config = simConfig(env);
   const world = new SimWorld(config);
   const sim = simPorts(world);
   const checker = new SpecChecker();
-  const run = async (ports: TickPorts): Promise<TickOutcome> => {
+  const run = async (ports: TickPorts = sim): Promise<TickOutcome> => {
     const record = await recordTick(world, ports, config);
     const violations = checker.check(record);
     if (violations.length > 0) throw new Error(`invariants broken:\n${describeViolations(violations)}`);
     return record.outcome;
   };
-  expect((await run(sim)).result).toBe('complete');
+  expect((await run()).result).toBe('complete');
   world.calls.length = 0;
+  /** The same ports, `onWait` run as each rollout wait (counted from 1) starts. */
+  const hooked = (onWait: (workload: WorkloadId, n: number) => void): TickPorts => {
+    let waits = 0;
+    return {
+      ...sim,
+      cluster: {
+        ...sim.cluster,
+        waitForRollout: (workload, timeoutMs) => {
+          waits += 1;
+          onWait(workload.id, waits);
+          return sim.cluster.waitForRollout(workload, timeoutMs);
+        },
+      },
+    };
+  };
+  const writes = () =>
+    specCalls(world.calls, config)
+      .filter((c) => (WRITE_OPS as readonly string[]).includes(c.op))
+      .map((c) => `${c.op} ${c.detail}`.trim());
+  return { world, run, hooked, writes };
+};
+
+/**
+ * A steady edge under ON_ROLLOUT_FAILURE=revert on which build 2 of
+ * jobs-manager is published broken; `onFirstRolloutWait` runs when the tick
+ * starts waiting for the forward rollout, so a fault armed there bites the
+ * rollback and not the re-image.
+ */
+const aBrokenRelease = async (onFirstRolloutWait: (world: SimWorld) => void, env: Environment = {}) => {
+  const { world, run, hooked, writes } = await aCheckedEdge({ ON_ROLLOUT_FAILURE: 'revert', ...env });
   world.publish(JM, JM2);
   world.breakBuild(JM2);
-  let waits = 0;
-  const ports: TickPorts = {
-    ...sim,
-    cluster: {
-      ...sim.cluster,
-      waitForRollout: (workload, timeoutMs) => {
-        waits += 1;
-        if (waits === 1) onFirstRolloutWait(world);
-        return sim.cluster.waitForRollout(workload, timeoutMs);
-      },
-    },
-  };
-  const outcome = await run(ports);
-  const writes = specCalls(world.calls, config)
-    .filter((c) => (WRITE_OPS as readonly string[]).includes(c.op))
-    .map((c) => `${c.op} ${c.detail}`.trim());
+  const outcome = await run(hooked((_, n) => (n === 1 ? onFirstRolloutWait(world) : undefined)));
   const line = (code: string) => {
     const found = outcome.events.filter((e) => e.code === code);
     expect(found).toHaveLength(1);
     return found[0]?.message;
   };
-  return { world, outcome, writes, line };
+  return { world, outcome, writes: writes(), line };
 };
 
 describe('a rollback whose own patch is refused (§3.6)', () => {
@@ -278,5 +289,39 @@ describe('a refused re-image patch with ON_ROLLOUT_FAILURE off (the default, §3
     expect(edge.line('SET_IMAGE_FAILED')).toBe(
       'ERROR: set image on deployment/stg-jobs-manager failed (Forbidden (HTTP 403): simulated Forbidden on setImages); the attempt counter stays incremented and the new digests are not recorded.',
     );
+  });
+});
+
+describe('a rollback after a failed live re-pin (RECONCILE_LIVE=1, ON_ROLLOUT_FAILURE=revert)', () => {
+  it('has no bad digest to quarantine: rolledBack, and no quarantine write', async () => {
+    const RM2 = simDigest(`${RM}#2`);
+    const { world, run, hooked, writes } = await aCheckedEdge({ RECONCILE_LIVE: '1', ON_ROLLOUT_FAILURE: 'revert' });
+    world.publish(RM, RM2);
+    expect((await run()).result).toBe('complete');
+    world.helmRerender('resource-monitor');
+    world.publish(JM, JM2);
+    world.calls.length = 0;
+    let rmWaits = 0;
+    const outcome = await run(
+      hooked((id) => {
+        if (id !== 'resource-monitor') return;
+        rmWaits += 1;
+        world.setBehaviour('resource-monitor', rmWaits === 1 ? 'stalls' : 'settles');
+      }),
+    );
+    expect(outcome.result).toBe('rolledBack');
+    expect(outcome.exitCode).toBe(1);
+    const rmOnBuild2 = `setImages resource-monitor tracebloc-resource-monitor=docker.io/${RM}@${RM2}`;
+    expect(writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages jobs-manager api=${ref(JM2)}`,
+      `setImages requests-proxy proxy=${ref(JM2)}`,
+      rmOnBuild2,
+      `setImages jobs-manager api=${ref(JM1)}`,
+      `setImages requests-proxy proxy=${ref(JM1)}`,
+      rmOnBuild2,
+    ]);
+    expect(Object.keys(world.annotations).filter((k) => k.startsWith('tracebloc.io/quarantined-'))).toEqual([]);
+    expect(outcome.events.map((e) => e.code).slice(-3)).toEqual(['ROLLOUT_COMPLETE', 'ROLLED_BACK', 'ROLLED_BACK']);
   });
 });
