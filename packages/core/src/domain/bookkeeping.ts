@@ -96,6 +96,10 @@ export const pinMarkersOf = (annotations: Annotations): RecordedDigests => perIm
 export const quarantinedDigestsOf = (annotations: Annotations): RecordedDigests =>
   perImage(annotations, 'quarantineKey');
 
+/** `digest` is the one quarantined for `image` (I30): the admission check, a live re-pin and a rollback ask the same. */
+export const isQuarantinedDigest = (quarantined: Partial<RecordedDigests>, image: ImageName, digest: string): boolean =>
+  O.exists((q: string) => q === digest)(quarantined[image] ?? O.none);
+
 /** The failed digests to quarantine after a rollback (I30), in one write. */
 export const quarantineSet = (digests: Readonly<Partial<Record<ImageName, string>>>): BookkeepingChanges =>
   Object.fromEntries(

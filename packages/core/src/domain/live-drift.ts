@@ -1,6 +1,6 @@
 import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { RecordedDigests } from './bookkeeping.js';
+import { isQuarantinedDigest, type RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import { CONTAINER, type ImageName, imageSpec, type LiveWorkload, type WorkloadId } from './workloads.js';
 
@@ -110,7 +110,7 @@ export const liveFindings = (
         recorded: expected,
         owner,
         kind,
-        ...(O.exists((q) => q === expected)(quarantined[managed.image] ?? O.none) ? { recordedQuarantined: true } : {}),
+        ...(isQuarantinedDigest(quarantined, managed.image, expected) ? { recordedQuarantined: true } : {}),
       },
     ];
     if (parsed.repo !== imageSpec(managed.image).repo) return finding('foreign');

@@ -1,5 +1,5 @@
 import type { AnsweredDigest } from './admission.js';
-import { type Annotations, quarantinedDigestsOf } from './bookkeeping.js';
+import { type Annotations, isQuarantinedDigest, quarantinedDigestsOf } from './bookkeeping.js';
 
 // docs/behaviour.md §3.4a, the first admission check (ON_ROLLOUT_FAILURE,
 // issue 16): a changed digest equal to the digest quarantined for its image
@@ -17,8 +17,5 @@ export const quarantinedAnswers = (
   bookkeeping: Annotations,
 ): readonly AnsweredDigest[] => {
   const quarantined = quarantinedDigestsOf(bookkeeping);
-  return answered.filter((c) => {
-    const q = quarantined[c.image];
-    return q._tag === 'Some' && q.value === c.to;
-  });
+  return answered.filter((c) => isQuarantinedDigest(quarantined, c.image, c.to));
 };

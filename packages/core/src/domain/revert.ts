@@ -1,7 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
-import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { RecordedDigests } from './bookkeeping.js';
+import { isQuarantinedDigest, type RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import { managedContainers } from './live-drift.js';
 import { imageReference, type WorkloadChange } from './plan.js';
@@ -82,7 +81,7 @@ export const planRevert = (
       const value = record?._tag === 'Some' ? record.value : undefined;
       if (image === undefined || value === undefined || !isWellFormedDigest(value))
         return E.left({ workload: change.workload.id, container, image: image ?? 'jobs-manager', recorded: value });
-      if (O.exists((q) => q === value)(quarantined[image] ?? O.none))
+      if (isQuarantinedDigest(quarantined, image, value))
         return E.left({ workload: change.workload.id, container, image, recorded: value, quarantined: true });
       containers.push({ workload: change.workload.id, container, image, from: digestOf(reference), to: value });
       images.push({ container, image: imageReference(config, image, value) });
