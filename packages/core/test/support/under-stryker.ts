@@ -7,12 +7,12 @@ import fc from 'fast-check';
 // describe block names its seed. A seed drawn from the clock differs between
 // Stryker's dry run and every mutant run, so no name matches and each mutant
 // "survives" with 0 tests run (Stryker 9.6 with @fast-check/vitest). And a full-strength run
-// (1,500 sequences, ~25 s) for each of the hundreds of mutants it covers would
+// (2,000 sequences, ~35 s) for each of the hundreds of mutants it covers would
 // take hours. So under Stryker the suite runs a small, fixed sample: 30
 // sequences from seed 2024. Its vacuity test is switched off there
 // (IMAGE_REFRESH_PROPERTY_MIN = 0): 30 sequences are too few to meet every
 // precondition 50 times, and any fixed floor breaks Stryker's dry run as soon
-// as a generator changes. The normal run (1,500 sequences, floor 50) is the
+// as a generator changes. The normal run (2,000 sequences, floor 50) is the
 // vacuity proof; under Stryker the fast example scenarios are the main
 // killers and the sample a second net. The deep run is
 // `IMAGE_REFRESH_PROPERTY_RUNS=100000` outside Stryker (test/spec/README.md).
