@@ -13,13 +13,14 @@ import {
 } from '../src/domain/signature-admission.js';
 import { workloadRef } from '../src/domain/workloads.js';
 import { simConfig } from '../src/sim/index.js';
+import { repeatedDigest } from './support/repeated-digest.js';
 
 // The way back (docs/behaviour.md §3.6, I29/I30) and the signature gate
 // (docs/behaviour.md §3.4a step 3) as the pure values they return: which
 // container goes back to which recorded digest, what is quarantined, and which
 // digest is held for which reason.
 
-const d = (c: string): Digest => `sha256:${c.repeat(64)}` as Digest;
+const d = repeatedDigest;
 const GOOD = d('a');
 const BAD = d('b');
 const RM_GOOD = d('c');

@@ -2,17 +2,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import type { RecordedDigests } from '../src/domain/bookkeeping.js';
-import type { Digest } from '../src/domain/digest.js';
 import type { WorkloadChange } from '../src/domain/plan.js';
 import { planRevert } from '../src/domain/revert.js';
 import { workloadRef } from '../src/domain/workloads.js';
 import { simConfig } from '../src/sim/index.js';
+import { repeatedDigest } from './support/repeated-digest.js';
 
 // I30: the way back refuses only a record that IS the image's quarantined
 // digest. A quarantine of another build of the same image (an older bad one)
 // leaves the recorded digest good, and the rollback goes back to it.
 
-const d = (c: string): Digest => `sha256:${c.repeat(64)}` as Digest;
+const d = repeatedDigest;
 const GOOD = d('a');
 const BAD = d('b');
 const OLDER_BAD = d('f');

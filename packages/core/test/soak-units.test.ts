@@ -2,18 +2,18 @@ import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import type { ChangedDigest } from '../src/domain/admission.js';
 import type { RecordedDigests } from '../src/domain/bookkeeping.js';
-import type { Digest } from '../src/domain/digest.js';
 import { decideDigestAges, unjudgedHold } from '../src/domain/digest-age.js';
 import { parsePendingDigest, rfc3339 } from '../src/domain/pending-digest.js';
 import type { ImageResolution } from '../src/domain/plan.js';
 import { startJitterDelayMs } from '../src/domain/start-jitter.js';
+import { repeatedDigest } from './support/repeated-digest.js';
 
 // The soak (docs/behaviour.md §3.4a step 2, issue 17) and START_JITTER
 // (docs/behaviour.md §3.3) as the values their pure functions return: the
 // verdict per changed digest, the pending annotation written, the value read
 // back, the delay an edge waits.
 
-const d = (c: string): Digest => `sha256:${c.repeat(64)}` as Digest;
+const d = repeatedDigest;
 const OLD = d('a');
 const NEW = d('b');
 const OTHER = d('c');

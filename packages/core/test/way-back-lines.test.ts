@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Digest } from '../src/domain/digest.js';
 import type { WorkloadChange } from '../src/domain/plan.js';
 import type { RevertPlan } from '../src/domain/revert.js';
 import { workloadRef } from '../src/domain/workloads.js';
@@ -15,13 +14,14 @@ import {
   watchingStability,
 } from '../src/machine/messages-way-back.js';
 import { simConfig } from '../src/sim/index.js';
+import { repeatedDigest } from './support/repeated-digest.js';
 
 // The way back's operator lines (ON_ROLLOUT_FAILURE=revert, ROLLOUT_STABLE_FOR,
 // docs/behaviour.md §3.6, I29/I30), each asserted whole: its level, its code
 // and the exact text an operator greps for (`ROLLED BACK … from … to …`,
 // `ROLLBACK FAILED`, `MANUAL ATTENTION NEEDED`).
 
-const d = (c: string): Digest => `sha256:${c.repeat(64)}` as Digest;
+const d = repeatedDigest;
 const GOOD = d('a');
 const BAD = d('b');
 const RM_GOOD = d('c');
