@@ -4,12 +4,16 @@
 // vitest.config.ts imports it.
 import { defineProject } from 'vitest/config';
 
+// test/real-cluster/ of each package runs in the real-cluster project only.
+const REAL_CLUSTER = 'test/real-cluster/**';
+
 const project = (name: string, extra: Parameters<typeof defineProject>[0]['test'] = {}) =>
   defineProject({
     test: {
       name,
       root: `packages/${name}`,
       include: ['test/**/*.test.ts'],
+      exclude: ['**/node_modules/**', REAL_CLUSTER],
       ...extra,
     },
   });
@@ -38,6 +42,22 @@ export default [
           env: { IMAGE_REFRESH_BUNDLE_NODE: NODE24 },
         }),
       ]),
+  // The adapter's port contract and the CLI's stories on a real control plane
+  // (kube-apiserver, etcd, the controllers, kwok; tools/control-plane), one
+  // cluster per run, started by the global setup. Files run one at a time:
+  // each stages its releases in namespaces of its own, and on two cores the
+  // controllers' pace, not the tests', is what a rollout waits for.
+  defineProject({
+    test: {
+      name: 'real-cluster',
+      root: '.',
+      include: [`packages/k8s-adapter/${REAL_CLUSTER}/*.test.ts`, `packages/cli/${REAL_CLUSTER}/*.test.ts`],
+      globalSetup: ['packages/k8s-adapter/test/support/real-cluster/global-setup.ts'],
+      fileParallelism: false,
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+    },
+  }),
   defineProject({
     test: {
       name: 'packaging',

@@ -89,7 +89,8 @@ describe('observeJobsManager and the reads it serves', () => {
   });
 
   it('keeps the last read as the snapshot: annotations written during the window are seen', async () => {
-    const c = await start();
+    // The controller is down: it observes neither the generation it missed nor the one the annotation adds.
+    const c = await start({ behaviour: 'unobserved' });
     c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, { observedGeneration: 0 });
     const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '200ms' }));
     setTimeout(() => {

@@ -104,12 +104,6 @@ describe('annotation writes', () => {
     expect(c.server.requests).toEqual([]);
   });
 
-  it('never bumps the generation: bookkeeping is not a rollout', async () => {
-    const c = await start();
-    right(await run(portOn(c).patchBookkeeping(skipStreakSet(1))));
-    expect(generationOf(c.jobsManager())).toBe(1);
-  });
-
   it('reads back what it wrote from the PATCH answer, without another request', async () => {
     const c = await start();
     const port = portOn(c);

@@ -49,6 +49,8 @@ export interface ChartOptions extends FakeApiServerOptions {
   readonly daemonSetStrategy?: string;
   /** Leave the jobs-manager Deployment out (a release without it). */
   readonly withoutJobsManager?: boolean;
+  /** spec.progressDeadlineSeconds of both Deployments (the chart's: 600). */
+  readonly progressDeadlineSeconds?: number;
 }
 
 const must = (object: JsonObject | undefined, what: string): JsonObject => {
@@ -63,6 +65,11 @@ export const startChartCluster = async (options: ChartOptions = {}): Promise<Cha
   if (options.annotations !== undefined) {
     const metadata = w.jobsManager.metadata as JsonObject;
     metadata.annotations = { ...(metadata.annotations as JsonObject), ...options.annotations };
+  }
+  if (options.progressDeadlineSeconds !== undefined) {
+    for (const deployment of [w.jobsManager, w.requestsProxy]) {
+      (deployment.spec as JsonObject).progressDeadlineSeconds = options.progressDeadlineSeconds;
+    }
   }
   if (options.daemonSetStrategy !== undefined) {
     (w.resourceMonitor.spec as JsonObject).updateStrategy = { type: options.daemonSetStrategy };

@@ -1,5 +1,6 @@
 import type { FakeKind } from './fake-api-objects.js';
 import { isObject, type JsonObject } from './fake-api-patch.js';
+import { runsNeverReadyBuild } from './never-ready-build.js';
 
 // A tiny stand-in for the deployment and daemonset controllers: after a spec
 // change it writes the status a real rollout of that behaviour would go
@@ -25,6 +26,8 @@ export type RolloutBehaviour =
 export interface StatusStep {
   /** After how many steps (each `stepMs`) of the spec change this status is written. */
   readonly step: number;
+  /** Or after this many milliseconds, whatever the step length (a deadline of the object's own). */
+  readonly afterMs?: number;
   readonly status: JsonObject;
 }
 
@@ -122,6 +125,25 @@ const daemonSetSteps = (object: JsonObject, behaviour: RolloutBehaviour): Status
   }
 };
 
+/**
+ * A never-ready build's rollout (never-ready-build.ts), whatever the object's
+ * behaviour: the new pod Runs, unready, and the old one is kept; a Deployment
+ * reports ProgressDeadlineExceeded once its own progressDeadlineSeconds have
+ * passed, in real time, as the Deployment controller does.
+ */
+const neverReadySteps = (kind: FakeKind, object: JsonObject): StatusStep[] => {
+  const steps = kind === 'Deployment' ? deploymentSteps(object, 'neverReady') : daemonSetSteps(object, 'neverReady');
+  if (kind !== 'Deployment') return steps;
+  const spec = isObject(object.spec) ? object.spec : {};
+  const deadlineMs = num(spec.progressDeadlineSeconds, 600) * 1_000;
+  const [kept] = deploymentSteps(object, 'progressDeadline').slice(-1);
+  return kept === undefined ? steps : [...steps, { step: 0, afterMs: deadlineMs, status: kept.status }];
+};
+
 /** The statuses the controller writes after a spec change of `object` (already at its new generation). */
 export const rolloutSteps = (kind: FakeKind, object: JsonObject, behaviour: RolloutBehaviour): StatusStep[] =>
-  kind === 'Deployment' ? deploymentSteps(object, behaviour) : daemonSetSteps(object, behaviour);
+  runsNeverReadyBuild(object)
+    ? neverReadySteps(kind, object)
+    : kind === 'Deployment'
+      ? deploymentSteps(object, behaviour)
+      : daemonSetSteps(object, behaviour);

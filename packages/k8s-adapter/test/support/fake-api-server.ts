@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { classifyRequest, EVENTS_PATH, NAMESPACE_PATH } from './api-routes.js';
 import type { RolloutBehaviour } from './fake-api-controller.js';
 import {
   API_GROUP_LIST,
@@ -73,14 +74,6 @@ export interface FakeApiServer {
   setBehaviour(kind: FakeKind, namespace: string, name: string, behaviour: RolloutBehaviour): void;
   close(): Promise<void>;
 }
-
-const RESOURCES: Readonly<Record<string, FakeKind>> = { deployments: 'Deployment', daemonsets: 'DaemonSet' };
-const OBJECT_PATH = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/(deployments|daemonsets)(?:\/([^/]+))?$/;
-const DISCOVERY_PATHS = new Set(['/api', '/apis', '/api/v1', '/apis/apps/v1', '/apis/events.k8s.io/v1']);
-/** core/v1 (read: kubectl) or events.k8s.io/v1 (read and write: the adapter), one store. */
-const EVENTS_PATH = /^\/(?:api\/v1|apis\/events\.k8s\.io\/v1)\/namespaces\/([^/]+)\/events(?:\/([^/]+))?$/;
-/** kubectl asks whether the namespace exists when an object in it is not found, to word its error. */
-const NAMESPACE_PATH = /^\/api\/v1\/namespaces\/([^/]+)$/;
 
 /** Query parameters each route understands; any other is not modelled. */
 const KNOWN_QUERY: Readonly<Record<FakeRoute, readonly string[]>> = {
@@ -311,32 +304,9 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
     const query = Object.fromEntries(url.searchParams);
     const body = await readBody(req);
     const method = req.method ?? 'GET';
-    const objectPath = OBJECT_PATH.exec(url.pathname);
     const namespacePath = NAMESPACE_PATH.exec(url.pathname);
     const eventsPath = EVENTS_PATH.exec(url.pathname);
-    const kind = objectPath?.[2] === undefined ? undefined : RESOURCES[objectPath[2]];
-    const namespace = objectPath?.[1];
-    const name = objectPath?.[3];
-    const route: FakeRoute | undefined =
-      url.pathname === '/version' && method === 'GET'
-        ? 'version'
-        : DISCOVERY_PATHS.has(url.pathname) && method === 'GET'
-          ? 'discovery'
-          : namespacePath !== null && method === 'GET'
-            ? 'namespace'
-            : eventsPath !== null && ['GET', 'POST', 'PATCH'].includes(method)
-              ? 'event'
-              : objectPath === null
-                ? undefined
-                : method === 'GET' && name !== undefined
-                  ? 'get'
-                  : method === 'GET' && (query.watch === 'true' || query.watch === '1')
-                    ? 'watch'
-                    : method === 'GET'
-                      ? 'list'
-                      : method === 'PATCH' && name !== undefined
-                        ? 'patch'
-                        : undefined;
+    const { route, kind, namespace, name } = classifyRequest(method, url.pathname, query);
     const authorization = req.headers.authorization;
     const record: RecordedRequest = {
       auth: authorization === undefined ? 'anonymous' : authorization === `Bearer ${token}` ? 'token' : 'wrong-token',

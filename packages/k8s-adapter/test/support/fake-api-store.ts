@@ -135,14 +135,19 @@ export class FakeApiStore {
     }
     patched.status = clone(before.status ?? {});
     const specChanged = JSON.stringify(patched.spec) !== JSON.stringify(before.spec);
+    // The apiserver bumps a Deployment's generation for an annotation change too (its
+    // strategy: annotations are copied to the ReplicaSets), never a DaemonSet's.
+    const annotationsChanged = JSON.stringify(m.annotations ?? {}) !== JSON.stringify(old.annotations ?? {});
+    const generationMoves = specChanged || (kind === 'Deployment' && annotationsChanged);
     const anyChange = specChanged || JSON.stringify(m) !== JSON.stringify(old);
     if (!anyChange) return clone(before);
     m.managedFields = updateManagedFields(before, patched, fieldManager, new Date());
-    if (specChanged) m.generation = Number(old.generation ?? 0) + 1;
+    if (generationMoves) m.generation = Number(old.generation ?? 0) + 1;
     m.resourceVersion = this.bump();
     entry.object = patched;
     this.notify(kind, 'MODIFIED', patched);
     if (specChanged) this.runController(kind, namespace, name, entry);
+    else if (generationMoves) this.observeGeneration(kind, namespace, name, entry);
     return clone(patched);
   }
 
@@ -178,16 +183,35 @@ export class FakeApiStore {
     }
   }
 
+  /**
+   * A generation with no spec change (a Deployment's annotations): the controller observes it at once,
+   * having nothing to roll, and nothing else moves — unless the controller is down ('unobserved').
+   */
+  private observeGeneration(kind: FakeKind, namespace: string, name: string, entry: Entry): void {
+    if (entry.behaviour === 'unobserved') return;
+    const generation = meta(entry.object).generation;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const current = this.entries.get(keyOf(kind, namespace, name));
+      if (current === undefined || meta(current.object).generation !== generation) return;
+      this.setStatus(kind, namespace, name, { observedGeneration: generation as number });
+    }, 0);
+    this.timers.add(timer);
+  }
+
   private runController(kind: FakeKind, namespace: string, name: string, entry: Entry): void {
     const generation = meta(entry.object).generation;
-    for (const { step, status } of rolloutSteps(kind, entry.object, entry.behaviour)) {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        const current = this.entries.get(keyOf(kind, namespace, name));
-        // A newer spec change supersedes this rollout's remaining steps.
-        if (current === undefined || meta(current.object).generation !== generation) return;
-        this.setStatus(kind, namespace, name, status);
-      }, step * this.stepMs);
+    for (const { step, afterMs, status } of rolloutSteps(kind, entry.object, entry.behaviour)) {
+      const timer = setTimeout(
+        () => {
+          this.timers.delete(timer);
+          const current = this.entries.get(keyOf(kind, namespace, name));
+          // A newer spec change supersedes this rollout's remaining steps.
+          if (current === undefined || meta(current.object).generation !== generation) return;
+          this.setStatus(kind, namespace, name, status);
+        },
+        afterMs ?? step * this.stepMs,
+      );
       this.timers.add(timer);
     }
   }

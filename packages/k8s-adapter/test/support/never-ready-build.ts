@@ -1,0 +1,21 @@
+import type { JsonObject } from './fake-api-patch.js';
+
+// One rule both test servers keep: a pod of a build whose digest begins with
+// "dead" Runs and is never Ready — the pod whose HTTP server never binds its
+// port (docs/behaviour.md §3.2). The real control plane keeps it through kwok
+// (tools/control-plane/kwok-stages.yaml); the fake's controller keeps it too
+// (fake-api-controller.ts), so a story written once — publish such a build,
+// watch the rollout never finish — means the same on either server.
+
+/** What a container image names when it runs such a build. */
+export const NEVER_READY_IMAGE = /@sha256:dead/;
+
+/** A digest of that kind, for a test that sets an image without a registry. */
+export const neverReadyDigest = (fill = 'e'): string => `sha256:dead${fill.repeat(60)}`;
+
+/** True when any container of the object's pod template runs a never-ready build. */
+export const runsNeverReadyBuild = (object: JsonObject): boolean => {
+  const template = (object.spec as JsonObject | undefined)?.template as JsonObject | undefined;
+  const containers = ((template?.spec as JsonObject | undefined)?.containers ?? []) as JsonObject[];
+  return containers.some((c) => typeof c.image === 'string' && NEVER_READY_IMAGE.test(c.image));
+};
