@@ -370,7 +370,7 @@ describeOnStoryRegistry(
           jm2 = await world.push(JM);
           // A human removed pods-monitor's record: this tick observes it afresh.
           kubectlAnnotate(stage.cluster, RECORD.pm, null);
-          const generations = stage.generations();
+          const templates = stage.templates();
           const run = await stage.tick();
           expect(run.exitCode).toBe(0);
           expect(theLine(run.stderr, 'digest changed')).toContain(`${JM}: digest changed (${first.jm} -> ${jm2})`);
@@ -388,7 +388,7 @@ describeOnStoryRegistry(
           ]);
           expect(stage.bookkeeping()).toEqual({ [RECORD.jm]: first.jm, [RECORD.pm]: first.pm, [RECORD.rm]: first.rm });
           expect(stage.images()).toEqual(ON_TAG);
-          expect(stage.generations()).toEqual(generations);
+          expect(stage.templates()).toEqual(templates);
           const event = stage.cluster.server.events.all().find((e) => e.reason === 'RefreshRegistryBudgetLow');
           expect(event).toMatchObject({ type: 'Warning', message: withoutPrefix(low) });
           expect(event?.series).toBeUndefined();

@@ -154,7 +154,7 @@ describeOnStoryRegistry(
       it(
         'RECONCILE_LIVE=report: one line per reverted container naming (set by helm) — none for the containers never pinned — exit 0, and not one PATCH',
         async () => {
-          const generations = stage.generations();
+          const templates = stage.templates();
           const run = await stage.tick(live('report'));
           expect(run.exitCode).toBe(0);
           expect(WARNINGS(run)).toEqual([
@@ -164,7 +164,7 @@ describeOnStoryRegistry(
           expect(patchesOf(run)).toEqual([]);
           expect(run.stderr.at(-1)).toBe(STEADY_SUMMARY);
           expect(stage.images()).toEqual(ON_TAG);
-          expect(stage.generations()).toEqual(generations);
+          expect(stage.templates()).toEqual(templates);
         },
         STORY_MS,
       );
@@ -213,7 +213,7 @@ describeOnStoryRegistry(
       it(
         'RECONCILE_LIVE=1 converges requests-proxy alone, through the attempt counter; jobs-manager is not patched',
         async () => {
-          const generations = stage.generations();
+          const templates = stage.templates();
           const run = await stage.tick(live('1'));
           expect(run.exitCode).toBe(0);
           expect(WARNINGS(run)).toEqual([skewLine('repair')]);
@@ -227,7 +227,7 @@ describeOnStoryRegistry(
             '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=1 (deployment/stg-requests-proxy)',
           );
           expect(stage.images()['stg-requests-proxy']).toEqual({ proxy: pinned(JM, jm2) });
-          expect(stage.generations()['stg-jobs-manager']).toBe(generations['stg-jobs-manager']);
+          expect(stage.templates()['stg-jobs-manager']).toEqual(templates['stg-jobs-manager']);
           expect(stage.cluster.server.unexpected).toEqual([]);
         },
         STORY_MS,
@@ -277,7 +277,7 @@ describeOnStoryRegistry(
       it(
         "DECOUPLED_REFRESH=1: skip 2/8 counted as always, exit 0; the settled DaemonSet is re-imaged to the new build and its digest recorded; jobs-manager's containers, pods-monitor's included, untouched",
         async () => {
-          const generations = stage.generations();
+          const templates = stage.templates();
           const run = await stage.tick({ DECOUPLED_REFRESH: '1' });
           expect(run.exitCode).toBe(0);
           expect(theLine(run.stderr, 'skipping this refresh tick')).toContain('skipping this refresh tick 2/8;');
@@ -291,7 +291,7 @@ describeOnStoryRegistry(
             ...ON_TAG,
             'stg-resource-monitor': { 'tracebloc-resource-monitor': pinned(RM, rm2) },
           });
-          expect(stage.generations()['stg-jobs-manager']).toBe(generations['stg-jobs-manager']);
+          expect(stage.templates()['stg-jobs-manager']).toEqual(templates['stg-jobs-manager']);
           // pods-monitor is a sidecar of the unsettled jobs-manager: not even resolved.
           expect(run.registry.filter((r) => r.url.includes(PM))).toEqual([]);
           expect(stage.bookkeeping()).toEqual({

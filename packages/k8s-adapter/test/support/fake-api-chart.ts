@@ -103,3 +103,9 @@ export const annotationsOf = (object: JsonObject): Record<string, string> =>
   ((object.metadata as JsonObject).annotations ?? {}) as Record<string, string>;
 
 export const generationOf = (object: JsonObject): number => Number((object.metadata as JsonObject).generation);
+
+/**
+ * The pod template: what a rollout changes. Only a set image (or a human's edit) moves it; a
+ * Deployment's generation moves for an annotation too, so "not re-imaged" is asserted on this.
+ */
+export const templateOf = (object: JsonObject): JsonObject => (object.spec as JsonObject).template as JsonObject;

@@ -6,13 +6,14 @@ import {
   annotationsOf,
   type ChartCluster,
   type ChartOptions,
-  generationOf,
   imagesOf,
   JOBS_MANAGER,
   REQUESTS_PROXY,
   RESOURCE_MONITOR,
   startChartCluster,
+  templateOf,
 } from '../../../../k8s-adapter/test/support/fake-api-chart.js';
+import type { JsonObject } from '../../../../k8s-adapter/test/support/fake-api-patch.js';
 import type { RecordedRequest } from '../../../../k8s-adapter/test/support/fake-api-server.js';
 import type { SeenRequest } from '../../../../k8s-adapter/test/support/registry-local-server.js';
 import { bundleEnv } from './chart-env.js';
@@ -59,8 +60,11 @@ export interface Stage {
   bookkeeping(): Record<string, string>;
   /** Container → image of every workload, by object name. */
   images(): Record<string, Record<string, string>>;
-  /** metadata.generation of every workload: a spec write bumps it, an annotation does not. */
-  generations(): Record<string, number>;
+  /**
+   * The pod template of every workload: a re-image moves it, bookkeeping does not (a Deployment's
+   * metadata.generation moves for an annotation as well, as the real apiserver does it).
+   */
+  templates(): Record<string, JsonObject>;
   close(): Promise<void>;
 }
 
@@ -98,10 +102,10 @@ export const startStage = async (registry: RegistryEndpoint, options: ChartOptio
       [REQUESTS_PROXY]: imagesOf(cluster.requestsProxy()),
       [RESOURCE_MONITOR]: imagesOf(cluster.resourceMonitor()),
     }),
-    generations: () => ({
-      [JOBS_MANAGER]: generationOf(cluster.jobsManager()),
-      [REQUESTS_PROXY]: generationOf(cluster.requestsProxy()),
-      [RESOURCE_MONITOR]: generationOf(cluster.resourceMonitor()),
+    templates: () => ({
+      [JOBS_MANAGER]: templateOf(cluster.jobsManager()),
+      [REQUESTS_PROXY]: templateOf(cluster.requestsProxy()),
+      [RESOURCE_MONITOR]: templateOf(cluster.resourceMonitor()),
     }),
     close: async () => {
       await cluster.close();
