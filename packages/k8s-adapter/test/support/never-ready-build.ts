@@ -7,11 +7,14 @@ import type { JsonObject } from './fake-api-patch.js';
 // (fake-api-controller.ts), so a story written once — publish such a build,
 // watch the rollout never finish — means the same on either server.
 
+/** The digest's first hex digits that mark such a build. */
+export const NEVER_READY_PREFIX = 'dead';
+
 /** What a container image names when it runs such a build. */
-export const NEVER_READY_IMAGE = /@sha256:dead/;
+export const NEVER_READY_IMAGE = new RegExp(`@sha256:${NEVER_READY_PREFIX}`);
 
 /** A digest of that kind, for a test that sets an image without a registry. */
-export const neverReadyDigest = (fill = 'e'): string => `sha256:dead${fill.repeat(60)}`;
+export const neverReadyDigest = (fill = 'e'): string => `sha256:${NEVER_READY_PREFIX}${fill.repeat(60)}`;
 
 /** True when any container of the object's pod template runs a never-ready build. */
 export const runsNeverReadyBuild = (object: JsonObject): boolean => {

@@ -77,12 +77,25 @@ const TYPES: Record<Flavour, { manifest: string; config: string; layer: string }
   },
 };
 
-/** A single-platform image with fresh content: a new digest every time. */
+/**
+ * The manifest with a nonce annotation chosen so that its digest begins with
+ * `prefix` (a few hex digits: 16⁴ tries on average for four), for builds the
+ * test servers treat by their digest (never-ready-build.ts).
+ */
+const withDigestPrefix = (manifest: Record<string, unknown>, prefix: string): Record<string, unknown> => {
+  for (let nonce = 0; nonce < 16 ** (prefix.length + 2); nonce += 1) {
+    const candidate = { ...manifest, annotations: { 'test.image-refresh/nonce': String(nonce) } };
+    if (sha256(Buffer.from(JSON.stringify(candidate))).startsWith(`sha256:${prefix}`)) return candidate;
+  }
+  throw new Error(`no manifest digest beginning ${prefix} found`);
+};
+
+/** A single-platform image with fresh content: a new digest every time (beginning with `digestPrefix` if given). */
 export const pushImage = async (
   base: string,
   repo: string,
   tag: string,
-  options: { flavour?: Flavour; token?: string } = {},
+  options: { flavour?: Flavour; token?: string; digestPrefix?: string } = {},
 ): Promise<Pushed> => {
   const types = TYPES[options.flavour ?? 'oci'];
   const layer = randomBytes(64);
@@ -91,19 +104,14 @@ export const pushImage = async (
   );
   const layerDigest = await pushBlob(base, repo, layer, options.token);
   const configDigest = await pushBlob(base, repo, config, options.token);
-  return pushManifest(
-    base,
-    repo,
-    tag,
-    types.manifest,
-    {
-      schemaVersion: 2,
-      mediaType: types.manifest,
-      config: { mediaType: types.config, digest: configDigest, size: config.length },
-      layers: [{ mediaType: types.layer, digest: layerDigest, size: layer.length }],
-    },
-    options.token,
-  );
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: types.manifest,
+    config: { mediaType: types.config, digest: configDigest, size: config.length },
+    layers: [{ mediaType: types.layer, digest: layerDigest, size: layer.length }],
+  };
+  const body = options.digestPrefix === undefined ? manifest : withDigestPrefix(manifest, options.digestPrefix);
+  return pushManifest(base, repo, tag, types.manifest, body, options.token);
 };
 
 /** A multi-platform OCI index over manifests already in the repo. */

@@ -31,6 +31,8 @@ export interface StoryRegistry {
   readonly endpoint: RegistryEndpoint;
   /** Push a fresh build of repo:stg; its digest. */
   push(repo: string): Promise<string>;
+  /** Push a build of repo:stg whose pods never become Ready, on either test server; its digest. */
+  pushNeverReady(repo: string): Promise<string>;
   /** A fresh build of each of the three images under :stg, so a story's first install starts from its own digests. */
   pushAll(): Promise<Builds>;
   close(): Promise<void>;
@@ -52,6 +54,7 @@ export const startStoryRegistry = async (): Promise<StoryRegistry> => {
     budget,
     endpoint: { url: budget.url, seen: budget.seen },
     push,
+    pushNeverReady: (repo) => registry.pushNeverReady(repo, 'stg'),
     pushAll: async () => ({ jm: await push(JM), pm: await push(PM), rm: await push(RM) }),
     close: async () => {
       await budget.close();
@@ -94,6 +97,7 @@ export const describeOnStoryRegistry = (file: string, title: string, body: (worl
           return started().endpoint;
         },
         push: (repo) => started().push(repo),
+        pushNeverReady: (repo) => started().pushNeverReady(repo),
         pushAll: () => started().pushAll(),
         close: () => started().close(),
       });

@@ -4,6 +4,7 @@ import {
   registryBinaryMissing,
   startRegistry,
 } from '../../support/registry-process.js';
+import { NEVER_READY_PREFIX } from '../../support/never-ready-build.js';
 import { pushImage } from '../../support/registry-push.js';
 import {
   startTokenServer,
@@ -27,6 +28,8 @@ export interface ParityRegistry {
   readonly tokens: TokenServer;
   /** Push a fresh single-platform image to repo:tag (straight to the registry, past the proxy); its digest. */
   push(repo: string, tag: string): Promise<string>;
+  /** The same, a build whose pods both test servers keep Running and never Ready (never-ready-build.ts). */
+  pushNeverReady(repo: string, tag: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,13 @@ export const startParityRegistry = async (): Promise<ParityRegistry> => {
       tokens,
       push: async (repo, tag) =>
         (await pushImage(direct, repo, tag, { token: tokens.mint([`repository:${repo}:pull,push`]) })).digest,
+      pushNeverReady: async (repo, tag) =>
+        (
+          await pushImage(direct, repo, tag, {
+            token: tokens.mint([`repository:${repo}:pull,push`]),
+            digestPrefix: NEVER_READY_PREFIX,
+          })
+        ).digest,
       close: async () => {
         await proxy.close();
         await running.stop();
