@@ -99,10 +99,11 @@ export const buildControlPlane = ({ log = () => undefined, env = process.env } =
     ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', `${staging}/`, ...PACKAGES.map(([pkg]) => pkg)],
     // -mod=readonly: go.sum is committed; a missing entry fails the build rather than editing the tree.
     // GOTOOLCHAIN=local: build with this machine's Go, never switch toolchains behind the cache key's back.
+    // -buildvcs=false: the binaries do not depend on the state of this repository's work tree.
     {
       cwd: MODULE_DIR,
       stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' },
+      env: { ...env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly -buildvcs=false' },
     },
   );
   for (const [, name] of PACKAGES) {

@@ -135,7 +135,7 @@ describe.skipIf(missing !== undefined)(
                 const run = await stage.tick();
                 expect(run.exitCode).toBe(1);
                 // One line names the refused verb and resource: the one that says what the tick could not do.
-              expect(theLine(run.stderr, `cannot ${removed.verb} resource "${resource}"`)).toContain(c.line);
+                expect(theLine(run.stderr, `cannot ${removed.verb} resource "${resource}"`)).toContain(c.line);
                 if (!c.drift) expect(await stage.bookkeeping()).not.toHaveProperty(RECORD.jm);
               } finally {
                 await stage.close();
