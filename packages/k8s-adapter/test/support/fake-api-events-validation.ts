@@ -60,13 +60,14 @@ const microTimeProblem = (path: string, value: Json | undefined): string | undef
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') return `${path}: json: cannot unmarshal ${typeof value} into Go value of type string`;
   if (RFC3339_MICRO.test(value)) return undefined;
-  return `${path}: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse ${JSON.stringify(value.slice(19))} as ".000000"`;
+  // The real apiserver names no field here: MicroTime's UnmarshalJSON returns time.Parse's error as it is.
+  return `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05.000000Z07:00": cannot parse ${JSON.stringify(value.slice(19))} as ".000000"`;
 };
 
-const timeProblem = (path: string, value: Json | undefined): string | undefined => {
+const timeProblem = (value: Json | undefined): string | undefined => {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string' && RFC3339.test(value)) return undefined;
-  return `${path}: parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse`;
+  return `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse`;
 };
 
 /** Why the apiserver cannot decode this body into an Event (a 400), or undefined. */
@@ -74,8 +75,8 @@ export const decodeProblem = (event: JsonObject): string | undefined => {
   const problem =
     microTimeProblem('eventTime', event.eventTime) ??
     microTimeProblem('series.lastObservedTime', obj(event.series).lastObservedTime) ??
-    timeProblem('deprecatedFirstTimestamp', event.deprecatedFirstTimestamp) ??
-    timeProblem('deprecatedLastTimestamp', event.deprecatedLastTimestamp);
+    timeProblem(event.deprecatedFirstTimestamp) ??
+    timeProblem(event.deprecatedLastTimestamp);
   if (problem === undefined) return undefined;
   return `Event in version "v1" cannot be handled as a Event: ${problem}`;
 };
@@ -220,11 +221,26 @@ export const validateEventUpdate = (namespace: string, updated: JsonObject, old:
   }
   if (seriesForm(updated.series) !== seriesForm(old.series)) errors.push(...validateV1EventSeries(updated));
   for (const [field, path, form] of IMMUTABLE) {
-    if (form(updated[field]) !== form(old[field])) errors.push(invalid(path, updated[field], 'field is immutable'));
+    if (form(updated[field]) !== form(old[field]))
+      errors.push(invalid(path, shown(field, updated[field]), 'field is immutable'));
   }
   return errors;
 };
 
-/** apierrors.NewInvalid's message: one error as is, several as a bracketed list. */
+/**
+ * How an immutable field's value is echoed: as the internal object holds it, so a deprecated
+ * timestamp (a metav1.Time) comes back in whole seconds, `2026-11-30T12:15:00Z`, whatever was sent
+ * (the real apiserver showed it; the fake once echoed the raw string).
+ */
+const shown = (field: string, value: Json | undefined): Json | undefined =>
+  (field === 'deprecatedFirstTimestamp' || field === 'deprecatedLastTimestamp') && typeof value === 'string'
+    ? new Date(Math.floor(Date.parse(value) / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+    : value;
+
+/**
+ * apierrors.NewInvalid's message: one error as is, several as a bracketed list. The kind is the
+ * internal core `Event`, not `Event.events.k8s.io`: events.k8s.io/v1 is served from core's Events
+ * (the real apiserver says `Event "<name>" is invalid`; the fake once qualified it).
+ */
 export const invalidMessage = (name: string, errors: readonly FieldError[]): string =>
-  `Event.events.k8s.io ${JSON.stringify(name)} is invalid: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`;
+  `Event ${JSON.stringify(name)} is invalid: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`;

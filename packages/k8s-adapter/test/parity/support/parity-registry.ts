@@ -1,10 +1,10 @@
+import { NEVER_READY_PREFIX } from '../../support/never-ready-build.js';
 import {
   REGISTRY_SETUP_TIMEOUT_MS,
   type RegistryProcess,
   registryBinaryMissing,
   startRegistry,
 } from '../../support/registry-process.js';
-import { NEVER_READY_PREFIX } from '../../support/never-ready-build.js';
 import { pushImage } from '../../support/registry-push.js';
 import {
   startTokenServer,

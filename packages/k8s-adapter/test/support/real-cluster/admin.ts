@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -91,3 +94,39 @@ export const isRolledOut = (object: V1Deployment | V1DaemonSet): boolean => {
     (s.availableReplicas ?? 0) >= (s.updatedReplicas ?? 0)
   );
 };
+
+/** One raw HTTPS request as the admin, for a test that must send what no client would: status and parsed body. */
+export const adminRequest = (
+  method: string,
+  path: string,
+  body: unknown,
+  contentType = 'application/json',
+): Promise<{ readonly code: number; readonly body: Record<string, unknown> }> =>
+  new Promise((resolve, reject) => {
+    const plane = controlPlane();
+    const req = request(
+      new URL(path, plane.server),
+      {
+        method,
+        ca: readFileSync(plane.caFile),
+        cert: readFileSync(join(plane.dir, 'admin.crt')),
+        key: readFileSync(join(plane.dir, 'admin.key')),
+        headers: { 'content-type': contentType },
+        timeout: 10_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            code: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
