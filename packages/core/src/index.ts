@@ -51,6 +51,7 @@ export {
   type PortError,
   type PortErrorTag,
   type RegistryError,
+  type RegistryRequest,
   timeout,
   transport,
 } from './domain/port-error.js';

@@ -84,6 +84,10 @@ const lines: readonly TickEvent[] = [
   say.imagePinned(PM),
   say.resolveFailed(edge, JM, { _tag: 'RateLimited', message: 'HEAD …: 429' }),
   say.resolveFailed(edge, PM, reset),
+  say.resolveFailed(edge, PM, {
+    ...transport('token endpoint GET https://auth.docker.io/token answered HTTP 503', 503),
+    failedAt: 'token',
+  }),
   say.recordedDigestsUnreadable(edge, slow),
   say.verdict(JM, { _tag: 'FirstObservation', image: 'jobs-manager', digest: D1 }),
   say.verdict(JM, { _tag: 'Unchanged', image: 'jobs-manager', digest: D1 }),

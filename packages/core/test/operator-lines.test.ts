@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forbidden, timeout } from '../src/domain/port-error.js';
+import { forbidden, timeout, transport } from '../src/domain/port-error.js';
 import type { Settledness } from '../src/domain/settledness.js';
 import { imageSpec, workloadRef } from '../src/domain/workloads.js';
 import * as say from '../src/machine/messages.js';
@@ -83,6 +83,18 @@ describe('registry lines', () => {
     const failed = say.resolveFailed(edge, pm, timeout('no answer'));
     expect(head(failed)).toEqual(['warn', 'RESOLVE_FAILED']);
     expect(failed.message).toContain('(Timeout: no answer)');
+  });
+
+  it("a failed token request says the script's words, docker.io/<repo>, with its cause in the same line", () => {
+    const pm = imageSpec('pods-monitor');
+    const refused = transport('token endpoint GET https://auth.docker.io/token answered HTTP 503', 503);
+    const line = say.resolveFailed(edge, pm, { ...refused, failedAt: 'token' });
+    expect(head(line)).toEqual(['warn', 'RESOLVE_FAILED']);
+    expect(line.message).toBe(
+      'WARN: could not resolve latest digest of tracebloc/pods-monitor:stg: could not fetch auth token for docker.io/tracebloc/pods-monitor (Transport (HTTP 503): token endpoint GET https://auth.docker.io/token answered HTTP 503); skipping this image this tick, the others go on',
+    );
+    // The manifest HEAD's own failure is not a token failure.
+    expect(say.resolveFailed(edge, pm, refused).message).not.toContain('auth token');
   });
 
   it('a low pull budget names every reason that holds, and only those (issue 6)', () => {

@@ -1,11 +1,13 @@
 // Public surface of @image-refresh/k8s-adapter, on purpose: the factories that
 // build core's ports on a real cluster and registry, how the cluster is found,
-// one read for status-like tools, and the HTTP types that name what
-// RegistryPortOptions.fetch must be (the global fetch fits). Listed by name,
+// one read for status-like tools, the HTTP types that name what
+// RegistryPortOptions.fetch must be (the global fetch fits), and boundedCall,
+// the one way a bound is made, for callers bounding requests of their own. Listed by name,
 // never `export *`, so an export added to a module for the adapter's own tests
 // (src/*/index.ts) does not become public by accident; removing or changing
 // one is a breaking change, and packaging/api/k8s-adapter.api.md records them.
 
+export { boundedCall, type CallBound, untilAborted } from './bounds/bounded-call.js';
 export {
   type ClusterConfig,
   type ClusterConfigError,

@@ -127,12 +127,13 @@ export const tick = async (
   // A dry run writes nothing, and a push would tell the fleet a tick ran.
   if (metrics !== undefined && tickConfig !== undefined && options.dryRun !== true) {
     // Interrupted, the process has about two seconds left (issue 13): the push
-    // gets the bound an interrupted tick's Events get, not all of API_TIMEOUT.
-    const bound =
-      outcome.result === 'interrupted' || options.interrupt?.aborted === true
-        ? AbortSignal.any([tickOver.signal, AbortSignal.timeout(INTERRUPTED_PUSH_BOUND_MS)])
-        : tickOver.signal;
-    const warning = await metrics.right.push(outcome, tickConfig, bound);
+    // gets the bound an interrupted tick's Events get, not all of API_TIMEOUT —
+    // as its own bound, which pushMetrics makes with boundedCall.
+    const interrupted = outcome.result === 'interrupted' || options.interrupt?.aborted === true;
+    const boundMs = interrupted
+      ? Math.min(INTERRUPTED_PUSH_BOUND_MS, tickConfig.apiTimeoutMs)
+      : tickConfig.apiTimeoutMs;
+    const warning = await metrics.right.push(outcome, tickConfig, { signal: tickOver.signal, timeoutMs: boundMs });
     if (warning !== undefined) say(warning);
   }
   const summary = summaryLine(outcome);

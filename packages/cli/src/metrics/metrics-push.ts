@@ -23,11 +23,15 @@ import { tickMetrics } from './tick-metrics.js';
 export interface MetricsSession {
   /** The ports the tick runs on, their answers noted for the metrics. */
   readonly observe: (ports: TickPorts) => TickPorts;
-  /** Push this tick's metrics; a WARN event when the push failed, else undefined. */
+  /**
+   * Push this tick's metrics, within `bound` (the tick's signal, and a
+   * `timeoutMs` that defaults to API_TIMEOUT); a WARN event when the push
+   * failed, else undefined.
+   */
   readonly push: (
     outcome: TickOutcome,
     config: TickConfig,
-    signal?: AbortSignal | undefined,
+    bound?: { readonly signal?: AbortSignal | undefined; readonly timeoutMs?: number | undefined },
   ) => Promise<LogEvent | undefined>;
 }
 
@@ -37,13 +41,16 @@ const session = (metrics: MetricsConfig, now: () => number): MetricsSession => {
   const observed = emptyObservations();
   return {
     observe: (ports) => observePorts(ports, observed),
-    push: async (outcome, config, signal) => {
+    push: async (outcome, config, bound = {}) => {
       const endedAtMs = now();
       requests.stop();
       const body = renderExposition(
         tickMetrics({ outcome, observed, requests: requests.counts(), startedAtMs, endedAtMs }, config),
       );
-      const pushed = await pushMetrics(pushUrl(metrics), body, { timeoutMs: config.apiTimeoutMs, signal });
+      const pushed = await pushMetrics(pushUrl(metrics), body, {
+        timeoutMs: bound.timeoutMs ?? config.apiTimeoutMs,
+        signal: bound.signal,
+      });
       return E.isRight(pushed)
         ? undefined
         : {

@@ -31,11 +31,15 @@ const unreachableCluster = (reason: string): ClusterPort => {
   };
 };
 
-/** The registry only reads: both the tick's end and its interruption end its requests. */
-const registrySignal = (hooks: ConnectionHooks): { signal?: AbortSignal } => {
-  const given = [hooks.signal, hooks.interrupt].filter((s): s is AbortSignal => s !== undefined);
-  return given.length === 0 ? {} : { signal: AbortSignal.any(given) };
-};
+/**
+ * The registry only reads: both the tick's end and its interruption end its
+ * requests. Handed over as two signals, never one composed here: a composed
+ * platform signal can be collected mid-request on Node 20 (boundedCall).
+ */
+const registrySignals = (hooks: ConnectionHooks): { signal?: AbortSignal; abortReads?: AbortSignal } => ({
+  ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+  ...(hooks.interrupt === undefined ? {} : { abortReads: hooks.interrupt }),
+});
 
 export const connectToCluster =
   (env: Environment): Connect =>
@@ -65,13 +69,13 @@ export const connectToCluster =
           authUrl: config.authUrl,
           timeoutMs: config.registryTimeoutMs,
           onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
-          ...registrySignal(hooks),
+          ...registrySignals(hooks),
         }),
         ...(hooks.signatureTrust === undefined
           ? {}
-          : { signatures: hooks.signatureTrust.port(config, registrySignal(hooks).signal) }),
+          : { signatures: hooks.signatureTrust.port(config, registrySignals(hooks)) }),
         // Issue 17: MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it.
-        clock: systemClock(registrySignal(hooks).signal),
+        clock: systemClock([hooks.signal, hooks.interrupt]),
       }),
       inspect: (ref) =>
         E.isRight(loaded)

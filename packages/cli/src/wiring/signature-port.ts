@@ -3,24 +3,32 @@ import type { KeylessTrust, TrustedKey } from '@image-refresh/k8s-adapter';
 import { createSignatureVerifier } from '@image-refresh/k8s-adapter';
 
 // Issue 15: the signature check on the registry the tick resolves from,
-// with the same REGISTRY_TIMEOUT per request and the tick's signal, which
-// stops a check between requests. Built only when VERIFY_SIGNATURES ≠ off;
-// @sigstore/* is imported only when a bundle must be verified.
+// with the same REGISTRY_TIMEOUT per request and the tick's signals (its end,
+// its interruption), which end a request in flight and stop a check between
+// requests. Built only when VERIFY_SIGNATURES ≠ off; @sigstore/* is imported
+// only when a bundle must be verified.
+
+/** The tick's end and its interruption, as the registry port takes them (RegistryPortOptions). */
+export interface TickSignals {
+  readonly signal?: AbortSignal;
+  readonly abortReads?: AbortSignal;
+}
 
 export const signaturePort = (
   config: TickConfig,
   trust: { readonly keys: readonly TrustedKey[]; readonly keyless?: KeylessTrust },
-  signal?: AbortSignal,
+  signals: TickSignals = {},
 ): SignaturePort => {
   const verifier = createSignatureVerifier({
     registry: {
       baseUrl: config.registryUrl,
       authUrl: config.authUrl,
       timeoutMs: config.registryTimeoutMs,
-      ...(signal === undefined ? {} : { signal }),
+      ...signals,
     },
     keys: trust.keys,
     ...(trust.keyless === undefined ? {} : { keyless: trust.keyless }),
   });
-  return { verify: (target) => () => verifier.verify(target, signal) };
+  // The registry client's own signals stop a check between requests (repo-session.ts).
+  return { verify: (target) => () => verifier.verify(target) };
 };

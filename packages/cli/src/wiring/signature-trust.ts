@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { type ConfigError, SIGNATURE_ENV, type SignaturePort, type TickConfig } from '@image-refresh/core';
 import { type KeylessTrust, parsePublicKeys, type TrustedKey } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
-import { signaturePort } from './signature-port.js';
+import { signaturePort, type TickSignals } from './signature-port.js';
 
 // Issue 15: core does no I/O, so the CLI reads what VERIFY_SIGNATURES
 // verifies with — each SIGNATURE_PUBLIC_KEYS file, the SIGSTORE_TRUSTED_ROOT
@@ -19,7 +19,7 @@ export interface SignatureTrust {
    * The port on this trust; here, so that wiring/connect.ts never imports the
    * verifier: with VERIFY_SIGNATURES=off this module is never evaluated.
    */
-  readonly port: (config: TickConfig, signal?: AbortSignal) => SignaturePort;
+  readonly port: (config: TickConfig, signals?: TickSignals) => SignaturePort;
 }
 
 const unreadable = (variable: string, file: string, error: unknown): ConfigError => ({
@@ -101,5 +101,5 @@ export const readSignatureTrust = async (
   }
   if (problems.length > 0) return E.left(problems);
   const trust = keyless === undefined ? { keys } : { keys, keyless };
-  return E.right({ ...trust, port: (tickConfig, signal) => signaturePort(tickConfig, trust, signal) });
+  return E.right({ ...trust, port: (tickConfig, signals) => signaturePort(tickConfig, trust, signals) });
 };

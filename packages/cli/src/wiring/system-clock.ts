@@ -1,22 +1,15 @@
 import type { ClockPort } from '@image-refresh/core';
+import { boundedCall, untilAborted } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
 
 // The CLI's clock (issue 17): the wall clock, and a wait that ends as soon as
 // the tick is over or interrupted — a SIGTERM during START_JITTER ends the
-// tick `interrupted` at once instead of after the rest of the delay.
+// tick `interrupted` at once instead of after the rest of the delay. The wait
+// is a bound with nothing to do but end (boundedCall): its timer is cleared
+// and its listeners removed however it ends.
 
-export const systemClock = (signal?: AbortSignal): ClockPort => ({
+export const systemClock = (signals: readonly (AbortSignal | undefined)[] = []): ClockPort => ({
   now: () => () => Promise.resolve(E.right(Date.now())),
-  sleep: (ms) => () =>
-    new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve(E.right(undefined));
-      };
-      // The tick sees the aborted signal and ends `interrupted`: the wait's own answer is not read.
-      const timer = setTimeout(done, ms);
-      if (signal?.aborted === true) done();
-      else signal?.addEventListener('abort', done, { once: true });
-    }),
+  // The tick sees an aborted signal and ends `interrupted`: the wait's own answer is not read.
+  sleep: (ms) => () => boundedCall({ timeoutMs: ms, parents: signals }, untilAborted).then(() => E.right(undefined)),
 });

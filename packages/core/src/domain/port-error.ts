@@ -64,11 +64,20 @@ export const describePortError = (e: {
 }): string => `${e._tag}${e.status === undefined ? '' : ` (HTTP ${e.status})`}: ${e.message}`;
 
 /**
+ * Which request of a resolution failed, when it was not the manifest's own:
+ * `token` — the anonymous pull token's. The script says so in its own words
+ * ("could not fetch auth token for docker.io/<repo>"), and operators grep for them.
+ */
+export type RegistryRequest = 'token';
+
+/**
  * Why one image could not be resolved: a {@link PortError}, or the registry's
  * 429. Either way only that image is skipped this tick, with a WARN (I15); a
- * 429 also holds every re-image back (I7b, the pull budget).
+ * 429 also holds every re-image back (I7b, the pull budget). `failedAt` says
+ * which request failed when it was not the manifest HEAD.
  */
-export type RegistryError =
+export type RegistryError = (
   | PortError
   /** HTTP 429 from the registry: the anonymous pull budget of this IP is spent. */
-  | { readonly _tag: 'RateLimited'; readonly message: string };
+  | { readonly _tag: 'RateLimited'; readonly message: string }
+) & { readonly failedAt?: RegistryRequest };

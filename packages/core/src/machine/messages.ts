@@ -136,11 +136,15 @@ export const imagePinned = (image: ImageSpec): TickEvent =>
     `${image.repo}: pinned by digest in values; skipping (auto-refresh disabled for this image)`,
   );
 
+/** The script's words for a failed token request, `docker.io/<repo>` as it names the repository. */
+const failedRequest = (c: TickConfig, image: ImageSpec, e: RegistryError): string =>
+  e.failedAt === 'token' ? `: could not fetch auth token for ${c.imageRegistry}/${image.repo}` : '';
+
 export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent => ({
   ...event(
     'warn',
     'RESOLVE_FAILED',
-    `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag} (${describePortError(e)}); skipping this image this tick, the others go on`,
+    `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag}${failedRequest(c, image, e)} (${describePortError(e)}); skipping this image this tick, the others go on`,
   ),
   cause: e._tag,
 });

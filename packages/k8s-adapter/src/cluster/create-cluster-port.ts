@@ -17,6 +17,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
+import { boundedCall } from '../bounds/bounded-call.js';
 import { type AppsApi, createAppsApi } from './apps-api.js';
 import {
   type ClusterPortOptions,
@@ -77,7 +78,9 @@ export const createClusterPort = (
     all: options.signal,
     reads: options.abortReads,
   });
-  const waitSignal = [options.signal, options.abortReads].filter((s): s is AbortSignal => s !== undefined);
+  // A wait ends at the tick's end and at its interruption; each read inside it
+  // carries its own request bound as well (bounded-client.ts).
+  const waitSignals = [options.signal, options.abortReads];
   let snapshot: WorkloadSnapshot | undefined;
 
   const withApps = <A>(use: (api: AppsApi) => TE.TaskEither<PortError, A>): TE.TaskEither<PortError, A> =>
@@ -120,13 +123,15 @@ export const createClusterPort = (
       E.match(
         (error): Promise<PollEnd> => Promise.resolve({ _tag: 'Unreadable', error }),
         () =>
-          pollUntilSettled(ref, () => read(ref)(), {
-            ...settings,
-            intervalMs: pollIntervalMs,
-            progressEveryMs,
-            onProgress: options.onProgress,
-            signal: waitSignal.length === 0 ? undefined : AbortSignal.any(waitSignal),
-          }),
+          boundedCall({ parents: waitSignals }, (signal) =>
+            pollUntilSettled(ref, () => read(ref)(), {
+              ...settings,
+              intervalMs: pollIntervalMs,
+              progressEveryMs,
+              onProgress: options.onProgress,
+              signal,
+            }),
+          ),
       ),
     );
 
@@ -239,11 +244,9 @@ export const createClusterPort = (
         E.match(
           (error): Promise<E.Either<RolloutError, void>> => Promise.resolve(E.left(error)),
           () =>
-            watchStability(ref, () => read(ref)(), {
-              windowMs: stableForMs,
-              intervalMs: pollIntervalMs,
-              signal: waitSignal.length === 0 ? undefined : AbortSignal.any(waitSignal),
-            }),
+            boundedCall({ parents: waitSignals }, (signal) =>
+              watchStability(ref, () => read(ref)(), { windowMs: stableForMs, intervalMs: pollIntervalMs, signal }),
+            ),
         ),
       );
 

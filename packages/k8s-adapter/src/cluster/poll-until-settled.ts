@@ -1,5 +1,6 @@
 import { describeWorkload, type PortError, type Settledness, transport, type WorkloadRef } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
+import { boundedCall, untilAborted } from '../bounds/bounded-call.js';
 import { progressLine } from './progress-line.js';
 import type { WorkloadSnapshot } from './workload-snapshot.js';
 
@@ -41,18 +42,9 @@ export type PollEnd =
 
 export const isTransient = (e: PortError): boolean => e._tag === 'Timeout' || e._tag === 'Transport';
 
-/** Sleeps `ms`, or less when `signal` aborts first. */
+/** Sleeps `ms`, or less when `signal` aborts first: a bound with nothing to do but end. */
 export const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  boundedCall({ timeoutMs: ms, parents: [signal] }, untilAborted);
 
 export const abortedWait = (ref: WorkloadRef, signal: AbortSignal): PortError =>
   transport(

@@ -24,10 +24,10 @@ const toSnapshot =
 /** GET the workload. */
 export const readWorkload = (apps: AppsApi, ref: WorkloadRef): TE.TaskEither<PortError, WorkloadSnapshot> =>
   pipe(
-    callApi(apps, `GET ${describeWorkload(ref)} in ${ref.namespace}`, (api) =>
+    callApi(apps, `GET ${describeWorkload(ref)} in ${ref.namespace}`, 'read', (api, options) =>
       ref.kind === 'Deployment'
-        ? api.readNamespacedDeployment({ name: ref.name, namespace: ref.namespace })
-        : api.readNamespacedDaemonSet({ name: ref.name, namespace: ref.namespace }),
+        ? api.readNamespacedDeployment({ name: ref.name, namespace: ref.namespace }, options)
+        : api.readNamespacedDaemonSet({ name: ref.name, namespace: ref.namespace }, options),
     ),
     TE.chainEitherK(toSnapshot(ref)),
   );
@@ -40,11 +40,11 @@ const patch = (
   body: object,
   fieldManager: string,
 ): TE.TaskEither<PortError, unknown> =>
-  callApi(apps, `PATCH (${what}) ${describeWorkload(ref)} in ${ref.namespace}`, (api) => {
+  callApi(apps, `PATCH (${what}) ${describeWorkload(ref)} in ${ref.namespace}`, 'write', (api, options) => {
     const request = { name: ref.name, namespace: ref.namespace, body, fieldManager };
     return ref.kind === 'Deployment'
-      ? api.patchNamespacedDeployment(request, patchAs(strategy))
-      : api.patchNamespacedDaemonSet(request, patchAs(strategy));
+      ? api.patchNamespacedDeployment(request, patchAs(strategy, options))
+      : api.patchNamespacedDaemonSet(request, patchAs(strategy, options));
   });
 
 /**

@@ -1,7 +1,6 @@
 import type { EventsPort, KubeEvent, PortError, TickConfig } from '@image-refresh/core';
 import {
   ApiException,
-  type AppsV1Api,
   type EventsV1Event,
   type KubeConfig,
   PatchStrategy,
@@ -10,7 +9,8 @@ import {
 } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import { createAppsApi } from '../cluster/apps-api.js';
+import { type AppsApi, createAppsApi } from '../cluster/apps-api.js';
+import type { CallOptions } from '../cluster/bounded-client.js';
 import { classifyApiError } from '../cluster/classify-api-error.js';
 import { eventName } from './event-name.js';
 import { createEventsApi, type EventsApi } from './events-api.js';
@@ -40,7 +40,7 @@ export interface EventsPortOptions {
 
 const hasStatus = (e: unknown, code: number): boolean => e instanceof ApiException && e.code === code;
 
-const asMerge = () => setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const asMerge = (options: CallOptions) => setHeaderOptions('Content-Type', PatchStrategy.MergePatch, options);
 
 /** An RBAC refusal (403), not a bad token (401, which a token re-read may cure). */
 const isRbacRefusal = (e: PortError): boolean => e._tag === 'Forbidden' && e.status === 403;
@@ -84,9 +84,9 @@ export const createEventsPort = (
   const deploymentUid = (): Promise<string | undefined> => {
     uid ??= E.match(
       () => Promise.resolve(undefined),
-      (apps: { api: AppsV1Api }) =>
-        apps.api
-          .readNamespacedDeployment({ name: deployment, namespace })
+      (apps: AppsApi) =>
+        apps
+          .request('read', (api, o) => api.readNamespacedDeployment({ name: deployment, namespace }, o))
           .then((d) => d.metadata?.uid)
           .catch(() => undefined),
     )(createAppsApi(kubeConfig, config.apiTimeoutMs, { all: options.signal }));
@@ -95,7 +95,7 @@ export const createEventsPort = (
   /** The first RBAC refusal, with its fix; once set, no request is sent again. */
   let refused: PortError | undefined;
 
-  const write = async ({ api }: EventsApi, name: string, event: KubeEvent): Promise<void> => {
+  const write = async (client: EventsApi, name: string, event: KubeEvent): Promise<void> => {
     const at = new V1MicroTime(now().getTime());
     const involvedUid = await deploymentUid();
     const body: EventsV1Event = {
@@ -118,7 +118,7 @@ export const createEventsPort = (
     /** False when the Event already exists. */
     const created = async (): Promise<boolean> => {
       try {
-        await api.createNamespacedEvent({ namespace, body });
+        await client.request('write', (api, o) => api.createNamespacedEvent({ namespace, body }, o));
         return true;
       } catch (e) {
         if (hasStatus(e, 409)) return false;
@@ -130,11 +130,12 @@ export const createEventsPort = (
       try {
         // A merge patch cannot increment: a first, empty one returns the
         // Event as stored (and writes nothing), the second sets the count.
-        const stored = await api.patchNamespacedEvent({ name, namespace, body: {} }, asMerge());
+        const stored = await client.request('write', (api, o) =>
+          api.patchNamespacedEvent({ name, namespace, body: {} }, asMerge(o)),
+        );
         const count = (stored.series?.count ?? 1) + 1;
-        await api.patchNamespacedEvent(
-          { name, namespace, body: { series: { count, lastObservedTime: at } } },
-          asMerge(),
+        await client.request('write', (api, o) =>
+          api.patchNamespacedEvent({ name, namespace, body: { series: { count, lastObservedTime: at } } }, asMerge(o)),
         );
         return true;
       } catch (e) {
@@ -144,7 +145,7 @@ export const createEventsPort = (
     };
     if ((await created()) || (await counted())) return;
     // Expired between the 409 and the patch: this record starts it again.
-    await api.createNamespacedEvent({ namespace, body });
+    await client.request('write', (api, o) => api.createNamespacedEvent({ namespace, body }, o));
   };
 
   const record =

@@ -1,10 +1,12 @@
 import { type RegistryError, timeout, transport } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
+import { boundedCall } from '../bounds/bounded-call.js';
 import type { HeaderReader } from './http-transport.js';
-import type { RegistryClient } from './registry-client.js';
+import { isStopped, type RegistryClient } from './registry-client.js';
 
 // One HTTP request, bounded on its own (docs/behaviour.md §2 REGISTRY_TIMEOUT, I17): the
-// signal covers connecting, the headers and the body. TLS verification is
+// signal covers connecting, the headers and the body, and it is boundedCall's —
+// a composed platform signal can be collected mid-request on Node 20. TLS verification is
 // Node's default — on, always; nothing here may pass a dispatcher or agent
 // that could turn it off (http-transport.ts).
 
@@ -45,20 +47,22 @@ export const exchange = async (
 ): Promise<E.Either<RegistryError, Exchange>> => {
   const what = describeRequest(method, url);
   try {
-    const response = await client.fetch(url, {
-      method,
-      headers,
-      signal:
-        client.signal === undefined
-          ? AbortSignal.timeout(client.timeoutMs)
-          : AbortSignal.any([AbortSignal.timeout(client.timeoutMs), client.signal]),
-      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+    // The body is read inside the bound: a server that sends headers and then
+    // stalls is cut off at the same REGISTRY_TIMEOUT.
+    const answer = await boundedCall({ timeoutMs: client.timeoutMs, parents: client.signals }, async (signal) => {
+      const response = await client.fetch(url, {
+        method,
+        headers,
+        signal,
+        ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      });
+      const body = method === 'HEAD' ? '' : await response.text();
+      return { status: response.status, headers: response.headers, body };
     });
-    const body = method === 'HEAD' ? '' : await response.text();
-    return E.right({ status: response.status, headers: response.headers, body });
+    return E.right(answer);
   } catch (error) {
     return E.left(
-      client.signal?.aborted === true
+      isStopped(client)
         ? transport(`${what} was aborted: the tick is over or interrupted`)
         : isAbort(error)
           ? timeout(`${what} did not answer within ${client.timeoutMs} ms`)

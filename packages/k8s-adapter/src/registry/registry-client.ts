@@ -20,6 +20,14 @@ export interface RegistryPortOptions {
   readonly onRateLimit?: (budget: RateLimitBudget) => void;
   /** The tick's signal: aborting it aborts every request in flight (issue 13). */
   readonly signal?: AbortSignal;
+  /**
+   * The tick's interruption (SIGTERM): aborting it ends every request in
+   * flight too — a registry request is always a read, and reads end at an
+   * interruption (ClusterPortOptions.abortReads). Two signals rather than one
+   * composed by the caller: a composed platform signal can be collected
+   * mid-request on Node 20 (bounds/bounded-call.ts).
+   */
+  readonly abortReads?: AbortSignal;
 }
 
 /** The reference's `curl --max-time 10`. */
@@ -30,8 +38,12 @@ export interface RegistryClient {
   readonly timeoutMs: number;
   readonly fetch: HttpFetch;
   readonly onRateLimit: (budget: RateLimitBudget) => void;
-  readonly signal: AbortSignal | undefined;
+  /** Every signal that ends this client's requests: the tick's end and its interruption. */
+  readonly signals: readonly AbortSignal[];
 }
+
+/** True once any signal that ends this client's requests has aborted. */
+export const isStopped = (client: RegistryClient): boolean => client.signals.some((s) => s.aborted);
 
 const ignore = (): void => undefined;
 
@@ -42,5 +54,5 @@ export const registryClient = (options: RegistryPortOptions): RegistryClient => 
   timeoutMs: options.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS,
   fetch: options.fetch ?? nodeHttpFetch,
   onRateLimit: options.onRateLimit ?? ignore,
-  signal: options.signal,
+  signals: [options.signal, options.abortReads].filter((s): s is AbortSignal => s !== undefined),
 });

@@ -6,7 +6,7 @@ import { describeRequest, exchange } from '../registry/http-exchange.js';
 import type { HeaderReader } from '../registry/http-transport.js';
 import { rateLimitBudget } from '../registry/rate-limit.js';
 import { REDACTED } from '../registry/redact.js';
-import type { RegistryClient } from '../registry/registry-client.js';
+import { isStopped, type RegistryClient } from '../registry/registry-client.js';
 import { statusError } from '../registry/status-error.js';
 import { pullScope, requestToken } from '../registry/token-request.js';
 import { bearerChallenge } from '../registry/www-authenticate.js';
@@ -66,9 +66,10 @@ export const openRepoSession = (client: RegistryClient, repo: string, signal?: A
     accept: string,
     maxBytes: number | undefined,
   ): Promise<E.Either<RegistryError, Found>> => {
-    // The tick's budget (the caller's signal) is checked between requests;
-    // each request in flight is bounded by REGISTRY_TIMEOUT on its own.
-    if (signal?.aborted === true)
+    // The tick's budget (the caller's signal, and the client's own: the tick
+    // over or interrupted) is checked between requests; each request in
+    // flight is bounded by REGISTRY_TIMEOUT on its own.
+    if (signal?.aborted === true || isStopped(client))
       return E.left(timeout(`signature check of ${repo} stopped before ${method} ${path}: the tick's budget ran out`));
     let sent = await send(method, path, accept, maxBytes);
     if (E.isRight(sent.answer) && sent.answer.right.status === 401 && O.isNone(token)) {

@@ -204,6 +204,23 @@ describe('resolveDigests when the registry misbehaves', () => {
       expect(leftOf(answers[0]).message).not.toContain('do-not-print-me');
     });
 
+    it('every failure of the token request is marked as the token’s (the tick says "could not fetch auth token"); a HEAD’s is not', async () => {
+      const { registry } = await tokenRegistry((_request, response) => {
+        response.writeHead(503, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ details: 'token service unavailable' }));
+      });
+      const answers = await portOn(registry.url).resolveDigests([JM])();
+      expect(answers[0]).toMatchObject(E.left({ _tag: 'Transport', status: 503, failedAt: 'token' }));
+      expect(leftOf(answers[0]).message).toContain('token service unavailable');
+      const { registry: echoing } = await tokenRegistry((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ token: TOKEN }));
+      }, true);
+      const refused = await portOn(echoing.url).resolveDigests([JM])();
+      expect(refused[0]).toMatchObject(E.left({ _tag: 'Forbidden', status: 401 }));
+      expect(leftOf(refused[0])).not.toHaveProperty('failedAt');
+    });
+
     it("a refusal keeps the token server's own error message", async () => {
       const { registry } = await tokenRegistry((_request, response) => {
         response.writeHead(403, { 'content-type': 'application/json' });

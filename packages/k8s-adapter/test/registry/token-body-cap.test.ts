@@ -45,7 +45,7 @@ it('a token endpoint that answers megabytes is read only up to the cap, and its 
     timeoutMs: 5_000,
     fetch: nodeHttpFetch,
     onRateLimit: () => undefined,
-    signal: undefined,
+    signals: [],
   };
   const answer = await requestToken(client, { realm, service: O.some('registry.test'), scope: O.none, error: O.none }, [
     'repository:tracebloc/jobs-manager:pull',

@@ -21,6 +21,13 @@ export type TokenBehaviour =
   /** A signed token that grants nothing: the registry answers 401 insufficient_scope. */
   | 'grant-nothing';
 
+/** How the token server fails a request naming one repository (`failFor`). */
+export type TokenFault =
+  /** Never answers; the connection stays open until close(). */
+  | { readonly kind: 'hang' }
+  /** An HTTP error with Docker Hub's token-endpoint body (`{"details": …}`). */
+  | { readonly kind: 'status'; readonly code: number };
+
 export interface TokenServer extends LocalServer {
   readonly realm: string;
   /** PEM of the signing certificate, for the registry's rootcertbundle. */
@@ -32,6 +39,13 @@ export interface TokenServer extends LocalServer {
   behaviour: TokenBehaviour;
   /** A token for pushing in test setup; not counted, not issued over HTTP. */
   mint(scopes: readonly string[]): string;
+  /**
+   * From now on fail every token request whose scopes name `repo` (after
+   * `refuse-batch` has had its say, so with it only that repo's own request).
+   */
+  failFor(repo: string, fault: TokenFault): void;
+  /** Forget every `failFor`. */
+  healAll(): void;
 }
 
 const base64url = (value: Buffer | string): string => Buffer.from(value).toString('base64url');
@@ -73,6 +87,7 @@ export const startTokenServer = async (): Promise<TokenServer> => {
   const scopeRequests: string[][] = [];
   const issued: string[] = [];
   const state = { behaviour: 'grant' as TokenBehaviour };
+  const faults = new Map<string, TokenFault>();
 
   const mint = (scopes: readonly string[]): string =>
     signJwt(
@@ -95,6 +110,12 @@ export const startTokenServer = async (): Promise<TokenServer> => {
     }
     if (state.behaviour === 'refuse-batch' && scopes.length > 1) {
       json(400, { errors: [{ code: 'DENIED', message: 'multiple scopes are not supported here' }] });
+      return;
+    }
+    const fault = scopes.map((scope) => faults.get(grantOf(scope)?.name ?? '')).find((f) => f !== undefined);
+    if (fault?.kind === 'hang') return;
+    if (fault?.kind === 'status') {
+      json(fault.code, { details: `the token service is unavailable (injected ${fault.code})` });
       return;
     }
     const granted =
@@ -122,5 +143,11 @@ export const startTokenServer = async (): Promise<TokenServer> => {
       state.behaviour = value;
     },
     mint,
+    failFor: (repo, fault) => {
+      faults.set(repo, fault);
+    },
+    healAll: () => {
+      faults.clear();
+    },
   };
 };

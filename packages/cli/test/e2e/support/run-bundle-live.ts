@@ -22,9 +22,18 @@ export interface LiveRun {
 
 const KILL_AFTER_MS = 20_000;
 
-export const startBundle = (args: readonly string[], env: Readonly<Record<string, string>>): LiveRun => {
+export interface StartOptions {
+  /** Flags for node itself, before the bundle (`--expose-gc`, `--require` a preload). */
+  readonly nodeArgs?: readonly string[];
+}
+
+export const startBundle = (
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  options: StartOptions = {},
+): LiveRun => {
   const started = Date.now();
-  const child = spawn(BUNDLE_NODE, [BUNDLE, ...args], {
+  const child = spawn(BUNDLE_NODE, [...(options.nodeArgs ?? []), BUNDLE, ...args], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     cwd: env.HOME,
     stdio: ['pipe', 'pipe', 'pipe'],
