@@ -1,4 +1,4 @@
-import { recordedDigestsOf, refreshAttemptOf, skipStreakOf } from '@image-refresh/core';
+import { refreshAttemptOf, skipStreakOf } from '@image-refresh/core';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { JOBS_MANAGER, NS } from '../support/fake-api-chart.js';
@@ -20,35 +20,16 @@ import {
 // settled, within the settle window; every read after it is served from the
 // snapshot it kept.
 
+// (The reads both servers can stage — a steady tick's one GET, the annotations as they are, a
+// missing Deployment, a progress deadline — are the port contract's: test/contract/.)
+
 const STREAK = 'tracebloc.io/refresh-skip-streak';
-const ATTEMPT = 'tracebloc.io/refresh-attempt';
-const DIGEST = `sha256:${'c'.repeat(64)}`;
+const _ATTEMPT = 'tracebloc.io/refresh-attempt';
+const _DIGEST = `sha256:${'c'.repeat(64)}`;
 
 const start = chartClusterPerTest();
 
 describe('observeJobsManager and the reads it serves', () => {
-  it('costs a steady tick exactly one request: observe, then read streak, attempt and digests', async () => {
-    const c = await start({
-      annotations: { 'tracebloc.io/last-refreshed-jobs-manager-digest': DIGEST },
-    });
-    const port = portOn(c);
-    expect(right(await run(guardRead(port)))._tag).toBe('Settled');
-    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.none);
-    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.none);
-    const recorded = right(await run(bookkeepingRead(port, recordedDigestsOf)));
-    expect(recorded['jobs-manager']).toEqual(O.some(DIGEST));
-    expect(recorded['pods-monitor']).toEqual(O.none);
-    expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
-  });
-
-  it('reads the bookkeeping annotations as they are on the Deployment', async () => {
-    const c = await start({ annotations: { [STREAK]: '4', [ATTEMPT]: 'garbage' } });
-    const port = portOn(c);
-    await run(guardRead(port));
-    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('4'));
-    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.some('garbage'));
-  });
-
   it('GETs the Deployment itself when a read comes before any observe, then serves the rest from it', async () => {
     const c = await start({ annotations: { [STREAK]: '2' } });
     const port = portOn(c);
@@ -112,29 +93,6 @@ describe('observeJobsManager and the reads it serves', () => {
     const requests = c.server.requests.length;
     expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('7'));
     expect(c.server.requests.length).toBe(requests);
-  });
-
-  it('answers Failed at once for a Deployment past its progress deadline, without waiting the window out', async () => {
-    const c = await start();
-    c.server.store.setStatus('Deployment', NS, JOBS_MANAGER, {
-      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
-    });
-    const port = portOn(c, testConfig({ SETTLE_TIMEOUT: '5s' }));
-    const began = Date.now();
-    expect(right(await run(guardRead(port, 5000)))).toEqual({
-      _tag: 'Failed',
-      reason: `deployment "${JOBS_MANAGER}" exceeded its progress deadline`,
-    });
-    expect(Date.now() - began).toBeLessThan(3_000);
-    expect(c.server.requests).toHaveLength(1);
-  });
-
-  it('is Left NotFound, naming the object, when the Deployment does not exist (#571), after one request', async () => {
-    const c = await start({ withoutJobsManager: true });
-    const error = left(await run(guardRead(portOn(c))));
-    expect(error).toMatchObject({ _tag: 'NotFound', status: 404 });
-    expect(error.message).toContain(`deployments.apps "${JOBS_MANAGER}" not found`);
-    expect(c.server.requests).toHaveLength(1);
   });
 
   it('does not retry a first read that failed: the guard cannot read it, and says so at once', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inspectWorkload } from '../../src/cluster/index.js';
-import { JOBS_MANAGER, RESOURCE_MONITOR } from '../support/fake-api-chart.js';
+import { JOBS_MANAGER } from '../support/fake-api-chart.js';
 import {
   chartClusterPerTest,
   kubeConfigFor,
@@ -53,14 +53,6 @@ describe('inspectWorkload', () => {
     const owners = Object.fromEntries(snapshot.containerOwners.map((o) => [o.manager, o.imagesOf]));
     expect(owners).toEqual({ helm: ['pods-monitor-container'], 'image-refresh': ['api'] });
     expect(snapshot.images.api).toBe(`docker.io/x@${DIGEST}`);
-  });
-
-  it('reads a DaemonSet, and an OnDelete one is Failed, never settled', async () => {
-    const c = await start({ daemonSetStrategy: 'OnDelete' });
-    const snapshot = right(await run(inspectWorkload(kubeConfigFor(c), refs().resourceMonitor, { apiTimeoutMs: 400 })));
-    expect(snapshot.settledness._tag).toBe('Failed');
-    expect(snapshot.images).toEqual({ 'tracebloc-resource-monitor': 'docker.io/tracebloc/resource-monitor:stg' });
-    expect(snapshot.ref.name).toBe(RESOURCE_MONITOR);
   });
 
   it('is bounded and classified like every other call', async () => {

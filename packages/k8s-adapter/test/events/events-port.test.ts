@@ -177,20 +177,6 @@ describe('the Events port on the fake API server', () => {
     );
   });
 
-  it('a Role with create but not patch: the repeat is refused at its patch, and the port stops there too', async () => {
-    const c = await start();
-    const port = createEventsPort(kubeConfigFor(c), testConfig());
-    await run(port.record(FROZEN));
-    c.server.inject(
-      { route: 'event', method: 'PATCH' },
-      { kind: 'status', code: 403, message: 'events.events.k8s.io "x" is forbidden: cannot patch resource "events"' },
-      Number.POSITIVE_INFINITY,
-    );
-    expect(left(await run(port.record(FROZEN))).message).toMatch(FIX);
-    expect(left(await run(port.record(SKIPPED)))._tag).toBe('Forbidden');
-    expect(eventTraffic(c)).toEqual(['POST 201', 'POST 409', 'PATCH 403']);
-  });
-
   it('a 401 (a token the server no longer takes) is Forbidden too but does not stop the port: a re-read token may cure it', async () => {
     const c = await start();
     c.server.inject({ route: 'event' }, { kind: 'status', code: 401, message: 'Unauthorized' });
