@@ -197,6 +197,19 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       expect(patches(w)).toHaveLength(2);
     });
 
+    it("a human's annotation made after the tick read the Deployment survives the tick's write, and the tick's lands: no precondition, no conflict", async () => {
+      const w = await start();
+      const port = portOn(w);
+      right(await run(guardRead(port)));
+      await w.humanAnnotates('example.com/owner', 'team-edge');
+      right(await run(port.patchBookkeeping(skipStreakSet(1))));
+      expect(annotationsOf(await w.workload('jobs-manager'))).toMatchObject({
+        'example.com/owner': 'team-edge',
+        [STREAK]: '1',
+      });
+      expect(JSON.parse(patches(w)[0]?.body ?? '{}')).not.toHaveProperty('metadata.resourceVersion');
+    });
+
     it('reads back what it wrote from the PATCH answer, without another request', async () => {
       const w = await start();
       const port = portOn(w);

@@ -68,6 +68,16 @@ export const startFakePortWorld: StartWorld = async (options = {}) => {
       return found;
     },
     events: async () => cluster.server.events.allEventsV1(),
+    humanAnnotates: async (key, value) => {
+      cluster.server.store.patch(
+        'Deployment',
+        NS,
+        JOBS_MANAGER,
+        'merge',
+        { metadata: { annotations: { [key]: value } } },
+        'kubectl-annotate',
+      );
+    },
     humanSetsImage: async (name, container, image) => {
       const { kind, namespace, name: object } = OBJECTS[name];
       cluster.server.store.patch(

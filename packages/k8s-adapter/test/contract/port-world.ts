@@ -47,6 +47,8 @@ export interface PortWorld {
   workload(name: WorkloadName): Promise<JsonObject>;
   /** events.k8s.io/v1 Events of the release namespace, as the server holds them. */
   events(): Promise<JsonObject[]>;
+  /** A human's `kubectl annotate` of the jobs-manager Deployment (its own field manager). */
+  humanAnnotates(key: string, value: string): Promise<void>;
   /** A human's `kubectl set image` (its own field manager), not the code under test. */
   humanSetsImage(name: WorkloadName, container: string, image: string): Promise<void>;
   close(): Promise<void>;

@@ -53,6 +53,17 @@ export const startRealPortWorld: StartWorld = async (options = {}) => {
             : await release.resourceMonitor(),
       ),
     events: async () => (await admin.events.listNamespacedEvent({ namespace: namespaces.release })).items.map(asJson),
+    humanAnnotates: async (key, value) => {
+      await admin.apps.patchNamespacedDeployment(
+        {
+          name: JOBS_MANAGER,
+          namespace: namespaces.release,
+          body: { metadata: { annotations: { [key]: value } } },
+          fieldManager: 'kubectl-annotate',
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    },
     humanSetsImage: async (name, container, image) => {
       const target = object(name);
       const body = { spec: { template: { spec: { containers: [{ name: container, image }] } } } };
