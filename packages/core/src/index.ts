@@ -38,6 +38,19 @@ export { counterValue } from './domain/counter.js';
 export { type Digest, isWellFormedDigest, shortDigest } from './domain/digest.js';
 export { requiredDigestAgeMs } from './domain/digest-age.js';
 export {
+  FLEET_HALT_MEDIA_TYPE,
+  type FleetHalt,
+  type FleetHaltDraft,
+  haltIsInForce,
+  isHaltedDigest,
+  MAX_HALT_BYTES,
+  MAX_HALT_MS,
+  parseFleetHalt,
+  pinOf,
+  type RepositoryHalt,
+  renderFleetHalt,
+} from './domain/fleet-halt.js';
+export {
   formatPendingDigest,
   type PendingDigest,
   parsePendingDigest,
@@ -97,6 +110,7 @@ export type {
 export type { ClockPort } from './ports/clock-port.js';
 export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
+export type { FleetHaltDocument, FleetHaltPort, FleetHaltTarget } from './ports/fleet-halt-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
 export {

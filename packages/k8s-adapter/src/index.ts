@@ -20,6 +20,7 @@ export {
   type WorkloadSnapshot,
 } from './cluster/index.js';
 export { createEventsPort, type EventsPortOptions } from './events/index.js';
+export { createFleetHaltReader } from './fleet-halt/read-fleet-halt.js';
 export type { HeaderReader, HttpAnswer, HttpFetch, HttpInit } from './registry/http-transport.js';
 export {
   createRegistryPort,

@@ -25,6 +25,8 @@ export interface ParityRegistry {
   /** What IMAGE_REFRESH_REGISTRY_URL names: the proxy in front of the registry. */
   readonly url: string;
   readonly proxy: FaultProxy;
+  /** The registry itself, past the proxy: where a test publishes what it stages. */
+  readonly direct: string;
   readonly tokens: TokenServer;
   /** Push a fresh single-platform image to repo:tag (straight to the registry, past the proxy); its digest. */
   push(repo: string, tag: string): Promise<string>;
@@ -49,6 +51,7 @@ export const startParityRegistry = async (): Promise<ParityRegistry> => {
     return {
       url: proxy.url,
       proxy,
+      direct,
       tokens,
       push: async (repo, tag) =>
         (await pushImage(direct, repo, tag, { token: tokens.mint([`repository:${repo}:pull,push`]) })).digest,

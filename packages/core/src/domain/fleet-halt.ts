@@ -1,0 +1,157 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { type Digest, isWellFormedDigest } from './digest.js';
+
+// The fleet halt (docs/behaviour.md §3.4b): one signed document, published to
+// the registry under FLEET_HALT_REF, that every edge reads on every tick. It
+// names, per repository, the digests no set image may move a container to
+// (or `*`: no re-image of that repository at all), optionally the digest to
+// send a halted container back to (`pin`), why, and until when. This module
+// reads the document and answers the questions the tick asks of it; it does
+// no I/O and reads no clock (I20): `now` is given.
+//
+// The document is strict. A field it does not know, a version it does not
+// speak, a digest that is not well-formed (I19), a missing or far-off expiry:
+// each is a document that does not parse, and a halt that does not parse
+// fails closed — no re-image that tick (I37).
+
+/** The document's media type: the layer an `oras push` of the file carries, and the artifact type. */
+export const FLEET_HALT_MEDIA_TYPE = 'application/vnd.tracebloc.image-refresh.fleet-halt.v1+json';
+
+/** A halt may hold at most 30 days: an andon cord, not a freeze nobody remembers (docs/behaviour.md §3.4b). */
+export const MAX_HALT_MS = 30 * 24 * 60 * 60 * 1_000;
+
+/** At most this many bytes of document are read: the adapter stops reading past it. */
+export const MAX_HALT_BYTES = 16 * 1_024;
+
+const MAX_REASON = 256;
+
+/** What the halt says of one repository. */
+export interface RepositoryHalt {
+  /** The halted digests, or every digest (`*`): no re-image of this repository but to its pin. */
+  readonly digests: '*' | readonly Digest[];
+  /** Where a container that runs a halted digest is sent back to, if anywhere. */
+  readonly pin: Digest | undefined;
+}
+
+export interface FleetHalt {
+  readonly reason: string;
+  /** As the document wrote it (RFC 3339). */
+  readonly expires: string;
+  readonly expiresAtMs: number;
+  /** Repository (`tracebloc/jobs-manager`, no registry host) → its halt. */
+  readonly repositories: Readonly<Record<string, RepositoryHalt>>;
+}
+
+const TOP_LEVEL = new Set(['version', 'reason', 'expires', 'repositories']);
+const PER_REPOSITORY = new Set(['digests', 'pin']);
+/** A repository path as the distribution spec's grammar has it, at least `namespace/name`. */
+const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$/;
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a reason is printed in log lines and Events; no control characters may ride in on it.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const unknownKeys = (value: Record<string, unknown>, known: ReadonlySet<string>): string[] =>
+  Object.keys(value).filter((key) => !known.has(key));
+
+const repositoryHalt = (repo: string, value: unknown): E.Either<string, RepositoryHalt> => {
+  if (!REPOSITORY.test(repo)) return E.left(`"${repo}" is not a repository path (namespace/name)`);
+  if (!isObject(value)) return E.left(`repositories["${repo}"] is not an object`);
+  const unknown = unknownKeys(value, PER_REPOSITORY);
+  if (unknown.length > 0) return E.left(`repositories["${repo}"] has unknown field(s) ${unknown.join(', ')}`);
+  const { digests, pin } = value;
+  if (pin !== undefined && (typeof pin !== 'string' || !isWellFormedDigest(pin))) {
+    return E.left(`repositories["${repo}"].pin is not a well-formed digest`);
+  }
+  if (digests === '*') return E.right({ digests: '*', pin });
+  if (!Array.isArray(digests) || digests.length === 0) {
+    return E.left(`repositories["${repo}"].digests must be "*" or a non-empty list of digests`);
+  }
+  const malformed = digests.filter((d) => typeof d !== 'string' || !isWellFormedDigest(d));
+  if (malformed.length > 0)
+    return E.left(`repositories["${repo}"].digests holds ${malformed.length} malformed digest(s)`);
+  const halted = digests as Digest[];
+  if (pin !== undefined && halted.includes(pin)) {
+    return E.left(`repositories["${repo}"].pin is one of its own halted digests`);
+  }
+  return E.right({ digests: halted, pin });
+};
+
+/**
+ * The halt document read and checked, or why it is not one. `nowMs` is the
+ * tick's clock: an expiry more than 30 days after it is refused, so a stale
+ * or hand-made far-off halt cannot freeze the fleet. An expiry already past
+ * parses: an expired halt is ignored, and said so (haltIsInForce).
+ */
+export const parseFleetHalt = (text: string, nowMs: number): E.Either<string, FleetHalt> => {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    return E.left(`not JSON (${(error as Error).message})`);
+  }
+  if (!isObject(document)) return E.left('not a JSON object');
+  const unknown = unknownKeys(document, TOP_LEVEL);
+  if (unknown.length > 0) return E.left(`unknown field(s) ${unknown.join(', ')}`);
+  if (document.version !== 1) return E.left(`version ${JSON.stringify(document.version)} is not 1`);
+  const { reason, expires, repositories } = document;
+  if (typeof reason !== 'string' || reason.trim() === '') return E.left('no reason');
+  if (reason.length > MAX_REASON) return E.left(`reason longer than ${MAX_REASON} characters`);
+  if (CONTROL.test(reason)) return E.left('reason holds control characters');
+  if (typeof expires !== 'string' || !RFC_3339.test(expires)) return E.left('expires is not an RFC 3339 time');
+  const expiresAtMs = Date.parse(expires);
+  if (!Number.isFinite(expiresAtMs)) return E.left('expires is not an RFC 3339 time');
+  if (expiresAtMs - nowMs > MAX_HALT_MS) return E.left(`expires ${expires} is more than 30 days ahead`);
+  if (!isObject(repositories) || Object.keys(repositories).length === 0) {
+    return E.left('repositories names no repository');
+  }
+  const halts: Record<string, RepositoryHalt> = {};
+  for (const [repo, value] of Object.entries(repositories)) {
+    const halt = repositoryHalt(repo, value);
+    if (E.isLeft(halt)) return halt;
+    halts[repo] = halt.right;
+  }
+  return E.right({ reason, expires, expiresAtMs, repositories: halts });
+};
+
+/** A halt holds until its expiry; one past it is ignored (and the tick says so once). */
+export const haltIsInForce = (halt: FleetHalt, nowMs: number): boolean => nowMs < halt.expiresAtMs;
+
+/** May no set image move a container of `repo` to `digest`? The pin itself is never halted. */
+export const isHaltedDigest = (halt: FleetHalt, repo: string, digest: string): boolean => {
+  const repository = halt.repositories[repo];
+  if (repository === undefined || digest === repository.pin) return false;
+  return repository.digests === '*' || repository.digests.includes(digest as Digest);
+};
+
+/** The digest a container of `repo` that runs a halted digest is sent back to, if the halt names one. */
+export const pinOf = (halt: FleetHalt, repo: string): Digest | undefined => halt.repositories[repo]?.pin;
+
+/** What `image-refresh halt render` is given, before it is checked: parse the rendered text to check it. */
+export interface FleetHaltDraft {
+  readonly reason: string;
+  readonly expires: string;
+  readonly repositories: Readonly<
+    Record<string, { readonly digests: '*' | readonly string[]; readonly pin?: string | undefined }>
+  >;
+}
+
+/** The document, as `image-refresh halt render` writes it: stable key order, one trailing newline. */
+export const renderFleetHalt = (halt: FleetHaltDraft): string =>
+  `${JSON.stringify(
+    {
+      version: 1,
+      reason: halt.reason,
+      expires: halt.expires,
+      repositories: Object.fromEntries(
+        Object.entries(halt.repositories).map(([repo, r]) => [
+          repo,
+          { digests: r.digests, ...(r.pin === undefined ? {} : { pin: r.pin }) },
+        ]),
+      ),
+    },
+    null,
+    2,
+  )}\n`;

@@ -1,0 +1,26 @@
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { RegistryError } from '../domain/port-error.js';
+
+// Where a tick reads the fleet halt document (FLEET_HALT_REF, docs/behaviour.md
+// §3.4b) once the registry has answered a digest for the halt's tag that this
+// edge has not verified yet. The tag's HEAD is part of the tick's one resolve
+// batch (the same token where the realm is the same); this port GETs the
+// manifest that digest names and its one document layer, each capped and
+// checked against its digest. Its signature is checked by the SignaturePort,
+// with the same trust as VERIFY_SIGNATURES.
+
+/** The halt artifact: one repository and the manifest digest its tag answered. */
+export interface FleetHaltTarget {
+  readonly repo: string;
+  readonly digest: string;
+}
+
+/** The document's text, or why the artifact holds none this tick can read (fail closed: I37). */
+export type FleetHaltDocument =
+  | { readonly _tag: 'Document'; readonly text: string }
+  | { readonly _tag: 'Unusable'; readonly why: string };
+
+export interface FleetHaltPort {
+  /** A `Left` is a registry failure (5xx, timeout, 401/403, 429): the halt could not be read. */
+  readonly readDocument: (target: FleetHaltTarget) => TaskEither<RegistryError, FleetHaltDocument>;
+}
