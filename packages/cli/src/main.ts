@@ -3,6 +3,7 @@ import { describeConfigError, parseTickConfig } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './commands/command.js';
 import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
+import { HALT_HELP, haltRender } from './commands/halt-render.js';
 import { REARM_HELP, rearm } from './commands/rearm.js';
 import { SIMULATE_HELP, simulate } from './commands/simulate.js';
 import { STATUS_HELP, status } from './commands/status.js';
@@ -29,6 +30,7 @@ Commands:
   rearm      clear the flap lockout (refresh-attempt, refresh-flap-detected)
   simulate   run the tick on the built-in simulated cluster, print a timeline
   diagram    print the tick machine as a Mermaid state diagram
+  halt       halt render: write a fleet halt document to publish and sign (FLEET_HALT_REF)
 
 Options:
   --help     help for image-refresh or a command (image-refresh <command> --help)
@@ -46,10 +48,16 @@ export interface Environment {
   readonly interrupt?: AbortSignal;
 }
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** A `multiple: true` option's values. */
+const strings = (value: Values[string]): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 interface Command {
   readonly help: string;
+  /** A command of one verb (`halt render`): the word that must follow the command's name. */
+  readonly verb?: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
   readonly run: (values: Values, out: Output, platform: Environment) => Promise<CommandResult> | CommandResult;
 }
@@ -117,6 +125,29 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       ),
   },
   diagram: { help: DIAGRAM_HELP, options: {}, run: (_, out) => diagram(out) },
+  halt: {
+    help: HALT_HELP,
+    verb: 'render',
+    options: {
+      reason: { type: 'string' },
+      expires: { type: 'string' },
+      digest: { type: 'string', multiple: true },
+      pin: { type: 'string', multiple: true },
+      out: { type: 'string' },
+    },
+    run: (v, out) =>
+      haltRender(
+        {
+          reason: typeof v.reason === 'string' ? v.reason : undefined,
+          expires: typeof v.expires === 'string' ? v.expires : undefined,
+          digests: strings(v.digest),
+          pins: strings(v.pin),
+          out: typeof v.out === 'string' ? v.out : 'fleet-halt.json',
+          nowMs: Date.now(),
+        },
+        out,
+      ),
+  },
 };
 
 const usageError = (out: Output, message: string): CommandResult => {
@@ -152,10 +183,15 @@ export const main = async (argv: readonly string[], out: Output, platform: Envir
   }
   const command = COMMANDS[name];
   if (command === undefined) return usageError(out, `unknown command '${name}'`);
+  const [first, ...afterVerb] = rest;
+  const wantsHelp = first === '--help' || first === '-h';
+  if (command.verb !== undefined && first !== command.verb && !wantsHelp) {
+    return usageError(out, `${name}: expected '${name} ${command.verb}'`);
+  }
   let values: Values;
   try {
     ({ values } = parseArgs({
-      args: [...rest],
+      args: command.verb !== undefined && !wantsHelp ? afterVerb : [...rest],
       options: { ...command.options, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: false,

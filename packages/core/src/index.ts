@@ -5,7 +5,7 @@
 // names only this file and ./sim). Listed by name, never `export *`, so a new
 // export in a module cannot join the public API by accident.
 
-export { formatDuration } from './config/duration.js';
+export { formatDuration, parseDurationMs } from './config/duration.js';
 export { ENV, type Environment } from './config/environment.js';
 export { MAX_TICK_DURATION_MS, parseTickConfig } from './config/parse-config.js';
 export {
