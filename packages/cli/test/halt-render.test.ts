@@ -120,6 +120,19 @@ describe('image-refresh halt render', () => {
     ]);
   });
 
+  it('with no --digest writes a halt that names nothing, and says publishing it lifts a halt', async () => {
+    const out = outFile();
+    const run = await runCli(
+      ['halt', 'render', '--reason', 'fixed in build 3', '--expires', '1h', '--out', out],
+      aWorld(),
+    );
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toEqual([
+      `wrote ${out}: halts nothing (published under the halt's tag, it lifts a halt) (fixed in build 3)`,
+    ]);
+    expect(JSON.parse(readFileSync(out, 'utf8')).repositories).toEqual({});
+  });
+
   it('is only `halt render`: another verb is a usage error', async () => {
     const run = await runCli(['halt', 'lift'], aWorld());
     expect(run.exitCode).toBe(2);

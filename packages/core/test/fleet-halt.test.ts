@@ -67,7 +67,7 @@ describe('parseFleetHalt', () => {
     ['no expiry', document({ expires: undefined }), /^expires is not an RFC 3339 time$/],
     ['an expiry that is a date only', document({ expires: '2026-12-03' }), /^expires is not an RFC 3339 time$/],
     ['an expiry 31 days ahead', document({ expires: '2027-01-02T12:00:01Z' }), /is more than 30 days ahead$/],
-    ['no repository', document({ repositories: {} }), /^repositories names no repository$/],
+    ['repositories that are no object', document({ repositories: [] }), /^repositories is not an object$/],
     [
       'a repository that is no path',
       document({ repositories: { JobsManager: { digests: '*' } } }),
@@ -96,6 +96,12 @@ describe('parseFleetHalt', () => {
     ],
   ])('refuses %s', (_what, text, why) => {
     expect(refused(text)).toMatch(why);
+  });
+
+  it('takes a halt that names nothing: published under the tag, it lifts one', () => {
+    const nothing = parsed(document({ repositories: {} }));
+    expect(nothing.repositories).toEqual({});
+    expect(isHaltedDigest(nothing, JM, BAD)).toBe(false);
   });
 
   it('takes an expiry exactly 30 days ahead, and one already past (an expired halt parses; it is ignored)', () => {

@@ -19,7 +19,7 @@ import type { CommandResult, Output } from './command.js';
 // talks to no registry and no cluster.
 
 export const HALT_HELP = `Usage: image-refresh halt render --reason TEXT --expires DURATION|TIME
-         --digest REPO@sha256:… [--digest REPO@*] [--pin REPO@sha256:…] [--out FILE]
+         [--digest REPO@sha256:…] [--digest REPO@*] [--pin REPO@sha256:…] [--out FILE]
 
 Writes a fleet halt document (default ./fleet-halt.json): every edge whose
 FLEET_HALT_REF names the tag it is published under stops moving containers of
@@ -36,7 +36,7 @@ container that runs one back to the --pin digest of its repository, if given.
 Then publish it and sign its digest with the key (or identity) the edges trust:
   oras push docker.io/tracebloc/fleet-control:stg-halt fleet-halt.json:${FLEET_HALT_MEDIA_TYPE} --artifact-type ${FLEET_HALT_MEDIA_TYPE}
   cosign sign --key cosign.key docker.io/tracebloc/fleet-control@<digest oras printed>
-Lift it: delete the tag, or publish a halt that has expired.
+Lift it: delete the tag, or publish a halt with no --digest (it halts nothing).
 `;
 
 export interface HaltRenderOptions {
@@ -74,7 +74,6 @@ export const haltDraftOf = (options: HaltRenderOptions): E.Either<readonly strin
   const expires =
     options.expires === undefined ? E.left('--expires is required') : expiryOf(options.expires, options.nowMs);
   if (E.isLeft(expires)) problems.push(expires.left);
-  if (options.digests.length === 0) problems.push('at least one --digest REPO@sha256:… or REPO@* is required');
   const repositories: Record<string, { digests: '*' | string[]; pin?: string }> = {};
   for (const text of options.digests) {
     const reference = splitReference(text);
@@ -123,7 +122,11 @@ export const haltRender = (options: HaltRenderOptions, out: Output): CommandResu
     out.stderr(`[image-refresh] ERROR: halt render: could not write ${options.out}: ${(error as Error).message}`);
     return { exitCode: 1 };
   }
-  const repos = Object.keys(checked.right.repositories).join(', ');
-  out.stdout(`wrote ${options.out}: halts ${repos} until ${checked.right.expires} (${checked.right.reason})`);
+  const repos = Object.keys(checked.right.repositories);
+  out.stdout(
+    repos.length === 0
+      ? `wrote ${options.out}: halts nothing (published under the halt's tag, it lifts a halt) (${checked.right.reason})`
+      : `wrote ${options.out}: halts ${repos.join(', ')} until ${checked.right.expires} (${checked.right.reason})`,
+  );
   return { exitCode: 0 };
 };

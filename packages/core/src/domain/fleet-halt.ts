@@ -104,9 +104,8 @@ export const parseFleetHalt = (text: string, nowMs: number): E.Either<string, Fl
   const expiresAtMs = Date.parse(expires);
   if (!Number.isFinite(expiresAtMs)) return E.left('expires is not an RFC 3339 time');
   if (expiresAtMs - nowMs > MAX_HALT_MS) return E.left(`expires ${expires} is more than 30 days ahead`);
-  if (!isObject(repositories) || Object.keys(repositories).length === 0) {
-    return E.left('repositories names no repository');
-  }
+  // An empty object is a halt that names nothing: published under the tag, it lifts a halt.
+  if (!isObject(repositories)) return E.left('repositories is not an object');
   const halts: Record<string, RepositoryHalt> = {};
   for (const [repo, value] of Object.entries(repositories)) {
     const halt = repositoryHalt(repo, value);
