@@ -4,12 +4,21 @@ import type { Digest } from '../src/domain/digest.js';
 import type { LiveFinding } from '../src/domain/live-drift.js';
 import type { ImageResolution } from '../src/domain/plan.js';
 import { forbidden, malformed, notFound, timeout, transport } from '../src/domain/port-error.js';
+import { registryBudgetOf } from '../src/domain/registry-budget.js';
 import { imageSpec, workloadRef } from '../src/domain/workloads.js';
+import * as actLines from '../src/machine/act/messages.js';
+import * as admitLines from '../src/machine/admit/messages.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
-import * as say from '../src/machine/messages.js';
+import * as observeLines from '../src/machine/observe/messages.js';
+import * as recordLines from '../src/machine/record/messages.js';
+import * as resolveLines from '../src/machine/resolve/messages.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
+import * as tickWideLines from '../src/machine/tick-wide/messages.js';
 import { simConfig } from '../src/sim/index.js';
+
+/** Every phase's operator lines (machine/<phase>/messages.ts), under one name. */
+const say = { ...tickWideLines, ...observeLines, ...resolveLines, ...admitLines, ...actLines, ...recordLines };
 
 // Every operator line, word for word, in one reviewed file
 // (__golden__/operator-lines.txt). The chart's script is replaced drop-in and
@@ -92,11 +101,13 @@ const lines: readonly TickEvent[] = [
   say.verdict(JM, { _tag: 'FirstObservation', image: 'jobs-manager', digest: D1 }),
   say.verdict(JM, { _tag: 'Unchanged', image: 'jobs-manager', digest: D1 }),
   say.verdict(JM, { _tag: 'Drift', image: 'jobs-manager', from: D1, to: D2 }),
-  say.registryBudgetLow(edge, [resolved(4)]),
-  say.registryBudgetLow(edge, [
-    resolved(12),
-    { _tag: 'Unresolved', image: 'pods-monitor', error: { _tag: 'RateLimited', message: '429' } },
-  ]),
+  say.registryBudgetLow(registryBudgetOf(edge, [resolved(4)])),
+  say.registryBudgetLow(
+    registryBudgetOf(edge, [
+      resolved(12),
+      { _tag: 'Unresolved', image: 'pods-monitor', error: { _tag: 'RateLimited', message: '429' } },
+    ]),
+  ),
   say.requestsProxyPinned(),
   say.attemptUnreadable(garbage),
   say.flapDetected(edge, 3, false),

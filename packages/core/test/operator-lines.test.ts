@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { forbidden, timeout, transport } from '../src/domain/port-error.js';
+import { registryBudgetOf } from '../src/domain/registry-budget.js';
 import type { Settledness } from '../src/domain/settledness.js';
 import { imageSpec, workloadRef } from '../src/domain/workloads.js';
-import * as say from '../src/machine/messages.js';
+import * as actLines from '../src/machine/act/messages.js';
+import * as admitLines from '../src/machine/admit/messages.js';
+import * as observeLines from '../src/machine/observe/messages.js';
+import * as recordLines from '../src/machine/record/messages.js';
+import * as resolveLines from '../src/machine/resolve/messages.js';
+import * as tickWideLines from '../src/machine/tick-wide/messages.js';
 import { simConfig } from '../src/sim/index.js';
+
+/** Every phase's operator lines (machine/<phase>/messages.ts), under one name. */
+const say = { ...tickWideLines, ...observeLines, ...resolveLines, ...admitLines, ...actLines, ...recordLines };
 
 // The operator's lines, one message at a time (docs/behaviour.md §3: "operators grep for
 // the phrases quoted above, so keep them"). Each case states the edge it is
@@ -110,12 +119,12 @@ describe('registry lines', () => {
         digest: 'sha256:a' as never,
         rateLimitRemaining: { _tag: 'Some', value: remaining },
       }) as const;
-    const both = say.registryBudgetLow(edge, [limited, low(4)]);
+    const both = say.registryBudgetLow(registryBudgetOf(edge, [limited, low(4)]));
     expect(head(both)).toEqual(['warn', 'REGISTRY_BUDGET_LOW']);
     expect(both.message).toContain(
       'budget is low (the registry answered 429 (rate limited) and ratelimit-remaining 4 < REGISTRY_BUDGET_FLOOR=10)',
     );
-    expect(say.registryBudgetLow(edge, [limited, low(10)]).message).toContain(
+    expect(say.registryBudgetLow(registryBudgetOf(edge, [limited, low(10)])).message).toContain(
       'budget is low (the registry answered 429 (rate limited)):',
     );
   });

@@ -4,7 +4,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, toPromise } from 'xstate';
 import { timeout } from '../src/domain/port-error.js';
-import { tickActors } from '../src/machine/tick-machine.js';
+import { tickActors } from '../src/machine/tick-actors.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import { provideTickPorts, runTick, type TickPorts } from '../src/run-tick.js';
 import { simConfig, simDigest, simPorts } from '../src/sim/index.js';

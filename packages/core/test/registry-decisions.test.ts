@@ -3,13 +3,8 @@ import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { type Digest, isWellFormedDigest, shortDigest } from '../src/domain/digest.js';
 import type { ImageResolution } from '../src/domain/plan.js';
-import {
-  acceptResolutions,
-  imagesToResolve,
-  isRegistryBudgetLow,
-  lowestRateLimitRemaining,
-  unpinnedRequests,
-} from '../src/machine/tick-decisions.js';
+import { isRegistryBudgetLow, lowestRateLimitRemaining } from '../src/domain/registry-budget.js';
+import { acceptResolutions, imagesToResolve, unpinnedRequests } from '../src/domain/resolutions.js';
 import { simConfig, simDigest } from '../src/sim/index.js';
 import { aSteadyEdge, JM, RM } from './support/edge.js';
 

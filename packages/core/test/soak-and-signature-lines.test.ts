@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Digest } from '../src/domain/digest.js';
 import type { AgeVerdict } from '../src/domain/digest-age.js';
+import { judgeSignature } from '../src/domain/signature-admission.js';
 import {
+  announceSignatureCheck,
+  baselineSignature,
   clockTime,
   clockUnavailable,
   digestSoaked,
@@ -9,10 +12,8 @@ import {
   pendingDigestsUnreadable,
   pendingDigestsWriteFailed,
   pendingDigestUnparsable,
-  startJitter,
-  startJitterFailed,
-} from '../src/machine/digest-age-messages.js';
-import { announceSignatureCheck, baselineSignature } from '../src/machine/signature-messages.js';
+} from '../src/machine/admit/messages.js';
+import { startJitter, startJitterFailed } from '../src/machine/resolve/messages.js';
 import { simConfig } from '../src/sim/index.js';
 
 // The soak's lines (MIN_DIGEST_AGE, ROLLOUT_RING, START_JITTER, issue 17,
@@ -131,7 +132,7 @@ describe('the signature check ends each digest in one exact line', () => {
   });
 
   it('gated and verified: SIGNATURE_VERIFIED at info', () => {
-    expect(announceSignatureCheck('enforce', report(true, verified))).toEqual({
+    expect(announceSignatureCheck(judgeSignature('enforce', report(true, verified)), report(true, verified))).toEqual({
       level: 'info',
       code: 'SIGNATURE_VERIFIED',
       message: `signature of ${repo}@${NEW} verified by key 1 of SIGNATURE_PUBLIC_KEYS`,
@@ -139,7 +140,9 @@ describe('the signature check ends each digest in one exact line', () => {
   });
 
   it('enforce, not verified: SIGNATURE_REJECTED at error, with both hints', () => {
-    expect(announceSignatureCheck('enforce', report(true, notVerified))).toEqual({
+    expect(
+      announceSignatureCheck(judgeSignature('enforce', report(true, notVerified)), report(true, notVerified)),
+    ).toEqual({
       level: 'error',
       code: 'SIGNATURE_REJECTED',
       message: `ERROR: SIGNATURE NOT VERIFIED for ${repo}@${NEW}: no signature found`,
@@ -151,7 +154,9 @@ describe('the signature check ends each digest in one exact line', () => {
   });
 
   it('warn, not verified: SIGNATURE_NOT_VERIFIED at warn, re-imaging anyway', () => {
-    expect(announceSignatureCheck('warn', report(true, notVerified))).toEqual({
+    expect(
+      announceSignatureCheck(judgeSignature('warn', report(true, notVerified)), report(true, notVerified)),
+    ).toEqual({
       level: 'warn',
       code: 'SIGNATURE_NOT_VERIFIED',
       message: `WARN: SIGNATURE NOT VERIFIED for ${repo}@${NEW}: no signature found -- re-imaging anyway (VERIFY_SIGNATURES=warn)`,
@@ -159,7 +164,7 @@ describe('the signature check ends each digest in one exact line', () => {
   });
 
   it('a registry failure: SIGNATURE_CHECK_FAILED at warn, with the cause tag', () => {
-    expect(announceSignatureCheck('enforce', report(true, failed))).toEqual({
+    expect(announceSignatureCheck(judgeSignature('enforce', report(true, failed)), report(true, failed))).toEqual({
       level: 'warn',
       code: 'SIGNATURE_CHECK_FAILED',
       message: `WARN: could not check the signature of ${repo}@${NEW} (RateLimited: HTTP 429); not re-imaging this image this tick, the others go on. Will retry next tick.`,
@@ -168,17 +173,21 @@ describe('the signature check ends each digest in one exact line', () => {
   });
 
   it('first observation (not gated): SIGNATURE_BASELINE, info when verified, warn otherwise, naming why', () => {
-    expect(announceSignatureCheck('enforce', report(false, verified))).toEqual({
-      level: 'info',
-      code: 'SIGNATURE_BASELINE',
-      message: `signature of ${repo}@${NEW}: verified by key 1 of SIGNATURE_PUBLIC_KEYS (first observation)`,
-    });
-    expect(announceSignatureCheck('enforce', report(false, notVerified))).toEqual({
+    expect(announceSignatureCheck(judgeSignature('enforce', report(false, verified)), report(false, verified))).toEqual(
+      {
+        level: 'info',
+        code: 'SIGNATURE_BASELINE',
+        message: `signature of ${repo}@${NEW}: verified by key 1 of SIGNATURE_PUBLIC_KEYS (first observation)`,
+      },
+    );
+    expect(
+      announceSignatureCheck(judgeSignature('enforce', report(false, notVerified)), report(false, notVerified)),
+    ).toEqual({
       level: 'warn',
       code: 'SIGNATURE_BASELINE',
       message: `WARN: signature of ${repo}@${NEW} not verified (first observation, nothing rolled): no signature found`,
     });
-    expect(announceSignatureCheck('warn', report(false, failed))).toEqual({
+    expect(announceSignatureCheck(judgeSignature('warn', report(false, failed)), report(false, failed))).toEqual({
       level: 'warn',
       code: 'SIGNATURE_BASELINE',
       message: `WARN: could not check the signature of ${repo}@${NEW} (first observation, nothing rolled): RateLimited: HTTP 429`,

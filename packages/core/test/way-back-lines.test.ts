@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { WorkloadChange } from '../src/domain/plan.js';
 import type { RevertPlan } from '../src/domain/revert.js';
 import { workloadRef } from '../src/domain/workloads.js';
+import { watchingStability } from '../src/machine/act/messages.js';
+import { digestQuarantined } from '../src/machine/admit/messages.js';
 import {
-  digestQuarantined,
   quarantineStarted,
   quarantineWriteFailed,
   revertReady,
@@ -11,8 +12,7 @@ import {
   rollbackImpossible,
   rolledBack,
   rollingBack,
-  watchingStability,
-} from '../src/machine/messages-way-back.js';
+} from '../src/machine/way-back/messages.js';
 import { simConfig } from '../src/sim/index.js';
 import { repeatedDigest } from './support/repeated-digest.js';
 

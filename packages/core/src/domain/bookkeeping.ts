@@ -114,3 +114,6 @@ export const quarantinesRemoved = (images: readonly ImageName[]): BookkeepingCha
   Object.fromEntries(
     IMAGES.filter(({ name }) => images.includes(name)).map(({ quarantineKey }) => [quarantineKey, null]),
   );
+
+/** A change set that changes nothing: no write is made for it. */
+export const changesNothing = (changes: BookkeepingChanges): boolean => Object.keys(changes).length === 0;

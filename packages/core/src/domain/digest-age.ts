@@ -1,7 +1,8 @@
 import type { TickConfig } from '../config/tick-config.js';
-import type { ChangedDigest, Hold } from './admission.js';
+import { type ChangedDigest, type Hold, type Holds, withHold } from './admission.js';
 import type { Annotations, BookkeepingChanges, RecordedDigests } from './bookkeeping.js';
 import {
+  hasPendingDigests,
   type PendingDigest,
   parsePendingDigest,
   pendingDigestOf,
@@ -123,3 +124,15 @@ export const unjudgedHold = (change: ChangedDigest): Hold => ({
   image: change.image,
   digest: change.to,
 });
+
+/** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
+export const hasNoDigestAgeToJudge = (changed: readonly ChangedDigest[], annotations: Annotations): boolean =>
+  changed.length === 0 && !hasPendingDigests(annotations);
+
+/** The soak's holds: every too-young digest held back (its line says why and until when). */
+export const withSoakingHolds = (holds: Holds, decision: DigestAgeDecision): Holds =>
+  decision.verdicts.reduce((acc, v) => (v._tag === 'TooYoung' ? withHold(acc, soakingHold(v)) : acc), holds);
+
+/** Fail closed (docs/behaviour.md §3.4a): an age that cannot be judged holds every changed digest back. */
+export const withUnjudgedHolds = (holds: Holds, changed: readonly ChangedDigest[]): Holds =>
+  changed.reduce((acc, c) => withHold(acc, unjudgedHold(c)), holds);

@@ -33,6 +33,7 @@ export interface RepositoryHalt {
   readonly pin: Digest | undefined;
 }
 
+/** A halt document that parsed (parseFleetHalt): why, until when, and what it halts per repository. */
 export interface FleetHalt {
   readonly reason: string;
   /** As the document wrote it (RFC 3339). */

@@ -81,3 +81,16 @@ export type RegistryError = (
   /** HTTP 429 from the registry: the anonymous pull budget of this IP is spent. */
   | { readonly _tag: 'RateLimited'; readonly message: string }
 ) & { readonly failedAt?: RegistryRequest };
+
+/**
+ * Why a rollout wait failed: the workload could not be read ({@link PortError}),
+ * will never finish, or did not finish within ROLLOUT_TIMEOUT. Any of them
+ * fails the tick (exit 1) and leaves the attempt counter incremented and the
+ * digests unrecorded (docs/behaviour.md §3.6, I7, I10).
+ */
+export type RolloutError =
+  | PortError
+  /** The rollout will never finish on its own (ProgressDeadlineExceeded, an OnDelete DaemonSet). */
+  | { readonly _tag: 'RolloutFailed'; readonly message: string }
+  /** ROLLOUT_TIMEOUT passed while still waiting; message says for what, with numbers. */
+  | { readonly _tag: 'RolloutTimedOut'; readonly message: string };

@@ -1,5 +1,15 @@
-import type { AnsweredDigest } from './admission.js';
-import { type Annotations, isQuarantinedDigest, quarantinedDigestsOf } from './bookkeeping.js';
+import { type AnsweredDigest, answeredDigests, type Holds, withHold } from './admission.js';
+import type { RecordedDigests } from './bookkeeping.js';
+import {
+  type Annotations,
+  type BookkeepingChanges,
+  isQuarantinedDigest,
+  quarantinedDigestsOf,
+  quarantineSet,
+} from './bookkeeping.js';
+import { withPendingClearedFor } from './pending-digest.js';
+import type { ImageResolution } from './plan.js';
+import { IMAGES, type ImageName } from './workloads.js';
 
 // docs/behaviour.md §3.4a, the first admission check (ON_ROLLOUT_FAILURE,
 // issue 16): a changed digest equal to the digest quarantined for its image
@@ -19,3 +29,30 @@ export const quarantinedAnswers = (
   const quarantined = quarantinedDigestsOf(bookkeeping);
   return answered.filter((c) => isQuarantinedDigest(quarantined, c.image, c.to));
 };
+
+/** §3.4a — this tick's changed or first-observed digests that are the very digest quarantined for their image (I30). */
+export const quarantinedThisTick = (
+  resolutions: readonly ImageResolution[],
+  recorded: RecordedDigests,
+  holds: Holds,
+  bookkeeping: Annotations,
+): readonly AnsweredDigest[] => quarantinedAnswers(answeredDigests(resolutions, recorded, holds), bookkeeping);
+
+/** Each quarantined digest held back: not re-applied (I30, issue 16). */
+export const withQuarantineHolds = (holds: Holds, quarantined: readonly AnsweredDigest[]): Holds =>
+  quarantined.reduce((acc, c) => withHold(acc, { _tag: 'Quarantined', image: c.image, digest: c.to }), holds);
+
+/**
+ * The quarantine of a rolled-back build (I30): each bad digest written to its
+ * image's quarantine key, and that image's pending record removed (the soak
+ * would otherwise age a build that failed here, issue 17).
+ */
+export const quarantineWriteOf = (
+  bad: Readonly<Partial<Record<ImageName, string>>>,
+  bookkeeping: Annotations,
+): BookkeepingChanges =>
+  withPendingClearedFor(
+    quarantineSet(bad),
+    IMAGES.filter(({ name }) => bad[name] !== undefined).map(({ name }) => name),
+    bookkeeping,
+  );

@@ -4,6 +4,7 @@ import { isQuarantinedDigest, type RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import { managedContainers } from './live-drift.js';
 import { imageReference, type WorkloadChange } from './plan.js';
+import type { ReimageFailure } from './reimage-run.js';
 import type { ContainerImage, ImageName, WorkloadId } from './workloads.js';
 
 // The way back (ON_ROLLOUT_FAILURE=revert, issue 16; docs/behaviour.md §3.6):
@@ -103,3 +104,57 @@ export const hasBadDigest = (plan: RevertPlan): boolean => Object.keys(plan.bad)
 
 /** Some container moved this tick is not on its recorded digest: there is something to roll back. */
 export const movesAnything = (plan: RevertPlan): boolean => plan.containers.some((c) => c.from !== c.to);
+
+/**
+ * The way back of this tick, decided once (docs/behaviour.md §3.6), with its
+ * reason: a container with no record to go back to (ROLLBACK FAILED, touch
+ * nothing more), nothing moved off its record (a live re-pin: a plain failed
+ * re-image), or the rollback to make.
+ */
+export type RevertDecision =
+  | { readonly _tag: 'NoRecord'; readonly target: NoRevertTarget; readonly plan: RevertPlan }
+  | { readonly _tag: 'NothingToRollBack'; readonly plan: RevertPlan }
+  | { readonly _tag: 'RollBack'; readonly plan: RevertPlan };
+
+/** A rollback that moves nothing. */
+export const NO_REVERT_PLAN: RevertPlan = { changes: [], containers: [], bad: {} };
+
+/** Before a re-image failed: no way back is planned. */
+export const NO_REVERT: RevertDecision = { _tag: 'NothingToRollBack', plan: NO_REVERT_PLAN };
+
+/**
+ * The rollback of the workloads the run moved, up to `index` where it failed.
+ * A refused patch changed nothing of its own workload: what the tick moved
+ * before it goes back, and no digest is bad. A failed rollout takes its own
+ * workload back too, and its new digests are the bad ones (I30). A failure
+ * not yet known (the REVERT_READY line) plans as a failed rollout.
+ */
+export const decideRevert = (
+  config: TickConfig,
+  changes: readonly WorkloadChange[],
+  index: number,
+  failure: ReimageFailure,
+  recorded: RecordedDigests,
+  quarantined: Partial<RecordedDigests>,
+): RevertDecision => {
+  const planned =
+    failure._tag === 'PatchRefused'
+      ? planRevert(config, changes, index - 1, recorded, null, quarantined)
+      : planRevert(config, changes, index, recorded, index, quarantined);
+  if (E.isLeft(planned)) return { _tag: 'NoRecord', target: planned.left, plan: NO_REVERT_PLAN };
+  return { _tag: movesAnything(planned.right) ? 'RollBack' : 'NothingToRollBack', plan: planned.right };
+};
+
+/** Under revert, where a failed rollout of this tick would take each workload it moves (REVERT_READY, --dry-run). */
+export const revertReadiness = (
+  config: TickConfig,
+  changes: readonly WorkloadChange[],
+  recorded: RecordedDigests,
+  quarantined: Partial<RecordedDigests>,
+): RevertDecision => decideRevert(config, changes, changes.length - 1, { _tag: 'None' }, recorded, quarantined);
+
+/** A container the tick moved has no well-formed recorded digest: nothing known-good to go back to. */
+export const hasNoRecordToRevertTo = (decision: RevertDecision): boolean => decision._tag === 'NoRecord';
+
+/** Every container moved so far went onto its recorded digest (RECONCILE_LIVE=1 re-pins): nothing to roll back. */
+export const hasNothingToRollBack = (decision: RevertDecision): boolean => decision._tag === 'NothingToRollBack';

@@ -101,3 +101,6 @@ export const daemonSetSettledness = (ds: DaemonSetRolloutView): Settledness => {
   }
   return settled(`daemon set "${ds.name}" successfully rolled out`);
 };
+
+/** §3.2 — only a settled jobs-manager lets the tick act (I1, #546). */
+export const isSettled = (settledness: Settledness): boolean => settledness._tag === 'Settled';

@@ -72,20 +72,85 @@ export const signatureResultOf = (answer: Either<RegistryError, SignatureVerdict
     : { _tag: 'NotVerified', why: answer.right.why };
 };
 
+/**
+ * What the check's answer means for one digest under `mode`, with its
+ * reason (docs/behaviour.md §3.4a step 3): a first observation is a
+ * `Baseline`, reported only (I8); a changed digest is `Verified`, `Rejected`
+ * (enforce: held, a finding), `Unverified` (warn: said loudly, re-imaged) or
+ * `CheckFailed` (a registry failure left no verdict: held under either mode,
+ * a resolution failure retried next tick). The hold and the operator's line
+ * both read this one judgement.
+ */
+export type SignatureJudgement =
+  | { readonly _tag: 'Baseline'; readonly result: SignatureResult }
+  | { readonly _tag: 'Verified'; readonly by: string }
+  | { readonly _tag: 'Rejected'; readonly why: string }
+  | { readonly _tag: 'Unverified'; readonly why: string }
+  | { readonly _tag: 'CheckFailed'; readonly error: RegistryError };
+
+/** A changed (gated) digest's result under `mode`. */
+export const judgeGated = (mode: SignatureMode, result: SignatureResult): SignatureJudgement => {
+  switch (result._tag) {
+    case 'Verified':
+      return { _tag: 'Verified', by: result.by };
+    case 'NotVerified':
+      return mode === 'enforce' ? { _tag: 'Rejected', why: result.why } : { _tag: 'Unverified', why: result.why };
+    case 'CheckFailed':
+      return { _tag: 'CheckFailed', error: result.error };
+  }
+};
+
+export const judgeSignature = (
+  mode: SignatureMode,
+  report: Pick<SignatureCheckReport, 'gated' | 'result'>,
+): SignatureJudgement => (report.gated ? judgeGated(mode, report.result) : { _tag: 'Baseline', result: report.result });
+
+/** Why a judged digest is held back, or undefined when it may go on. */
+const holdOfJudgement = (
+  judgement: SignatureJudgement,
+): { readonly why: string; readonly check: 'NotVerified' | 'CheckFailed' } | undefined => {
+  if (judgement._tag === 'CheckFailed') {
+    return { why: `${judgement.error._tag}: ${judgement.error.message}`, check: 'CheckFailed' };
+  }
+  return judgement._tag === 'Rejected' ? { why: judgement.why, check: 'NotVerified' } : undefined;
+};
+
 /** Why a gated digest is held back under `mode`, or undefined when it may go on. */
 export const signatureHoldOf = (
   mode: SignatureMode,
   result: SignatureResult,
-): { readonly why: string; readonly check: 'NotVerified' | 'CheckFailed' } | undefined => {
-  if (result._tag === 'CheckFailed') {
-    return { why: `${result.error._tag}: ${result.error.message}`, check: 'CheckFailed' };
-  }
-  return result._tag === 'NotVerified' && mode === 'enforce' ? { why: result.why, check: 'NotVerified' } : undefined;
-};
+): { readonly why: string; readonly check: 'NotVerified' | 'CheckFailed' } | undefined =>
+  holdOfJudgement(judgeGated(mode, result));
+
+/** A report with its judgement. */
+export type JudgedSignature = SignatureCheckReport & { readonly judgement: SignatureJudgement };
+
+const withJudgedHolds = (holds: Holds, judged: readonly JudgedSignature[]): Holds =>
+  judged.reduce((acc, { image, digest, judgement }) => {
+    const hold = holdOfJudgement(judgement);
+    return hold === undefined ? acc : withHold(acc, { _tag: 'SignatureNotVerified', image, digest, ...hold });
+  }, holds);
+
+const judgedUnder = (mode: SignatureMode, reports: readonly SignatureCheckReport[]): readonly JudgedSignature[] =>
+  reports.map((report) => ({ ...report, judgement: judgeSignature(mode, report) }));
 
 /** The holds the reports add: gated digests that may not go on (docs/behaviour.md §3.4a). */
 export const signatureHolds = (mode: SignatureMode, holds: Holds, reports: readonly SignatureCheckReport[]): Holds =>
-  reports.reduce((acc, { image, digest, gated, result }) => {
-    const hold = gated ? signatureHoldOf(mode, result) : undefined;
-    return hold === undefined ? acc : withHold(acc, { _tag: 'SignatureNotVerified', image, digest, ...hold });
-  }, holds);
+  withJudgedHolds(holds, judgedUnder(mode, reports));
+
+/** Each subject with what the check said of it; a missing answer is no verdict (fail closed). */
+export const signatureReportsOf = (
+  subjects: readonly SignatureSubject[],
+  answerOf: (index: number) => Either<RegistryError, SignatureVerdict> | undefined,
+): readonly SignatureCheckReport[] =>
+  subjects.map((subject, index) => ({ ...subject, result: signatureResultOf(answerOf(index)) }));
+
+/** The check's reports judged: the holds they add and each judgement, in order (what the lines word). */
+export const admitSignatures = (
+  mode: SignatureMode,
+  holds: Holds,
+  reports: readonly SignatureCheckReport[],
+): { readonly holds: Holds; readonly judged: readonly JudgedSignature[] } => {
+  const judged = judgedUnder(mode, reports);
+  return { holds: withJudgedHolds(holds, judged), judged };
+};

@@ -17,3 +17,6 @@ const fnv1a32 = (text: string): number => {
 /** The delay in [0, jitterMs), whole milliseconds, from the uid alone; 0 when jitter is off. */
 export const startJitterDelayMs = (uid: string, jitterMs: number): number =>
   jitterMs <= 0 ? 0 : Math.floor((fnv1a32(uid) / 2 ** 32) * Math.floor(jitterMs));
+
+/** §3.3 — START_JITTER=0s (the default), or this edge's delay is 0: no wait, no port call (issue 17). */
+export const hasNoStartJitter = (uid: string, jitterMs: number): boolean => startJitterDelayMs(uid, jitterMs) === 0;

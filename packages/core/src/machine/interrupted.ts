@@ -1,4 +1,8 @@
+import * as O from 'fp-ts/lib/Option.js';
+import type { TickConfig } from '../config/tick-config.js';
 import type { WorkloadChange } from '../domain/plan.js';
+import type { Reimage } from '../domain/reimage-run.js';
+import type { Settledness } from '../domain/settledness.js';
 import { ANNOTATION, describeWorkload, type WorkloadRef } from '../domain/workloads.js';
 import type { TickContext } from './tick-context.js';
 import type { TickEvent } from './tick-event.js';
@@ -58,10 +62,25 @@ const workloadOf = (input: unknown): WorkloadRef | undefined =>
   (input as { workload?: WorkloadRef } | undefined)?.workload;
 
 /** What an interrupted tick's outcome is made of: the part of the machine's context it reads. */
-export type InterruptedContext = Pick<
-  TickContext,
-  'config' | 'settledness' | 'attempt' | 'events' | 'writes' | 'reimages'
->;
+export interface InterruptedContext {
+  readonly config: TickConfig;
+  readonly settledness: O.Option<Settledness>;
+  /** refresh-attempt as read this tick (0 until the flap back-off read it). */
+  readonly attempt: number;
+  readonly events: readonly TickEvent[];
+  readonly writes: readonly AnnotationWrite[];
+  readonly reimages: readonly Reimage[];
+}
+
+/** The machine's context as an interrupted outcome reads it. */
+export const interruptedView = (context: TickContext): InterruptedContext => ({
+  config: context.config,
+  settledness: O.fromNullable(context.observe.settledness),
+  attempt: context.act.attempt,
+  events: context.events,
+  writes: context.writes,
+  reimages: context.act.reimages,
+});
 
 const jobsManagerOf = (context: InterruptedContext): string => `deployment/${context.config.deploymentName}`;
 

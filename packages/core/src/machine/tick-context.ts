@@ -1,88 +1,49 @@
-import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { Holds } from '../domain/admission.js';
-import type { Annotations, RecordedDigests } from '../domain/bookkeeping.js';
-import type { DigestAgeDecision } from '../domain/digest-age.js';
-import type { ImageResolution, RefreshPlan } from '../domain/plan.js';
-import type { RevertPlan } from '../domain/revert.js';
-import type { Settledness } from '../domain/settledness.js';
-import type { SignatureCheckReport } from '../domain/signature-admission.js';
-import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
+import { ACTED_ON_NOTHING, type ActContext } from './act/context.js';
+import { ADMITTED_NOTHING, type AdmitContext } from './admit/context.js';
+import { OBSERVED_NOTHING, type ObserveContext } from './observe/context.js';
+import { RESOLVED_NOTHING, type ResolveContext } from './resolve/context.js';
 import type { TickEvent } from './tick-event.js';
-import type { AnnotationWrite, Reimage } from './tick-outcome.js';
+import type { AnnotationWrite } from './tick-outcome.js';
+import { NO_WAY_BACK, type WayBackContext } from './way-back/context.js';
+
+// The tick's context, one part per phase (each defined beside its phase's
+// states). Every part starts as the value that does nothing — no plan to act
+// on, no rollback to make — so a reader needs no check for "not yet". An
+// action copies the part it changes, never the whole context: xstate copies
+// the top level on every assign, so it is kept to the phases.
 
 export interface TickContext {
   readonly config: TickConfig;
-  readonly settledness: O.Option<Settledness>;
-  /** The streak this tick writes on an unsettled tick. */
-  readonly skipStreak: number;
-  readonly resolutions: readonly ImageResolution[];
-  readonly recorded: O.Option<RecordedDigests>;
-  /** The jobs-manager's annotations as the record read returned them: what the admission checks read (§3.4a). */
-  readonly bookkeeping: Annotations;
-  /** Images the admission checks held back this tick, and why (docs/behaviour.md §3.4a). */
-  readonly holds: Holds;
-  readonly plan: O.Option<RefreshPlan>;
-  /** refresh-attempt as read this tick (absent or garbage = 0). */
-  readonly attempt: number;
-  /** Index into plan.changes of the workload being re-imaged. */
-  readonly reimageIndex: number;
+  readonly observe: ObserveContext;
+  readonly resolve: ResolveContext;
+  readonly admit: AdmitContext;
+  readonly act: ActContext;
+  readonly wayBack: WayBackContext;
+  /** Everything the operator is told, in order. */
   readonly events: readonly TickEvent[];
+  /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
   readonly writes: readonly AnnotationWrite[];
-  readonly reimages: readonly Reimage[];
-  /** RECONCILE_LIVE: what runs now, and which images image-refresh pinned. */
-  readonly live: {
-    readonly workloads: Readonly<Partial<Record<WorkloadId, LiveWorkload>>>;
-    readonly pins: O.Option<RecordedDigests>;
-  };
-  /** DECOUPLED_REFRESH: set on an unsettled tick's decoupled pass, to the workloads that were settled themselves. */
-  readonly decoupledSettled: O.Option<readonly WorkloadId[]>;
-  /** How the skip streak ended this tick, when a decoupled pass followed it. */
-  readonly skipResult: O.Option<'skipped' | 'frozen'>;
-  /** ON_ROLLOUT_FAILURE=revert: the rollback planned once the rollout failed (issue 16). */
-  readonly revert: O.Option<RevertPlan>;
-  /** Index into revert.changes of the workload being rolled back. */
-  readonly revertIndex: number;
-  /** Why the rollout failed, for the ROLLED BACK line. */
-  readonly revertWhy: string;
-  /** What failed: a rollout (its workload's new digests are bad), or a refused patch (no build to blame). */
-  readonly revertCause: 'rolloutFailed' | 'patchRefused';
-  /** Workloads the rollback patched, with whether their rollout completed. */
-  readonly reverts: readonly Reimage[];
-  /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
-  readonly signatureChecks: readonly SignatureCheckReport[];
-  /** The jobs-manager Deployment's uid, from the settled guard's read: what START_JITTER is derived from (issue 17). */
-  readonly jobsManagerUid: string;
-  /** The annotations the digest-age check read, its pending records (issue 17). */
-  readonly ageBookkeeping: Annotations;
-  /** The digest-age check's decision this tick (issue 17); none when the check is off or had nothing to judge. */
-  readonly ageDecision: O.Option<DigestAgeDecision>;
 }
 
 export const initialContext = (config: TickConfig): TickContext => ({
   config,
-  settledness: O.none,
-  skipStreak: 0,
-  resolutions: [],
-  recorded: O.none,
-  bookkeeping: {},
-  holds: {},
-  plan: O.none,
-  attempt: 0,
-  reimageIndex: 0,
+  observe: OBSERVED_NOTHING,
+  resolve: RESOLVED_NOTHING,
+  admit: ADMITTED_NOTHING,
+  act: ACTED_ON_NOTHING,
+  wayBack: NO_WAY_BACK,
   events: [],
   writes: [],
-  reimages: [],
-  live: { workloads: {}, pins: O.none },
-  decoupledSettled: O.none,
-  skipResult: O.none,
-  revert: O.none,
-  revertIndex: 0,
-  revertWhy: '',
-  revertCause: 'rolloutFailed',
-  reverts: [],
-  signatureChecks: [],
-  jobsManagerUid: '',
-  ageBookkeeping: {},
-  ageDecision: O.none,
 });
+
+/** The events so far and then these: what an action that speaks returns as `events`. */
+export const said = (context: TickContext, ...events: readonly TickEvent[]): readonly TickEvent[] => [
+  ...context.events,
+  ...events,
+];
+
+/** What a step's actor input (each phase's inputs.ts) reads: the context. */
+export interface InputArgs {
+  readonly context: TickContext;
+}

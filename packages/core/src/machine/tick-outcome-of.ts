@@ -1,4 +1,5 @@
 import type { RefreshPlan } from '../domain/plan.js';
+import { skipResultOf } from '../domain/skip-streak.js';
 import type { TickContext } from './tick-context.js';
 import { isFinding } from './tick-event.js';
 import type { DigestChange, TickOutcome, TickResult } from './tick-outcome.js';
@@ -12,20 +13,20 @@ const digestChangesOf = (plan: RefreshPlan): DigestChange[] =>
 
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
 export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
+  const { observe, admit, act, wayBack } = context;
   const findings = context.events.filter(isFinding);
   // A decoupled pass that ran through still ends as the skip it followed.
-  const result = reached === 'complete' && context.skipResult._tag === 'Some' ? context.skipResult.value : reached;
-  const observed = context.settledness._tag === 'Some' ? { settledness: context.settledness.value } : {};
+  const result = reached === 'complete' && observe.decoupled.begun ? skipResultOf(observe.skip) : reached;
   return {
     result,
     exitCode: findings.length > 0 ? 1 : 0,
-    ...observed,
+    ...(observe.settledness === undefined ? {} : { settledness: observe.settledness }),
     events: context.events,
     findings,
     writes: context.writes,
-    reimages: context.reimages,
-    ...(context.revert._tag === 'Some' ? { reverts: context.reverts } : {}),
-    digestChanges: context.plan._tag === 'None' ? [] : digestChangesOf(context.plan.value),
-    ...(context.signatureChecks.length > 0 ? { signatureChecks: context.signatureChecks } : {}),
+    reimages: act.reimages,
+    ...(wayBack.begun ? { reverts: wayBack.reverts } : {}),
+    digestChanges: digestChangesOf(admit.plan),
+    ...(admit.signatureChecks.length > 0 ? { signatureChecks: admit.signatureChecks } : {}),
   };
 };

@@ -1,7 +1,10 @@
+import type { Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { SignatureCheckReport } from '../domain/signature-admission.js';
-import type { ContainerImage, ImageName, WorkloadRef } from '../domain/workloads.js';
+import type { ImageName } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
+
+export type { Reimage } from '../domain/reimage-run.js';
 
 /** How a tick ended: the name of the machine's final state. */
 export type TickResult =
@@ -44,22 +47,6 @@ export type WriteKind =
 export interface AnnotationWrite {
   readonly kind: WriteKind;
   readonly annotations: Readonly<Record<string, string | null>>;
-}
-
-/** A workload the tick patched with new images (one patch per workload, I16). */
-export interface Reimage {
-  /** The Deployment or DaemonSet patched. */
-  readonly workload: WorkloadRef;
-  /** Every container the patch changed, as `docker.io/<repo>@<digest>`. */
-  readonly images: readonly ContainerImage[];
-  /** True once its rollout completed within ROLLOUT_TIMEOUT. */
-  readonly rolledOut: boolean;
-  /**
-   * container → the image it ran before the patch, where this tick read the
-   * workload (RECONCILE_LIVE, DECOUPLED_REFRESH); absent otherwise. The
-   * re-image Event names it when no recorded digest says what moved.
-   */
-  readonly previous?: Readonly<Record<string, string>>;
 }
 
 /** A digest the registry moved to, against the one recorded; acted on unless the tick says otherwise. */

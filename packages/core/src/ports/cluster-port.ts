@@ -1,6 +1,9 @@
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { BookkeepingChanges } from '../domain/bookkeeping.js';
-import type { PortError } from '../domain/port-error.js';
+import type { PortError, RolloutError } from '../domain/port-error.js';
+
+export type { RolloutError } from '../domain/port-error.js';
+
 import type { ContainerImage, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
 
 // What a tick needs from the cluster, as logical operations. Each may fail on
@@ -11,19 +14,6 @@ import type { ContainerImage, LiveWorkload, WorkloadRef } from '../domain/worklo
 //
 // "Absent" is `Right(none)`, "could not read" is `Left(error)`: the two can
 // never be confused, which is the bug class behind #626 and #1964.
-
-/**
- * Why a rollout wait failed: the workload could not be read ({@link PortError}),
- * will never finish, or did not finish within ROLLOUT_TIMEOUT. Any of them
- * fails the tick (exit 1) and leaves the attempt counter incremented and the
- * digests unrecorded (docs/behaviour.md §3.6, I7, I10).
- */
-export type RolloutError =
-  | PortError
-  /** The rollout will never finish on its own (ProgressDeadlineExceeded, an OnDelete DaemonSet). */
-  | { readonly _tag: 'RolloutFailed'; readonly message: string }
-  /** ROLLOUT_TIMEOUT passed while still waiting; message says for what, with numbers. */
-  | { readonly _tag: 'RolloutTimedOut'; readonly message: string };
 
 /** The jobs-manager Deployment as one read shows it: a live workload and its bookkeeping annotations. */
 export interface JobsManagerSnapshot extends LiveWorkload {

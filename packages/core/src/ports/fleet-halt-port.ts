@@ -20,6 +20,7 @@ export type FleetHaltDocument =
   | { readonly _tag: 'Document'; readonly text: string }
   | { readonly _tag: 'Unusable'; readonly why: string };
 
+/** Reads the fleet halt document a halt tag's digest names (FLEET_HALT_REF); built with the k8s-adapter's createFleetHaltReader. */
 export interface FleetHaltPort {
   /** A `Left` is a registry failure (5xx, timeout, 401/403, 429): the halt could not be read. */
   readonly readDocument: (target: FleetHaltTarget) => TaskEither<RegistryError, FleetHaltDocument>;

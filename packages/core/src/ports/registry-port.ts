@@ -1,23 +1,9 @@
 import type { Either } from 'fp-ts/lib/Either.js';
-import type { Option } from 'fp-ts/lib/Option.js';
 import type { Task } from 'fp-ts/lib/Task.js';
 import type { RegistryError } from '../domain/port-error.js';
+import type { DigestRequest, Resolution } from '../domain/registry-answer.js';
 
-/** A tag's current manifest digest, as the registry answered it. */
-export interface Resolution {
-  /** The registry's `Docker-Content-Digest`, unvalidated: the tick checks it (I19). */
-  readonly digest: string;
-  /** `ratelimit-remaining` when the registry sent it. */
-  readonly rateLimitRemaining: Option<number>;
-}
-
-/** One `repo:tag` to resolve, e.g. `tracebloc/jobs-manager` and `stg`. */
-export interface DigestRequest {
-  /** The repository on the registry, without the registry host. */
-  readonly repo: string;
-  /** The floating tag (the config's imageTag). */
-  readonly tag: string;
-}
+export type { DigestRequest, Resolution } from '../domain/registry-answer.js';
 
 /**
  * Where a tick resolves floating tags to digests (docs/behaviour.md §3.3). One call per

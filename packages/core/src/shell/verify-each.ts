@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { transport } from '../domain/port-error.js';
-import type { SignatureAnswers } from '../machine/tick-machine.js';
+import type { SignatureAnswers } from '../machine/tick-actors.js';
 import type { SignaturePort, SignatureTarget } from '../ports/signature-port.js';
 
 // The machine's one `verifySignatures` call as the port's checks of each

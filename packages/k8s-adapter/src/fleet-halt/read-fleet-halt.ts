@@ -33,6 +33,12 @@ const layersOf = (manifest: string): readonly Descriptor[] | undefined => {
 
 const unusable = (why: string): FleetHaltDocument => ({ _tag: 'Unusable', why });
 
+/**
+ * Core's `FleetHaltPort` on the registry API: the halt manifest a digest names
+ * and its one document layer, each capped and checked against its digest.
+ * Never throws; a registry failure is a `Left`, an unusable artifact `Unusable`
+ * with the reason (both fail closed in the tick).
+ */
 export const createFleetHaltReader = (options: { readonly registry: RegistryPortOptions }): FleetHaltPort => {
   const client = registryClient(options.registry);
   return {

@@ -1,13 +1,13 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { TickConfig } from '../config/tick-config.js';
-import { isWellFormedDigest } from '../domain/digest.js';
-import type { ImageResolution } from '../domain/plan.js';
-import { malformed, type RegistryError } from '../domain/port-error.js';
-import { IMAGES, type ImageSpec, type WorkloadId } from '../domain/workloads.js';
-import type { DigestRequest, Resolution } from '../ports/registry-port.js';
+import { isWellFormedDigest } from './digest.js';
+import type { ImageResolution } from './plan.js';
+import { malformed, type PortError, type RegistryError } from './port-error.js';
+import type { DigestRequest, Resolution } from './registry-answer.js';
+import { IMAGES, type ImageSpec, type WorkloadId } from './workloads.js';
 
-// Pure helpers the machine's actions call. Kept out of the state tree so it
-// stays pure structure that reads like the diagram.
+// docs/behaviour.md §3.3: which images a tick asks the registry about, and
+// what each answer means for that image alone (I13, I15, I19).
 
 /**
  * The images a tick asks the registry about. A pinned image is not even
@@ -64,22 +64,23 @@ export const acceptResolutions = (
   });
 };
 
-/** The lowest `ratelimit-remaining` the registry reported this tick, if any did. */
-export const lowestRateLimitRemaining = (resolutions: readonly ImageResolution[]): number | undefined => {
-  const reported = resolutions.flatMap((r) =>
-    r._tag === 'Resolved' && r.rateLimitRemaining._tag === 'Some' ? [r.rateLimitRemaining.value] : [],
+/**
+ * The registry port failed as a whole (a defect of the port: it promises one
+ * answer per repo): every image asked about is unresolved, each with that error.
+ */
+export const failedResolutions = (
+  config: TickConfig,
+  error: PortError,
+  decoupledSettled?: readonly WorkloadId[],
+): ImageResolution[] =>
+  acceptResolutions(
+    config,
+    unpinnedRequests(config, decoupledSettled).map(
+      (): Either<RegistryError, Resolution> => ({ _tag: 'Left', left: error }),
+    ),
+    decoupledSettled,
   );
-  return reported.length === 0 ? undefined : Math.min(...reported);
-};
 
-export const wasRateLimited = (resolutions: readonly ImageResolution[]): boolean =>
-  resolutions.some((r) => r._tag === 'Unresolved' && r.error._tag === 'RateLimited');
-
-/** Any 429 this tick, or a reported budget below REGISTRY_BUDGET_FLOOR; never with REGISTRY_BUDGET_FLOOR=off (the script has no such guard). */
-export const isRegistryBudgetLow = (config: TickConfig, resolutions: readonly ImageResolution[]): boolean => {
-  // Only an explicit REGISTRY_BUDGET_FLOOR=off turns the guard off; a config without the field keeps it (fail closed).
-  if (config.registryBudgetGuard === false) return false;
-  // No budget reported is no budget known to be low.
-  const lowest = lowestRateLimitRemaining(resolutions) ?? Number.POSITIVE_INFINITY;
-  return wasRateLimited(resolutions) || lowest < config.registryBudgetFloor;
-};
+/** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
+export const isNothingResolved = (resolutions: readonly ImageResolution[]): boolean =>
+  !resolutions.some((r) => r._tag === 'Resolved');

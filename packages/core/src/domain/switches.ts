@@ -1,0 +1,34 @@
+import { signatureModeOf } from '../config/signature-config.js';
+import type { TickConfig } from '../config/tick-config.js';
+import { requiredDigestAgeMs } from './digest-age.js';
+
+// The configuration's switches as the tick's guards ask them: each answer
+// names the behaviour it turns on, so a guard reads as one question.
+
+/** §3.1 — behind a private mirror a docker.io digest may be unpullable (I14, #569). */
+export const isPrivateMirror = (config: TickConfig): boolean => config.imageRegistry !== 'docker.io';
+
+/** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled jobs-manager (issue 7). */
+export const isDecoupledRefreshOn = (config: TickConfig): boolean => config.decoupledRefresh;
+
+/** RECONCILE_LIVE on, on a settled tick (no decoupled pass): compare live images with what was pinned (issue 7). */
+export const isLiveReconcileOn = (config: TickConfig, decoupledPass: boolean): boolean =>
+  config.reconcileLive !== 'off' && !decoupledPass;
+
+/** requests-proxy has nothing to follow when it, or jobs-manager's image, is pinned. */
+export const isRequestsProxyUnmanaged = (config: TickConfig): boolean =>
+  config.pins.requestsProxy || config.pins.jobsManager;
+
+export const isResourceMonitorUnmanaged = (config: TickConfig): boolean => config.pins.resourceMonitor;
+
+/** VERIFY_SIGNATURES=off (the default, the script's behaviour): no check, no request, no line (issue 15). */
+export const isSignatureCheckOff = (config: TickConfig): boolean => signatureModeOf(config) === 'off';
+
+/** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
+export const isDigestAgeOff = (config: TickConfig): boolean => requiredDigestAgeMs(config) === 0;
+
+/** ON_ROLLOUT_FAILURE=revert: a failed rollout is rolled back, not left half-rolled (issue 16). */
+export const isRevertOn = (config: TickConfig): boolean => config.onRolloutFailure === 'revert';
+
+/** ROLLOUT_STABLE_FOR above 0: a completed rollout must stay complete before it counts (issue 16). */
+export const hasStabilityWindow = (config: TickConfig): boolean => config.rolloutStableForMs > 0;

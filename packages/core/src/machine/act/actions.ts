@@ -1,0 +1,70 @@
+import { withDriftAside } from '../../domain/plan.js';
+import type { PortError, RolloutError } from '../../domain/port-error.js';
+import { changeAt, patched, withRolledOut } from '../../domain/reimage-run.js';
+import { tickAssign } from '../tick-assign.js';
+import { said, type TickContext } from '../tick-context.js';
+import * as say from './messages.js';
+
+// The act phase's named actions (docs/behaviour.md §3.5, §3.6): the attempt,
+// the drift set aside, each patch and rollout, how a re-image failed (for the
+// way back), and the lines it says.
+
+const currentChange = (context: TickContext) => changeAt(context.admit.plan.changes, context.act.index);
+
+export const actActions = {
+  rememberAttempt: tickAssign(({ context }, params: { attempt: number }) => ({
+    act: { ...context.act, attempt: params.attempt },
+  })),
+  warnAttemptUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.attemptUnreadable(params.error)),
+  })),
+  announceFlapDetected: tickAssign(({ context }) => ({
+    events: said(context, say.flapDetected(context.config, context.act.attempt, context.config.flapLockoutIsFinding)),
+  })),
+  reportFlapMarkFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.flapMarkFailed(context.config, context.act.attempt, params.error)),
+  })),
+  announceReimaging: tickAssign(({ context }) => ({
+    events: said(context, say.reimaging(context.config, context.act.attempt + 1)),
+  })),
+  reportAttemptWriteFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.attemptWriteFailed(context.config, context.act.attempt + 1, params.error)),
+  })),
+  warnRegistryBudgetLow: tickAssign(({ context }) => ({
+    events: said(context, say.registryBudgetLow(context.resolve.budget)),
+  })),
+  /** Hold the drift back for a later tick; first observations (which pull nothing) still get recorded. */
+  setDriftAside: tickAssign(({ context }) => ({
+    admit: { ...context.admit, plan: withDriftAside(context.admit.plan) },
+  })),
+  announceSetImage: tickAssign(({ context }) => ({ events: said(context, say.setImage(currentChange(context))) })),
+  noteImagesSet: tickAssign(({ context }) => ({
+    act: { ...context.act, reimages: [...context.act.reimages, patched(currentChange(context))] },
+  })),
+  reportSetImageFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    act: { ...context.act, failure: { _tag: 'PatchRefused', change: currentChange(context), error: params.error } },
+    events: said(context, say.setImageFailed(currentChange(context), params.error)),
+  })),
+  announceAlreadyOnTarget: tickAssign(({ context }) => ({
+    events: said(context, say.alreadyOnTarget(currentChange(context))),
+  })),
+  /** The workload waited for, which is a re-image only if the port changed it. */
+  noteRolloutComplete: tickAssign(({ context }) => ({
+    act: { ...context.act, reimages: withRolledOut(context.act.reimages, currentChange(context).workload.id) },
+    events: said(context, say.rolloutComplete(currentChange(context))),
+  })),
+  reportRolloutFailed: tickAssign(({ context }, params: { error: RolloutError }) => ({
+    act: { ...context.act, failure: { _tag: 'RolloutFailed', error: params.error, inWindow: false } },
+    events: said(context, say.rolloutFailed(context.config, currentChange(context), params.error)),
+  })),
+  announceStabilityWatch: tickAssign(({ context }) => ({
+    events: said(context, say.watchingStability(context.config, currentChange(context))),
+  })),
+  /** Fell apart inside ROLLOUT_STABLE_FOR: a failed rollout (docs/behaviour.md §3.6). */
+  reportFellApart: tickAssign(({ context }, params: { error: RolloutError }) => ({
+    act: { ...context.act, failure: { _tag: 'RolloutFailed', error: params.error, inWindow: true } },
+    events: said(context, say.fellApart(context.config, currentChange(context), params.error)),
+  })),
+  advanceToNextWorkload: tickAssign(({ context }) => ({ act: { ...context.act, index: context.act.index + 1 } })),
+  announceReimageComplete: tickAssign(({ context }) => ({ events: said(context, say.reimageComplete()) })),
+};

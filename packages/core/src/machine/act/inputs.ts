@@ -1,0 +1,32 @@
+import { type Annotations, flapMarked, refreshAttemptOf, refreshAttemptSet } from '../../domain/bookkeeping.js';
+import { attemptOf } from '../../domain/flap.js';
+import { changeAt } from '../../domain/reimage-run.js';
+import { write } from '../step-params.js';
+import type { InputArgs, TickContext } from '../tick-context.js';
+
+// What the act phase's steps hand their actors, and read off their answers.
+
+/** refresh-attempt as the bookkeeping read answered it (absent or garbage = 0, #626). */
+export const attemptRead = ({ event }: { event: { output: { annotations: Annotations } } }) => ({
+  attempt: attemptOf(refreshAttemptOf(event.output.annotations)),
+});
+
+export const flapMark = ({ context }: InputArgs) => write('markFlapDetected', flapMarked(context.act.attempt));
+
+/** Persisted BEFORE any workload is touched: never re-image without it (I9). */
+export const attemptPersisted = ({ context }: InputArgs) =>
+  write('writeRefreshAttempt', refreshAttemptSet(context.act.attempt + 1));
+
+const currentChange = (context: TickContext) => changeAt(context.admit.plan.changes, context.act.index);
+
+export const imagesToSet = ({ context }: InputArgs) => ({ change: currentChange(context) });
+
+export const rolloutToAwait = ({ context }: InputArgs) => ({
+  change: currentChange(context),
+  timeoutMs: context.config.rolloutTimeoutMs,
+});
+
+export const stabilityToProve = ({ context }: InputArgs) => ({
+  change: currentChange(context),
+  stableForMs: context.config.rolloutStableForMs,
+});

@@ -1,0 +1,202 @@
+import { bookkeepingRead, outcome, withPortError, written } from '../step-params.js';
+import { rolloutErrorOf } from '../tick-actors.js';
+import { tickSetup } from '../tick-setup.js';
+import { attemptPersisted, attemptRead, flapMark, imagesToSet, rolloutToAwait, stabilityToProve } from './inputs.js';
+
+// Phase 4, act (docs/behaviour.md §3.5, §3.6): the flap back-off, the pull budget, and the
+// re-image of each workload with its rollout wait (and ROLLOUT_STABLE_FOR). Its steps.
+
+/** A rollout that counts (completed, and stayed so for ROLLOUT_STABLE_FOR): on to the next workload, or the success reset. */
+const rolloutCounted = [
+  {
+    guard: 'hasMoreWorkloads',
+    target: 'settingImages',
+    actions: ['noteRolloutComplete', 'advanceToNextWorkload'],
+  },
+  {
+    guard: 'hasEarlierFailuresToKeep',
+    target: '#tick.keepingEarlierAttempts',
+    actions: ['noteRolloutComplete', 'announceReimageComplete'],
+  },
+  { target: '#tick.successReset', actions: ['noteRolloutComplete', 'announceReimageComplete'] },
+] as const;
+
+// §3.5 Flap back-off (#563, #626). The lockout is decided before the pull
+// budget: a tick in lockout with drift pending is the lockout finding
+// (exit 1 under FLAP_LOCKOUT_EXIT=1) whatever the budget — a deferral
+// checked first hid it behind exit 0 `complete` (I10, I18).
+export const flapBackoff = tickSetup.createStateConfig({
+  initial: 'readingRefreshAttempt',
+  states: {
+    readingRefreshAttempt: {
+      invoke: {
+        src: 'readJobsManager',
+        input: bookkeepingRead,
+        onDone: [
+          {
+            guard: {
+              type: 'isFlapLockedOut',
+              params: attemptRead,
+            },
+            target: 'markingFlapDetected',
+            actions: {
+              type: 'rememberAttempt',
+              params: attemptRead,
+            },
+          },
+          {
+            target: 'checkingRegistryBudget',
+            actions: {
+              type: 'rememberAttempt',
+              params: attemptRead,
+            },
+          },
+        ],
+        // Fail-closed, safe branch: no re-image, exit 0, retry next tick (I11).
+        onError: {
+          target: '#tick.attemptUnreadable',
+          actions: { type: 'warnAttemptUnreadable', params: withPortError },
+        },
+      },
+    },
+    markingFlapDetected: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: flapMark,
+        onDone: {
+          target: '#tick.flapLockout',
+          actions: [{ type: 'noteWrite', params: written }, 'announceFlapDetected'],
+        },
+        onError: {
+          target: '#tick.flapMarkFailed',
+          actions: { type: 'reportFlapMarkFailed', params: withPortError },
+        },
+      },
+    },
+    // Before a re-image: is there pull budget left for the kubelets? (issue 6, I7b)
+    checkingRegistryBudget: {
+      always: [{ guard: 'isRegistryBudgetLow', target: '#tick.deferringReimage' }, { target: 'persistingAttempt' }],
+    },
+    // Persisted BEFORE any workload is touched: never re-image without it (I9).
+    persistingAttempt: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: attemptPersisted,
+        onDone: [
+          {
+            guard: 'isRevertOn',
+            target: '#tick.reimaging',
+            actions: [{ type: 'noteWrite', params: written }, 'announceReimaging', 'announceRevertReady'],
+          },
+          { target: '#tick.reimaging', actions: [{ type: 'noteWrite', params: written }, 'announceReimaging'] },
+        ],
+        onError: {
+          target: '#tick.attemptWriteFailed',
+          actions: { type: 'reportAttemptWriteFailed', params: withPortError },
+        },
+      },
+    },
+  },
+});
+
+// Drift held back for a later tick (issue 6, I7b); reached only when not in flap lockout.
+export const deferringReimage = tickSetup.createStateConfig({
+  entry: ['warnRegistryBudgetLow', 'setDriftAside'],
+  always: [{ guard: 'hasDigestsToRecord', target: 'recordingDigests' }, { target: 'complete' }],
+});
+
+// §3.6 Re-image each workload in order, each followed by its rollout wait.
+export const reimaging = tickSetup.createStateConfig({
+  initial: 'settingImages',
+  states: {
+    settingImages: {
+      invoke: {
+        src: 'setImages',
+        input: imagesToSet,
+        // Announced once the port says it changed something: a patch it did not send is no re-image.
+        onDone: [
+          {
+            guard: { type: 'wasAlreadyOnTarget', params: ({ event }) => ({ changed: event.output.changed }) },
+            target: 'awaitingRollout',
+            actions: 'announceAlreadyOnTarget',
+          },
+          { target: 'awaitingRollout', actions: ['announceSetImage', 'noteImagesSet'] },
+        ],
+        onError: [
+          {
+            guard: 'isRevertOn',
+            target: '#tick.revertingRollout',
+            actions: { type: 'reportSetImageFailed', params: withPortError },
+          },
+          { target: '#tick.reimageFailed', actions: { type: 'reportSetImageFailed', params: withPortError } },
+        ],
+      },
+    },
+    awaitingRollout: {
+      invoke: {
+        src: 'waitForRollout',
+        input: rolloutToAwait,
+        onDone: [
+          { guard: 'hasStabilityWindow', target: 'provingStability', actions: 'announceStabilityWatch' },
+          ...rolloutCounted,
+        ],
+        onError: [
+          {
+            guard: 'isRevertOn',
+            target: '#tick.revertingRollout',
+            actions: { type: 'reportRolloutFailed', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+          },
+          {
+            target: '#tick.reimageFailed',
+            actions: { type: 'reportRolloutFailed', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+          },
+        ],
+      },
+    },
+    // ROLLOUT_STABLE_FOR (issue 16): complete is not yet counted; falling
+    // apart inside the window is a failed rollout (docs/behaviour.md §3.6).
+    provingStability: {
+      invoke: {
+        src: 'watchStability',
+        input: stabilityToProve,
+        onDone: rolloutCounted,
+        onError: [
+          {
+            guard: 'isRevertOn',
+            target: '#tick.revertingRollout',
+            actions: { type: 'reportFellApart', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+          },
+          {
+            target: '#tick.reimageFailed',
+            actions: { type: 'reportFellApart', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
+          },
+        ],
+      },
+    },
+  },
+});
+
+// How the phase can end the tick.
+export const attemptUnreadable = tickSetup.createStateConfig({
+  type: 'final',
+  entry: 'announceTickComplete',
+  output: outcome('attemptUnreadable'),
+});
+
+export const flapLockout = tickSetup.createStateConfig({
+  type: 'final',
+  entry: 'announceTickComplete',
+  output: outcome('flapLockout'),
+});
+
+export const flapMarkFailed = tickSetup.createStateConfig({ type: 'final', output: outcome('flapMarkFailed') });
+
+export const attemptWriteFailed = tickSetup.createStateConfig({ type: 'final', output: outcome('attemptWriteFailed') });
+
+export const reimageFailed = tickSetup.createStateConfig({ type: 'final', output: outcome('reimageFailed') });
+
+/** The phase's steps, in the order the tick takes them. */
+export const actSteps = { flapBackoff, deferringReimage, reimaging };
+
+/** The final states the phase ends a tick in. */
+export const actEnds = { attemptUnreadable, flapLockout, flapMarkFailed, attemptWriteFailed, reimageFailed };

@@ -1,0 +1,99 @@
+import { signatureModeOf } from '../../config/signature-config.js';
+import { changedDigests } from '../../domain/admission.js';
+import type { Annotations } from '../../domain/bookkeeping.js';
+import { decideDigestAges, requiredDigestAgeMs, withSoakingHolds, withUnjudgedHolds } from '../../domain/digest-age.js';
+import type { PortError } from '../../domain/port-error.js';
+import { quarantinedThisTick, withQuarantineHolds } from '../../domain/quarantine.js';
+import {
+  admitSignatures,
+  type SignatureCheckReport,
+  signatureReportsOf,
+  signatureSubjects,
+} from '../../domain/signature-admission.js';
+import { planTick } from '../../domain/tick-plan.js';
+import type { SignatureAnswers } from '../tick-actors.js';
+import { tickAssign } from '../tick-assign.js';
+import { said, type TickContext } from '../tick-context.js';
+import * as say from './messages.js';
+
+// The admit phase's named actions (docs/behaviour.md §3.4a, §3.4): each check
+// adds its holds (the first check to hold an image wins), says what it found,
+// and the plan is made once, after the last.
+
+/** The changed digests no earlier check held back: what the digest-age check judges. */
+const changedOf = ({ resolve, admit }: TickContext) =>
+  changedDigests(resolve.resolutions, resolve.recorded, admit.holds);
+
+/** Hold what may not go on, say what each check found, and keep the reports for the outcome. */
+const signaturesJudged = (context: TickContext, reports: readonly SignatureCheckReport[]) => {
+  const { holds, judged } = admitSignatures(signatureModeOf(context.config), context.admit.holds, reports);
+  return {
+    admit: { ...context.admit, holds, signatureChecks: [...context.admit.signatureChecks, ...reports] },
+    events: said(context, ...judged.map((j) => say.announceSignatureCheck(j.judgement, j))),
+  };
+};
+
+const subjectsOf = ({ resolve, admit }: TickContext) =>
+  signatureSubjects(resolve.resolutions, resolve.recorded, admit.holds);
+
+export const admitActions = {
+  holdQuarantinedDigests: tickAssign(({ context }) => {
+    const { resolve, admit } = context;
+    const held = quarantinedThisTick(resolve.resolutions, resolve.recorded, admit.holds, resolve.bookkeeping);
+    return {
+      admit: { ...admit, holds: withQuarantineHolds(admit.holds, held) },
+      events: said(context, ...held.map((c) => say.digestQuarantined(context.config, c.image, c.to))),
+    };
+  }),
+  rememberAgeBookkeeping: tickAssign(({ context }, params: { annotations: Annotations }) => ({
+    admit: { ...context.admit, ageBookkeeping: params.annotations },
+  })),
+  /** Judge every changed digest at `now`: too young → held (Soaking), said once; first sightings to be written. */
+  judgeDigestAges: tickAssign(({ context }, params: { nowMs: number }) => {
+    const { resolve, admit } = context;
+    const decision = decideDigestAges(
+      changedOf(context),
+      resolve.resolutions,
+      resolve.recorded,
+      admit.ageBookkeeping,
+      params.nowMs,
+      requiredDigestAgeMs(context.config),
+    );
+    return {
+      admit: { ...admit, holds: withSoakingHolds(admit.holds, decision), pendingWrite: decision.changes },
+      events: said(context, ...say.digestAgeLines(context.config, decision, params.nowMs)),
+    };
+  }),
+  /** Fail closed (docs/behaviour.md §3.4a): an age that cannot be judged holds every changed digest back. */
+  holdEveryChangedDigest: tickAssign(({ context }) => ({
+    admit: { ...context.admit, holds: withUnjudgedHolds(context.admit.holds, changedOf(context)) },
+  })),
+  warnPendingDigestsUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.pendingDigestsUnreadable(context.config, params.error)),
+  })),
+  warnClockUnavailable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.clockUnavailable(params.error)),
+  })),
+  warnPendingDigestsWriteFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.pendingDigestsWriteFailed(context.config, params.error)),
+  })),
+  /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode (issue 15). */
+  admitBySignature: tickAssign(({ context }, params: { answers: SignatureAnswers }) =>
+    signaturesJudged(
+      context,
+      signatureReportsOf(subjectsOf(context), (index) => params.answers[index]),
+    ),
+  ),
+  /** The check failed as a whole (a defect of the port): no digest is verified, every one waits (fail closed). */
+  holdUncheckedSignatures: tickAssign(({ context }, params: { error: PortError }) =>
+    signaturesJudged(
+      context,
+      signatureReportsOf(subjectsOf(context), () => ({ _tag: 'Left', left: params.error })),
+    ),
+  ),
+  planRefresh: tickAssign(({ context }) => {
+    const { config, observe, resolve, admit } = context;
+    const plan = planTick({ config, ...resolve, decoupled: observe.decoupled, holds: admit.holds });
+    return { admit: { ...admit, plan }, events: said(context, ...say.planLines(config, plan, admit.holds)) };
+  }),
+};

@@ -1,0 +1,16 @@
+import { signatureSubjects } from '../../domain/signature-admission.js';
+import { write } from '../step-params.js';
+import type { InputArgs } from '../tick-context.js';
+
+// What the admit phase's steps hand their actors.
+
+/** One write on the tick a digest is first seen, none while it waits (issue 17). */
+export const pendingDigestsWrite = ({ context }: InputArgs) => write('writePendingDigests', context.admit.pendingWrite);
+
+/** The digests the signature check asks about this tick (docs/behaviour.md §3.4a step 3). */
+export const signatureTargets = ({ context: { resolve, admit } }: InputArgs) => ({
+  targets: signatureSubjects(resolve.resolutions, resolve.recorded, admit.holds).map(({ repo, digest }) => ({
+    repo,
+    digest,
+  })),
+});

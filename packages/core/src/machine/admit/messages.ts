@@ -1,0 +1,274 @@
+import { formatDuration } from '../../config/duration.js';
+import type { TickConfig } from '../../config/tick-config.js';
+import type { Hold, Holds } from '../../domain/admission.js';
+import { shortDigest } from '../../domain/digest.js';
+import type { AgeVerdict, DigestAgeDecision } from '../../domain/digest-age.js';
+import type { LiveFinding } from '../../domain/live-drift.js';
+import { rfc3339 } from '../../domain/pending-digest.js';
+import type { ImageVerdict, RefreshPlan } from '../../domain/plan.js';
+import { describePortError, type PortError, type RegistryError } from '../../domain/port-error.js';
+import type { SignatureJudgement } from '../../domain/signature-admission.js';
+import { describeWorkload, type ImageName, type ImageSpec, imageSpec, workloadRef } from '../../domain/workloads.js';
+import { event, jobsManager } from '../operator-words.js';
+import type { TickEvent } from '../tick-event.js';
+
+// The admit phase's operator lines (docs/behaviour.md §3.4a, §3.4): the quarantine, the soak
+// (issue 17: a waiting digest is said once per tick, its wait's start and end become Events), the
+// signature check (`SIGNATURE NOT VERIFIED for <repo>@<digest>: <why>`, issue 15: kept verbatim,
+// operators grep for it) and each image's verdict in the plan.
+
+/** Each tick the registry still answers a quarantined digest (exit 0). */
+export const digestQuarantined = (c: TickConfig, image: ImageName, digest: string): TickEvent =>
+  event(
+    'info',
+    'DIGEST_QUARANTINED',
+    `${imageSpec(image).repo}: latest=${digest} is quarantined (${imageSpec(image).quarantineKey}: its rollout failed here and was rolled back); not re-applying it -- waiting for another build under tag ${c.imageTag} (image-refresh rearm lifts it)`,
+  );
+
+/** `1h`, `20m`, `0s`: whole seconds, as an operator reads an age. */
+const words = (ms: number): string => {
+  const whole = Math.max(0, Math.floor(ms / 1_000) * 1_000);
+  return whole === 0 ? '0s' : formatDuration(whole);
+};
+
+/** `13:05` (UTC; seconds only when there are some, the date only when it is not today's). */
+export const clockTime = (atMs: number, nowMs: number): string => {
+  const [day = '', time = ''] = rfc3339(atMs).replace('Z', '').split('T');
+  const hhmm = time.endsWith(':00') ? time.slice(0, 5) : time;
+  return day === rfc3339(nowMs).split('T')[0] ? hhmm : `${day} ${hhmm}`;
+};
+
+/** `(MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`: where the required age comes from. */
+const requiredWords = (c: TickConfig): string =>
+  `(MIN_DIGEST_AGE=${words(c.minDigestAgeMs)}, ring ${c.rolloutRing} × RING_DELAY=${words(c.ringDelayMs)})`;
+
+const named = (image: ImageName, digest: string): string => `${imageSpec(image).repo}@${shortDigest(digest)}`;
+
+/**
+ * `tracebloc/jobs-manager@sha256:… first seen 20m ago; acting after 13:05
+ * (MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`: once per tick per waiting
+ * digest; the first tick's line has its own code, which becomes an Event.
+ */
+export const digestSoaking = (
+  c: TickConfig,
+  v: Extract<AgeVerdict, { _tag: 'TooYoung' }>,
+  nowMs: number,
+): TickEvent => ({
+  level: 'info',
+  code: v.firstSighting ? 'DIGEST_SOAK_STARTED' : 'DIGEST_SOAKING',
+  message: `${named(v.change.image, v.change.to)} first seen ${words(nowMs - v.pending.firstSeenMs)} ago; acting after ${clockTime(v.dueMs, nowMs)} ${requiredWords(c)}`,
+});
+
+/** The wait is over: the digest goes on to the next check (and, passing it, is rolled). */
+export const digestSoaked = (
+  c: TickConfig,
+  v: Extract<AgeVerdict, { _tag: 'OldEnough' }>,
+  nowMs: number,
+): TickEvent => ({
+  level: 'info',
+  code: 'DIGEST_SOAKED',
+  message: `${named(v.change.image, v.change.to)} first seen ${words(nowMs - v.pending.firstSeenMs)} ago: old enough on this edge ${requiredWords(c)}; acting now`,
+});
+
+export const pendingDigestUnparsable = (c: TickConfig, v: Extract<AgeVerdict, { _tag: 'TooYoung' }>): TickEvent => ({
+  level: 'warn',
+  code: 'PENDING_DIGEST_UNPARSABLE',
+  message: `WARN: ${imageSpec(v.change.image).pendingKey} on ${jobsManager(c)} holds ${JSON.stringify(v.unparsable)}, not "<digest> <RFC 3339 time>"; counting ${shortDigest(v.change.to)} as first seen now.`,
+});
+
+export const pendingDigestsUnreadable = (c: TickConfig, e: PortError): TickEvent => ({
+  level: 'warn',
+  code: 'PENDING_DIGEST_UNREADABLE',
+  message: `WARN: could not read the pending digests on ${jobsManager(c)} (${describePortError(e)}); a changed digest whose age is unknown is not acted on, so nothing is re-imaged this tick. Will retry next tick.`,
+});
+
+export const clockUnavailable = (e: PortError): TickEvent => ({
+  level: 'warn',
+  code: 'CLOCK_UNAVAILABLE',
+  message: `WARN: could not read the clock (${describePortError(e)}); MIN_DIGEST_AGE / ROLLOUT_RING cannot judge a changed digest's age, so nothing is re-imaged this tick. Will retry next tick.`,
+});
+
+export const pendingDigestsWriteFailed = (c: TickConfig, e: PortError): TickEvent => ({
+  level: 'warn',
+  code: 'PENDING_DIGEST_WRITE_FAILED',
+  message: `WARN: could not write the pending digests on ${jobsManager(c)} (${describePortError(e)}); a new digest stays held and counts as first seen on the next tick that records it.`,
+});
+
+// The operator's lines of the signature check (issue 15, docs/behaviour.md
+// §3.4a step 3). `SIGNATURE NOT VERIFIED for <repo>@<digest>: <why>` is the
+// issue's phrase, kept verbatim: operators grep for it.
+const at = (repo: string, digest: string): string => `${repo}@${digest}`;
+
+export const signatureVerified = (repo: string, digest: string, by: string): TickEvent => ({
+  level: 'info',
+  code: 'SIGNATURE_VERIFIED',
+  message: `signature of ${at(repo, digest)} verified by ${by}`,
+});
+
+/** VERIFY_SIGNATURES=enforce: a finding, and the image is not re-imaged. */
+export const signatureRejected = (repo: string, digest: string, why: string): TickEvent => ({
+  level: 'error',
+  code: 'SIGNATURE_REJECTED',
+  message: `ERROR: SIGNATURE NOT VERIFIED for ${at(repo, digest)}: ${why}`,
+  hints: [
+    'this digest is not re-imaged (VERIFY_SIGNATURES=enforce); the other images go on.',
+    'sign it with a key in SIGNATURE_PUBLIC_KEYS (or the keyless identity), or set VERIFY_SIGNATURES=warn to re-image unverified digests.',
+  ],
+});
+
+/** VERIFY_SIGNATURES=warn: said loudly, re-imaged anyway. */
+export const signatureNotVerifiedWarn = (repo: string, digest: string, why: string): TickEvent => ({
+  level: 'warn',
+  code: 'SIGNATURE_NOT_VERIFIED',
+  message: `WARN: SIGNATURE NOT VERIFIED for ${at(repo, digest)}: ${why} -- re-imaging anyway (VERIFY_SIGNATURES=warn)`,
+});
+
+/** A registry failure left no verdict: a resolution failure of that image, retried next tick. */
+export const signatureCheckFailed = (repo: string, digest: string, e: RegistryError): TickEvent => ({
+  level: 'warn',
+  code: 'SIGNATURE_CHECK_FAILED',
+  message: `WARN: could not check the signature of ${at(repo, digest)} (${describePortError(e)}); not re-imaging this image this tick, the others go on. Will retry next tick.`,
+  cause: e._tag,
+});
+
+/** First observation: the baseline is recorded as with `off`; the check only reports (I8). */
+export const baselineSignature = (
+  repo: string,
+  digest: string,
+  result: { readonly by: string } | { readonly why: string } | { readonly error: RegistryError },
+): TickEvent =>
+  'by' in result
+    ? {
+        level: 'info',
+        code: 'SIGNATURE_BASELINE',
+        message: `signature of ${at(repo, digest)}: verified by ${result.by} (first observation)`,
+      }
+    : {
+        level: 'warn',
+        code: 'SIGNATURE_BASELINE',
+        message:
+          'why' in result
+            ? `WARN: signature of ${at(repo, digest)} not verified (first observation, nothing rolled): ${result.why}`
+            : `WARN: could not check the signature of ${at(repo, digest)} (first observation, nothing rolled): ${describePortError(result.error)}`,
+      };
+
+/** The line one digest's check ends in: its judgement (judgeSignature), worded. */
+export const announceSignatureCheck = (
+  judgement: SignatureJudgement,
+  subject: { readonly repo: string; readonly digest: string },
+): TickEvent => {
+  const { repo, digest } = subject;
+  switch (judgement._tag) {
+    case 'Baseline': {
+      const { result } = judgement;
+      return baselineSignature(
+        repo,
+        digest,
+        result._tag === 'Verified'
+          ? { by: result.by }
+          : result._tag === 'NotVerified'
+            ? { why: result.why }
+            : { error: result.error },
+      );
+    }
+    case 'Verified':
+      return signatureVerified(repo, digest, judgement.by);
+    case 'Rejected':
+      return signatureRejected(repo, digest, judgement.why);
+    case 'Unverified':
+      return signatureNotVerifiedWarn(repo, digest, judgement.why);
+    case 'CheckFailed':
+      return signatureCheckFailed(repo, digest, judgement.error);
+  }
+};
+
+/** Why an admission check held a changed digest back, for its verdict line (docs/behaviour.md §3.4a). */
+const HELD_BECAUSE: Record<Hold['_tag'], string> = {
+  Quarantined: 'by the quarantine',
+  Soaking: 'by the soak (not yet old enough on this edge)',
+  SignatureNotVerified: 'by the signature check',
+};
+
+export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold): TickEvent => {
+  switch (v._tag) {
+    case 'FirstObservation':
+      // Only the quarantine holds a first observation (I30): its own line says which key.
+      return event(
+        'info',
+        'FIRST_OBSERVATION',
+        `${image.repo}: latest=${v.digest} recorded=<unset> -- first observation; ${hold === undefined ? 'recording without re-imaging' : `held back ${HELD_BECAUSE[hold._tag]}, not recorded`}`,
+      );
+    case 'Unchanged':
+      return event(
+        'info',
+        'DIGEST_UNCHANGED',
+        `${image.repo}: latest=${v.digest} -- digest unchanged since last refresh; no-op`,
+      );
+    case 'Drift':
+      // A held drift is not "needed" this tick: the line says which check held it (the check's own line says more).
+      return event(
+        'info',
+        'DIGEST_CHANGED',
+        `${image.repo}: digest changed (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back ${HELD_BECAUSE[hold._tag]}`}`,
+      );
+  }
+};
+
+export const requestsProxyPinned = (): TickEvent =>
+  event(
+    'info',
+    'REQUESTS_PROXY_PINNED',
+    'requests-proxy is pinned by images.requestsProxy.digest; not following this digest',
+  );
+
+const ownerText = (owner: string | undefined): string => (owner === undefined ? '' : ` (set by ${owner})`);
+
+export const liveDrift = (c: TickConfig, f: LiveFinding): TickEvent => {
+  const where = `${describeWorkload(workloadRef(c, f.workload))} container ${f.container}`;
+  const pinned = `${imageSpec(f.image).repo}@${f.recorded}`;
+  const repair =
+    f.recordedQuarantined === true
+      ? `not re-pinning it: the recorded digest is the one quarantined (${imageSpec(f.image).quarantineKey}), a build whose rollout failed here`
+      : c.reconcileLive === 'repair'
+        ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
+        : 'RECONCILE_LIVE=1 would re-pin it';
+  switch (f.kind) {
+    case 'reverted':
+      return event(
+        'warn',
+        'LIVE_DRIFT',
+        `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not ${pinned} that image-refresh pinned: a Helm re-render (or a hand edit) undid the pin; ${repair}`,
+      );
+    case 'otherDigest':
+      return event(
+        'warn',
+        'LIVE_DRIFT',
+        f.workload === 'requests-proxy'
+          ? `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, another build than jobs-manager's recorded ${pinned} (requests-proxy / jobs-manager skew); ${repair}`
+          : `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not the recorded ${pinned}; ${repair}`,
+      );
+    case 'foreign':
+      return event(
+        'warn',
+        'LIVE_DRIFT',
+        `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not an image of ${imageSpec(f.image).repo}: changed on purpose, so image-refresh leaves it alone`,
+      );
+  }
+};
+
+/** What the soak says of each changed digest it judged: soaked, or still soaking (and a pending record it could not read). */
+export const digestAgeLines = (c: TickConfig, decision: DigestAgeDecision, nowMs: number): TickEvent[] =>
+  decision.verdicts.flatMap((v) =>
+    v._tag === 'OldEnough'
+      ? [digestSoaked(c, v, nowMs)]
+      : [...(v.unparsable === undefined ? [] : [pendingDigestUnparsable(c, v)]), digestSoaking(c, v, nowMs)],
+  );
+
+/** Each image's verdict in the plan (with the check that held it, if one did), then what runs live. */
+export const planLines = (c: TickConfig, plan: RefreshPlan, holds: Holds): TickEvent[] => [
+  ...plan.verdicts.flatMap((v) => [
+    verdict(imageSpec(v.image), v, v._tag === 'Unchanged' ? undefined : holds[v.image]),
+    ...(v._tag === 'Drift' && v.image === 'jobs-manager' && c.pins.requestsProxy ? [requestsProxyPinned()] : []),
+  ]),
+  ...plan.live.map((finding) => liveDrift(c, finding)),
+];

@@ -1,0 +1,134 @@
+import { bookkeepingRead, withPortError, written } from '../step-params.js';
+import { tickSetup } from '../tick-setup.js';
+import { pendingDigestsWrite, signatureTargets } from './inputs.js';
+
+// Phase 3, admit (docs/behaviour.md §3.4a, §3.4): quarantine, digest age, signature — each
+// changed digest in that order — and then the plan, made once. Its steps.
+
+// §3.4a Admission: each changed digest passes the checks in this order;
+// a check that holds an image back adds to context.admit.holds, and the plan is
+// made once, after the last check (issues 15, 16, 17). A check that is
+// switched off passes at once.
+export const admittingDigests = tickSetup.createStateConfig({
+  initial: 'checkingQuarantine',
+  states: {
+    /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (issue 16). */
+    checkingQuarantine: {
+      always: [
+        { guard: 'isChangedDigestQuarantined', target: 'checkingDigestAge', actions: 'holdQuarantinedDigests' },
+        { target: 'checkingDigestAge' },
+      ],
+    },
+    /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (issue 17). */
+    checkingDigestAge: {
+      initial: 'decidingDigestAge',
+      states: {
+        decidingDigestAge: {
+          always: [
+            { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingSignatures' },
+            { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingSignatures' },
+            { target: 'readingPendingDigests' },
+          ],
+        },
+        // The pending records, read fail-closed: an unreadable one never counts as old enough.
+        readingPendingDigests: {
+          invoke: {
+            src: 'readJobsManager',
+            input: bookkeepingRead,
+            onDone: {
+              target: 'readingClock',
+              actions: {
+                type: 'rememberAgeBookkeeping',
+                params: ({ event }) => ({ annotations: event.output.annotations }),
+              },
+            },
+            onError: {
+              target: '#tick.admittingDigests.checkingSignatures',
+              actions: ['holdEveryChangedDigest', { type: 'warnPendingDigestsUnreadable', params: withPortError }],
+            },
+          },
+        },
+        readingClock: {
+          invoke: {
+            src: 'readClock',
+            input: () => undefined,
+            onDone: {
+              target: 'writingPendingDigests',
+              actions: { type: 'judgeDigestAges', params: ({ event }) => ({ nowMs: event.output }) },
+            },
+            onError: {
+              target: '#tick.admittingDigests.checkingSignatures',
+              actions: ['holdEveryChangedDigest', { type: 'warnClockUnavailable', params: withPortError }],
+            },
+          },
+        },
+        // One write on the tick a digest is first seen, none while it waits.
+        writingPendingDigests: {
+          always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingSignatures' },
+          invoke: {
+            src: 'patchBookkeeping',
+            input: pendingDigestsWrite,
+            onDone: {
+              target: '#tick.admittingDigests.checkingSignatures',
+              actions: { type: 'noteWrite', params: written },
+            },
+            // The digests stay held (they are young by definition); the next tick sees them first again.
+            onError: {
+              target: '#tick.admittingDigests.checkingSignatures',
+              actions: { type: 'warnPendingDigestsWriteFailed', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+    /**
+     * VERIFY_SIGNATURES: the digest's signature must verify before any pod
+     * runs it (issue 15). Checked before the flap back-off persists an
+     * attempt: an unverified digest never spends one.
+     */
+    checkingSignatures: {
+      initial: 'decidingSignatureCheck',
+      states: {
+        decidingSignatureCheck: {
+          always: [
+            { guard: 'isSignatureCheckOff', target: '#tick.comparingDigests' },
+            { guard: 'hasNoSignaturesToCheck', target: '#tick.comparingDigests' },
+            // The pull budget is spent: the flap back-off defers every re-image
+            // this tick anyway (I7b), so the check's manifest GETs would be
+            // pulls spent for nothing; the digest stays unrecorded and is
+            // checked on the tick that can act on it.
+            { guard: 'isRegistryBudgetLow', target: '#tick.comparingDigests' },
+            { target: 'verifyingSignatures' },
+          ],
+        },
+        verifyingSignatures: {
+          invoke: {
+            src: 'verifySignatures',
+            input: signatureTargets,
+            onDone: {
+              target: '#tick.comparingDigests',
+              actions: { type: 'admitBySignature', params: ({ event }) => ({ answers: event.output }) },
+            },
+            onError: {
+              target: '#tick.comparingDigests',
+              actions: { type: 'holdUncheckedSignatures', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
+// §3.4 Compare.
+export const comparingDigests = tickSetup.createStateConfig({
+  entry: 'planRefresh',
+  always: [
+    { guard: 'hasWorkloadsToReimage', target: 'flapBackoff' },
+    { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
+    { target: 'complete' },
+  ],
+});
+
+/** The phase's steps, in the order the tick takes them. */
+export const admitSteps = { admittingDigests, comparingDigests };

@@ -1,0 +1,68 @@
+import * as O from 'fp-ts/lib/Option.js';
+import { DECOUPLED_PASS_BEGUN, withDecoupledObservation } from '../../domain/decoupled-pass.js';
+import type { PortError } from '../../domain/port-error.js';
+import type { Settledness } from '../../domain/settledness.js';
+import { countSkip } from '../../domain/skip-streak.js';
+import type { LiveWorkload, WorkloadId } from '../../domain/workloads.js';
+import { tickAssign } from '../tick-assign.js';
+import { said } from '../tick-context.js';
+import * as say from './messages.js';
+
+// The observe phase's named actions (docs/behaviour.md §3.1, §3.2): what it
+// remembers of jobs-manager and the skip, and the lines it says.
+
+export const observeActions = {
+  announceMirrorInert: tickAssign(({ context }) => ({ events: said(context, say.mirrorInert(context.config)) })),
+  rememberSettledness: tickAssign(({ context }, params: { settledness: Settledness }) => ({
+    observe: { ...context.observe, settledness: params.settledness },
+  })),
+  rememberJobsManagerUid: tickAssign(({ context }, params: { uid: string | undefined }) => ({
+    observe: { ...context.observe, jobsManagerUid: params.uid ?? '' },
+  })),
+  reportDeploymentUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.deploymentUnreadable(context.config, params.error)),
+  })),
+  /** The skip streak read plus one, judged against MAX_SKIP_TICKS once (#1964). */
+  countSkip: tickAssign(({ context }, params: { streak: O.Option<string> }) => ({
+    observe: { ...context.observe, skip: countSkip(params.streak, context.config.maxSkipTicks) },
+  })),
+  reportSkipStreakUncountable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.skipStreakUncountable(context.config, params.error)),
+  })),
+  reportSkipStreakWriteFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.skipStreakWriteFailed(context.config, context.observe.skip.streak, params.error)),
+  })),
+  announceSkip: tickAssign(({ context }) => ({
+    events: said(context, say.skipping(context.config, context.observe.skip.streak, context.observe.settledness)),
+  })),
+  announceFrozen: tickAssign(({ context }) => ({
+    events: said(context, say.frozen(context.config, context.observe.skip.streak, context.observe.settledness)),
+  })),
+  announceSettledAgain: tickAssign(({ context }, params: { streak: O.Option<string> }) => ({
+    events: said(context, say.settledAgain(context.config, O.getOrElse(() => '')(params.streak))),
+  })),
+  warnSkipStreakUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.skipStreakUnreadableOnSettle(context.config, params.error)),
+  })),
+  warnSkipStreakClearFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.skipStreakClearFailed(context.config, params.error)),
+  })),
+  /** The skip is counted; how the tick ends is its verdict's (skipResultOf), whatever the pass refreshes. */
+  beginDecoupledPass: tickAssign(({ context }) => ({
+    observe: { ...context.observe, decoupled: DECOUPLED_PASS_BEGUN },
+    events: said(context, say.decoupledRefresh()),
+  })),
+  /** A decoupled workload is refreshed only if it is settled itself (I24). */
+  rememberDecoupledObservation: tickAssign(({ context }, params: { id: WorkloadId; workload: LiveWorkload }) => ({
+    observe: {
+      ...context.observe,
+      decoupled: withDecoupledObservation(context.observe.decoupled, params.id, params.workload),
+    },
+    ...(params.workload.settledness._tag === 'Settled'
+      ? {}
+      : { events: said(context, say.decoupledNotSettled(context.config, params.id, params.workload.settledness)) }),
+  })),
+  warnDecoupledUnreadable: tickAssign(({ context }, params: { id: WorkloadId; error: PortError }) => ({
+    events: said(context, say.decoupledUnreadable(context.config, params.id, params.error)),
+  })),
+};

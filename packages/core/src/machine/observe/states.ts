@@ -1,0 +1,207 @@
+import { and } from 'xstate';
+import { skipStreakOf, skipStreakRemoved, skipStreakSet } from '../../domain/bookkeeping.js';
+import { DECOUPLED, observingWorkload } from '../observing-workload.js';
+import { bookkeepingRead, outcome, settleWatch, withPortError, write, written } from '../step-params.js';
+import { tickSetup } from '../tick-setup.js';
+
+// Phase 1, observe (docs/behaviour.md §3.1, §3.2): the mirror guard, the settled guard with its
+// skip streak, the streak cleared on settling, and DECOUPLED_REFRESH's pass past an unsettled jobs-manager. Its steps.
+
+// §3.1 Mirror guard: inert behind a private mirror, touching and calling nothing (I14).
+export const checkingMirror = tickSetup.createStateConfig({
+  entry: 'announceTick',
+  always: [{ guard: 'isMirrorRegistry', target: 'mirrorInert' }, { target: 'settledGuard' }],
+});
+
+// §3.2 Settled guard. Unreadable → exit 1 (#571). Unsettled → count the skip
+// fail-closed and fail at the ceiling (#1964). Settled → clear the streak.
+export const settledGuard = tickSetup.createStateConfig({
+  initial: 'observingJobsManager',
+  states: {
+    observingJobsManager: {
+      invoke: {
+        src: 'readJobsManager',
+        input: settleWatch,
+        onDone: [
+          {
+            guard: {
+              type: 'isJobsManagerSettled',
+              params: ({ event }) => ({ settledness: event.output.settledness }),
+            },
+            target: '#tick.clearingStreakOnSettle',
+            actions: [
+              {
+                type: 'rememberSettledness',
+                params: ({ event }) => ({ settledness: event.output.settledness }),
+              },
+              { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+            ],
+          },
+          {
+            target: 'readingSkipStreak',
+            actions: [
+              {
+                type: 'rememberSettledness',
+                params: ({ event }) => ({ settledness: event.output.settledness }),
+              },
+              { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+            ],
+          },
+        ],
+        onError: {
+          target: '#tick.deploymentUnreadable',
+          actions: { type: 'reportDeploymentUnreadable', params: withPortError },
+        },
+      },
+    },
+    readingSkipStreak: {
+      invoke: {
+        src: 'readJobsManager',
+        input: bookkeepingRead,
+        onDone: {
+          target: 'writingSkipStreak',
+          actions: {
+            type: 'countSkip',
+            params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+          },
+        },
+        onError: {
+          target: '#tick.skipStreakUncountable',
+          actions: { type: 'reportSkipStreakUncountable', params: withPortError },
+        },
+      },
+    },
+    writingSkipStreak: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: ({ context }) => write('writeSkipStreak', skipStreakSet(context.observe.skip.streak)),
+        onDone: [
+          {
+            guard: and(['isAtSkipCeiling', 'isDecoupledRefreshOn']),
+            target: '#tick.decoupledRefresh',
+            actions: [{ type: 'noteWrite', params: written }, 'announceFrozen', 'beginDecoupledPass'],
+          },
+          {
+            guard: 'isAtSkipCeiling',
+            target: '#tick.frozen',
+            actions: [{ type: 'noteWrite', params: written }, 'announceFrozen'],
+          },
+          {
+            guard: 'isDecoupledRefreshOn',
+            target: '#tick.decoupledRefresh',
+            actions: [{ type: 'noteWrite', params: written }, 'announceSkip', 'beginDecoupledPass'],
+          },
+          { target: '#tick.skipped', actions: [{ type: 'noteWrite', params: written }, 'announceSkip'] },
+        ],
+        onError: {
+          target: '#tick.skipStreakWriteFailed',
+          actions: { type: 'reportSkipStreakWriteFailed', params: withPortError },
+        },
+      },
+    },
+  },
+});
+
+// Issue 7, DECOUPLED_REFRESH: the streak is counted as always; then
+// requests-proxy (own Deployment) and resource-monitor (own DaemonSet) are
+// refreshed if they are settled themselves. pods-monitor is a sidecar of
+// the unsettled jobs-manager and waits (#1964 "decision 1", safe subset).
+export const decoupledRefresh = tickSetup.createStateConfig({
+  initial: 'observingRequestsProxy',
+  states: {
+    observingRequestsProxy: observingWorkload(
+      'requests-proxy',
+      'observingResourceMonitor',
+      DECOUPLED,
+      'isRequestsProxyUnmanaged',
+    ),
+    observingResourceMonitor: observingWorkload(
+      'resource-monitor',
+      '#tick.resolvingDigests',
+      DECOUPLED,
+      'isResourceMonitorUnmanaged',
+    ),
+  },
+});
+
+// §3.2 Settled again: the streak is over. Clearing it is best effort: a
+// failure is a WARNING and the tick goes on (#2007).
+export const clearingStreakOnSettle = tickSetup.createStateConfig({
+  initial: 'readingSkipStreak',
+  states: {
+    readingSkipStreak: {
+      invoke: {
+        src: 'readJobsManager',
+        input: bookkeepingRead,
+        onDone: [
+          {
+            guard: {
+              type: 'hasRecordedSkipStreak',
+              params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+            },
+            target: 'clearingSkipStreak',
+            actions: {
+              type: 'announceSettledAgain',
+              params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+            },
+          },
+          { target: '#tick.resolvingDigests' },
+        ],
+        onError: {
+          target: '#tick.resolvingDigests',
+          actions: { type: 'warnSkipStreakUnreadable', params: withPortError },
+        },
+      },
+    },
+    clearingSkipStreak: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: () => write('clearSkipStreak', skipStreakRemoved),
+        onDone: { target: '#tick.resolvingDigests', actions: { type: 'noteWrite', params: written } },
+        onError: {
+          target: '#tick.resolvingDigests',
+          actions: { type: 'warnSkipStreakClearFailed', params: withPortError },
+        },
+      },
+    },
+  },
+});
+
+// How the phase can end the tick.
+export const mirrorInert = tickSetup.createStateConfig({
+  type: 'final',
+  entry: ['announceMirrorInert', 'announceTickComplete'],
+  output: outcome('mirrorInert'),
+});
+
+export const deploymentUnreadable = tickSetup.createStateConfig({
+  type: 'final',
+  output: outcome('deploymentUnreadable'),
+});
+
+export const skipStreakUncountable = tickSetup.createStateConfig({
+  type: 'final',
+  output: outcome('skipStreakUncountable'),
+});
+
+export const skipStreakWriteFailed = tickSetup.createStateConfig({
+  type: 'final',
+  output: outcome('skipStreakWriteFailed'),
+});
+
+export const skipped = tickSetup.createStateConfig({ type: 'final', output: outcome('skipped') });
+
+export const frozen = tickSetup.createStateConfig({ type: 'final', output: outcome('frozen') });
+
+/** The phase's steps, in the order the tick takes them. */
+export const observeSteps = { checkingMirror, settledGuard, decoupledRefresh, clearingStreakOnSettle };
+
+/** The final states the phase ends a tick in. */
+export const observeEnds = {
+  mirrorInert,
+  deploymentUnreadable,
+  skipStreakUncountable,
+  skipStreakWriteFailed,
+  skipped,
+  frozen,
+};

@@ -1,0 +1,85 @@
+import { flapStateRemoved } from '../../domain/bookkeeping.js';
+import { outcome, withPortError, write, written } from '../step-params.js';
+import { tickSetup } from '../tick-setup.js';
+import { attemptKept, digestRecord } from './inputs.js';
+
+// Phase 6, record (docs/behaviour.md §3.7, §3.8): the success reset, its decoupled variant that
+// keeps earlier attempts, and the one digest record; the tick's end. Its steps.
+
+// §3.7 Success reset, in a write of its own before the record (I12, #626).
+// Its failure is a finding, but the rollouts did complete, so the record
+// still happens (I7) and the next tick does not re-image for nothing. A
+// re-image that moved nothing recordable (a live re-pin back to the
+// recorded digest) has no record to write: no empty write is reported.
+export const successReset = tickSetup.createStateConfig({
+  invoke: {
+    src: 'patchBookkeeping',
+    input: () => write('clearFlapState', flapStateRemoved),
+    onDone: [
+      { guard: 'hasDigestsToRecord', target: 'recordingDigests', actions: { type: 'noteWrite', params: written } },
+      { target: 'complete', actions: { type: 'noteWrite', params: written } },
+    ],
+    onError: [
+      {
+        guard: 'hasDigestsToRecord',
+        target: 'recordingDigests',
+        actions: { type: 'reportSuccessResetFailed', params: withPortError },
+      },
+      { target: 'complete', actions: { type: 'reportSuccessResetFailed', params: withPortError } },
+    ],
+  },
+});
+
+// The success reset of a decoupled pass over earlier failures (issue 7,
+// "flap counter keeps its meaning", I25): refresh-attempt goes back to the
+// count it found, so a jobs-manager that fails, crash-loops, fails again
+// still reaches the lockout. A failed write is a finding; the rollouts did
+// complete, so the record still happens (I7).
+export const keepingEarlierAttempts = tickSetup.createStateConfig({
+  invoke: {
+    src: 'patchBookkeeping',
+    input: attemptKept,
+    onDone: [
+      {
+        guard: 'hasDigestsToRecord',
+        target: 'recordingDigests',
+        actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'],
+      },
+      { target: 'complete', actions: [{ type: 'noteWrite', params: written }, 'announceAttemptKept'] },
+    ],
+    onError: [
+      {
+        guard: 'hasDigestsToRecord',
+        target: 'recordingDigests',
+        actions: { type: 'reportAttemptKeepFailed', params: withPortError },
+      },
+      { target: 'complete', actions: { type: 'reportAttemptKeepFailed', params: withPortError } },
+    ],
+  },
+});
+
+// §3.8 Record every new and first-observed digest in one write.
+export const recordingDigests = tickSetup.createStateConfig({
+  entry: 'announceRecording',
+  invoke: {
+    src: 'patchBookkeeping',
+    input: digestRecord,
+    onDone: { target: 'complete', actions: { type: 'noteWrite', params: written } },
+    onError: { target: 'recordFailed', actions: { type: 'reportRecordFailed', params: withPortError } },
+  },
+});
+
+// How the phase can end the tick.
+export const recordFailed = tickSetup.createStateConfig({ type: 'final', output: outcome('recordFailed') });
+
+export const complete = tickSetup.createStateConfig({
+  type: 'final',
+  entry: 'announceTickComplete',
+  output: outcome('complete'),
+});
+
+/** The phase's steps, in the order the tick takes them. */
+export const recordSteps = { successReset, keepingEarlierAttempts, recordingDigests };
+
+/** The final states the phase ends a tick in. */
+export const recordEnds = { recordFailed, complete };

@@ -1,0 +1,61 @@
+import { type Annotations, type RecordedDigests, recordedDigestsOf } from '../../domain/bookkeeping.js';
+import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
+import type { ImageResolution } from '../../domain/plan.js';
+import type { PortError } from '../../domain/port-error.js';
+import { registryBudgetOf } from '../../domain/registry-budget.js';
+import { acceptResolutions, failedResolutions } from '../../domain/resolutions.js';
+import { startJitterDelayMs } from '../../domain/start-jitter.js';
+import type { LiveWorkload, WorkloadId } from '../../domain/workloads.js';
+import type { ResolveAnswers } from '../tick-actors.js';
+import { tickAssign } from '../tick-assign.js';
+import { said, type TickContext } from '../tick-context.js';
+import * as say from './messages.js';
+
+// The resolve phase's named actions (docs/behaviour.md §3.3, §5): the
+// registry's answers accepted (and the pull budget judged from them once),
+// the records, what runs now, and the lines it says.
+
+const resolved = (context: TickContext, resolutions: readonly ImageResolution[]) => ({
+  resolve: { ...context.resolve, resolutions, budget: registryBudgetOf(context.config, resolutions) },
+  events: said(context, ...say.resolutionLines(context.config, resolutions)),
+});
+
+export const resolveActions = {
+  announceStartJitter: tickAssign(({ context }) => ({
+    events: said(
+      context,
+      say.startJitter(context.config, startJitterDelayMs(context.observe.jobsManagerUid, context.config.startJitterMs)),
+    ),
+  })),
+  warnStartJitterFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.startJitterFailed(params.error)),
+  })),
+  acceptResolutions: tickAssign(({ context }, params: { answers: ResolveAnswers }) =>
+    resolved(context, acceptResolutions(context.config, params.answers, decoupledScopeOf(context.observe.decoupled))),
+  ),
+  /** The port promises one answer per repo; a batch failing as a whole leaves every image unresolved. */
+  failAllResolutions: tickAssign(({ context }, params: { error: PortError }) =>
+    resolved(context, failedResolutions(context.config, params.error, decoupledScopeOf(context.observe.decoupled))),
+  ),
+  rememberRecorded: tickAssign(({ context }, params: { annotations: Annotations }) => ({
+    resolve: { ...context.resolve, recorded: recordedDigestsOf(params.annotations), bookkeeping: params.annotations },
+  })),
+  warnRecordedDigestsUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.recordedDigestsUnreadable(context.config, params.error)),
+  })),
+  rememberPinMarkers: tickAssign(({ context }, params: { pins: RecordedDigests }) => ({
+    resolve: { ...context.resolve, live: { ...context.resolve.live, pins: params.pins } },
+  })),
+  warnPinMarkersUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.pinMarkersUnreadable(context.config, params.error)),
+  })),
+  rememberLiveWorkload: tickAssign(({ context }, params: { id: WorkloadId; workload: LiveWorkload }) => ({
+    resolve: {
+      ...context.resolve,
+      live: { ...context.resolve.live, workloads: { ...context.resolve.live.workloads, [params.id]: params.workload } },
+    },
+  })),
+  warnLiveUnreadable: tickAssign(({ context }, params: { id: WorkloadId; error: PortError }) => ({
+    events: said(context, say.liveUnreadable(context.config, params.id, params.error)),
+  })),
+};

@@ -1,0 +1,26 @@
+import { type Annotations, type RecordedDigests, recordedDigestsOf } from '../../domain/bookkeeping.js';
+import type { ImageResolution } from '../../domain/plan.js';
+import { BUDGET_UNKNOWN, type RegistryBudget } from '../../domain/registry-budget.js';
+import { type LiveView, NOTHING_SEEN_LIVE } from '../../domain/tick-plan.js';
+
+/** What the resolve phase learns (docs/behaviour.md §3.3, §5): the registry's answers, the records, what runs now. */
+export interface ResolveContext {
+  /** One per image: resolved, unresolved, pinned or not asked. */
+  readonly resolutions: readonly ImageResolution[];
+  /** The registry's pull budget as this tick's answers report it (issue 6, I7b). */
+  readonly budget: RegistryBudget;
+  /** The digests recorded on jobs-manager, read fail-closed: every later phase compares with them. */
+  readonly recorded: RecordedDigests;
+  /** The jobs-manager's annotations as the record read returned them: what the admission checks read (§3.4a). */
+  readonly bookkeeping: Annotations;
+  /** RECONCILE_LIVE: what runs now, and which images image-refresh pinned. */
+  readonly live: LiveView;
+}
+
+export const RESOLVED_NOTHING: ResolveContext = {
+  resolutions: [],
+  budget: BUDGET_UNKNOWN,
+  recorded: recordedDigestsOf({}),
+  bookkeeping: {},
+  live: NOTHING_SEEN_LIVE,
+};

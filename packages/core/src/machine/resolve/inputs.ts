@@ -1,0 +1,16 @@
+import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
+import { unpinnedRequests } from '../../domain/resolutions.js';
+import { startJitterDelayMs } from '../../domain/start-jitter.js';
+import type { InputArgs } from '../tick-context.js';
+
+// What the resolve phase's steps hand their actors.
+
+/** START_JITTER's wait: this edge's own delay, the same every tick (issue 17). */
+export const jitterWait = ({ context }: InputArgs) => ({
+  delayMs: startJitterDelayMs(context.observe.jobsManagerUid, context.config.startJitterMs),
+});
+
+/** The unpinned images (in a decoupled pass, only those its settled workloads follow). */
+export const digestRequests = ({ context }: InputArgs) => ({
+  requests: unpinnedRequests(context.config, decoupledScopeOf(context.observe.decoupled)),
+});

@@ -1,0 +1,77 @@
+import { formatDuration } from '../../config/duration.js';
+import type { TickConfig } from '../../config/tick-config.js';
+import type { ImageResolution } from '../../domain/plan.js';
+import { describePortError, type PortError, type RegistryError } from '../../domain/port-error.js';
+import { describeWorkload, type ImageSpec, imageSpec, type WorkloadId, workloadRef } from '../../domain/workloads.js';
+import { event, jobsManager } from '../operator-words.js';
+import type { TickEvent } from '../tick-event.js';
+
+// The resolve phase's operator lines (docs/behaviour.md §3.3, §5): START_JITTER, each image
+// asked of the registry, the recorded digests and RECONCILE_LIVE's reads.
+
+export const startJitter = (c: TickConfig, delayMs: number): TickEvent => ({
+  level: 'info',
+  code: 'START_JITTER',
+  message: `waiting ${formatDuration(delayMs)} before the registry (START_JITTER=${formatDuration(c.startJitterMs)}, derived from this edge's ${jobsManager(c)} uid)`,
+});
+
+export const startJitterFailed = (e: PortError): TickEvent => ({
+  level: 'warn',
+  code: 'START_JITTER_FAILED',
+  message: `WARN: could not wait START_JITTER (${describePortError(e)}); resolving now.`,
+});
+
+export const checkingImage = (c: TickConfig, image: ImageSpec): TickEvent =>
+  event('info', 'CHECKING_IMAGE', `checking ${image.repo}:${c.imageTag} (annotation=${image.recordKey})`);
+
+export const imagePinned = (image: ImageSpec): TickEvent =>
+  event(
+    'info',
+    'IMAGE_PINNED',
+    `${image.repo}: pinned by digest in values; skipping (auto-refresh disabled for this image)`,
+  );
+
+/** The script's words for a failed token request, `docker.io/<repo>` as it names the repository. */
+const failedRequest = (c: TickConfig, image: ImageSpec, e: RegistryError): string =>
+  e.failedAt === 'token' ? `: could not fetch auth token for ${c.imageRegistry}/${image.repo}` : '';
+
+export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent => ({
+  ...event(
+    'warn',
+    'RESOLVE_FAILED',
+    `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag}${failedRequest(c, image, e)} (${describePortError(e)}); skipping this image this tick, the others go on`,
+  ),
+  cause: e._tag,
+});
+
+export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'RECORDED_DIGESTS_UNREADABLE',
+    `WARN: could not read the recorded digests on ${jobsManager(c)} (${describePortError(e)}); treating that as "first observation" would skip a needed re-image, so nothing is recorded or re-imaged this tick. Will retry next tick.`,
+  );
+
+export const pinMarkersUnreadable = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'PIN_MARKERS_UNREADABLE',
+    `WARN: could not read the pin markers on ${jobsManager(c)} (${describePortError(e)}); live images are not reconciled this tick (the registry pass goes on)`,
+  );
+
+export const liveUnreadable = (c: TickConfig, id: WorkloadId, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'LIVE_UNREADABLE',
+    `WARN: could not read ${describeWorkload(workloadRef(c, id))} (${describePortError(e)}); it is not reconciled this tick`,
+  );
+
+/** What the registry pass says of each image: which it checked, which are pinned, which failed (I13, I15). */
+export const resolutionLines = (c: TickConfig, resolutions: readonly ImageResolution[]): TickEvent[] =>
+  resolutions.flatMap((r): TickEvent[] => {
+    const image = imageSpec(r.image);
+    const checking = checkingImage(c, image);
+    if (r._tag === 'NotAsked') return [];
+    if (r._tag === 'Pinned') return [checking, imagePinned(image)];
+    if (r._tag === 'Unresolved') return [checking, resolveFailed(c, image, r.error)];
+    return [checking];
+  });

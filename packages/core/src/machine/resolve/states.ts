@@ -1,0 +1,130 @@
+import { pinMarkersOf } from '../../domain/bookkeeping.js';
+import { LIVE, observingWorkload } from '../observing-workload.js';
+import { bookkeepingRead, outcome, withPortError } from '../step-params.js';
+import { tickSetup } from '../tick-setup.js';
+import { digestRequests, jitterWait } from './inputs.js';
+
+// Phase 2, resolve (docs/behaviour.md §3.3, §5): START_JITTER, the registry, the recorded digests
+// read fail-closed, and RECONCILE_LIVE's look at what runs now. Its steps.
+
+// §3.3 Resolve every unpinned image; a failure skips that image only (I13, I15, I19).
+// Issue 17, START_JITTER: first this edge's own delay, then the registry.
+export const resolvingDigests = tickSetup.createStateConfig({
+  initial: 'decidingStartJitter',
+  states: {
+    // Said on the way in, not on entry: with no jitter nothing is said (an entry action would be).
+    decidingStartJitter: {
+      always: [
+        { guard: 'hasNoStartJitter', target: 'requestingDigests' },
+        { target: 'waitingStartJitter', actions: 'announceStartJitter' },
+      ],
+    },
+    waitingStartJitter: {
+      invoke: {
+        src: 'waitStartJitter',
+        input: jitterWait,
+        onDone: { target: 'requestingDigests' },
+        // Not a security decision: a wait that failed only spreads the fleet less.
+        onError: { target: 'requestingDigests', actions: { type: 'warnStartJitterFailed', params: withPortError } },
+      },
+    },
+    requestingDigests: {
+      invoke: {
+        src: 'resolveDigests',
+        input: digestRequests,
+        onDone: {
+          target: '#tick.readingRecordedDigests',
+          actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+        },
+        // The port promises one answer per repo; a batch failing as a whole is a
+        // defect of the port and leaves every image unresolved.
+        onError: {
+          target: '#tick.readingRecordedDigests',
+          actions: { type: 'failAllResolutions', params: withPortError },
+        },
+      },
+    },
+  },
+});
+
+// §5: recorded digests are read fail-closed — unreadable is never "first observation".
+export const readingRecordedDigests = tickSetup.createStateConfig({
+  always: { guard: 'isNothingResolved', target: 'complete' },
+  invoke: {
+    src: 'readJobsManager',
+    input: bookkeepingRead,
+    onDone: [
+      {
+        guard: 'isLiveReconcileOn',
+        target: 'reconcilingLive',
+        actions: {
+          type: 'rememberRecorded',
+          params: ({ event }) => ({ annotations: event.output.annotations }),
+        },
+      },
+      {
+        target: 'admittingDigests',
+        actions: {
+          type: 'rememberRecorded',
+          params: ({ event }) => ({ annotations: event.output.annotations }),
+        },
+      },
+    ],
+    onError: {
+      target: 'recordedDigestsUnreadable',
+      actions: { type: 'warnRecordedDigestsUnreadable', params: withPortError },
+    },
+  },
+});
+
+// Issue 7, RECONCILE_LIVE: what runs now, against what was pinned. Reads
+// that fail leave that workload (or, without pin markers, the whole live
+// pass) out of this tick; the registry pass goes on.
+export const reconcilingLive = tickSetup.createStateConfig({
+  initial: 'readingPinMarkers',
+  states: {
+    readingPinMarkers: {
+      invoke: {
+        src: 'readJobsManager',
+        input: bookkeepingRead,
+        onDone: {
+          target: 'observingJobsManager',
+          actions: {
+            type: 'rememberPinMarkers',
+            params: ({ event }) => ({ pins: pinMarkersOf(event.output.annotations) }),
+          },
+        },
+        onError: {
+          target: '#tick.admittingDigests',
+          actions: { type: 'warnPinMarkersUnreadable', params: withPortError },
+        },
+      },
+    },
+    observingJobsManager: observingWorkload('jobs-manager', 'observingRequestsProxy', LIVE),
+    observingRequestsProxy: observingWorkload(
+      'requests-proxy',
+      'observingResourceMonitor',
+      LIVE,
+      'isRequestsProxyUnmanaged',
+    ),
+    observingResourceMonitor: observingWorkload(
+      'resource-monitor',
+      '#tick.admittingDigests',
+      LIVE,
+      'isResourceMonitorUnmanaged',
+    ),
+  },
+});
+
+// How the phase can end the tick.
+export const recordedDigestsUnreadable = tickSetup.createStateConfig({
+  type: 'final',
+  entry: 'announceTickComplete',
+  output: outcome('recordedDigestsUnreadable'),
+});
+
+/** The phase's steps, in the order the tick takes them. */
+export const resolveSteps = { resolvingDigests, readingRecordedDigests, reconcilingLive };
+
+/** The final states the phase ends a tick in. */
+export const resolveEnds = { recordedDigestsUnreadable };

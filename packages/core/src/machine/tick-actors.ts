@@ -1,0 +1,57 @@
+import type { Either } from 'fp-ts/lib/Either.js';
+import { fromPromise } from 'xstate';
+import type { WorkloadChange } from '../domain/plan.js';
+import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
+import type { ImageName, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
+import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
+import type { DigestRequest, Resolution } from '../ports/registry-port.js';
+import type { SignatureTarget, SignatureVerdict } from '../ports/signature-port.js';
+import type { AnnotationWrite } from './tick-outcome.js';
+
+// The tick's named actors, one per port call. They are typed placeholders:
+// runTick never starts them — it folds the machine with xstate's pure step
+// functions and runs the port call behind each invoked actor's name itself
+// (drive-tick.ts); provideTickPorts binds them with `machine.provide({ actors })`
+// for those who run the machine as an xstate actor.
+
+export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
+/** One answer per signature target, in request order (issue 15). */
+export type SignatureAnswers = readonly Either<RegistryError, SignatureVerdict>[];
+export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
+
+const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
+
+export const tickActors = {
+  /** Every read of the jobs-manager Deployment: the guard's (within the settle window) and the bookkeeping's. */
+  readJobsManager: fromPromise<JobsManagerSnapshot, { settleWithinMs: number }>(unprovided('readJobsManager')),
+  /** Every bookkeeping write: hands `write.annotations` to the port and answers the write it sent. */
+  patchBookkeeping: fromPromise<AnnotationWrite, { write: AnnotationWrite }>(unprovided('patchBookkeeping')),
+  resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
+  setImages: fromPromise<{ readonly changed: boolean }, { change: WorkloadChange }>(unprovided('setImages')),
+  waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
+  /** ROLLOUT_STABLE_FOR (issue 16): the completed workload must stay complete for the window. */
+  watchStability: fromPromise<void, { change: WorkloadChange; stableForMs: number }>(unprovided('watchStability')),
+  observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
+  /** VERIFY_SIGNATURES ≠ off: one signature check per digest, in order (issue 15). */
+  verifySignatures: fromPromise<SignatureAnswers, { targets: readonly SignatureTarget[] }>(
+    unprovided('verifySignatures'),
+  ),
+  /** The wall clock, ms since the epoch (issue 17): time enters the machine here only (I20). */
+  readClock: fromPromise<number, undefined>(unprovided('readClock')),
+  /** START_JITTER's wait (issue 17); the port ends it early when the tick is interrupted. */
+  waitStartJitter: fromPromise<void, { delayMs: number }>(unprovided('waitStartJitter')),
+};
+
+/** Port failures reach the machine as actor errors; anything else is a defect of the port, still a failure. */
+export const portErrorOf = (event: { error: unknown }): PortError =>
+  isPortError(event.error) ? event.error : transport(`unexpected failure: ${String(event.error)}`);
+
+export const rolloutErrorOf = (event: { error: unknown }): RolloutError => {
+  const e = event.error as { _tag?: unknown; message?: unknown } | null;
+  return typeof e === 'object' &&
+    e !== null &&
+    (e._tag === 'RolloutFailed' || e._tag === 'RolloutTimedOut') &&
+    typeof e.message === 'string'
+    ? { _tag: e._tag, message: e.message }
+    : portErrorOf(event);
+};
