@@ -207,3 +207,26 @@ export const interruptedOutcome = (
     digestChanges: [],
   };
 };
+
+/**
+ * The outcome of a tick that ended on its own, stopped by a signal before its
+ * summary — while the shell still pushed its metrics or recorded its Events
+ * (docs/behaviour.md §3, Signals). The first signal wins there too: result
+ * `interrupted`, exit 143 or 130, one INTERRUPTED line saying the tick had
+ * ended and what it ended with; its events, findings, writes and re-images
+ * stay the tick's own (every write it made stands).
+ *
+ * @param outcome - how the tick ended before the signal.
+ * @param reason - the tick's signal's reason ({@link interruptedBy}).
+ * @param during - what the shell was doing, in an operator's words: `while pushing …`.
+ */
+export const interruptedAfterTheTick = (outcome: TickOutcome, reason: unknown, during: string): TickOutcome => {
+  if (outcome.result === 'interrupted' || outcome.result === 'configInvalid') return outcome;
+  const signal = signalOf(reason);
+  const line: TickEvent = {
+    level: 'warn',
+    code: 'INTERRUPTED',
+    message: `interrupted by ${signal} ${during}: the tick had already ended ${outcome.result} (exit ${outcome.exitCode}); what it wrote stands`,
+  };
+  return { ...outcome, result: 'interrupted', exitCode: INTERRUPTED_EXIT[signal], events: [...outcome.events, line] };
+};
