@@ -37,7 +37,7 @@ describe('image-refresh simulate', () => {
 
   it('flapping-readiness: three failed re-images, then the lockout exits 0 until re-armed', async () => {
     const { stdout } = await run('simulate', '--scenario', 'flapping-readiness');
-    expect(row(stdout, 4)).toMatch(/re-image failed.*\s1\s+-\s+3\/3/);
+    expect(row(stdout, 4)).toMatch(/retry failed: jobs-manager rollout timed out\s+1\s+-\s+3\/3/);
     expect(row(stdout, 5)).toMatch(/FLAP DETECTED: no re-image\s+0\s+-\s+3\/3\s+3/);
     expect(row(stdout, 7)).toMatch(/re-imaged jobs-manager, requests-proxy\s+0\s+-\s+-\s+-/);
   });

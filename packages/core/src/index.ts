@@ -120,6 +120,10 @@ export { type TickMachine, tickMachine } from './machine/tick-machine.js';
 export type {
   AnnotationWrite,
   DigestChange,
+  FailedReimage,
+  FailedReimageWhy,
+  HeldDigest,
+  HeldReason,
   Reimage,
   TickOutcome,
   TickResult,
