@@ -5,6 +5,7 @@ import { restAs } from '../../../k8s-adapter/test/parity/support/world-controls.
 import { JOBS_MANAGER, NS } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { ATTEMPT, JM, JM_REF, RECORD, STREAK } from './support/chart-facts.js';
 import type { Stage } from './support/cluster-stage.js';
+import { linesWith } from './support/run-bundle.js';
 import { type LiveRun, startBundle } from './support/run-bundle-live.js';
 import type { TinyRegistry } from './support/tiny-registry.js';
 import { tinyDigest } from './support/tiny-registry.js';
@@ -133,6 +134,42 @@ describe('a signal during a tick stops it, says where it was, and exits 143 / 13
       expect(end.exitCode).toBe(143);
       expect(Date.now() - secondAt).toBeLessThan(500);
       expect(run.stderr.some((l) => l.includes('summary:'))).toBe(false);
+    },
+    CASE_MS,
+  );
+});
+
+// Under ON_ROLLOUT_FAILURE=revert a signal during the rollout wait leaves the
+// new build half-rolled — rightly: no new call starts, and a rollout cut short
+// is not a rollout that failed. But the line did not say that no rollback was
+// made, nor what the next tick will do (red on the unfixed CLI, whose line
+// ended at "digests not recorded"). Now it says both, and the next tick does
+// what it said.
+describe('a signal during a rollout wait under ON_ROLLOUT_FAILURE=revert', () => {
+  it(
+    'SIGTERM while waiting for jobs-manager: no rollback, and the line says so and what the next tick does',
+    async () => {
+      await driftPending();
+      stage.cluster.server.setBehaviour('Deployment', NS, JOBS_MANAGER, 'stalls');
+      const revert = { ...BOUNDS, ON_ROLLOUT_FAILURE: 'revert' };
+      const run = startBundle(['tick'], stage.env(revert));
+      const end = await signalAt(run, `set image deployment/${JOBS_MANAGER}`, 'SIGTERM');
+      expect(end.exitCode).toBe(143);
+      expect(end.afterSignalMs).toBeLessThan(STOPPED_WITHIN_MS);
+      expect(run.stderr.filter((l) => l.includes('interrupted by'))).toEqual([
+        `[image-refresh] interrupted by SIGTERM while waiting for deployment/${JOBS_MANAGER}: refresh-attempt=1 stays, digests not recorded; no rollback was made (ON_ROLLOUT_FAILURE=revert rolls back a rollout that failed, and this one was cut short): the next tick retries this build as attempt 2/3 once deployment/${JOBS_MANAGER} is settled, and rolls it back if its rollout fails`,
+      ]);
+      expect(run.stderr.at(-1)).toMatch(/summary: outcome=interrupted exit=143 /);
+      // Half-rolled, as said: the new build in the pod template, nothing quarantined.
+      expect(stage.images()[JOBS_MANAGER]?.api).toBe(`docker.io/${JM}@${tinyDigest(JM, 'stg', 2)}`);
+      expect(Object.keys(stage.bookkeeping()).filter((k) => k.includes('quarantined'))).toEqual([]);
+      // The next tick does what the line said: attempt 2, the same build, and a rollback when it fails.
+      stage.cluster.server.setBehaviour('Deployment', NS, JOBS_MANAGER, 'settles');
+      restAs(stage.cluster, JM_REF, 'settles');
+      const next = await stage.tick(revert);
+      expect(stage.bookkeeping()[ATTEMPT]).toBeUndefined();
+      expect(next.stderr.at(-1)).toMatch(/summary: outcome=complete exit=0 /);
+      expect(linesWith(next.stderr, 'attempt 2/3')).toHaveLength(1);
     },
     CASE_MS,
   );
