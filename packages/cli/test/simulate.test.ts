@@ -68,7 +68,7 @@ describe('image-refresh simulate', () => {
     // Its log says why it waits, and the canary's says where build 2 went.
     const ring1Log = stdout.slice(stdout.indexOf('--- tick 2 [ring 1]'), stdout.indexOf('--- tick 3 [canary]'));
     expect(ring1Log).toMatch(
-      /tracebloc\/jobs-manager@sha256:[0-9a-f]{12}… first seen 0s ago; acting after 01:15 \(MIN_DIGEST_AGE=0s, ring 1 × RING_DELAY=1h\)/,
+      /tracebloc\/jobs-manager@sha256:[0-9a-f]{12}… first seen 0s ago; acting after 01:15Z \(MIN_DIGEST_AGE=0s, ring 1 × RING_DELAY=1h\)/,
     );
     expect(stdout.slice(stdout.indexOf('--- tick 2 [canary]'))).toMatch(/set image deployment\/stg-jobs-manager/);
     const ring1Reimages = stdout

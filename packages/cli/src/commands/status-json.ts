@@ -17,7 +17,7 @@ import { pendingDigests } from '../render/pending-digests.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
-import { checkSignaturesForStatus } from './status-signatures.js';
+import { checkSignaturesForStatus, SIGNATURES_OFF } from './status-signatures.js';
 
 // `status --json`: the facts `status` prints, as one JSON object on stdout for
 // fleet tooling. The field names are a contract, documented in the README
@@ -91,7 +91,6 @@ export const statusJson = async (
   }
   const a = jm.right.annotations;
   const answerFor = await resolveForStatus(connection, config, options.noRegistry === true);
-  // Issue 15: `signature` per image only with VERIFY_SIGNATURES ≠ off.
   const signatureOf = await checkSignaturesForStatus(connection, config, options.signatureTrust, IMAGES, answerFor);
   const images = IMAGES.map((image) => {
     const recorded = a[image.recordKey] ?? null;
@@ -127,7 +126,8 @@ export const statusJson = async (
       recorded,
       registry,
       live,
-      ...(signatureOf === undefined ? {} : { signature: signatureOf(image) }),
+      // Never left out: with VERIFY_SIGNATURES=off it says so (state "off").
+      signature: signatureOf === undefined ? SIGNATURES_OFF : signatureOf(image),
     };
   });
   out.stdout(
