@@ -20,8 +20,8 @@ import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 import { checkSignaturesForStatus, SIGNATURES_OFF } from './status-signatures.js';
 
 // `status --json`: the facts `status` prints, as one JSON object on stdout for
-// fleet tooling. The field names are a contract, documented in the README
-// ("Fleet visibility"); a field is null where status says "cannot read it"
+// fleet tooling. The field names are a contract, documented in
+// docs/metrics.md; a field is null where status says "cannot read it"
 // or "not asked", never left out.
 
 type Either<A> = E.Either<PortError, A>;

@@ -5,7 +5,7 @@ import { REQUEST_KINDS, type RequestKind } from './request-count.js';
 
 // The metrics of one tick, as a pure function of what the tick ended with:
 // its outcome, what its ports answered, the requests it made, the config and
-// the clock. Names are a contract (README, "Fleet visibility").
+// the clock. Names are a contract (docs/metrics.md).
 
 export interface TickFacts {
   readonly outcome: TickOutcome;
@@ -127,7 +127,7 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     gauge(
       'image_refresh_image_info',
-      'An image digest: recorded on jobs-manager, in the registry, or running live.',
+      '1 per digest the tick knows, by image and state: recorded (on jobs-manager), registry (what the tag answered), live (running in a workload the tick read or re-imaged).',
       imageInfo(facts),
     ),
     single(

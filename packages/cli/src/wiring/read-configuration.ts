@@ -32,7 +32,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const metricsOf = async (env: Env): Promise<E.Either<readonly ConfigError[], MetricsSession | undefined>> => {
   if (!env.PUSHGATEWAY_URL) return E.right(undefined);
-  // README, "Fleet visibility": loaded only when PUSHGATEWAY_URL is set.
+  // docs/metrics.md: loaded only when PUSHGATEWAY_URL is set.
   const started = (await import('../metrics/metrics-push.js')).startMetrics(env);
   return started ?? E.right(undefined);
 };
