@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { describeConfigError, parseTickConfig } from '@image-refresh/core';
+import { describeConfigError } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './commands/command.js';
 import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
@@ -10,8 +10,7 @@ import { STATUS_HELP, status } from './commands/status.js';
 import { statusJson } from './commands/status-json.js';
 import { TICK_HELP, tick } from './commands/tick.js';
 import type { Connect } from './connection.js';
-import { loadSignatureTrust } from './wiring/load-signature-trust.js';
-import type { SignatureTrust } from './wiring/signature-trust.js';
+import { type Configuration, type ConfigurationParts, readConfiguration } from './wiring/read-configuration.js';
 
 // `image-refresh <command>`: the CronJob entrypoint and an operator's tool.
 // Exit codes: 0 ok, 1 a finding, 2 a usage or configuration error.
@@ -62,28 +61,19 @@ interface Command {
   readonly run: (values: Values, out: Output, platform: Environment) => Promise<CommandResult> | CommandResult;
 }
 
-/** status and rearm read the same environment as tick; a bad one is exit 2 before any call. */
-const withConfig = (
+/**
+ * status and rearm read the same environment as tick: every problem of it at
+ * once (status: with the signature check's files), exit 2 before any call.
+ */
+const withConfiguration = async (
   out: Output,
   platform: Environment,
-  run: (
-    config: ReturnType<typeof parseTickConfig> extends E.Either<unknown, infer C> ? C : never,
-  ) => Promise<CommandResult>,
-): Promise<CommandResult> =>
-  E.match((errors: readonly Parameters<typeof describeConfigError>[0][]) => {
-    for (const e of errors) out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(e)}`);
-    return Promise.resolve({ exitCode: 2 });
-  }, run)(parseTickConfig(platform.env));
-
-/** Issue 15: status checks signatures with the tick's trust; a key file that is not one is exit 2, as for tick. */
-const withSignatureTrust = async (
-  out: Output,
-  config: Parameters<Parameters<typeof withConfig>[2]>[0],
-  run: (trust: SignatureTrust | undefined) => Promise<CommandResult>,
+  parts: ConfigurationParts,
+  run: (configuration: Configuration) => Promise<CommandResult>,
 ): Promise<CommandResult> => {
-  const trust = await loadSignatureTrust(config);
-  if (E.isRight(trust)) return run(trust.right);
-  for (const e of trust.left) out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(e)}`);
+  const configuration = await readConfiguration(platform.env, parts);
+  if (E.isRight(configuration)) return run(configuration.right);
+  for (const e of configuration.left) out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(e)}`);
   return { exitCode: 2 };
 };
 
@@ -98,18 +88,16 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     help: STATUS_HELP,
     options: { 'no-registry': { type: 'boolean' }, json: { type: 'boolean' } },
     run: (v, out, p) =>
-      withConfig(out, p, (config) =>
-        withSignatureTrust(out, config, (signatureTrust) =>
-          v.json === true
-            ? statusJson({ noRegistry: v['no-registry'] === true, signatureTrust }, config, p.connect, out)
-            : status({ noRegistry: v['no-registry'] === true, signatureTrust }, config, p.connect, out),
-        ),
+      withConfiguration(out, p, { signatureFiles: true }, ({ config, trust }) =>
+        v.json === true
+          ? statusJson({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, p.connect, out)
+          : status({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, p.connect, out),
       ),
   },
   rearm: {
     help: REARM_HELP,
     options: {},
-    run: (_, out, p) => withConfig(out, p, (config) => rearm(config, p.connect, out)),
+    run: (_, out, p) => withConfiguration(out, p, {}, ({ config }) => rearm(config, p.connect, out)),
   },
   simulate: {
     help: SIMULATE_HELP,

@@ -55,19 +55,24 @@ const pushedNames = async (): Promise<Set<string>> => {
 };
 
 describe('deploy/prometheusrule.yaml', () => {
-  it('is a PrometheusRule with the three alerts: frozen, flap lockout, no success for 2 h', () => {
+  it('is a PrometheusRule with its alerts: frozen, flap lockout, no success, never a success, rejection, rollback, quarantine, soak', () => {
     expect(manifest().kind).toBe('PrometheusRule');
     expect(rules().map((r) => r.alert)).toEqual([
       'ImageRefreshFrozen',
       'ImageRefreshFlapLockout',
       'ImageRefreshNoSuccess',
+      'ImageRefreshNeverSucceeded',
+      'ImageRefreshSignatureRejected',
+      'ImageRefreshRolledBack',
+      'ImageRefreshQuarantineHeld',
+      'ImageRefreshSoakingLong',
     ]);
   });
 
   it('names in its expressions only metrics a tick pushes', async () => {
     const pushed = await pushedNames();
     const named = rules().flatMap((r) => r.expr.match(/\bimage_refresh_[a-z_]+/g) ?? []);
-    expect(named.length).toBeGreaterThanOrEqual(3);
+    expect(named.length).toBeGreaterThanOrEqual(rules().length);
     expect(named.filter((name) => !pushed.has(name))).toEqual([]);
   });
 
@@ -88,7 +93,7 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
 
   it('promtool check rules accepts the rules', () => {
     writeRules();
-    expect(promtoolRun(['check', 'rules', 'rules.yml'])).toContain('SUCCESS: 3 rules found');
+    expect(promtoolRun(['check', 'rules', 'rules.yml'])).toContain(`SUCCESS: ${rules().length} rules found`);
   });
 
   it('each alert fires on its series and not on a healthy edge (promtool test rules)', () => {
@@ -159,5 +164,124 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
     };
     writeFileSync(join(dir, 'test.yml'), JSON.stringify(test));
     expect(promtoolRun(['test', 'rules', 'test.yml'])).toContain('SUCCESS');
+  });
+
+  /** One promtool unit test: the series, then at each time which alerts of `alertname` fire, with what. */
+  const promtoolTest = (
+    inputSeries: readonly { series: string; values: string }[],
+    cases: readonly { eval_time: string; alertname: string; exp_alerts: unknown[] }[],
+  ): string => {
+    writeRules();
+    const test = {
+      rule_files: ['rules.yml'],
+      evaluation_interval: '1m',
+      tests: [{ interval: '1m', input_series: inputSeries, alert_rule_test: cases }],
+    };
+    writeFileSync(join(dir, 'test.yml'), JSON.stringify(test));
+    return promtoolRun(['test', 'rules', 'test.yml']);
+  };
+  const fired = (extra: Record<string, string>, summary: string, description: string) => ({
+    exp_labels: { ...labels, ...extra },
+    exp_annotations: { summary, description },
+  });
+
+  it('ImageRefreshNeverSucceeded: an edge that pushes but never pushed a success, after 2 h; not one that succeeded', () => {
+    const out = promtoolTest(
+      [
+        // A new edge whose every tick fails: last run, never a last success.
+        { series: `image_refresh_last_run_timestamp_seconds{${edge}}`, values: '0+60x200' },
+        // A healthy edge pushes both.
+        { series: 'image_refresh_last_run_timestamp_seconds{release="ok"}', values: '0+60x200' },
+        { series: 'image_refresh_last_success_timestamp_seconds{release="ok"}', values: '0+60x200' },
+      ],
+      [
+        { eval_time: '1h59m', alertname: 'ImageRefreshNeverSucceeded', exp_alerts: [] },
+        {
+          eval_time: '2h1m',
+          alertname: 'ImageRefreshNeverSucceeded',
+          exp_alerts: [
+            fired(
+              { severity: 'critical' },
+              'image-refresh has never succeeded on tracebloc/stg',
+              "This edge has pushed ticks for 2 h and not one exited 0. Check the CronJob's Jobs and `kubectl logs`; the last tick's outcome is image_refresh_tick_outcome.",
+            ),
+          ],
+        },
+      ],
+    );
+    expect(out).toContain('SUCCESS');
+  });
+
+  it('ImageRefreshSignatureRejected, ImageRefreshRolledBack, ImageRefreshQuarantineHeld fire on their gauges, not on 0', () => {
+    const out = promtoolTest(
+      [
+        { series: `image_refresh_signatures_rejected{${edge}}`, values: '1x10' },
+        { series: `image_refresh_rolled_back{${edge}}`, values: '2x10' },
+        { series: `image_refresh_quarantined_digests{${edge}}`, values: '1x10' },
+        { series: 'image_refresh_signatures_rejected{release="ok"}', values: '0x10' },
+        { series: 'image_refresh_rolled_back{release="ok"}', values: '0x10' },
+        { series: 'image_refresh_quarantined_digests{release="ok"}', values: '0x10' },
+      ],
+      [
+        {
+          eval_time: '5m',
+          alertname: 'ImageRefreshSignatureRejected',
+          exp_alerts: [
+            fired(
+              { severity: 'critical' },
+              'image-refresh rejected an unverified build on tracebloc/stg',
+              '1 new digest(s) behind the tag did not verify and were not rolled out. `kubectl logs` says SIGNATURE NOT VERIFIED with the reason; sign the build, or find who pushed it.',
+            ),
+          ],
+        },
+        {
+          eval_time: '5m',
+          alertname: 'ImageRefreshRolledBack',
+          exp_alerts: [
+            fired(
+              { severity: 'warning' },
+              'image-refresh rolled back a failed build on tracebloc/stg',
+              '2 workload(s) went back to the recorded digests after a failed rollout (ROLLED BACK in `kubectl logs`); the failed digest is quarantined until `image-refresh rearm`.',
+            ),
+          ],
+        },
+        {
+          eval_time: '5m',
+          alertname: 'ImageRefreshQuarantineHeld',
+          exp_alerts: [
+            fired(
+              { severity: 'warning' },
+              'image-refresh holds a quarantined build back on tracebloc/stg',
+              '1 digest(s) failed a rollout here and stay quarantined until `image-refresh rearm`; `image-refresh status` names them.',
+            ),
+          ],
+        },
+      ],
+    );
+    expect(out).toContain('SUCCESS');
+  });
+
+  it('ImageRefreshSoakingLong: digests soaking for a whole day, not for less, not none', () => {
+    const out = promtoolTest(
+      [
+        { series: `image_refresh_digests_soaking{${edge}}`, values: '1x1600' },
+        { series: 'image_refresh_digests_soaking{release="ok"}', values: '0x1600' },
+      ],
+      [
+        { eval_time: '23h59m', alertname: 'ImageRefreshSoakingLong', exp_alerts: [] },
+        {
+          eval_time: '24h1m',
+          alertname: 'ImageRefreshSoakingLong',
+          exp_alerts: [
+            fired(
+              { severity: 'warning' },
+              'image-refresh has held new builds back for a day on tracebloc/stg',
+              '1 digest(s) still soak (MIN_DIGEST_AGE, ROLLOUT_RING); `image-refresh status` says when each is due. A tag that moves more often than the required age never gets a build through.',
+            ),
+          ],
+        },
+      ],
+    );
+    expect(out).toContain('SUCCESS');
   });
 });

@@ -1,5 +1,7 @@
+import { CONFIG_VARIABLES, ENV, SIGNATURE_ENV } from '@image-refresh/core';
 import { describe, expect, it } from 'vitest';
 import { HELP } from '../src/main.js';
+import { METRICS_ENV } from '../src/metrics/metrics-config.js';
 import { aWorld, runCli } from './support/sim-connection.js';
 
 // `image-refresh help tick` printed the top-level help, and that help sent
@@ -23,5 +25,19 @@ describe('help', () => {
   it('--help points to what the image holds, not to a README', async () => {
     expect(HELP).not.toMatch(/README/);
     expect(HELP).toContain("'image-refresh help tick' lists every variable");
+  });
+
+  it('help tick names every variable a tick reads, each once, with its default: the config table, whole', async () => {
+    const run = await runCli(['help', 'tick'], aWorld());
+    const text = run.stdout.join('\n');
+    const read = [...Object.values(ENV), ...Object.values(SIGNATURE_ENV), ...Object.values(METRICS_ENV)];
+    expect(CONFIG_VARIABLES.map((v) => v.name).sort()).toEqual([...read].sort());
+    for (const variable of CONFIG_VARIABLES) {
+      const line = new RegExp(`^  ${variable.name} \\((.*)\\)$`, 'gm');
+      expect(
+        [...text.matchAll(line)].map((m) => m[1]),
+        variable.name,
+      ).toEqual([variable.default.replaceAll('`', '')]);
+    }
   });
 });

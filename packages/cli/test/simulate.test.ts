@@ -37,7 +37,7 @@ describe('image-refresh simulate', () => {
 
   it('flapping-readiness: three failed re-images, then the lockout exits 0 until re-armed', async () => {
     const { stdout } = await run('simulate', '--scenario', 'flapping-readiness');
-    expect(row(stdout, 4)).toMatch(/re-image failed.*\s1\s+-\s+3\/3/);
+    expect(row(stdout, 4)).toMatch(/retry failed: jobs-manager rollout timed out\s+1\s+-\s+3\/3/);
     expect(row(stdout, 5)).toMatch(/FLAP DETECTED: no re-image\s+0\s+-\s+3\/3\s+3/);
     expect(row(stdout, 7)).toMatch(/re-imaged jobs-manager, requests-proxy\s+0\s+-\s+-\s+-/);
   });
@@ -68,7 +68,7 @@ describe('image-refresh simulate', () => {
     // Its log says why it waits, and the canary's says where build 2 went.
     const ring1Log = stdout.slice(stdout.indexOf('--- tick 2 [ring 1]'), stdout.indexOf('--- tick 3 [canary]'));
     expect(ring1Log).toMatch(
-      /tracebloc\/jobs-manager@sha256:[0-9a-f]{12}… first seen 0s ago; acting after 01:15 \(MIN_DIGEST_AGE=0s, ring 1 × RING_DELAY=1h\)/,
+      /tracebloc\/jobs-manager@sha256:[0-9a-f]{12}… first seen 0s ago; acting after 01:15Z \(MIN_DIGEST_AGE=0s, ring 1 × RING_DELAY=1h\)/,
     );
     expect(stdout.slice(stdout.indexOf('--- tick 2 [canary]'))).toMatch(/set image deployment\/stg-jobs-manager/);
     const ring1Reimages = stdout

@@ -43,6 +43,7 @@ describe('image-refresh status --json', () => {
         recorded: simDigest(`${JM}#1`),
         registry: { state: 'resolved', digest: simDigest(`${JM}#2`), drift: true, error: null },
         live: { api: 'docker.io/tracebloc/jobs-manager:stg', proxy: 'docker.io/tracebloc/jobs-manager:stg' },
+        signature: { state: 'off', digest: null, by: null, why: 'VERIFY_SIGNATURES=off' },
       },
       {
         image: 'pods-monitor',
@@ -50,6 +51,7 @@ describe('image-refresh status --json', () => {
         recorded: null,
         registry: { state: 'pinned', digest: null, drift: null, error: null },
         live: { 'pods-monitor-container': 'docker.io/tracebloc/pods-monitor:stg' },
+        signature: { state: 'off', digest: null, by: null, why: 'VERIFY_SIGNATURES=off' },
       },
       {
         image: 'resource-monitor',
@@ -57,6 +59,7 @@ describe('image-refresh status --json', () => {
         recorded: null,
         registry: { state: 'resolved', digest: simDigest('tracebloc/resource-monitor#1'), drift: false, error: null },
         live: { 'tracebloc-resource-monitor': 'docker.io/tracebloc/resource-monitor:stg' },
+        signature: { state: 'off', digest: null, by: null, why: 'VERIFY_SIGNATURES=off' },
       },
     ]);
     expect(world.calls.filter((c) => c.op !== 'resolveDigest')).toEqual([]);

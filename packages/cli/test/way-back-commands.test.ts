@@ -39,7 +39,7 @@ describe('simulate --scenario bad-build', () => {
     expect(exitCode).toBe(0);
     expect(row(stdout, 2)).toMatch(/ROLLED BACK: jobs-manager\s+1\s+-\s+1\/3/);
     expect(row(stdout, 2)).toContain('Warning RefreshRolledBack');
-    expect(row(stdout, 3)).toMatch(/quarantined digest held \(1 image\(s\)\)\s+0/);
+    expect(row(stdout, 3)).toMatch(/quarantined digest held \(jobs-manager\)\s+0/);
     expect(row(stdout, 4)).toMatch(/re-imaged jobs-manager, requests-proxy\s+0\s+-\s+-/);
   });
 

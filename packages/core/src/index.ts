@@ -7,9 +7,15 @@
 
 export { formatDuration, parseDurationMs } from './config/duration.js';
 export { ENV, type Environment } from './config/environment.js';
-export { MAX_TICK_DURATION_MS, parseTickConfig } from './config/parse-config.js';
+export {
+  MAX_DIGEST_AGE_MS,
+  MAX_START_JITTER_MS,
+  MAX_TICK_DURATION_MS,
+  parseTickConfig,
+} from './config/parse-config.js';
 export {
   type KeylessConfig,
+  parseSignatureConfig,
   SIGNATURE_ENV,
   type SignatureConfig,
   type SignatureIdentity,
@@ -17,6 +23,12 @@ export {
   signatureModeOf,
 } from './config/signature-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
+export {
+  CONFIG_VARIABLES,
+  type ConfigVariable,
+  VARIABLE_SECTIONS,
+  type VariableSection,
+} from './config/variables.js';
 export {
   type Annotations,
   type BookkeepingChanges,
@@ -94,7 +106,13 @@ export {
 } from './domain/workloads.js';
 export { dryRunPorts } from './dry-run.js';
 export { mermaidDiagram } from './machine/diagram.js';
-export { INTERRUPTED_EXIT, interruptedBy, type TickInterrupt, type TickSignal } from './machine/interrupted.js';
+export {
+  INTERRUPTED_EXIT,
+  interruptedAfterTheTick,
+  interruptedBy,
+  type TickInterrupt,
+  type TickSignal,
+} from './machine/interrupted.js';
 export { kubernetesEventsFor } from './machine/kubernetes-events.js';
 export { MAX_TIMER_MS, worstCaseTickMs } from './machine/tick-deadline.js';
 export { type EventCode, type EventLevel, isFinding, type TickEvent } from './machine/tick-event.js';
@@ -102,6 +120,10 @@ export { type TickMachine, tickMachine } from './machine/tick-machine.js';
 export type {
   AnnotationWrite,
   DigestChange,
+  FailedReimage,
+  FailedReimageWhy,
+  HeldDigest,
+  HeldReason,
   Reimage,
   TickOutcome,
   TickResult,
@@ -114,6 +136,7 @@ export type { FleetHaltDocument, FleetHaltPort, FleetHaltTarget } from './ports/
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
 export {
+  configInvalidOutcome,
   runTick,
   runTickFromEnvironment,
   type TickOptions,

@@ -57,7 +57,17 @@ export const runTick = async (
   return afterTheTick(outcome, config, ports, options);
 };
 
-const configInvalid = (errors: readonly ConfigError[]): TickOutcome => {
+/**
+ * The outcome of a tick refused for its configuration: `result:
+ * 'configInvalid'`, exit 2, one `CONFIG_INVALID` finding per problem (each
+ * naming its variable), nothing written, nothing called (docs/behaviour.md
+ * §2, I18). What {@link runTickFromEnvironment} ends with on a malformed
+ * environment; a shell that checks more of the environment than core parses
+ * (files, its own settings) reports every problem in one such outcome.
+ *
+ * @param errors - every problem found, in the order they are to be said.
+ */
+export const configInvalidOutcome = (errors: readonly ConfigError[]): TickOutcome => {
   const events: TickEvent[] = errors.map((e) => ({
     level: 'error',
     code: 'CONFIG_INVALID',
@@ -91,6 +101,6 @@ export const runTickFromEnvironment = (
   options: TickOptions = {},
 ): Promise<TickOutcome> =>
   E.match(
-    (errors: readonly ConfigError[]) => Promise.resolve(configInvalid(errors)),
+    (errors: readonly ConfigError[]) => Promise.resolve(configInvalidOutcome(errors)),
     (config: TickConfig) => runTick(config, makePorts(config), options),
   )(parseTickConfig(env));

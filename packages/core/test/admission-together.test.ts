@@ -25,7 +25,7 @@ describe('soak, then the way back (issues 16, 17)', () => {
     const bad = simDigest(`${JM}#2`);
     world.breakBuild(bad);
     world.publish(JM, bad);
-    expect((await tick()).result).toBe('complete');
+    expect((await tick()).result).toBe('soaking');
     expect(world.annotations[PENDING]).toMatch(new RegExp(`^${bad} `));
 
     world.clockMs += HOUR;

@@ -59,7 +59,7 @@ describe('MIN_DIGEST_AGE and ROLLOUT_RING (issue 17)', () => {
       { kind: 'writePendingDigests', annotations: { [PENDING]: `${build2} 2026-01-01T12:00:00Z` } },
     ]);
     expect(lines(seen, 'DIGEST_SOAK_STARTED')).toEqual([
-      `${JM}@${build2.slice(0, 19)}… first seen 0s ago; acting after 14:00 (MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`,
+      `${JM}@${build2.slice(0, 19)}… first seen 0s ago; acting after 14:00Z (MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`,
     ]);
     expect(kubernetesEventsFor(seen).map((k) => k.reason)).toContain('RefreshDigestSoakStarted');
 
@@ -69,7 +69,7 @@ describe('MIN_DIGEST_AGE and ROLLOUT_RING (issue 17)', () => {
     expect(waiting.writes).toEqual([]);
     expect(waiting.reimages).toEqual([]);
     expect(lines(waiting, 'DIGEST_SOAKING')).toEqual([
-      `${JM}@${build2.slice(0, 19)}… first seen 20m ago; acting after 14:00 (MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`,
+      `${JM}@${build2.slice(0, 19)}… first seen 20m ago; acting after 14:00Z (MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`,
     ]);
     expect(kubernetesEventsFor(waiting).map((k) => k.reason)).not.toContain('RefreshDigestSoakStarted');
     expect(apiImage(e.world)).toBe(`docker.io/${JM}:stg`);

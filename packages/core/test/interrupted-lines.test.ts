@@ -331,6 +331,7 @@ describe('an interrupted outcome from parts the machine does not send today', ()
     events: [],
     writes: [],
     reimages: [],
+    rollingBack: false,
     ...parts,
   });
   const say = (src: string, input: unknown, parts: Partial<InterruptedContext> = {}, phase = 'before' as const) =>
@@ -358,6 +359,58 @@ describe('an interrupted outcome from parts the machine does not send today', ()
     const writes = [{ kind: 'writeRefreshAttempt' as const, annotations: { [ANNOTATION.refreshAttempt]: null } }];
     expect(say('resolveDigests', {}, { writes })).toBe(
       'interrupted by SIGTERM before resolving digests from the registry: refresh-attempt unchanged, digests not recorded',
+    );
+  });
+});
+
+// ON_ROLLOUT_FAILURE=revert: a rollout cut short by a signal is not a rollout
+// that failed, so nothing is rolled back; the line says so, and what the next
+// tick does with the build it leaves half-rolled (docs/behaviour.md §3, Signals).
+describe('an interrupted re-image under ON_ROLLOUT_FAILURE=revert says what the way back did not do', () => {
+  const jobsManager = { id: 'jobs-manager', kind: 'Deployment', name: 'stg-jobs-manager', namespace: 'tracebloc' };
+  const attemptWritten = (n: number) => [
+    { kind: 'writeRefreshAttempt' as const, annotations: { 'tracebloc.io/refresh-attempt': String(n) } },
+  ];
+  const lineOf = (env: Record<string, string>, parts: Partial<InterruptedContext>, src = 'waitForRollout') =>
+    interruptedOutcome(
+      {
+        config: simConfig(env),
+        settledness: O.some(settled('rolled out')),
+        attempt: 0,
+        events: [],
+        writes: [],
+        reimages: [],
+        rollingBack: false,
+        ...parts,
+      },
+      { src, input: { workload: jobsManager }, phase: 'during' },
+      interruptedBy('SIGTERM'),
+    ).events.at(-1)?.message;
+
+  it('during the rollout wait: no rollback, the next tick retries as the next attempt once jobs-manager is settled', () => {
+    expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1) })).toBe(
+      'interrupted by SIGTERM while waiting for deployment/stg-jobs-manager: refresh-attempt=1 stays, digests not recorded; no rollback was made (ON_ROLLOUT_FAILURE=revert rolls back a rollout that failed, and this one was cut short): the next tick retries this build as attempt 2/3 once deployment/stg-jobs-manager is settled, and rolls it back if its rollout fails',
+    );
+  });
+
+  it('at the last attempt: the next tick is the flap lockout, no retry and no rollback', () => {
+    expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(3) }, 'watchStability')).toMatch(
+      /; no rollback was made \(.*\): the next tick finds refresh-attempt at MAX_REFRESH_ATTEMPTS=3: FLAP DETECTED, no retry and no rollback \(image-refresh rearm once the build is fixed\)$/,
+    );
+  });
+
+  it('during the rollback itself: it is unfinished, nothing quarantined', () => {
+    expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1), rollingBack: true })).toMatch(
+      /refresh-attempt=1 stays, digests not recorded; the rollback to the recorded digests was cut short and nothing was quarantined: /,
+    );
+  });
+
+  it('under keep (the script), or during a bookkeeping read, the line is as it was', () => {
+    expect(lineOf({}, { writes: attemptWritten(1) })).toBe(
+      'interrupted by SIGTERM while waiting for deployment/stg-jobs-manager: refresh-attempt=1 stays, digests not recorded',
+    );
+    expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1) }, 'readJobsManager')).not.toContain(
+      'rollback',
     );
   });
 });

@@ -30,13 +30,13 @@ const change = { image: 'jobs-manager' as const, from: `sha256:${'a'.repeat(64)}
 
 describe('clockTime: when a soaking digest is acted on, as an operator reads it', () => {
   it('today: hours and minutes only', () => {
-    expect(clockTime(at('2026-03-04T13:05:00Z'), at('2026-03-04T12:00:00Z'))).toBe('13:05');
+    expect(clockTime(at('2026-03-04T13:05:00Z'), at('2026-03-04T12:00:00Z'))).toBe('13:05Z');
   });
   it('today with seconds: the seconds stay', () => {
-    expect(clockTime(at('2026-03-04T13:05:30Z'), at('2026-03-04T12:00:00Z'))).toBe('13:05:30');
+    expect(clockTime(at('2026-03-04T13:05:30Z'), at('2026-03-04T12:00:00Z'))).toBe('13:05:30Z');
   });
   it('another day: the date goes first', () => {
-    expect(clockTime(at('2026-03-05T00:10:00Z'), at('2026-03-04T23:30:00Z'))).toBe('2026-03-05 00:10');
+    expect(clockTime(at('2026-03-05T00:10:00Z'), at('2026-03-04T23:30:00Z'))).toBe('2026-03-05 00:10Z');
   });
 });
 
@@ -51,7 +51,7 @@ describe('the soak says each tick one exact line', () => {
   });
 
   it('DIGEST_SOAK_STARTED on the first sighting, DIGEST_SOAKING after: info, the age and when it acts', () => {
-    const line = `tracebloc/jobs-manager@${SHORT} first seen 20m ago; acting after 14:25 ${REQUIRED}`;
+    const line = `tracebloc/jobs-manager@${SHORT} first seen 20m ago; acting after 14:25Z ${REQUIRED}`;
     expect(digestSoaking(config, young(true), now)).toEqual({
       level: 'info',
       code: 'DIGEST_SOAK_STARTED',

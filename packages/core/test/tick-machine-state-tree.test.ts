@@ -172,7 +172,7 @@ describe('a digest soaking under MIN_DIGEST_AGE (§3.4a)', () => {
     expect(second.exitCode).toBe(0);
     expect(edge.writes()).toEqual([]);
     expect(edge.line('DIGEST_SOAKING')).toBe(
-      `${JM}@${JM2.slice(0, 19)}… first seen 1m ago; acting after 01:00 (MIN_DIGEST_AGE=1h, ring 0 × RING_DELAY=1h)`,
+      `${JM}@${JM2.slice(0, 19)}… first seen 1m ago; acting after 01:00Z (MIN_DIGEST_AGE=1h, ring 0 × RING_DELAY=1h)`,
     );
     expect(edge.codes()).toEqual([
       'TICK_START',

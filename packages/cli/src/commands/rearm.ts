@@ -14,7 +14,7 @@ import type { CommandResult, Output } from './command.js';
 
 export const REARM_HELP = `Usage: image-refresh rearm
 
-The human action the flap lockout asks for (#563): removes
+The human action the flap lockout asks for (the chart's guard, its PR #563): removes
 tracebloc.io/refresh-attempt and tracebloc.io/refresh-flap-detected from the
 jobs-manager Deployment, in one write, and says what it removed. The next tick
 with drift re-images again, as attempt 1. The same write lifts every

@@ -17,11 +17,11 @@ import { pendingDigests } from '../render/pending-digests.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
-import { checkSignaturesForStatus } from './status-signatures.js';
+import { checkSignaturesForStatus, SIGNATURES_OFF } from './status-signatures.js';
 
 // `status --json`: the facts `status` prints, as one JSON object on stdout for
-// fleet tooling. The field names are a contract, documented in the README
-// ("Fleet visibility"); a field is null where status says "cannot read it"
+// fleet tooling. The field names are a contract, documented in
+// docs/metrics.md; a field is null where status says "cannot read it"
 // or "not asked", never left out.
 
 type Either<A> = E.Either<PortError, A>;
@@ -91,7 +91,6 @@ export const statusJson = async (
   }
   const a = jm.right.annotations;
   const answerFor = await resolveForStatus(connection, config, options.noRegistry === true);
-  // Issue 15: `signature` per image only with VERIFY_SIGNATURES ≠ off.
   const signatureOf = await checkSignaturesForStatus(connection, config, options.signatureTrust, IMAGES, answerFor);
   const images = IMAGES.map((image) => {
     const recorded = a[image.recordKey] ?? null;
@@ -127,7 +126,8 @@ export const statusJson = async (
       recorded,
       registry,
       live,
-      ...(signatureOf === undefined ? {} : { signature: signatureOf(image) }),
+      // Never left out: with VERIFY_SIGNATURES=off it says so (state "off").
+      signature: signatureOf === undefined ? SIGNATURES_OFF : signatureOf(image),
     };
   });
   out.stdout(

@@ -18,9 +18,13 @@ import type { SignatureTrust } from '../wiring/signature-trust.js';
 // per unpinned image, nothing when --no-registry.
 
 export type StatusSignature =
+  | { readonly state: 'off'; readonly digest: null; readonly by: null; readonly why: string }
   | { readonly state: 'verified'; readonly digest: string; readonly by: string; readonly why: null }
   | { readonly state: 'notVerified'; readonly digest: string; readonly by: null; readonly why: string }
   | { readonly state: 'notChecked'; readonly digest: string | null; readonly by: null; readonly why: string };
+
+/** VERIFY_SIGNATURES=off: `status --json` still has the field (a field is never left out), saying so. */
+export const SIGNATURES_OFF: StatusSignature = { state: 'off', digest: null, by: null, why: 'VERIFY_SIGNATURES=off' };
 
 const notChecked = (why: string, digest: string | null = null): StatusSignature => ({
   state: 'notChecked',
@@ -80,5 +84,7 @@ export const signatureText = (s: StatusSignature): string => {
       return `${at}NOT verified: ${s.why}`;
     case 'notChecked':
       return `${at}not checked: ${s.why}`;
+    case 'off':
+      return `not checked: ${s.why}`;
   }
 };

@@ -27,7 +27,7 @@ quarantined digest (ON_ROLLOUT_FAILURE=revert), and per image the recorded,
 registry and live digests. Reads only.
 
   --no-registry  do not ask the registry (one manifest HEAD per unpinned image otherwise)
-  --json         the same facts as one JSON object on stdout (field names: README, "Fleet visibility")
+  --json         the same facts as one JSON object on stdout (every field always present, null where unknown)
 `;
 
 /** One column for every workload and counter name: `resource-monitor` is 16 wide and was run into its object (issue 13). */

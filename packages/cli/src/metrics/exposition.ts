@@ -2,7 +2,7 @@
 // needs: gauges with HELP, TYPE and labelled samples. Written here rather
 // than taken from prom-client: the whole format a tick pushes is these few
 // lines, and prom-client costs the bundle ~68 kB and the tick ~4 MB of RSS
-// (README, "Fleet visibility").
+// (docs/metrics.md).
 
 /** One sample: its labels (in order) and its value. */
 export interface Sample {

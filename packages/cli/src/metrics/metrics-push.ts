@@ -24,14 +24,19 @@ export interface MetricsSession {
   /** The ports the tick runs on, their answers noted for the metrics. */
   readonly observe: (ports: TickPorts) => TickPorts;
   /**
-   * Push this tick's metrics, within `bound` (the tick's signal, and a
-   * `timeoutMs` that defaults to API_TIMEOUT); a WARN event when the push
-   * failed, else undefined.
+   * Push this tick's metrics, within `bound` (the tick's signal, a signal
+   * that cuts it short, and a `timeoutMs` that defaults to API_TIMEOUT); a
+   * WARN event when the push failed, else undefined. May be called again
+   * (an interrupted tick's metrics replace the ones a signal cut short).
    */
   readonly push: (
     outcome: TickOutcome,
     config: TickConfig,
-    bound?: { readonly signal?: AbortSignal | undefined; readonly timeoutMs?: number | undefined },
+    bound?: {
+      readonly signal?: AbortSignal | undefined;
+      readonly interrupt?: AbortSignal | undefined;
+      readonly timeoutMs?: number | undefined;
+    },
   ) => Promise<LogEvent | undefined>;
 }
 
@@ -50,6 +55,7 @@ const session = (metrics: MetricsConfig, now: () => number): MetricsSession => {
       const pushed = await pushMetrics(pushUrl(metrics), body, {
         timeoutMs: bound.timeoutMs ?? config.apiTimeoutMs,
         signal: bound.signal,
+        interrupt: bound.interrupt,
       });
       return E.isRight(pushed)
         ? undefined

@@ -35,6 +35,8 @@ export interface TickObservations {
   rateLimitRemaining?: number;
   /** `<kind>/<namespace>/<name>/<container>` → the image it runs, for each workload this tick read. */
   readonly live: Record<string, string>;
+  /** quarantined-<image>-digest after the tick, per image (read, then written by a rollback); absent until read. */
+  quarantined?: Partial<Record<ImageName, string>>;
 }
 
 export const emptyObservations = (): TickObservations => ({ recorded: {}, registry: {}, live: {} });
@@ -66,11 +68,20 @@ const onRight =
 
 const counterAfter = (value: string | null): number => (value === null ? 0 : counterValue(O.some(value)));
 
+/** A quarantine written (a rollback) or removed, on top of what the tick read. */
+const noteQuarantine = (seen: TickObservations, key: string, value: string | null): void => {
+  const image = IMAGES.find((i) => i.quarantineKey === key);
+  if (image === undefined || seen.quarantined === undefined) return;
+  const { [image.name]: _, ...others } = seen.quarantined;
+  seen.quarantined = value === null ? others : { ...others, [image.name]: value };
+};
+
 /** What a successful bookkeeping write changed, in `seen`'s terms. */
 const noteChanges = (seen: TickObservations, changes: BookkeepingChanges): void => {
   for (const [key, value] of Object.entries(changes)) {
     if (key === ANNOTATION.skipStreak) seen.skipStreak = counterAfter(value);
     else if (key === ANNOTATION.refreshAttempt) seen.refreshAttempt = counterAfter(value);
+    else if (IMAGES.some((i) => i.quarantineKey === key)) noteQuarantine(seen, key, value);
     else {
       const image = IMAGES.find((i) => i.recordKey === key);
       if (image !== undefined && value !== null) seen.recorded[image.name] = value;
@@ -95,6 +106,12 @@ export const observePorts = (ports: TickPorts, seen: TickObservations): TickPort
             const value = recorded[name];
             if (O.isSome(value)) seen.recorded[name] = value.value;
           }
+          seen.quarantined = Object.fromEntries(
+            IMAGES.flatMap((i) => {
+              const digest = annotations[i.quarantineKey];
+              return digest === undefined ? [] : [[i.name, digest]];
+            }),
+          );
         }),
       // A write the tick made is the bookkeeping as it left it: exactly the changes it sent.
       patchBookkeeping: (changes) => onRight(cluster.patchBookkeeping(changes), () => noteChanges(seen, changes)),

@@ -21,17 +21,24 @@ const describeUrl = (url: URL): string => `${url.origin}${url.pathname}`;
 export const pushMetrics = (
   url: string,
   body: string,
-  options: { readonly timeoutMs: number; readonly signal?: AbortSignal | undefined },
+  options: {
+    readonly timeoutMs: number;
+    readonly signal?: AbortSignal | undefined;
+    /** SIGTERM / SIGINT: a push in flight is cut short at once (the tick then ends interrupted). */
+    readonly interrupt?: AbortSignal | undefined;
+  },
 ): Promise<E.Either<PortError, void>> => {
   const target = new URL(url);
   const what = `POST ${describeUrl(target)}`;
-  return boundedCall({ timeoutMs: options.timeoutMs, parents: [options.signal] }, (signal) => {
+  return boundedCall({ timeoutMs: options.timeoutMs, parents: [options.signal, options.interrupt] }, (signal) => {
     const failure = (cause: unknown): PortError =>
       options.signal?.aborted === true
         ? transport(`${what} was aborted: the tick was told to stop`)
-        : signal.aborted
-          ? timeout(`${what} did not answer within ${options.timeoutMs} ms`)
-          : transport(`${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+        : options.interrupt?.aborted === true
+          ? transport(`${what} was cut short by a signal`)
+          : signal.aborted
+            ? timeout(`${what} did not answer within ${options.timeoutMs} ms`)
+            : transport(`${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     return new Promise<E.Either<PortError, void>>((resolve) => {
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const req = send(

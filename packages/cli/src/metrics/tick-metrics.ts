@@ -1,11 +1,11 @@
-import { IMAGES, type ImageName, type TickConfig, type TickOutcome } from '@image-refresh/core';
+import { type HeldReason, IMAGES, type ImageName, type TickConfig, type TickOutcome } from '@image-refresh/core';
 import type { Gauge, Sample } from './exposition.js';
 import { containerKey, liveDigestOf, type TickObservations } from './observations.js';
 import { REQUEST_KINDS, type RequestKind } from './request-count.js';
 
 // The metrics of one tick, as a pure function of what the tick ended with:
 // its outcome, what its ports answered, the requests it made, the config and
-// the clock. Names are a contract (README, "Fleet visibility").
+// the clock. Names are a contract (docs/metrics.md).
 
 export interface TickFacts {
   readonly outcome: TickOutcome;
@@ -19,6 +19,10 @@ export interface TickFacts {
 const gauge = (name: string, help: string, samples: readonly Sample[]): Gauge => ({ name, help, samples });
 const single = (name: string, help: string, value: number | undefined): Gauge =>
   gauge(name, help, value === undefined ? [] : [{ value }]);
+
+/** The digests the tick held back for `reason`: a fact of this tick, 0 when none (known on every tick that ran). */
+const heldCount = (outcome: TickOutcome, reason: HeldReason): number =>
+  (outcome.held ?? []).filter((h) => h.reason === reason).length;
 
 /** Per image, the digests running now: what the tick read, with what it re-imaged and saw roll out on top. */
 const liveDigests = (facts: TickFacts): Partial<Record<ImageName, string[]>> => {
@@ -71,12 +75,14 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     single(
       'image_refresh_exit_code',
-      "The last tick's exit code: 0 ok, 1 a finding, 2 configuration.",
+      "The last tick's exit code: 0 ok, 1 a finding, 143 / 130 stopped by SIGTERM / SIGINT (a configuration error, exit 2, pushes nothing).",
       outcome.exitCode,
     ),
-    gauge('image_refresh_tick_outcome', "1 for the last tick's outcome (the tick machine's final state).", [
-      { labels: { outcome: outcome.result }, value: 1 },
-    ]),
+    gauge(
+      'image_refresh_tick_outcome',
+      "1 for the last tick's outcome, the summary line's outcome= (complete, skipped, frozen, flapLockout, signatureRejected, rolledBack, quarantineHeld, soaking, interrupted, ...).",
+      [{ labels: { outcome: outcome.result }, value: 1 }],
+    ),
     single(
       'image_refresh_tick_duration_seconds',
       'How long the last tick took, its Events included.',
@@ -96,12 +102,32 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     single(
       'image_refresh_flap_locked_out',
-      '1 while refresh-attempt has reached MAX_REFRESH_ATTEMPTS: no re-image until rearm (I10).',
+      '1 while refresh-attempt has reached MAX_REFRESH_ATTEMPTS: no re-image until rearm.',
       attempt === undefined ? undefined : attempt >= config.maxRefreshAttempts ? 1 : 0,
+    ),
+    single(
+      'image_refresh_rolled_back',
+      'Workloads the last tick rolled back to their recorded digests after a failed rollout (ON_ROLLOUT_FAILURE=revert); 0 when it rolled nothing back.',
+      (outcome.reverts ?? []).filter((r) => r.rolledOut).length,
+    ),
+    single(
+      'image_refresh_quarantined_digests',
+      'Digests quarantined on this edge after a rollback (quarantined-<image>-digest), as the last tick that read them left them; held until rearm.',
+      observed.quarantined === undefined ? undefined : Object.keys(observed.quarantined).length,
+    ),
+    single(
+      'image_refresh_signatures_rejected',
+      'New digests the last tick did not re-image because their signature did not verify (VERIFY_SIGNATURES=enforce).',
+      heldCount(outcome, 'signatureRejected'),
+    ),
+    single(
+      'image_refresh_digests_soaking',
+      'New digests the last tick held back because they are not yet old enough on this edge (MIN_DIGEST_AGE, ROLLOUT_RING).',
+      heldCount(outcome, 'soaking'),
     ),
     gauge(
       'image_refresh_image_info',
-      'An image digest: recorded on jobs-manager, in the registry, or running live.',
+      '1 per digest the tick knows, by image and state: recorded (on jobs-manager), registry (what the tag answered), live (running in a workload the tick read or re-imaged).',
       imageInfo(facts),
     ),
     single(

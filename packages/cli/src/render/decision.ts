@@ -1,4 +1,4 @@
-import type { TickOutcome } from '@image-refresh/core';
+import type { FailedReimageWhy, HeldReason, TickOutcome } from '@image-refresh/core';
 
 // One phrase per tick for timelines and the closing summary line: what the
 // tick decided, in an operator's words.
@@ -9,14 +9,31 @@ const names = (outcome: TickOutcome): string =>
 const recorded = (outcome: TickOutcome): number =>
   outcome.writes
     .filter((w) => w.kind === 'recordDigests')
-    // A pending record the write removes (issue 17) is not a digest recorded.
+    // A pending record the write removes is not a digest recorded.
     .reduce((n, w) => n + Object.values(w.annotations).filter((v) => v !== null).length, 0);
 
-/** Issue 17: the images whose changed digest waits on this edge (MIN_DIGEST_AGE, ROLLOUT_RING). */
-const soaking = (outcome: TickOutcome): string[] =>
-  outcome.events
-    .filter((e) => e.code === 'DIGEST_SOAK_STARTED' || e.code === 'DIGEST_SOAKING')
-    .map((e) => e.message.slice(0, e.message.indexOf('@')).replace('tracebloc/', ''));
+/** The images held back for `reason` this tick. */
+const heldFor = (outcome: TickOutcome, reason: HeldReason): string[] =>
+  (outcome.held ?? []).filter((h) => h.reason === reason).map((h) => h.image);
+
+const FAILED_WORDS: Readonly<Record<FailedReimageWhy, string>> = {
+  setImageRefused: 'set image refused',
+  rolloutFailed: 'rollout failed',
+  rolloutTimedOut: 'rollout timed out',
+  rolloutUnreadable: 'unreadable in its rollout',
+  notStable: 'did not stay complete',
+};
+
+/**
+ * Why the re-image failed, naming the workload: a retry tick patches nothing
+ * (the workload already runs the target), so the list of re-images alone is
+ * empty there and said nothing.
+ */
+const failedWords = (outcome: TickOutcome): string => {
+  const failed = outcome.failedReimage;
+  if (failed === undefined) return `re-image failed: ${names(outcome)}`;
+  return `${failed.alreadyOnTarget ? 'retry' : 're-image'} failed: ${failed.workload.id} ${FAILED_WORDS[failed.why]}`;
+};
 
 export const decisionOf = (outcome: TickOutcome): string => {
   switch (outcome.result) {
@@ -45,7 +62,7 @@ export const decisionOf = (outcome: TickOutcome): string => {
     case 'attemptWriteFailed':
       return 'attempt unwritable: no re-image';
     case 'reimageFailed':
-      return `re-image failed: ${names(outcome)}`;
+      return failedWords(outcome);
     case 'rolledBack':
       return `ROLLED BACK: ${(outcome.reverts ?? []).map((r) => r.workload.id).join(', ')}`;
     case 'rollbackFailed':
@@ -54,14 +71,16 @@ export const decisionOf = (outcome: TickOutcome): string => {
       return outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; record failed` : 'record failed';
     case 'interrupted':
       return 'interrupted by a signal';
+    case 'signatureRejected':
+      return `SIGNATURE NOT VERIFIED: ${heldFor(outcome, 'signatureRejected').join(', ')}`;
+    case 'quarantineHeld':
+      return `quarantined digest held (${heldFor(outcome, 'quarantined').join(', ')})`;
+    case 'soaking':
+      return `soaking ${heldFor(outcome, 'soaking').join(', ')}`;
     case 'complete': {
       if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}`;
-      if (soaking(outcome).length > 0) return `soaking ${soaking(outcome).join(', ')}`;
       const n = recorded(outcome);
-      if (n > 0) return `first observation: recorded ${n} digest(s)`;
-      // Issue 16: a quarantined digest held is said, not passed off as no change.
-      const held = outcome.events.filter((e) => e.code === 'DIGEST_QUARANTINED').length;
-      return held > 0 ? `quarantined digest held (${held} image(s))` : 'no change';
+      return n > 0 ? `first observation: recorded ${n} digest(s)` : 'no change';
     }
   }
 };

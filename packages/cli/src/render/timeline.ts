@@ -15,7 +15,7 @@ const COLUMNS = [
   ['tick', 4],
   ['world event', 50],
   ['jobs-manager', 12],
-  ['decision', 46],
+  ['decision', 50],
   ['exit', 4],
   ['streak', 6],
   ['attempt', 7],

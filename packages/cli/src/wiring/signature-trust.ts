@@ -1,5 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { type ConfigError, SIGNATURE_ENV, type SignaturePort, type TickConfig } from '@image-refresh/core';
+import {
+  type ConfigError,
+  SIGNATURE_ENV,
+  type SignatureConfig,
+  type SignaturePort,
+  type TickConfig,
+} from '@image-refresh/core';
 import { type KeylessTrust, parsePublicKeys, type TrustedKey } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
 import { signaturePort, type TickSignals } from './signature-port.js';
@@ -69,18 +75,20 @@ const notATrustedRoot = (file: string, what: string): ConfigError => ({
 });
 
 /**
- * The trust VERIFY_SIGNATURES verifies with, read from the files the config
- * names; `undefined` with VERIFY_SIGNATURES=off (nothing read, nothing loaded).
- * Every problem at once, as the config parser reports them.
+ * The trust VERIFY_SIGNATURES verifies with, read from the files its
+ * variables name; `undefined` with VERIFY_SIGNATURES=off (nothing read,
+ * nothing loaded). Every problem at once, as the config parser reports them;
+ * read from the signature variables alone, so a file's problem is reported
+ * with the rest of the environment's, not on the run after they are fixed.
  */
 export const readSignatureTrust = async (
-  config: TickConfig,
+  signatures: SignatureConfig,
 ): Promise<E.Either<readonly ConfigError[], SignatureTrust | undefined>> => {
-  const signatures = config.signatures;
-  if (signatures === undefined || signatures.mode === 'off') return E.right(undefined);
+  if (signatures.mode === 'off') return E.right(undefined);
   const problems: ConfigError[] = [];
   const keys: TrustedKey[] = [];
-  for (const file of signatures.publicKeyFiles) {
+  // An empty entry is the parser's problem, named already: there is no file to read.
+  for (const file of signatures.publicKeyFiles.filter((path) => path !== '')) {
     const read = await readKeys(file);
     if (E.isLeft(read)) problems.push(read.left);
     else keys.push(...read.right);

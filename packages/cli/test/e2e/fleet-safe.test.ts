@@ -50,7 +50,7 @@ describe('fleet-safe rollout on the bundle (issue 17)', () => {
       ]);
       expect(written[PENDING]).toMatch(new RegExp(`^${build2} \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`));
       expect(theLine(seen.stderr, '] tracebloc/jobs-manager@')).toMatch(
-        /^\[image-refresh\] tracebloc\/jobs-manager@sha256:[0-9a-f]{12}… first seen \ds ago; acting after (\d{4}-\d\d-\d\d )?\d\d:\d\d(:\d\d)? \(MIN_DIGEST_AGE=3s, ring 1 × RING_DELAY=2s\)$/,
+        /^\[image-refresh\] tracebloc\/jobs-manager@sha256:[0-9a-f]{12}… first seen \ds ago; acting after (\d{4}-\d\d-\d\d )?\d\d:\d\d(:\d\d)?Z \(MIN_DIGEST_AGE=3s, ring 1 × RING_DELAY=2s\)$/,
       );
 
       const waiting = await stage.tick(SOAK);

@@ -51,3 +51,30 @@ describe('what the tick says', () => {
     ]);
   });
 });
+
+describe('what simulate says', () => {
+  /** The decision cell of each row, by tick (the column after jobs-manager's state). */
+  const decisions = (stdout: readonly string[]): Record<string, string> =>
+    Object.fromEntries(
+      stdout.flatMap((line) => {
+        const row =
+          /^(\d+)\s{2,}.*?\s{2,}(?:settled|not settled|unreadable|not checked)\s{2,}(.*?)\s{2,}\d+\s{2,}/.exec(line);
+        return row === null ? [] : [[row[1] ?? '', row[2] ?? '']];
+      }),
+    );
+
+  // Rows 3 and 4 said "re-image failed:" and nothing after it: a retry tick
+  // patches nothing (jobs-manager already runs the build), so the list of
+  // re-images it named was empty. Red on the unfixed CLI, which printed that.
+  it('flapping-readiness: every failed re-image row says which workload failed and why', async () => {
+    const run = await runBundle(['simulate', '--scenario', 'flapping-readiness'], { HOME: home });
+    expect(run.exitCode).toBe(0);
+    const rows = decisions(run.stdout);
+    expect([rows['2'], rows['3'], rows['4']]).toEqual([
+      're-image failed: jobs-manager rollout timed out',
+      'retry failed: jobs-manager rollout timed out',
+      'retry failed: jobs-manager rollout timed out',
+    ]);
+    expect(run.stdout.filter((line) => /failed:\s{2,}/.test(line))).toEqual([]);
+  });
+});

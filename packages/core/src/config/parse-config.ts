@@ -82,7 +82,54 @@ export const MAX_TICK_DURATION_MS = 24 * 3_600_000;
 /** One sentence for every duration past the cap, zero-allowed or not: operators grep it. */
 const TOO_LONG = `must be at most ${formatDuration(MAX_TICK_DURATION_MS)} (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`;
 
-const duration = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
+/** The longest a duration may be, and the sentence that says why when it is longer. */
+interface DurationLimit {
+  readonly ms: number;
+  readonly problem: string;
+}
+
+const TICK_WAIT: DurationLimit = { ms: MAX_TICK_DURATION_MS, problem: TOO_LONG };
+
+/**
+ * START_JITTER's cap: it is waited inside the tick, before its first registry
+ * request, so the Job's deadline must hold it beside every other bound
+ * (worstCaseTickMs counts it). The shipped activeDeadlineSeconds (5400 s)
+ * holds a default tick with this much jitter and a soak (packages/cli/test/
+ * deploy.test.ts), and a longer spread would run into the next tick of the
+ * 15-minute schedule, which concurrencyPolicy: Forbid then skips.
+ */
+export const MAX_START_JITTER_MS = 10 * 60_000;
+
+const START_JITTER_LIMIT: DurationLimit = {
+  ms: MAX_START_JITTER_MS,
+  problem: `must be at most ${formatDuration(MAX_START_JITTER_MS)}: it is waited inside the tick, before its first registry request, so the Job's activeDeadlineSeconds (5400 s as shipped) must hold it beside every other bound of the tick, and a longer spread runs into the next tick of the 15-minute schedule`,
+};
+
+/**
+ * The longest required age of a changed digest (MIN_DIGEST_AGE, RING_DELAY,
+ * and MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY): 30 days. Not a wait — the
+ * age is compared with this edge's pending record (docs/behaviour.md §3.4a
+ * step 2) — but a tag that moves more often than the required age never gets
+ * a build through, so a longer one is refused as a likely typo.
+ */
+export const MAX_DIGEST_AGE_MS = 720 * 3_600_000;
+
+/** Why the age has a limit at all, said after the limit. */
+const AGE_REASON =
+  "it is an age, compared with this edge's record of when it first saw the digest, not a wait; a tag that moves more often than the required age never gets a build through, so a longer one is refused as a likely typo";
+
+const AGE_LIMIT: DurationLimit = {
+  ms: MAX_DIGEST_AGE_MS,
+  problem: `must be at most ${formatDuration(MAX_DIGEST_AGE_MS)} (30 days): ${AGE_REASON}`,
+};
+
+const duration = (
+  env: Environment,
+  problems: Problems,
+  variable: string,
+  fallback: string,
+  limit: DurationLimit = TICK_WAIT,
+): number => {
   const value = read(env, variable) ?? fallback;
   const ms = parseDurationMs(value);
   if (ms === undefined) {
@@ -93,30 +140,59 @@ const duration = (env: Environment, problems: Problems, variable: string, fallba
     problems.add(variable, value, 'must be longer than zero');
     return 0;
   }
-  if (ms > MAX_TICK_DURATION_MS) {
-    problems.add(variable, value, TOO_LONG);
+  if (ms > limit.ms) {
+    problems.add(variable, value, limit.problem);
     return 0;
   }
   return ms;
 };
 
 /**
- * A duration that may be zero (ROLLOUT_STABLE_FOR, issue 16: no window; issue 17's
- * switches: `0s` is off, the script's behaviour), capped like every other: START_JITTER is waited inside
- * the tick, and a soak longer than a day is a typo more often than a plan.
+ * A duration that may be zero (ROLLOUT_STABLE_FOR: no window; MIN_DIGEST_AGE
+ * and START_JITTER: `0s` is off, the script's behaviour), capped like every
+ * other — each by its own limit: a wait inside the tick by what the tick's
+ * deadline holds, an age by {@link MAX_DIGEST_AGE_MS}.
  */
-const durationOrZero = (env: Environment, problems: Problems, variable: string, fallback: string): number => {
+const durationOrZero = (
+  env: Environment,
+  problems: Problems,
+  variable: string,
+  fallback: string,
+  limit: DurationLimit = TICK_WAIT,
+): number => {
   const value = read(env, variable) ?? fallback;
   const ms = parseDurationMs(value);
   if (ms === undefined) {
     problems.add(variable, value, 'is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)');
     return 0;
   }
-  if (ms > MAX_TICK_DURATION_MS) {
-    problems.add(variable, value, TOO_LONG);
+  if (ms > limit.ms) {
+    problems.add(variable, value, limit.problem);
     return 0;
   }
   return ms;
+};
+
+/**
+ * The whole required age, MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY, obeys
+ * the age's limit too: each part may be fine and the sum years (1000 rings of
+ * a day). Named on ROLLOUT_RING, the factor that makes it grow; judged only
+ * when each part parsed.
+ */
+const requiredAgeWithinLimit = (
+  env: Environment,
+  problems: Problems,
+  parts: { readonly minDigestAgeMs: number; readonly rolloutRing: number; readonly ringDelayMs: number },
+): void => {
+  const { minDigestAgeMs, rolloutRing, ringDelayMs } = parts;
+  const required = minDigestAgeMs + rolloutRing * ringDelayMs;
+  if (rolloutRing === 0 || required <= MAX_DIGEST_AGE_MS) return;
+  const said = (ms: number) => (ms === 0 ? '0s' : formatDuration(ms));
+  problems.add(
+    ENV.rolloutRing,
+    read(env, ENV.rolloutRing),
+    `makes the required age MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY = ${said(minDigestAgeMs)} + ${rolloutRing} × ${said(ringDelayMs)} = ${said(required)}, more than ${formatDuration(MAX_DIGEST_AGE_MS)} (30 days): ${AGE_REASON}`,
+  );
 };
 
 const rolloutFailureMode = (env: Environment, problems: Problems, variable: string): 'keep' | 'revert' => {
@@ -279,10 +355,14 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     rolloutStableForMs: durationOrZero(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor),
     // Off, the config is the one it always was (I28).
     ...(signatures.config.mode === 'off' ? {} : { signatures: signatures.config }),
-    minDigestAgeMs: durationOrZero(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge),
+    minDigestAgeMs: durationOrZero(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge, AGE_LIMIT),
     rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
-    ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay),
-    startJitterMs: durationOrZero(env, problems, ENV.startJitter, DEFAULTS.startJitter),
+    ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay, AGE_LIMIT),
+    startJitterMs: durationOrZero(env, problems, ENV.startJitter, DEFAULTS.startJitter, START_JITTER_LIMIT),
   };
+  // Each part parsed (a part that did not is 0 and named already): the sum has the same limit.
+  if (problems.list.every((p) => p.variable !== ENV.minDigestAge && p.variable !== ENV.ringDelay)) {
+    requiredAgeWithinLimit(env, problems, config);
+  }
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

@@ -64,3 +64,57 @@ export type ReimageFailure =
   | { readonly _tag: 'RolloutFailed'; readonly error: RolloutError; readonly inWindow: boolean };
 
 export const NO_FAILURE: ReimageFailure = { _tag: 'None' };
+
+/** How the workload that failed a tick's re-image failed, in words an outcome carries. */
+export type FailedReimageWhy =
+  | 'setImageRefused'
+  | 'rolloutFailed'
+  | 'rolloutTimedOut'
+  | 'rolloutUnreadable'
+  | 'notStable';
+
+/** The workload whose set image or rollout failed the tick (docs/behaviour.md §3.6). */
+export interface FailedReimage {
+  readonly workload: WorkloadRef;
+  readonly why: FailedReimageWhy;
+  /**
+   * It already ran the target (a retry tick after a rollout that did not
+   * complete): nothing was patched, and it was its rollout, still not done,
+   * that failed.
+   */
+  readonly alreadyOnTarget: boolean;
+}
+
+const rolloutWhyOf = (error: RolloutError, inWindow: boolean): FailedReimageWhy => {
+  if (inWindow) return 'notStable';
+  if (error._tag === 'RolloutFailed') return 'rolloutFailed';
+  if (error._tag === 'RolloutTimedOut') return 'rolloutTimedOut';
+  return 'rolloutUnreadable';
+};
+
+/**
+ * Which workload failed the re-image, and why; undefined when none did. A
+ * failed rollout is the workload the run was at (`index`); it was not
+ * patched this tick when it is not among `reimages`.
+ */
+export const failedReimageOf = (
+  failure: ReimageFailure,
+  changes: readonly WorkloadChange[],
+  index: number,
+  reimages: readonly Reimage[],
+): FailedReimage | undefined => {
+  switch (failure._tag) {
+    case 'None':
+      return undefined;
+    case 'PatchRefused':
+      return { workload: failure.change.workload, why: 'setImageRefused', alreadyOnTarget: false };
+    case 'RolloutFailed': {
+      const { workload } = changeAt(changes, index);
+      return {
+        workload,
+        why: rolloutWhyOf(failure.error, failure.inWindow),
+        alreadyOnTarget: !reimages.some((r) => r.workload.id === workload.id),
+      };
+    }
+  }
+};

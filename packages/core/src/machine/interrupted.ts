@@ -70,6 +70,8 @@ export interface InterruptedContext {
   readonly events: readonly TickEvent[];
   readonly writes: readonly AnnotationWrite[];
   readonly reimages: readonly Reimage[];
+  /** ON_ROLLOUT_FAILURE=revert: a rollback had begun (its set images and waits are the way back's). */
+  readonly rollingBack: boolean;
 }
 
 /** The machine's context as an interrupted outcome reads it. */
@@ -80,6 +82,7 @@ export const interruptedView = (context: TickContext): InterruptedContext => ({
   events: context.events,
   writes: context.writes,
   reimages: context.act.reimages,
+  rollingBack: context.wayBack.begun,
 });
 
 const jobsManagerOf = (context: InterruptedContext): string => `deployment/${context.config.deploymentName}`;
@@ -149,6 +152,39 @@ const whereOf = (point: InterruptPoint, context: InterruptedContext): string => 
   }
 };
 
+/** The calls of a re-image (or of its rollback): a signal there may leave a workload half-rolled. */
+const ROLLOUT_CALLS = new Set(['setImages', 'waitForRollout', 'watchStability']);
+
+/** refresh-attempt as the tick left it: what it wrote, else what it read (0 until the flap back-off read it). */
+const attemptLeft = (context: InterruptedContext): number => {
+  const written = [...context.writes].reverse().find((w) => w.kind === 'writeRefreshAttempt');
+  const value = written?.annotations[ANNOTATION.refreshAttempt];
+  return value === undefined || value === null ? context.attempt : Number(value);
+};
+
+/**
+ * ON_ROLLOUT_FAILURE=revert (docs/behaviour.md §3.6, Signals): a signal during
+ * a re-image's set image, rollout wait or stability window rolls nothing
+ * back — a rollout cut short is not a rollout that failed, and no new call
+ * starts — so the line says so, and what the next tick will do with the
+ * build it leaves half-rolled. Cut short during the rollback itself: that
+ * the rollback is unfinished and nothing was quarantined.
+ */
+const wayBackOf = (point: InterruptPoint, context: InterruptedContext): string => {
+  const { config } = context;
+  if (config.onRolloutFailure !== 'revert' || !ROLLOUT_CALLS.has(point.src)) return '';
+  if (context.rollingBack) {
+    return '; the rollback to the recorded digests was cut short and nothing was quarantined: the next tick tries the failed build again as a new attempt and rolls it back again if it fails';
+  }
+  const attempt = attemptLeft(context);
+  const max = config.maxRefreshAttempts;
+  const next =
+    attempt >= max
+      ? `the next tick finds refresh-attempt at MAX_REFRESH_ATTEMPTS=${max}: FLAP DETECTED, no retry and no rollback (image-refresh rearm once the build is fixed)`
+      : `the next tick retries this build as attempt ${attempt + 1}/${max} once ${jobsManagerOf(context)} is settled, and rolls it back if its rollout fails`;
+  return `; no rollback was made (ON_ROLLOUT_FAILURE=revert rolls back a rollout that failed, and this one was cut short): ${next}`;
+};
+
 /** What the tick's own writes left behind, in the annotations' words. */
 const bookkeepingOf = (point: InterruptPoint, context: InterruptedContext): string => {
   const last = (kind: WriteKind) => [...context.writes].reverse().find((w) => w.kind === kind);
@@ -193,7 +229,7 @@ export const interruptedOutcome = (
   const line: TickEvent = {
     level: 'warn',
     code: 'INTERRUPTED',
-    message: `interrupted by ${signal} ${whereOf(point, context)}: ${bookkeepingOf(point, context)}`,
+    message: `interrupted by ${signal} ${whereOf(point, context)}: ${bookkeepingOf(point, context)}${wayBackOf(point, context)}`,
   };
   const events = [...context.events, line];
   return {
@@ -206,4 +242,27 @@ export const interruptedOutcome = (
     reimages: context.reimages,
     digestChanges: [],
   };
+};
+
+/**
+ * The outcome of a tick that ended on its own, stopped by a signal before its
+ * summary — while the shell still pushed its metrics or recorded its Events
+ * (docs/behaviour.md §3, Signals). The first signal wins there too: result
+ * `interrupted`, exit 143 or 130, one INTERRUPTED line saying the tick had
+ * ended and what it ended with; its events, findings, writes and re-images
+ * stay the tick's own (every write it made stands).
+ *
+ * @param outcome - how the tick ended before the signal.
+ * @param reason - the tick's signal's reason ({@link interruptedBy}).
+ * @param during - what the shell was doing, in an operator's words: `while pushing …`.
+ */
+export const interruptedAfterTheTick = (outcome: TickOutcome, reason: unknown, during: string): TickOutcome => {
+  if (outcome.result === 'interrupted' || outcome.result === 'configInvalid') return outcome;
+  const signal = signalOf(reason);
+  const line: TickEvent = {
+    level: 'warn',
+    code: 'INTERRUPTED',
+    message: `interrupted by ${signal} ${during}: the tick had already ended ${outcome.result} (exit ${outcome.exitCode}); what it wrote stands`,
+  };
+  return { ...outcome, result: 'interrupted', exitCode: INTERRUPTED_EXIT[signal], events: [...outcome.events, line] };
 };

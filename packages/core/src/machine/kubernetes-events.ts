@@ -51,6 +51,32 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   START_JITTER_FAILED: { type: 'Warning', reason: 'RefreshClockUnavailable' },
 };
 
+/** One Kubernetes Event reason a tick records, with its type and what it is recorded for. */
+export interface EventReason {
+  readonly reason: string;
+  readonly type: KubeEvent['type'];
+  /** The tick's event codes (the `code` of `tick --json`) recorded under it; empty for RefreshReimaged. */
+  readonly codes: readonly EventCode[];
+}
+
+/**
+ * Every reason, in the table's order, each once: what docs/events.md lists
+ * (a test holds it there). RefreshReimaged is made per re-imaged workload,
+ * not from an event code.
+ */
+export const EVENT_REASONS: readonly EventReason[] = [
+  ...Object.entries(REASONS)
+    .reduce((byReason, [code, r]) => {
+      if (r === undefined) return byReason;
+      const key = `${r.type} ${r.reason}`;
+      const seen = byReason.get(key);
+      byReason.set(key, { reason: r.reason, type: r.type, codes: [...(seen?.codes ?? []), code as EventCode] });
+      return byReason;
+    }, new Map<string, EventReason>())
+    .values(),
+  { reason: 'RefreshReimaged', type: 'Normal', codes: [] },
+];
+
 /**
  * The apiserver refuses a note over 1024 bytes (Go's len: UTF-8 bytes, so
  * `→` and `…` count 3 each), answering 422 and recording nothing.

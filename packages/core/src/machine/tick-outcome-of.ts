@@ -1,5 +1,8 @@
+import { heldDigestsOf, heldResultOf } from '../domain/held-result.js';
 import type { RefreshPlan } from '../domain/plan.js';
+import { failedReimageOf } from '../domain/reimage-run.js';
 import { skipResultOf } from '../domain/skip-streak.js';
+import { IMAGES } from '../domain/workloads.js';
 import type { TickContext } from './tick-context.js';
 import { isFinding } from './tick-event.js';
 import type { DigestChange, TickOutcome, TickResult } from './tick-outcome.js';
@@ -11,12 +14,27 @@ const digestChangesOf = (plan: RefreshPlan): DigestChange[] =>
     v._tag === 'Drift' && plan.drift[v.image] !== undefined ? [{ image: v.image, from: v.from, to: v.to }] : [],
   );
 
+const failedReimageField = ({ act, admit }: TickContext) => {
+  const failed = failedReimageOf(act.failure, admit.plan.changes, act.index, act.reimages);
+  return failed === undefined ? {} : { failedReimage: failed };
+};
+
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
 export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
   const { observe, admit, act, wayBack } = context;
   const findings = context.events.filter(isFinding);
-  // A decoupled pass that ran through still ends as the skip it followed.
-  const result = reached === 'complete' && observe.decoupled.begun ? skipResultOf(observe.skip) : reached;
+  const held = heldDigestsOf(
+    admit.holds,
+    IMAGES.map((image) => image.name),
+  );
+  // A decoupled pass that ran through still ends as the skip it followed; a
+  // tick that ran through holding a digest back ends under the hold's name.
+  const result =
+    reached !== 'complete'
+      ? reached
+      : observe.decoupled.begun
+        ? skipResultOf(observe.skip)
+        : (heldResultOf(held) ?? 'complete');
   return {
     result,
     exitCode: findings.length > 0 ? 1 : 0,
@@ -28,5 +46,7 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
     ...(wayBack.begun ? { reverts: wayBack.reverts } : {}),
     digestChanges: digestChangesOf(admit.plan),
     ...(admit.signatureChecks.length > 0 ? { signatureChecks: admit.signatureChecks } : {}),
+    ...(held.length > 0 ? { held } : {}),
+    ...failedReimageField(context),
   };
 };

@@ -1,10 +1,12 @@
-import type { Reimage } from '../domain/reimage-run.js';
+import type { HeldDigest } from '../domain/held-result.js';
+import type { FailedReimage, Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { SignatureCheckReport } from '../domain/signature-admission.js';
 import type { ImageName } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 
-export type { Reimage } from '../domain/reimage-run.js';
+export type { HeldDigest, HeldReason } from '../domain/held-result.js';
+export type { FailedReimage, FailedReimageWhy, Reimage } from '../domain/reimage-run.js';
 
 /** How a tick ended: the name of the machine's final state. */
 export type TickResult =
@@ -23,6 +25,15 @@ export type TickResult =
   | 'reimageFailed'
   | 'recordFailed'
   | 'complete'
+  /**
+   * Ran through, but VERIFY_SIGNATURES=enforce rejected a new digest (a
+   * finding, exit 1): that image was not re-imaged (docs/behaviour.md §3.4a step 3).
+   */
+  | 'signatureRejected'
+  /** Ran through, holding back a digest quarantined after a rollback here (exit 0; §3.4a step 1). */
+  | 'quarantineHeld'
+  /** Ran through, holding back a digest not yet old enough on this edge (exit 0; §3.4a step 2). */
+  | 'soaking'
   /** ON_ROLLOUT_FAILURE=revert: a rollout failed and was rolled back to the recorded digests (issue 16). */
   | 'rolledBack'
   /** ON_ROLLOUT_FAILURE=revert: the rollback itself failed, or had nothing recorded to go back to (issue 16). */
@@ -88,4 +99,11 @@ export interface TickOutcome {
    * about, and what it said; absent when nothing was checked.
    */
   readonly signatureChecks?: readonly SignatureCheckReport[];
+  /**
+   * Each digest the admission checks held back this tick, and why
+   * (docs/behaviour.md §3.4a); absent when none was.
+   */
+  readonly held?: readonly HeldDigest[];
+  /** The workload whose set image or rollout failed the tick, and why (§3.6); absent when none did. */
+  readonly failedReimage?: FailedReimage;
 }

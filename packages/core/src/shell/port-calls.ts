@@ -45,9 +45,7 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       [
         bounds.stabilityMs,
         cluster.watchStability === undefined
-          ? TE.left(
-              transport('this ClusterPort has no watchStability, which ROLLOUT_STABLE_FOR above 0s needs (issue 16)'),
-            )
+          ? TE.left(transport('this ClusterPort has no watchStability, which ROLLOUT_STABLE_FOR above 0s needs'))
           : cluster.watchStability(input.change.workload, input.stableForMs),
       ] as const,
     observeWorkload: (input: { workload: WorkloadRef }) =>

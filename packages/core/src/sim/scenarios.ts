@@ -160,7 +160,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'helm-revert',
     summary:
-      'RECONCILE_LIVE=1 (issue 7): a helm upgrade re-renders repo:tag over the pins; the next tick names helm and re-pins through the guarded path. A fresh install on its tag is never touched.',
+      'RECONCILE_LIVE=1: a helm upgrade re-renders repo:tag over the pins; the next tick names helm and re-pins through the guarded path. A fresh install on its tag is never touched.',
     env: { RECONCILE_LIVE: '1' },
     steps: [
       { event: 'fresh install (on repo:tag: not drift)' },
@@ -173,7 +173,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'proxy-skew',
     summary:
-      'RECONCILE_LIVE=1 (issue 7): requests-proxy was left on another build of the jobs-manager image; the tick reports the skew and converges requests-proxy alone.',
+      'RECONCILE_LIVE=1: requests-proxy was left on another build of the jobs-manager image; the tick reports the skew and converges requests-proxy alone.',
     env: { RECONCILE_LIVE: '1' },
     steps: [
       { event: 'fresh install' },
@@ -198,7 +198,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'bad-build',
     summary:
-      'ON_ROLLOUT_FAILURE=revert (issue 16): a crash-looping build is rolled, rolled back to the recorded digest (exit 1, ROLLED BACK) and quarantined; held while the tag still names it; a fixed build published two ticks later rolls out.',
+      'ON_ROLLOUT_FAILURE=revert: a crash-looping build is rolled, rolled back to the recorded digest (exit 1, ROLLED BACK) and quarantined; held while the tag still names it; a fixed build published two ticks later rolls out.',
     env: { ON_ROLLOUT_FAILURE: 'revert' },
     steps: [
       { event: 'fresh install' },
@@ -217,7 +217,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'canary-ring',
     summary:
-      'ROLLOUT_RING (issue 17): a canary (ring 0) and an edge of ring 1 (RING_DELAY=1h) follow one tag; the canary rolls build 2 at once, it is bad and the tag is moved back within the hour, so ring 1 never runs it.',
+      'ROLLOUT_RING: a canary (ring 0) and an edge of ring 1 (RING_DELAY=1h) follow one tag; the canary rolls build 2 at once, it is bad and the tag is moved back within the hour, so ring 1 never runs it.',
     edges: [
       { name: 'canary', env: { ROLLOUT_RING: '0' } },
       { name: 'ring 1', env: { ROLLOUT_RING: '1', RING_DELAY: '1h' } },

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { startLocalDaemon } from '../../../../k8s-adapter/test/support/local-daemon.js';
 
 // A real Pushgateway (Debian's prometheus-pushgateway 1.5.1) on 127.0.0.1,
-// its persistence file in a temp dir (Debian's default is under
-// /var/lib/prometheus). Tests that need it skip, naming the package, where
-// the binary is missing — except in CI (IMAGE_REFRESH_CI=1), where they fail.
+// with persistence off (`--persistence.file=`, empty): Debian's build
+// persists to /var/lib/prometheus/pushgateway.data by default, and a gateway
+// that loads another run's groups lets one test read another's metrics. Tests
+// that need it skip, naming the package, where the binary is missing —
+// except in CI (IMAGE_REFRESH_CI=1), where they fail.
 
 export const PUSHGATEWAY_BINARY = '/usr/bin/prometheus-pushgateway';
 
@@ -62,9 +63,10 @@ export const startPushgateway = async (): Promise<Pushgateway> => {
     binary: PUSHGATEWAY_BINARY,
     name: 'prometheus-pushgateway',
     dirPrefix: 'image-refresh-pushgateway-',
-    args: async (port, dir) => [
+    args: async (port) => [
       `--web.listen-address=127.0.0.1:${port}`,
-      `--persistence.file=${join(dir, 'pushgateway.data')}`,
+      // Empty: nothing persisted, nothing loaded — every gateway starts with no group.
+      '--persistence.file=',
       '--log.level=warn',
     ],
     readyPath: '/-/ready',

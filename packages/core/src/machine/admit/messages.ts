@@ -31,11 +31,14 @@ const words = (ms: number): string => {
   return whole === 0 ? '0s' : formatDuration(whole);
 };
 
-/** `13:05` (UTC; seconds only when there are some, the date only when it is not today's). */
+/**
+ * `13:05Z`: UTC, said with its zone (an operator's terminal is rarely on UTC);
+ * seconds only when there are some, the date only when it is not today's.
+ */
 export const clockTime = (atMs: number, nowMs: number): string => {
   const [day = '', time = ''] = rfc3339(atMs).replace('Z', '').split('T');
   const hhmm = time.endsWith(':00') ? time.slice(0, 5) : time;
-  return day === rfc3339(nowMs).split('T')[0] ? hhmm : `${day} ${hhmm}`;
+  return `${day === rfc3339(nowMs).split('T')[0] ? hhmm : `${day} ${hhmm}`}Z`;
 };
 
 /** `(MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`: where the required age comes from. */
@@ -45,7 +48,7 @@ const requiredWords = (c: TickConfig): string =>
 const named = (image: ImageName, digest: string): string => `${imageSpec(image).repo}@${shortDigest(digest)}`;
 
 /**
- * `tracebloc/jobs-manager@sha256:… first seen 20m ago; acting after 13:05
+ * `tracebloc/jobs-manager@sha256:… first seen 20m ago; acting after 13:05Z
  * (MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`: once per tick per waiting
  * digest; the first tick's line has its own code, which becomes an Event.
  */

@@ -1,0 +1,53 @@
+import { type ConfigError, parseSignatureConfig, parseTickConfig, type TickConfig } from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import type { MetricsSession } from '../metrics/metrics-push.js';
+import { loadSignatureTrust } from './load-signature-trust.js';
+import type { SignatureTrust } from './signature-trust.js';
+
+// A command's whole configuration, checked at once before any call
+// (docs/behaviour.md §2, I18): core's parse of the chart's environment, the
+// metrics push's settings (PUSHGATEWAY_URL, METRICS_JOB, METRICS_GROUPING)
+// and the files the signature check reads (SIGNATURE_PUBLIC_KEYS,
+// SIGSTORE_TRUSTED_ROOT). One report of every problem: an operator fixing a
+// values file redeploys once, not once per stage that happened to look.
+
+/** What a command runs with, once every part of the environment is known good. */
+export interface Configuration {
+  readonly config: TickConfig;
+  /** VERIFY_SIGNATURES ≠ off: the keys and keyless trust, read from their files. */
+  readonly trust: SignatureTrust | undefined;
+  /** PUSHGATEWAY_URL set (and asked for): the tick's metrics session. */
+  readonly metrics: MetricsSession | undefined;
+}
+
+/** Which parts a command needs beyond core's parse. */
+export interface ConfigurationParts {
+  /** tick: the metrics settings (their module is loaded only when PUSHGATEWAY_URL is set). */
+  readonly metrics?: boolean;
+  /** tick, status: the signature check's files (read only when VERIFY_SIGNATURES is on). */
+  readonly signatureFiles?: boolean;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const metricsOf = async (env: Env): Promise<E.Either<readonly ConfigError[], MetricsSession | undefined>> => {
+  if (!env.PUSHGATEWAY_URL) return E.right(undefined);
+  // docs/metrics.md: loaded only when PUSHGATEWAY_URL is set.
+  const started = (await import('../metrics/metrics-push.js')).startMetrics(env);
+  return started ?? E.right(undefined);
+};
+
+/** Every problem of the environment, or what a command runs with. */
+export const readConfiguration = async (
+  env: Env,
+  parts: ConfigurationParts,
+): Promise<E.Either<readonly ConfigError[], Configuration>> => {
+  const parsed = parseTickConfig(env);
+  const metrics = parts.metrics === true ? await metricsOf(env) : E.right(undefined);
+  // From the signature variables alone: a missing key file is said beside a typo elsewhere.
+  const trust =
+    parts.signatureFiles === true ? await loadSignatureTrust(parseSignatureConfig(env).config) : E.right(undefined);
+  const problems = [parsed, metrics, trust].flatMap((part) => (E.isLeft(part) ? part.left : []));
+  if (E.isLeft(parsed) || E.isLeft(metrics) || E.isLeft(trust) || problems.length > 0) return E.left(problems);
+  return E.right({ config: parsed.right, trust: trust.right, metrics: metrics.right });
+};

@@ -1,0 +1,198 @@
+import { formatDuration } from './duration.js';
+import { DEFAULTS, ENV } from './environment.js';
+import { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS, MAX_TICK_DURATION_MS } from './parse-config.js';
+import { SIGNATURE_ENV } from './signature-config.js';
+
+// Every environment variable an image-refresh tick reads, with its default and
+// its meaning: the one list `image-refresh help tick`, SWAP.md and
+// docs/configuration.md are generated from (a test holds the two files to
+// it). Rows are keyed by the config's own tables of names (ENV,
+// SIGNATURE_ENV), so a variable added there does not compile until it has a
+// row here. The metrics push's three are read by the CLI; they are part of
+// what an operator configures, so they are rows too.
+
+/** Where a variable belongs, in the order the lists show them. */
+export type VariableSection =
+  | 'chart'
+  | 'bounds'
+  | 'registry'
+  | 'findings'
+  | 'live'
+  | 'signatures'
+  | 'wayBack'
+  | 'fleetSafe'
+  | 'metrics';
+
+/** One environment variable, as an operator reads it. */
+export interface ConfigVariable {
+  readonly name: string;
+  /** What unset (or empty) means: a value (`10s`), `required`, or a sentence (`unset: off`). */
+  readonly default: string;
+  /** One line; `code` marked with backticks (Markdown), which a terminal shows plain. */
+  readonly meaning: string;
+  readonly section: VariableSection;
+}
+
+/** Each section's heading, in order. */
+export const VARIABLE_SECTIONS: Readonly<Record<VariableSection, string>> = {
+  chart: "The chart's variables (the script's names and meaning)",
+  bounds: 'Bounds of the calls a tick makes',
+  registry: 'The registry',
+  findings: 'Findings',
+  live: 'Beyond the settled guard',
+  signatures: 'Signatures',
+  wayBack: 'The way back after a failed rollout',
+  fleetSafe: 'Fleet-safe rollout',
+  metrics: 'Metrics (Prometheus Pushgateway)',
+};
+
+type Row = Omit<ConfigVariable, 'name'>;
+
+const chart = (defaultValue: string, meaning: string): Row => ({ default: defaultValue, meaning, section: 'chart' });
+const row = (section: VariableSection, defaultValue: string, meaning: string): Row => ({
+  default: defaultValue,
+  meaning,
+  section,
+});
+
+const most = (ms: number): string => formatDuration(ms);
+
+const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
+  releaseName: chart('required', "the Helm release; the workloads' default names derive from it"),
+  releaseNamespace: chart('required', 'the namespace of jobs-manager and requests-proxy'),
+  deploymentName: chart(
+    '`<release>-jobs-manager`',
+    'the jobs-manager Deployment; the bookkeeping annotations live on it',
+  ),
+  requestsProxyDeployment: chart('`<release>-requests-proxy`', 'the requests-proxy Deployment'),
+  resourceMonitorDaemonSet: chart('`<release>-resource-monitor`', 'the resource-monitor DaemonSet'),
+  nodeAgentsNamespace: chart(`\`${DEFAULTS.nodeAgentsNamespace}\``, 'the namespace of the resource-monitor DaemonSet'),
+  imageRegistry: chart(`\`${DEFAULTS.imageRegistry}\``, 'anything else: refresh is inert behind a private mirror'),
+  imageTag: chart('required', 'the floating tag whose digest is followed'),
+  rolloutTimeout: chart(
+    `\`${DEFAULTS.rolloutTimeout}\``,
+    `the bound of each rollout wait (at most ${most(MAX_TICK_DURATION_MS)})`,
+  ),
+  maxRefreshAttempts: chart(
+    `\`${DEFAULTS.maxRefreshAttempts}\``,
+    'failed re-image ticks in a row before the flap lockout',
+  ),
+  maxSkipTicks: chart(`\`${DEFAULTS.maxSkipTicks}\``, 'unsettled ticks in a row before `IMAGE REFRESH IS FROZEN`'),
+  jobsManagerPinned: chart('`0`', '`1`: jobs-manager is neither resolved nor re-imaged'),
+  podsMonitorPinned: chart('`0`', '`1`: pods-monitor is neither resolved nor re-imaged'),
+  resourceMonitorPinned: chart('`0`', '`1`: resource-monitor is neither resolved nor re-imaged'),
+  requestsProxyPinned: chart('`0`', '`1`: requests-proxy does not follow the jobs-manager digest'),
+  settleTimeout: row(
+    'bounds',
+    `\`${DEFAULTS.settleTimeout}\``,
+    "the settled guard's window (the script's `rollout status --timeout=10s`)",
+  ),
+  apiTimeout: row('bounds', `\`${DEFAULTS.apiTimeout}\``, 'bound of every Kubernetes API request'),
+  registryTimeout: row('bounds', `\`${DEFAULTS.registryTimeout}\``, 'bound of every registry request'),
+  registryUrl: row('registry', `\`${DEFAULTS.registryUrl}\``, 'registry API base (a pull-through proxy, tests)'),
+  authUrl: row(
+    'registry',
+    "Docker Hub's, on Docker Hub",
+    'token realm asked before the first HEAD, `service=` in its query; unset elsewhere: learned from the 401',
+  ),
+  registryBudgetFloor: row(
+    'registry',
+    `\`${DEFAULTS.registryBudgetFloor}\``,
+    'below this `ratelimit-remaining` (or after any 429) no re-image starts; `0`: only a 429; `off`: no guard (the script)',
+  ),
+  flapLockoutExit: row(
+    'findings',
+    '`0`',
+    '`1`: a tick in flap lockout with drift pending exits 1, every tick, until re-armed',
+  ),
+  kubernetesEvents: row('findings', '`1`', '`0`: record no Kubernetes Events'),
+  reconcileLive: row('live', '`0`', '`report`: say where live images drifted from the pins; `1`: also re-pin them'),
+  decoupledRefresh: row(
+    'live',
+    '`0`',
+    '`1`: refresh requests-proxy and resource-monitor past an unsettled jobs-manager when they are settled themselves',
+  ),
+  onRolloutFailure: row(
+    'wayBack',
+    '`keep`',
+    '`revert`: a failed rollout goes back to the recorded digests (`docker.io/<repo>@<digest>`), the bad one is quarantined',
+  ),
+  rolloutStableFor: row(
+    'wayBack',
+    `\`${DEFAULTS.rolloutStableFor}\``,
+    'a completed rollout must stay complete this long before it counts; falling apart inside it is a failed rollout',
+  ),
+  minDigestAge: row(
+    'fleetSafe',
+    `\`${DEFAULTS.minDigestAge}\``,
+    `a changed digest is acted on only once this edge has seen the tag answer it this long (an age, at most ${most(MAX_DIGEST_AGE_MS)}); \`0s\`: at once (the script)`,
+  ),
+  rolloutRing: row(
+    'fleetSafe',
+    `\`${DEFAULTS.rolloutRing}\``,
+    "this edge's ring: the digest must be `MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY` old here; canaries run `0`",
+  ),
+  ringDelay: row('fleetSafe', `\`${DEFAULTS.ringDelay}\``, 'how much later each ring acts than the one before'),
+  startJitter: row(
+    'fleetSafe',
+    `\`${DEFAULTS.startJitter}\``,
+    `a wait in [0, \`START_JITTER\`) before the first registry request, fixed per edge (at most ${most(MAX_START_JITTER_MS)}); \`0s\`: none (the script)`,
+  ),
+};
+
+const SIGNATURE_VARIABLES: Readonly<Record<keyof typeof SIGNATURE_ENV, Row>> = {
+  verifySignatures: row(
+    'signatures',
+    '`off`',
+    "`warn`: verify each new digest's signature, re-image anyway; `enforce`: an unverified one is not (a finding)",
+  ),
+  signaturePublicKeys: row(
+    'signatures',
+    'none',
+    'comma-separated PEM public-key files (`cosign.pub`); any one verifying is enough (key rotation)',
+  ),
+  signatureIdentity: row(
+    'signatures',
+    'none',
+    'keyless: the certificate SAN, exact or `/regex/` (with `SIGNATURE_ISSUER` and `SIGSTORE_TRUSTED_ROOT`)',
+  ),
+  signatureIssuer: row('signatures', 'none', 'keyless: the OIDC issuer in the certificate'),
+  sigstoreTrustedRoot: row(
+    'signatures',
+    'none',
+    'keyless: a mounted `trusted_root.json`; verified offline, no request to Rekor, Fulcio or TUF',
+  ),
+};
+
+/** The metrics push's variables, read by the CLI (packages/cli/src/metrics/metrics-config.ts). */
+const METRICS_VARIABLES: readonly ConfigVariable[] = [
+  {
+    name: 'PUSHGATEWAY_URL',
+    default: 'unset: no push',
+    meaning: "the Pushgateway's base URL, e.g. `http://pushgateway.monitoring:9091`",
+    section: 'metrics',
+  },
+  { name: 'METRICS_JOB', default: '`image-refresh`', meaning: 'the `job` of the pushed group', section: 'metrics' },
+  {
+    name: 'METRICS_GROUPING',
+    default: '`namespace=<RELEASE_NAMESPACE>,release=<RELEASE_NAME>`',
+    meaning:
+      'grouping labels `k=v,…`; replaces the default, so add an edge id as `namespace=…,release=…,edge=berlin-1`',
+    section: 'metrics',
+  },
+];
+
+const SECTION_ORDER = Object.keys(VARIABLE_SECTIONS) as VariableSection[];
+
+/**
+ * Every variable a tick reads, grouped by section in {@link VARIABLE_SECTIONS}'
+ * order, each section in the order of the config's own tables.
+ */
+export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
+  ...Object.entries(TICK_VARIABLES).map(([key, r]) => ({ name: ENV[key as keyof typeof ENV], ...r })),
+  ...Object.entries(SIGNATURE_VARIABLES).map(([key, r]) => ({
+    name: SIGNATURE_ENV[key as keyof typeof SIGNATURE_ENV],
+    ...r,
+  })),
+  ...METRICS_VARIABLES,
+].sort((a, b) => SECTION_ORDER.indexOf(a.section) - SECTION_ORDER.indexOf(b.section));

@@ -1,0 +1,62 @@
+import type { Hold, Holds } from './admission.js';
+import type { ImageName } from './workloads.js';
+
+// docs/behaviour.md §3.4a: a tick that ran through but held a digest back
+// ends under the hold's own name, so the summary's `outcome=` and the pushed
+// `image_refresh_tick_outcome` say what an SRE alerts on — a signature
+// rejection, a quarantined build held, a digest soaking — instead of
+// `complete`. Only a tick that would end `complete` is renamed: every other
+// ending already names something more urgent (a failed rollout, a rollback).
+
+/** Why a digest was held back, as the outcome reports it. */
+export type HeldReason =
+  /** VERIFY_SIGNATURES=enforce: the registry's final word was "not verified" — a finding. */
+  | 'signatureRejected'
+  /** The signature could not be checked (a registry failure): retried next tick, never a rejection. */
+  | 'signatureUnchecked'
+  /** ON_ROLLOUT_FAILURE=revert quarantined it after a failed rollout here. */
+  | 'quarantined'
+  /** MIN_DIGEST_AGE / ROLLOUT_RING: not yet old enough on this edge (or its age could not be judged). */
+  | 'soaking';
+
+/** One digest the admission checks held back this tick. */
+export interface HeldDigest {
+  readonly image: ImageName;
+  readonly digest: string;
+  readonly reason: HeldReason;
+}
+
+const reasonOf = (hold: Hold): HeldReason => {
+  switch (hold._tag) {
+    case 'Quarantined':
+      return 'quarantined';
+    case 'Soaking':
+      return 'soaking';
+    case 'SignatureNotVerified':
+      return hold.check === 'NotVerified' ? 'signatureRejected' : 'signatureUnchecked';
+  }
+};
+
+/** The holds of a tick as the outcome reports them, in the images' order. */
+export const heldDigestsOf = (holds: Holds, order: readonly ImageName[]): readonly HeldDigest[] =>
+  order.flatMap((image): HeldDigest[] => {
+    const hold = holds[image];
+    return hold === undefined ? [] : [{ image, digest: hold.digest, reason: reasonOf(hold) }];
+  });
+
+/** The name a tick that ran through ends under when it held a digest back. */
+export type HeldResult = 'signatureRejected' | 'quarantineHeld' | 'soaking';
+
+/**
+ * The most urgent hold names the ending: a rejection (a finding, exit 1)
+ * before a quarantined build held, before a digest soaking; a signature the
+ * registry failed to answer is a retry, not a hold worth a name. Undefined:
+ * nothing held, the tick is `complete`.
+ */
+export const heldResultOf = (held: readonly HeldDigest[]): HeldResult | undefined => {
+  const reasons = new Set(held.map((h) => h.reason));
+  if (reasons.has('signatureRejected')) return 'signatureRejected';
+  if (reasons.has('quarantined')) return 'quarantineHeld';
+  if (reasons.has('soaking')) return 'soaking';
+  return undefined;
+};
