@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
+import { parseFleetHaltConfig } from './fleet-halt-config.js';
 import { parseSignatureConfig } from './signature-config.js';
 import type { ConfigError, PinName, TickConfig } from './tick-config.js';
 
@@ -243,8 +244,21 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     );
   }
 
-  const signatures = parseSignatureConfig(env);
-  problems.list.push(...signatures.problems);
+  // docs/behaviour.md §3.4b: a halt is obeyed only once its signature verifies,
+  // with VERIFY_SIGNATURES's trust, even while VERIFY_SIGNATURES=off.
+  const fleetHalt = parseFleetHaltConfig(env);
+  const haltReference = read(env, ENV.fleetHaltRef)?.trim();
+  const signatures = parseSignatureConfig(
+    env,
+    haltReference === undefined || haltReference === ''
+      ? undefined
+      : {
+          variable: ENV.fleetHaltRef,
+          value: haltReference,
+          why: 'a halt is obeyed only once its signature verifies, and no trust is configured to verify it with',
+        },
+  );
+  problems.list.push(...signatures.problems, ...fleetHalt.problems);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const config: TickConfig = {
     releaseName,
@@ -277,8 +291,9 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
     onRolloutFailure: rolloutFailureMode(env, problems, ENV.onRolloutFailure),
     rolloutStableForMs: durationOrZero(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor),
-    // Off, the config is the one it always was (I28).
-    ...(signatures.config.mode === 'off' ? {} : { signatures: signatures.config }),
+    // Off, the config is the one it always was (I28); a fleet halt keeps the trust it verifies with.
+    ...(signatures.config.mode === 'off' && fleetHalt.config === undefined ? {} : { signatures: signatures.config }),
+    ...(fleetHalt.config === undefined ? {} : { fleetHalt: fleetHalt.config }),
     minDigestAgeMs: durationOrZero(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge),
     rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
     ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay),

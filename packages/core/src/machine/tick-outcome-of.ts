@@ -1,3 +1,4 @@
+import { haltReportOf } from '../domain/fleet-halt-reading.js';
 import type { RefreshPlan } from '../domain/plan.js';
 import { skipResultOf } from '../domain/skip-streak.js';
 import type { TickContext } from './tick-context.js';
@@ -14,6 +15,7 @@ const digestChangesOf = (plan: RefreshPlan): DigestChange[] =>
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
 export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
   const { observe, admit, act, wayBack } = context;
+  const halt = haltReportOf(context.config, context.halt.reading, context.halt.nowMs);
   const findings = context.events.filter(isFinding);
   // A decoupled pass that ran through still ends as the skip it followed.
   const result = reached === 'complete' && observe.decoupled.begun ? skipResultOf(observe.skip) : reached;
@@ -28,5 +30,6 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
     ...(wayBack.begun ? { reverts: wayBack.reverts } : {}),
     digestChanges: digestChangesOf(admit.plan),
     ...(admit.signatureChecks.length > 0 ? { signatureChecks: admit.signatureChecks } : {}),
+    ...(halt === undefined ? {} : { halt }),
   };
 };

@@ -1,9 +1,11 @@
+import type { HaltReport } from '../domain/fleet-halt-reading.js';
 import type { Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { SignatureCheckReport } from '../domain/signature-admission.js';
 import type { ImageName } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 
+export type { HaltReport } from '../domain/fleet-halt-reading.js';
 export type { Reimage } from '../domain/reimage-run.js';
 
 /** How a tick ended: the name of the machine's final state. */
@@ -41,7 +43,11 @@ export type WriteKind =
   /** The failed digests quarantined after a rollback (issue 16). */
   | 'quarantineDigests'
   /** Issue 17: a changed digest first seen (its pending record), or a pending record superseded. */
-  | 'writePendingDigests';
+  | 'writePendingDigests'
+  /** FLEET_HALT_REF: a halt verified this tick, kept beside its digest (docs/behaviour.md §3.4b). */
+  | 'recordFleetHalt'
+  /** FLEET_HALT_REF: the tag answers 404 where a halt was recorded: its record removed. */
+  | 'liftFleetHalt';
 
 /** A write to the jobs-manager Deployment's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {
@@ -88,4 +94,10 @@ export interface TickOutcome {
    * about, and what it said; absent when nothing was checked.
    */
   readonly signatureChecks?: readonly SignatureCheckReport[];
+  /**
+   * FLEET_HALT_REF (docs/behaviour.md §3.4b): how the tick left the fleet
+   * halt — none, lifted, in force, expired or unverified. Absent when
+   * FLEET_HALT_REF is unset, or the tick ended before it read the halt.
+   */
+  readonly halt?: HaltReport;
 }

@@ -61,6 +61,11 @@ const writeOf = (detail: string): { op: WriteKind; detail: string } => {
   if (typeof value(FLAP) === 'string') return { op: 'markFlapDetected', detail: String(value(FLAP)) };
   if (ATTEMPT in changes && value(ATTEMPT) === null) return { op: 'clearFlapState', detail: '' };
   if (typeof value(ATTEMPT) === 'string') return { op: 'writeRefreshAttempt', detail: String(value(ATTEMPT)) };
+  // The fleet halt (docs/behaviour.md §3.4b): its record, or its removal once lifted.
+  if (Object.keys(changes).some((key) => key.startsWith('tracebloc.io/fleet-halt-')))
+    return Object.values(changes).some((v) => v !== null)
+      ? { op: 'recordFleetHalt', detail: JSON.stringify(changes) }
+      : { op: 'liftFleetHalt', detail: JSON.stringify(changes) };
   if (Object.keys(changes).some((key) => key.startsWith('tracebloc.io/quarantined-')))
     return { op: 'quarantineDigests', detail: JSON.stringify(changes) };
   // Issue 17: a write of pending records alone (the record write may also remove one).
@@ -108,6 +113,8 @@ export const WRITE_FAULT_KEY: Readonly<Record<WriteKind, string>> = {
   recordDigests: 'tracebloc.io/last-refreshed-',
   quarantineDigests: 'tracebloc.io/quarantined-',
   writePendingDigests: 'tracebloc.io/pending-',
+  recordFleetHalt: 'tracebloc.io/fleet-halt-digest=',
+  liftFleetHalt: 'tracebloc.io/fleet-halt-digest-',
 };
 
 const isWriteKind = (op: SpecOp): op is WriteKind => Object.hasOwn(WRITE_FAULT_KEY, op);
