@@ -32,7 +32,8 @@ const MEANING =
 export const parseFleetHaltReference = (
   reference: string,
 ): { readonly repo: string; readonly tag: string } | { readonly problem: string } => {
-  if (reference.includes('@')) return { problem: `names a digest; ${MEANING} (the tag is what a halt is published under)` };
+  if (reference.includes('@'))
+    return { problem: `names a digest; ${MEANING} (the tag is what a halt is published under)` };
   const path = reference.replace(DOCKER_HUB, '');
   if (HOST.test(path)) return { problem: `names another registry; ${MEANING}` };
   const colon = path.lastIndexOf(':');

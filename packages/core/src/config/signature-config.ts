@@ -147,7 +147,11 @@ export const parseSignatureConfig = (
   if (publicKeyFiles.length === 0 && keylessGiven === 0) {
     const trust = `set ${SIGNATURE_ENV.signaturePublicKeys} (PEM public-key files) and/or ${SIGNATURE_ENV.signatureIdentity}, ${SIGNATURE_ENV.signatureIssuer} and ${SIGNATURE_ENV.sigstoreTrustedRoot} (keyless)`;
     if (mode !== 'off') {
-      problems.push({ variable: SIGNATURE_ENV.verifySignatures, value: mode, problem: `verifies with nothing: ${trust}` });
+      problems.push({
+        variable: SIGNATURE_ENV.verifySignatures,
+        value: mode,
+        problem: `verifies with nothing: ${trust}`,
+      });
     }
     if (neededBy !== undefined) {
       problems.push({ variable: neededBy.variable, value: neededBy.value, problem: `${neededBy.why}: ${trust}` });

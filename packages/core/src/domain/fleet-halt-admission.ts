@@ -77,7 +77,10 @@ export const admitByFleetHalt = (
   }
   const held = halted.filter((a) => pins[a.image] === undefined);
   return {
-    holds: held.reduce((acc, a) => withHold(acc, { _tag: 'Halted', image: a.image, digest: a.to, reason: halt.reason }), holds),
+    holds: held.reduce(
+      (acc, a) => withHold(acc, { _tag: 'Halted', image: a.image, digest: a.to, reason: halt.reason }),
+      holds,
+    ),
     pins,
     halted: held,
     stranded,
@@ -114,10 +117,7 @@ export const holdEveryAnswer = (
   );
 
 /** The answers every later check and the plan judge: an image sent back carries its pin in place of the tag's digest. */
-export const answersAfterHalt = (
-  resolutions: readonly ImageResolution[],
-  pins: HaltPins,
-): readonly ImageResolution[] =>
+export const answersAfterHalt = (resolutions: readonly ImageResolution[], pins: HaltPins): readonly ImageResolution[] =>
   resolutions.map((resolution) => {
     const pin = pins[resolution.image];
     return resolution._tag === 'Resolved' && pin !== undefined ? { ...resolution, digest: pin.to } : resolution;

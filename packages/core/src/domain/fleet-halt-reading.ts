@@ -105,8 +105,7 @@ export const haltSignatureJudged = (
 ): HaltReading => {
   if (reading._tag !== 'Read') return reading;
   if (answer === undefined) return haltUnverified('the signature port gave no answer for the halt');
-  if (E.isLeft(answer))
-    return haltUnverified(`its signature could not be checked (${describePortError(answer.left)})`);
+  if (E.isLeft(answer)) return haltUnverified(`its signature could not be checked (${describePortError(answer.left)})`);
   if (answer.right._tag !== 'Verified') return haltUnverified(`its signature did not verify: ${answer.right.why}`);
   return { _tag: 'Verified', digest: reading.digest, text: reading.text, halt: reading.halt, known: false };
 };

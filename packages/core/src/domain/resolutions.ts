@@ -105,7 +105,10 @@ export const isNothingResolved = (resolutions: readonly ImageResolution[]): bool
   !resolutions.some((r) => r._tag === 'Resolved');
 
 /** The batch failed as a whole (a defect of the port): the halt tag is unread too, which fails closed (I37). */
-export const failedHaltAnswer = (config: TickConfig, error: PortError): Either<RegistryError, Resolution> | undefined =>
+export const failedHaltAnswer = (
+  config: TickConfig,
+  error: PortError,
+): Either<RegistryError, Resolution> | undefined =>
   config.fleetHalt === undefined ? undefined : { _tag: 'Left', left: error };
 
 /** §3.3 — nothing resolved and no fleet halt to judge (FLEET_HALT_REF unset, §3.4b): nothing more to do. */

@@ -4,8 +4,8 @@ import type { WorkloadChange } from '../domain/plan.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
 import type { ImageName, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
 import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
-import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import type { FleetHaltDocument, FleetHaltTarget } from '../ports/fleet-halt-port.js';
+import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import type { SignatureTarget, SignatureVerdict } from '../ports/signature-port.js';
 import type { AnnotationWrite } from './tick-outcome.js';
 

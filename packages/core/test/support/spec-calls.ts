@@ -41,11 +41,14 @@ const STREAK = ANNOTATION.skipStreak;
 const ATTEMPT = ANNOTATION.refreshAttempt;
 const FLAP = ANNOTATION.flapDetected;
 
-/** `key=value key-` back into changes (the values the tick writes hold no spaces). */
+/**
+ * `key=value key-` back into changes. Every key is `tracebloc.io/…`; only the
+ * fleet halt's kept document holds spaces in its value, never ` tracebloc.io/`.
+ */
 const changesOf = (detail: string): Record<string, string | null> =>
   Object.fromEntries(
     detail
-      .split(' ')
+      .split(/ (?=tracebloc\.io\/)/)
       .filter((part) => part !== '')
       .map((part) => {
         const eq = part.indexOf('=');

@@ -1,6 +1,7 @@
 import { signatureModeOf } from '../../config/signature-config.js';
 import { changedDigests } from '../../domain/admission.js';
 import type { Annotations } from '../../domain/bookkeeping.js';
+import { decideDigestAges, requiredDigestAgeMs, withSoakingHolds, withUnjudgedHolds } from '../../domain/digest-age.js';
 import {
   admitUnderHalt,
   answersAfterHalt,
@@ -8,7 +9,6 @@ import {
   holdEveryAnswer,
   withoutHaltPins,
 } from '../../domain/fleet-halt-admission.js';
-import { decideDigestAges, requiredDigestAgeMs, withSoakingHolds, withUnjudgedHolds } from '../../domain/digest-age.js';
 import type { PortError } from '../../domain/port-error.js';
 import { quarantinedThisTick, withQuarantineHolds } from '../../domain/quarantine.js';
 import {

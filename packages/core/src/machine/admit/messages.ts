@@ -287,8 +287,8 @@ export const liveDrift = (c: TickConfig, f: LiveFinding): TickEvent => {
       : f.recordedHalted === true
         ? 'not re-pinning it: the recorded digest is one the fleet halt in force names'
         : c.reconcileLive === 'repair'
-        ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
-        : 'RECONCILE_LIVE=1 would re-pin it';
+          ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
+          : 'RECONCILE_LIVE=1 would re-pin it';
   switch (f.kind) {
     case 'reverted':
       return event(

@@ -32,14 +32,12 @@ export const fleetHaltActions = {
   failHaltClosed: tickAssign(({ context }, params: { step: 'clock' | 'document' | 'signature'; error: PortError }) => ({
     halt: { ...context.halt, reading: haltStepFailed(params.step, params.error) },
   })),
-  rememberHaltDocument: tickAssign(
-    ({ context }, params: { answer: Either<RegistryError, FleetHaltDocument> }) => ({
-      halt: {
-        ...context.halt,
-        reading: haltDocumentRead(context.halt.reading, params.answer, context.halt.nowMs),
-      },
-    }),
-  ),
+  rememberHaltDocument: tickAssign(({ context }, params: { answer: Either<RegistryError, FleetHaltDocument> }) => ({
+    halt: {
+      ...context.halt,
+      reading: haltDocumentRead(context.halt.reading, params.answer, context.halt.nowMs),
+    },
+  })),
   judgeHaltSignature: tickAssign(({ context }, params: { answers: SignatureAnswers }) => ({
     halt: { ...context.halt, reading: haltSignatureJudged(context.halt.reading, params.answers[0]) },
   })),

@@ -56,7 +56,10 @@ export const judgingFleetHalt = tickSetup.createStateConfig({
       },
     },
     decidingHaltSignature: {
-      always: [{ guard: 'hasHaltSignatureToCheck', target: 'verifyingHaltSignature' }, { target: 'announcingFleetHalt' }],
+      always: [
+        { guard: 'hasHaltSignatureToCheck', target: 'verifyingHaltSignature' },
+        { target: 'announcingFleetHalt' },
+      ],
     },
     // With VERIFY_SIGNATURES's trust, whatever VERIFY_SIGNATURES says.
     verifyingHaltSignature: {

@@ -3,14 +3,9 @@ import { type Annotations, type RecordedDigests, recordedDigestsOf } from '../..
 import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
 import type { ImageResolution } from '../../domain/plan.js';
 import type { PortError, RegistryError } from '../../domain/port-error.js';
-import { registryBudgetOf } from '../../domain/registry-budget.js';
 import type { Resolution } from '../../domain/registry-answer.js';
-import {
-  acceptResolutions,
-  failedHaltAnswer,
-  failedResolutions,
-  haltAnswerOf,
-} from '../../domain/resolutions.js';
+import { registryBudgetOf } from '../../domain/registry-budget.js';
+import { acceptResolutions, failedHaltAnswer, failedResolutions, haltAnswerOf } from '../../domain/resolutions.js';
 import { startJitterDelayMs } from '../../domain/start-jitter.js';
 import type { LiveWorkload, WorkloadId } from '../../domain/workloads.js';
 import type { ResolveAnswers } from '../tick-actors.js';
