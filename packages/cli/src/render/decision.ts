@@ -55,13 +55,18 @@ export const decisionOf = (outcome: TickOutcome): string => {
     case 'interrupted':
       return 'interrupted by a signal';
     case 'complete': {
-      if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}`;
+      // docs/behaviour.md §3.4b: a fleet halt that could not be verified holds everything back.
+      if (outcome.halt?.state === 'unverified') return 'FLEET HALT UNVERIFIED: nothing re-imaged';
+      if (outcome.reimages.length > 0)
+        return `re-imaged ${names(outcome)}${outcome.events.some((e) => e.code === 'HALT_PIN') ? " (the halt's pin)" : ''}`;
       if (soaking(outcome).length > 0) return `soaking ${soaking(outcome).join(', ')}`;
       const n = recorded(outcome);
       if (n > 0) return `first observation: recorded ${n} digest(s)`;
       // Issue 16: a quarantined digest held is said, not passed off as no change.
       const held = outcome.events.filter((e) => e.code === 'DIGEST_QUARANTINED').length;
-      return held > 0 ? `quarantined digest held (${held} image(s))` : 'no change';
+      if (held > 0) return `quarantined digest held (${held} image(s))`;
+      const halted = outcome.events.filter((e) => e.code === 'DIGEST_HALTED').length;
+      return halted > 0 ? `FLEET HALT holds ${halted} image(s)` : 'no change';
     }
   }
 };

@@ -21,6 +21,7 @@ export type SpecOp =
   | 'verifySignature'
   | 'readClock'
   | 'sleep'
+  | 'readFleetHalt'
   | WriteKind
   | ReadKind;
 
@@ -163,5 +164,6 @@ export const injectFault = (
   if (op === 'resolveDigest') throw new Error('a registry fault is armed per repo: injectRegistryFault');
   if (op === 'verifySignature') throw new Error('a signature fault is armed per repo: injectSignatureFault');
   if (op === 'readClock' || op === 'sleep') throw new Error('the simulated clock takes no faults');
+  if (op === 'readFleetHalt') throw new Error('a halt document fault is armed on its own: injectHaltDocumentFault');
   world.injectClusterFault(op, fault, times);
 };
