@@ -7,6 +7,7 @@
 
 export { formatDuration, parseDurationMs } from './config/duration.js';
 export { ENV, type Environment } from './config/environment.js';
+export { type FleetHaltConfig, parseFleetHaltReference } from './config/fleet-halt-config.js';
 export { MAX_TICK_DURATION_MS, parseTickConfig } from './config/parse-config.js';
 export {
   type KeylessConfig,
@@ -50,6 +51,7 @@ export {
   type RepositoryHalt,
   renderFleetHalt,
 } from './domain/fleet-halt.js';
+export type { HaltReport } from './domain/fleet-halt-reading.js';
 export {
   formatPendingDigest,
   type PendingDigest,
@@ -113,6 +115,7 @@ export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { FleetHaltDocument, FleetHaltPort, FleetHaltTarget } from './ports/fleet-halt-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
+export { type FleetHaltView, readFleetHalt } from './read-fleet-halt.js';
 export {
   runTick,
   runTickFromEnvironment,

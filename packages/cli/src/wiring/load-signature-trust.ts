@@ -4,12 +4,14 @@ import type { SignatureTrust } from './signature-trust.js';
 
 // Issue 15: with VERIFY_SIGNATURES=off (the default) nothing of the
 // signature check is evaluated — no key read, no verifier, no node:crypto:
-// the steady tick's memory stays what it was (README, Benchmarks).
+// the steady tick's memory stays what it was (README, Benchmarks). A fleet
+// halt (FLEET_HALT_REF, docs/behaviour.md §3.4b) is verified with the same
+// trust, so it loads it too.
 
-/** The trust VERIFY_SIGNATURES verifies with, loaded only when it is on. */
+/** The trust VERIFY_SIGNATURES (or FLEET_HALT_REF) verifies with, loaded only when one is on. */
 export const loadSignatureTrust = async (
   config: TickConfig,
 ): Promise<E.Either<readonly ConfigError[], SignatureTrust | undefined>> =>
-  signatureModeOf(config) === 'off'
+  signatureModeOf(config) === 'off' && config.fleetHalt === undefined
     ? E.right(undefined)
     : (await import('./signature-trust.js')).readSignatureTrust(config);

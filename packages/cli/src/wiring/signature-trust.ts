@@ -77,7 +77,8 @@ export const readSignatureTrust = async (
   config: TickConfig,
 ): Promise<E.Either<readonly ConfigError[], SignatureTrust | undefined>> => {
   const signatures = config.signatures;
-  if (signatures === undefined || signatures.mode === 'off') return E.right(undefined);
+  if (signatures === undefined || (signatures.mode === 'off' && config.fleetHalt === undefined))
+    return E.right(undefined);
   const problems: ConfigError[] = [];
   const keys: TrustedKey[] = [];
   for (const file of signatures.publicKeyFiles) {
