@@ -32,6 +32,8 @@ import { type HaltTick, inForce, pinnedBack, recordHaltTick } from './fleet-halt
 
 const RUNS = Number(process.env.IMAGE_REFRESH_HALT_RUNS ?? 300);
 const MIN = Number(process.env.IMAGE_REFRESH_HALT_MIN ?? 30);
+const SEED = Number(process.env.IMAGE_REFRESH_HALT_SEED ?? Date.now() % 2_147_483_647);
+const REPLAY = `IMAGE_REFRESH_HALT_SEED=${SEED} IMAGE_REFRESH_HALT_RUNS=${RUNS} npx -y pnpm@10.34.9 exec vitest run --project core test/spec/fleet-halt.properties.test.ts`;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const REPOS = IMAGES.map((i) => i.repo);
@@ -351,12 +353,12 @@ describe(`the fleet halt's invariants over fuzzed sequences (${RUNS} runs)`, () 
           }
         }
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, seed: SEED },
     );
     explored = { failed: details.failed };
     if (details.failed) {
       failure = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      expect.fail(fc.defaultReportMessage(details));
+      expect.fail(`${fc.defaultReportMessage(details)}\n  replay: ${REPLAY}`);
     }
   }, 600_000);
 
@@ -384,7 +386,7 @@ describe(`the fleet halt's invariants over fuzzed sequences (${RUNS} runs)`, () 
   afterAll(() => {
     console.log(
       [
-        'fleet halt property suite, preconditions and situations met:',
+        `fleet halt property suite (seed ${SEED}; replay: ${REPLAY}), preconditions and situations met:`,
         ...[...met].map(([k, n]) => `  ${String(n).padStart(6)}  ${k}`),
       ].join('\n'),
     );
