@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION } from '../src/domain/workloads.js';
+import { dryRunPorts } from '../src/dry-run.js';
 import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { aHaltEdge, HOUR } from './support/halt-edge.js';
@@ -486,5 +487,28 @@ describe('DECOUPLED_REFRESH past an unsettled jobs-manager', () => {
     expect(outcome.result).toBe('skipped');
     expect(setImages(edge.calls())).toEqual([]);
     expect(edge.codes()).toContain('FLEET_HALT_IN_FORCE');
+  });
+});
+
+describe('--dry-run under a fleet halt', () => {
+  it('reads and verifies a new halt as the tick would, and says the write it would make', async () => {
+    const edge = await aSteadyHaltEdge();
+    edge.world.publish(JM, JM2);
+    const haltDigest = edge.publishHalt({ [JM]: { digests: [JM2] } });
+    const said: string[] = [];
+    const outcome = await runTick(
+      edge.config,
+      dryRunPorts(edge.ports, edge.config, (a) => said.push(a)),
+    );
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.halt?.state).toBe('inForce');
+    expect(said.filter((a) => a.includes('fleet-halt-digest'))).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^annotate deployment/stg-jobs-manager -n tracebloc tracebloc\\.io/fleet-halt-digest=${haltDigest} `,
+        ),
+      ),
+    ]);
+    expect(edge.world.annotations[ANNOTATION.fleetHaltDigest]).toBeUndefined();
   });
 });
