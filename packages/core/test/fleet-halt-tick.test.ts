@@ -512,3 +512,74 @@ describe('--dry-run under a fleet halt', () => {
     expect(edge.world.annotations[ANNOTATION.fleetHaltDigest]).toBeUndefined();
   });
 });
+
+describe('ports that fail as a whole (a defect of the port): still fail closed, naming the step', () => {
+  const withPorts = async (patch: (ports: ReturnType<typeof aHaltEdge>['ports']) => object, why: string) => {
+    const edge = await aSteadyHaltEdge();
+    edge.world.publish(JM, JM2);
+    edge.publishHalt({ [JM]: { digests: [JM2] } });
+    const outcome = await runTick(edge.config, { ...edge.ports, ...patch(edge.ports) });
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.reimages).toEqual([]);
+    expect(outcome.halt).toMatchObject({ state: 'unverified', why });
+  };
+  const throwing = () => () => Promise.reject(new Error('boom'));
+
+  it('the registry port rejects the whole batch: the halt tag is unread too', () =>
+    withPorts(
+      () => ({ registry: { resolveDigests: throwing } }),
+      'the halt tag could not be read (Transport: unexpected failure: Error: boom)',
+    ));
+  it('the fleet halt port throws', () =>
+    withPorts(
+      () => ({ fleetHalt: { readDocument: throwing } }),
+      'its document could not be read (Transport: unexpected failure: Error: boom)',
+    ));
+  it('the signature port throws', () =>
+    withPorts(
+      () => ({ signatures: { verify: throwing } }),
+      'its signature could not be checked (Transport: unexpected failure: Error: boom)',
+    ));
+});
+
+describe('what the tick writes of a halt it verifies', () => {
+  it('one write of kind recordFleetHalt: the digest and the document on one line', async () => {
+    const edge = await aSteadyHaltEdge();
+    const haltDigest = edge.publishHalt({ [JM]: { digests: [JM2] } });
+    const outcome = await edge.tick();
+    expect(outcome.writes.map((w) => w.kind)).toEqual(['recordFleetHalt']);
+    expect(outcome.writes[0]?.annotations[ANNOTATION.fleetHaltDigest]).toBe(haltDigest);
+    expect(outcome.writes[0]?.annotations[ANNOTATION.fleetHaltDocument]).not.toContain('\n');
+  });
+
+  it('a kept digest without its document is read again, said without a note', async () => {
+    const edge = await aSteadyHaltEdge();
+    const haltDigest = edge.publishHalt({ [JM]: { digests: [JM2] } });
+    edge.world.setAnnotation(ANNOTATION.fleetHaltDigest, haltDigest);
+    await edge.tick();
+    expect(edge.line('FLEET_HALT_READ')).toBe(
+      `fleet halt: docker.io/tracebloc/fleet-control:stg-halt answers ${haltDigest.slice(0, 19)}…, not verified here before: reading and verifying it`,
+    );
+  });
+
+  it('an image whose tag could not be resolved this tick is not sent back: the next tick does it', async () => {
+    const edge = await anEdgeOnTheBadBuild();
+    edge.world.sign(JM, JM1);
+    edge.publishHalt({ [JM]: { digests: [JM2], pin: JM1 } });
+    edge.world.injectRegistryFault(JM, 'Transport');
+    await edge.tick();
+    expect(setImages(edge.calls())).toEqual([]);
+    await edge.tick();
+    expect(setImages(edge.calls())).toHaveLength(2);
+  });
+
+  it('the halt tag answers garbage: unverified, quoting it', async () => {
+    const edge = await aSteadyHaltEdge();
+    edge.publishHalt({ [JM]: { digests: [JM2] } });
+    edge.world.injectRegistryFault('tracebloc/fleet-control', 'Garbage');
+    const outcome = await edge.tick();
+    expect(outcome.halt?.why).toBe(
+      'the registry answered "sha256:not-a-digest" for the halt tag, which is not an OCI digest',
+    );
+  });
+});

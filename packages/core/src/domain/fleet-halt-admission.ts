@@ -138,8 +138,6 @@ export interface HaltScope {
   readonly stopsEveryReimage: boolean;
 }
 
-export const NO_HALT_SCOPE: HaltScope = { inForce: undefined, stopsEveryReimage: false };
-
 /** What the plan needs of this tick's reading of the halt. */
 export const haltScopeOf = (reading: HaltReading, nowMs: number | undefined): HaltScope => ({
   inForce: haltInForce(reading, nowMs),

@@ -2,7 +2,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { FleetHaltConfig } from '../config/fleet-halt-config.js';
 import type { Annotations, BookkeepingChanges } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
-import { type FleetHalt, type FleetHaltDocument, haltIsInForce, parseFleetHalt } from './fleet-halt.js';
+import {
+  type FleetHalt,
+  type FleetHaltDocument,
+  type FleetHaltTarget,
+  haltIsInForce,
+  parseFleetHalt,
+} from './fleet-halt.js';
 import { describePortError, type PortError, type RegistryError } from './port-error.js';
 import type { Resolution } from './registry-answer.js';
 import type { SignatureVerdict } from './signature-verdict.js';
@@ -198,3 +204,16 @@ export const haltStepFailed = (step: 'clock' | 'document' | 'signature', error: 
       return haltUnverified(`its signature could not be checked (${because})`);
   }
 };
+
+/**
+ * The halt artifact the reading is at: FLEET_HALT_REF's repository and the
+ * digest its tag answered. Asked only while Fetching or Read, with
+ * FLEET_HALT_REF set; anything else names no artifact (empty strings).
+ */
+export const haltTargetOf = (
+  config: { readonly fleetHalt?: FleetHaltConfig },
+  reading: HaltReading,
+): FleetHaltTarget => ({
+  repo: config.fleetHalt?.repo ?? '',
+  digest: reading._tag === 'Fetching' || reading._tag === 'Read' ? reading.digest : '',
+});

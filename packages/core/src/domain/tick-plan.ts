@@ -3,7 +3,7 @@ import { type Holds, heldImages } from './admission.js';
 import type { BookkeepingChanges } from './bookkeeping.js';
 import { type Annotations, quarantinedDigestsOf, type RecordedDigests, recordChanges } from './bookkeeping.js';
 import { type DecoupledPass, decoupledScopeOf } from './decoupled-pass.js';
-import { type HaltScope, NO_HALT_SCOPE } from './fleet-halt-admission.js';
+import type { HaltScope } from './fleet-halt-admission.js';
 import { liveFindings } from './live-drift.js';
 import { withPendingCleared } from './pending-digest.js';
 import { digestsToRecord, type ImageResolution, planRefresh, type RefreshPlan } from './plan.js';
@@ -31,8 +31,8 @@ export interface TickPlanInputs {
   readonly live: LiveView;
   readonly decoupled: DecoupledPass;
   readonly holds: Holds;
-  /** The fleet halt (docs/behaviour.md §3.4b): none by default. */
-  readonly halt?: HaltScope;
+  /** The fleet halt (docs/behaviour.md §3.4b): the halt in force, or none; unverified, nothing moves. */
+  readonly halt: HaltScope;
 }
 
 export const planTick = ({
@@ -43,7 +43,7 @@ export const planTick = ({
   live,
   decoupled,
   holds,
-  halt = NO_HALT_SCOPE,
+  halt,
 }: TickPlanInputs): RefreshPlan => {
   const scope = decoupledScopeOf(decoupled);
   // Pin markers are read only on a settled RECONCILE_LIVE tick, so their

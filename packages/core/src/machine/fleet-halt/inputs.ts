@@ -1,14 +1,11 @@
-import { haltWriteOf } from '../../domain/fleet-halt-reading.js';
+import { haltTargetOf, haltWriteOf } from '../../domain/fleet-halt-reading.js';
 import { write } from '../step-params.js';
 import type { InputArgs } from '../tick-context.js';
 
 // What the fleet halt phase's steps hand their actors.
 
 /** The halt artifact the tag answered: its repository and manifest digest (a step taken only while Fetching or Read). */
-const target = ({ context }: InputArgs) => ({
-  repo: context.config.fleetHalt?.repo ?? '',
-  digest: 'digest' in context.halt.reading ? (context.halt.reading.digest ?? '') : '',
-});
+const target = ({ context }: InputArgs) => haltTargetOf(context.config, context.halt.reading);
 
 /** The document the digest names, read from the registry. */
 export const haltDocumentTarget = (args: InputArgs) => ({ target: target(args) });
