@@ -31,6 +31,9 @@ describe('FLEET_HALT_REF', () => {
     ['tracebloc/fleet-control:stg-halt', { repo: 'tracebloc/fleet-control', tag: 'stg-halt' }],
     ['index.docker.io/tracebloc/fleet-control:v1.2', { repo: 'tracebloc/fleet-control', tag: 'v1.2' }],
     ['registry-1.docker.io/acme/halts/prod:p_1', { repo: 'acme/halts/prod', tag: 'p_1' }],
+    ['acme/docker.io/halt:t', { repo: 'acme/docker.io/halt', tag: 't' }],
+    ['acme/fleet.control/halt:t', { repo: 'acme/fleet.control/halt', tag: 't' }],
+    ['a__b/c--d/e.f:t', { repo: 'a__b/c--d/e.f', tag: 't' }],
   ])('%s is a tag of a docker.io repository', (reference, expected) => {
     expect(parseFleetHaltReference(reference)).toEqual(expected);
   });
@@ -45,6 +48,13 @@ describe('FLEET_HALT_REF', () => {
     ['docker.io/fleet-control:stg', 'names no repository of the form namespace/name'],
     ['docker.io/Tracebloc/Fleet:stg', 'names no repository of the form namespace/name'],
     ['docker.io/tracebloc/fleet-control:-bad', 'has a tag that is not a valid image tag'],
+    [':stg', 'names no repository of the form namespace/name'],
+    ['docker.io/a/b.:stg', 'names no repository of the form namespace/name'],
+    ['docker.io/_a/b:stg', 'names no repository of the form namespace/name'],
+    ['docker.io/a//b:stg', 'names no repository of the form namespace/name'],
+    ['docker.io/a/b-:stg', 'names no repository of the form namespace/name'],
+    ['docker.io/ab/c_:stg', 'names no repository of the form namespace/name'],
+    ['docker.io/a/b/:stg', 'names no repository of the form namespace/name'],
     [`docker.io/tracebloc/fleet-control:${'t'.repeat(129)}`, 'has a tag that is not a valid image tag'],
   ])('%s is refused: it %s', (reference, problem) => {
     const parsed = parseFleetHaltReference(reference);
@@ -97,6 +107,11 @@ describe('FLEET_HALT_REF', () => {
       expect.stringMatching(/^SIGNATURE_IDENTITY: is required with the other keyless variables/),
       expect.stringMatching(/^SIGSTORE_TRUSTED_ROOT: is required with the other keyless variables/),
     ]);
+  });
+
+  it('FLEET_HALT_EXIT empty or blank is unset, like every variable', () => {
+    expect(problems({ FLEET_HALT_EXIT: '' })).toEqual([]);
+    expect(problems({ FLEET_HALT_EXIT: '  ' })).toEqual([]);
   });
 
   it('FLEET_HALT_EXIT: 1 makes a held change a finding, 0 or unset does not', () => {

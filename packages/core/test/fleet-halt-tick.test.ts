@@ -583,3 +583,75 @@ describe('what the tick writes of a halt it verifies', () => {
     );
   });
 });
+
+describe('a halt that does not name what a guard goes back to changes nothing of it', () => {
+  it('RECONCILE_LIVE=1 still re-pins a live drift onto a record the halt does not name', async () => {
+    const edge = await aSteadyHaltEdge({ RECONCILE_LIVE: '1' });
+    edge.publishHalt({ [JM]: { digests: [JM3] } });
+    edge.world.setLiveImage('requests-proxy', 'proxy', ref(JM, JM2));
+    await edge.tick();
+    expect(setImages(edge.calls())).toEqual([`setImages requests-proxy proxy=${ref(JM, JM1)}`]);
+  });
+
+  it('ON_ROLLOUT_FAILURE=revert still rolls back onto a record the halt does not name', async () => {
+    const edge = await aSteadyHaltEdge({ ON_ROLLOUT_FAILURE: 'revert' });
+    edge.publishHalt({ [RM]: { digests: [RM2] } });
+    edge.world.publish(JM, JM2);
+    edge.world.breakBuild(JM2);
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('rolledBack');
+    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM1));
+  });
+
+  it('an unverified halt stops the live re-pins too (nothing is re-imaged)', async () => {
+    const edge = await aSteadyHaltEdge({ RECONCILE_LIVE: '1' });
+    edge.publishHalt({ [JM]: { digests: [JM3] } }, { signed: false });
+    edge.world.setLiveImage('requests-proxy', 'proxy', ref(JM, JM2));
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(setImages(edge.calls())).toEqual([]);
+    expect(edge.codes()).toContain('LIVE_DRIFT');
+  });
+});
+
+describe('the pin’s signature under VERIFY_SIGNATURES', () => {
+  it('warn: an unsigned pin is still not deployed (judged as under enforce), while the images’ checks warn', async () => {
+    const edge = await anEdgeOnTheBadBuild({ VERIFY_SIGNATURES: 'warn' });
+    edge.publishHalt({ [JM]: { digests: [JM2], pin: JM1 } });
+    edge.world.publish(RM, RM2);
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(1);
+    expect(edge.line('SIGNATURE_REJECTED')).toMatch(new RegExp(`^ERROR: SIGNATURE NOT VERIFIED for ${JM}@${JM1}`));
+    expect(edge.line('SIGNATURE_NOT_VERIFIED')).toContain(`${RM}@${RM2}`);
+    expect(setImages(edge.calls())).toEqual([`setImages resource-monitor tracebloc-resource-monitor=${ref(RM, RM2)}`]);
+  });
+
+  it('enforce: the pin and every changed digest are checked, each once', async () => {
+    const edge = await aSteadyHaltEdge({ VERIFY_SIGNATURES: 'enforce' });
+    edge.world.sign(JM, JM2);
+    edge.world.publish(JM, JM2);
+    expect((await edge.tick()).reimages).toHaveLength(2);
+    edge.world.sign(JM, JM1);
+    edge.world.publish(RM, RM2);
+    edge.world.sign(RM, RM2);
+    edge.publishHalt({ [JM]: { digests: [JM2], pin: JM1 } });
+    await edge.tick();
+    expect(edge.calls().filter((c) => c.startsWith('verifySignature') && !c.includes('fleet-control'))).toEqual([
+      `verifySignature ${JM}@${JM1}`,
+      `verifySignature ${RM}@${RM2}`,
+    ]);
+    expect(setImages(edge.calls())).toHaveLength(3);
+  });
+
+  it('off: only the pin is checked; the tag’s other changes go on unchecked, as the script', async () => {
+    const edge = await anEdgeOnTheBadBuild();
+    edge.world.sign(JM, JM1);
+    edge.world.publish(RM, RM2);
+    edge.publishHalt({ [JM]: { digests: [JM2], pin: JM1 } });
+    await edge.tick();
+    expect(edge.calls().filter((c) => c.startsWith('verifySignature') && !c.includes('fleet-control'))).toEqual([
+      `verifySignature ${JM}@${JM1}`,
+    ]);
+    expect(setImages(edge.calls())).toHaveLength(3);
+  });
+});

@@ -33,6 +33,7 @@ import {
 import type { ImageResolution } from '../src/domain/plan.js';
 import { transport } from '../src/domain/port-error.js';
 import { failedHaltAnswer, haltAnswerOf, hasNothingToJudge, resolveRequests } from '../src/domain/resolutions.js';
+import { judgeSignature, signatureSubjectsOf } from '../src/domain/signature-admission.js';
 import { isFleetHaltOff, isSignatureCheckOff } from '../src/domain/switches.js';
 import { ANNOTATION } from '../src/domain/workloads.js';
 import * as say from '../src/machine/fleet-halt/messages.js';
@@ -271,11 +272,8 @@ describe('a halt in force, answer by answer', () => {
     const earlier = {
       'jobs-manager': { _tag: 'Quarantined' as const, image: 'jobs-manager' as const, digest: C as never },
     };
-    expect(admitByFleetHalt([resolved('jobs-manager', C)], recorded(B), earlier, halt)).toMatchObject({
-      holds: earlier,
-      pins: {},
-      stranded: [],
-    });
+    const decision = admitByFleetHalt([resolved('jobs-manager', C)], recorded(B), earlier, halt);
+    expect([decision.holds, decision.pins, decision.stranded, decision.halted]).toEqual([earlier, {}, [], []]);
     const unresolved: ImageResolution = { _tag: 'Unresolved', image: 'jobs-manager', error: transport('503') };
     expect(admitByFleetHalt([unresolved], recorded(B), {}, halt).pins).toEqual({});
   });
@@ -309,7 +307,7 @@ describe('a halt in force, answer by answer', () => {
       { image: 'jobs-manager', digest: B },
     ]);
     const fixed = admitByFleetHalt([resolved('jobs-manager', F)], recorded(B), {}, halt);
-    expect(fixed).toMatchObject({ stranded: [], holds: {}, pins: {} });
+    expect([fixed.stranded, fixed.holds, fixed.pins]).toEqual([[], {}, {}]);
   });
 
   it('admitUnderHalt: a halt that is not in force decides nothing', () => {
@@ -344,6 +342,8 @@ describe('a halt in force, answer by answer', () => {
         r._tag === 'Resolved' ? r.digest : r._tag,
       ),
     ).toEqual([G, C]);
+    const unresolved: ImageResolution = { _tag: 'Unresolved', image: 'jobs-manager', error: transport('503') };
+    expect(answersAfterHalt([unresolved], pins)).toEqual([unresolved]);
     const changes = [
       { image: 'jobs-manager' as const, from: B, to: G as never },
       { image: 'pods-monitor' as const, from: B, to: C as never },
@@ -389,6 +389,45 @@ describe('the resolve batch, the switches', () => {
     expect(isSignatureCheckOff(watching, pins)).toBe(false);
     expect(isSignatureCheckOff(simConfig({ VERIFY_SIGNATURES: 'warn', SIGNATURE_PUBLIC_KEYS: '/k' }))).toBe(false);
     expect([isFleetHaltOff(blind), isFleetHaltOff(watching)]).toEqual([true, false]);
+  });
+});
+
+describe('the signature check’s subjects with a halt’s pins', () => {
+  const pins = { 'jobs-manager': { image: 'jobs-manager' as const, from: B, to: G } };
+  const answers = [resolved('jobs-manager', G), resolved('pods-monitor', C), resolved('resource-monitor', F)];
+  const records = recordedDigestsOf({
+    'tracebloc.io/last-refreshed-jobs-manager-digest': B,
+    'tracebloc.io/last-refreshed-pods-monitor-digest': G,
+  });
+
+  it('off: only the pin, marked; on: every changed digest and first observation, the pin marked', () => {
+    expect(signatureSubjectsOf('off', answers, records, {}, pins)).toEqual([
+      { image: 'jobs-manager', repo: JM, digest: G, gated: true, pin: true },
+    ]);
+    expect(signatureSubjectsOf('off', answers, records, {}, {})).toEqual([]);
+    expect(signatureSubjectsOf('warn', answers, records, {}, pins)).toEqual([
+      { image: 'jobs-manager', repo: JM, digest: G, gated: true, pin: true },
+      { image: 'pods-monitor', repo: 'tracebloc/pods-monitor', digest: C, gated: true },
+      { image: 'resource-monitor', repo: 'tracebloc/resource-monitor', digest: F, gated: false },
+    ]);
+  });
+
+  it('a first observation of the pin’s own digest is no pin (only a drift to it is)', () => {
+    expect(signatureSubjectsOf('warn', [resolved('jobs-manager', G)], recordedDigestsOf({}), {}, pins)).toEqual([
+      { image: 'jobs-manager', repo: JM, digest: G, gated: false },
+    ]);
+  });
+
+  it('a pin is judged as under enforce; any other changed digest under the mode', () => {
+    const notVerified = { _tag: 'NotVerified' as const, why: 'unsigned' };
+    expect(judgeSignature('warn', { gated: true, pin: true, result: notVerified })).toEqual({
+      _tag: 'Rejected',
+      why: 'unsigned',
+    });
+    expect(judgeSignature('warn', { gated: true, result: notVerified })).toEqual({
+      _tag: 'Unverified',
+      why: 'unsigned',
+    });
   });
 });
 

@@ -178,6 +178,11 @@ const operatorLines = (): readonly TickEvent[] => [
   say.haltReading(watching, haltDigest, 'the kept document no longer parses (not JSON)'),
   say.haltInForceLine(watching, halt, haltDigest),
   say.haltInForceLine(watching, { ...halt, repositories: {} }, haltDigest),
+  say.haltInForceLine(
+    watching,
+    { ...halt, repositories: { 'tracebloc/pods-monitor': { digests: [D1, D2], pin: undefined } } },
+    haltDigest,
+  ),
   say.haltExpired(watching, halt),
   say.haltUnverifiedLine(watching, 'its signature did not verify: no signature'),
   say.haltLifted(watching, haltDigest),
@@ -279,7 +284,9 @@ describe('the operator lines, word for word', () => {
     );
     const text = [
       ...alone,
-      ...[...kubernetesEventsFor(outcome(operatorLines())), ...reimaged].map((e) => `${e.type} ${e.reason}: ${e.message}`),
+      ...[...kubernetesEventsFor(outcome(operatorLines())), ...reimaged].map(
+        (e) => `${e.type} ${e.reason}: ${e.message}`,
+      ),
     ];
     await expect(`${text.join('\n')}\n`).toMatchFileSnapshot('__golden__/kubernetes-events.txt');
   });

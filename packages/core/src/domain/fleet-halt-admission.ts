@@ -71,9 +71,9 @@ export const admitByFleetHalt = (
     if (runs === undefined || !isHaltedDigest(halt, repo, runs)) continue;
     const pin = pinOf(halt, repo);
     if (pin !== undefined) pins[image] = { image, from: runs, to: pin };
-    // Without a pin it stays where it is, unless the tag answers a build the halt lets through.
-    else if (resolution.digest === runs || isHaltedDigest(halt, repo, resolution.digest))
-      stranded.push({ image, digest: runs });
+    // Without a pin it stays where it is, unless the tag answers a build the halt lets through
+    // (the build it runs is halted: an unchanged answer is too).
+    else if (isHaltedDigest(halt, repo, resolution.digest)) stranded.push({ image, digest: runs });
   }
   const held = halted.filter((a) => pins[a.image] === undefined);
   return {

@@ -159,7 +159,8 @@ export const renderFleetHalt = (halt: FleetHaltDraft): string =>
       repositories: Object.fromEntries(
         Object.entries(halt.repositories).map(([repo, r]) => [
           repo,
-          { digests: r.digests, ...(r.pin === undefined ? {} : { pin: r.pin }) },
+          // JSON.stringify leaves an undefined pin out.
+          { digests: r.digests, pin: r.pin },
         ]),
       ),
     },
