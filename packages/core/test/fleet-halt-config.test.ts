@@ -34,6 +34,8 @@ describe('FLEET_HALT_REF', () => {
     ['acme/docker.io/halt:t', { repo: 'acme/docker.io/halt', tag: 't' }],
     ['acme/fleet.control/halt:t', { repo: 'acme/fleet.control/halt', tag: 't' }],
     ['a__b/c--d/e.f:t', { repo: 'a__b/c--d/e.f', tag: 't' }],
+    ['ab_cd/e:t', { repo: 'ab_cd/e', tag: 't' }],
+    ['a--b/c:t', { repo: 'a--b/c', tag: 't' }],
   ])('%s is a tag of a docker.io repository', (reference, expected) => {
     expect(parseFleetHaltReference(reference)).toEqual(expected);
   });

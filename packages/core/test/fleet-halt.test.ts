@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import {
+  FLEET_HALT_MEDIA_TYPE,
   type FleetHalt,
   haltIsInForce,
   isHaltedDigest,
@@ -169,14 +170,23 @@ describe('parseFleetHalt', () => {
     ['an expiry with a fraction and an offset', document({ expires: '2026-12-03T13:00:00.125+01:00' })],
     [
       'repositories with separators: dots, double underscores, runs of dashes, several components',
-      document({ repositories: { 'a.b/c__d/e--f': { digests: '*' }, 'a1/b2c3': { digests: [BAD] } } }),
+      document({
+        repositories: {
+          'a.b/c__d/e--f': { digests: '*' },
+          'a1/b2c3': { digests: [BAD] },
+          'ab.cd/ef': { digests: '*' },
+          'a--b/c': { digests: '*' },
+          'a/b.c_d': { digests: '*' },
+        },
+      }),
     ],
   ])('takes %s', (_what, text) => {
     expect(E.isRight(parseFleetHalt(text, NOW))).toBe(true);
   });
 
-  it('reads at most 16 KiB of document (the adapter stops reading past it)', () => {
+  it('reads at most 16 KiB of document (the adapter stops reading past it), of the media type the README names', () => {
     expect(MAX_HALT_BYTES).toBe(16 * 1_024);
+    expect(FLEET_HALT_MEDIA_TYPE).toBe('application/vnd.tracebloc.image-refresh.fleet-halt.v1+json');
   });
 
   it('takes a halt that names nothing: published under the tag, it lifts one', () => {

@@ -47,7 +47,7 @@ export const parseFleetHaltReference = (
 
 const read = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
   const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
+  return value === '' ? undefined : value;
 };
 
 /**
