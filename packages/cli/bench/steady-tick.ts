@@ -1,7 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ANNOTATION, renderFleetHalt } from '../../core/src/index.js';
 import { SIM_ENVIRONMENT } from '../../core/src/sim/index.js';
 import { startChartCluster } from '../../k8s-adapter/test/support/fake-api-chart.js';
 import { listenLocal } from '../../k8s-adapter/test/support/registry-local-server.js';
@@ -16,6 +18,13 @@ import { referenceScript } from './reference-script.js';
 //     token as Docker Hub does: median wall time and peak RSS of 15 runs.
 // Peak RSS is the process's own maxRSS (getrusage), printed at exit by a
 // preloaded line; the bench needs no /usr/bin/time.
+//
+// BENCH_FLEET_HALT=1 (docs/behaviour.md §3.4b): the same steady tick three
+// ways, interleaved run for run — FLEET_HALT_REF unset; set, the halt tag
+// answering 404; set, a halt in force that this edge verified before (its
+// digest and document kept on the Deployment, halting a digest no image has)
+// — and each one's requests counted, so that "one HEAD more, nothing else"
+// is measured, not assumed.
 //
 // Side by side with the script (issue 14): BENCH_REFERENCE names the chart's
 // client/templates/image-refresh-cronjob.yaml, which the operator fetches
@@ -40,6 +49,13 @@ const DIGESTS: Record<string, string> = {
   'tracebloc/pods-monitor': `sha256:${'2'.repeat(64)}`,
   'tracebloc/resource-monitor': `sha256:${'3'.repeat(64)}`,
 };
+
+/** BENCH_FLEET_HALT=1: the halt's repository, and the digest of the halt every "known" tick finds kept. */
+const FLEET_HALT = process.env.BENCH_FLEET_HALT === '1';
+const HALT_REPO = 'tracebloc/fleet-control';
+const HALT_DIGEST = `sha256:${'4'.repeat(64)}`;
+/** What the halt tag answers for the tick being run: 404, or the kept halt's digest. */
+let haltTag: 'absent' | 'known' = 'absent';
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -96,6 +112,11 @@ const registry = await listenLocal((request, response) => {
     return;
   }
   const repo = /^\/v2\/(.+)\/manifests\/[^/]+$/.exec(url.pathname)?.[1];
+  if (repo === HALT_REPO && request.headers.authorization === 'Bearer bench-token' && haltTag === 'absent') {
+    response.writeHead(404);
+    response.end();
+    return;
+  }
   if (request.headers.authorization !== 'Bearer bench-token') {
     response.writeHead(401, {
       'www-authenticate': `Bearer realm="http://127.0.0.1:${registryPort()}/token",service="bench",scope="repository:${repo}:pull"`,
@@ -104,7 +125,7 @@ const registry = await listenLocal((request, response) => {
     return;
   }
   response.writeHead(200, {
-    'docker-content-digest': DIGESTS[repo ?? ''] ?? '',
+    'docker-content-digest': repo === HALT_REPO ? HALT_DIGEST : (DIGESTS[repo ?? ''] ?? ''),
     'ratelimit-limit': '100;w=21600',
     'ratelimit-remaining': '97;w=21600',
   });
@@ -122,6 +143,32 @@ const cluster = await startChartCluster({
     ]),
   ),
 });
+
+/** A halt in force this edge verified before: it halts a digest no image has, so the tick stays steady. */
+const keptHalt = renderFleetHalt({
+  reason: 'bench: a halt in force that holds nothing this edge runs',
+  expires: new Date(Date.now() + 24 * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  repositories: { 'tracebloc/jobs-manager': { digests: [`sha256:${'5'.repeat(64)}`] } },
+});
+const haltCluster = FLEET_HALT
+  ? await startChartCluster({
+      annotations: {
+        ...Object.fromEntries(
+          Object.entries(DIGESTS).map(([repo, digest]) => [
+            `tracebloc.io/last-refreshed-${repo.split('/')[1]}-digest`,
+            digest,
+          ]),
+        ),
+        [ANNOTATION.fleetHaltDigest]: HALT_DIGEST,
+        [ANNOTATION.fleetHaltDocument]: JSON.stringify(JSON.parse(keptHalt)),
+      },
+    })
+  : undefined;
+const haltKey = join(dir, 'fleet.pub');
+writeFileSync(
+  haltKey,
+  generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }),
+);
 
 const env = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -145,7 +192,49 @@ const reference =
         kubeconfig: cluster.kubeconfig.path,
       });
 
-try {
+/** BENCH_FLEET_HALT=1: the steady tick unset, with a 404, with a kept halt in force — interleaved, requests counted. */
+const benchFleetHalt = async (): Promise<void> => {
+  const withHalt = { FLEET_HALT_REF: `docker.io/${HALT_REPO}:stg-halt`, SIGNATURE_PUBLIC_KEYS: haltKey };
+  const cases = [
+    { name: 'FLEET_HALT_REF unset', tag: 'absent' as const, extra: {}, cluster },
+    { name: 'FLEET_HALT_REF set, no halt (404)', tag: 'absent' as const, extra: withHalt, cluster },
+    {
+      name: 'FLEET_HALT_REF set, a halt in force seen before',
+      tag: 'known' as const,
+      extra: withHalt,
+      cluster: haltCluster ?? cluster,
+    },
+  ];
+  const results = cases.map(() => ({ ms: [] as number[], rssKb: [] as number[], api: 0, registry: 0 }));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [index, c] of cases.entries()) {
+      haltTag = c.tag;
+      const before = { api: c.cluster.server.requests.length, registry: registry.seen.length };
+      const result = await run(['tick'], { ...env, KUBECONFIG: c.cluster.kubeconfig.path, ...c.extra });
+      if (result.code !== 0 || !result.stderr.includes('outcome=complete exit=0 findings=0 writes=0 re-images=0')) {
+        throw new Error(`${c.name}: the tick was not steady (exit ${result.code}):\n${result.stderr}`);
+      }
+      const r = results[index];
+      if (r === undefined) continue;
+      r.ms.push(result.ms);
+      r.rssKb.push(result.rssKb);
+      r.api += c.cluster.server.requests.length - before.api;
+      r.registry += registry.seen.length - before.registry;
+    }
+  }
+  console.log(
+    `node ${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()} ${NODE_FLAGS.join(' ')}; fleet halt (docs/behaviour.md §3.4b), ${RUNS} interleaved runs each:`,
+  );
+  for (const [index, c] of cases.entries()) {
+    const r = results[index];
+    if (r === undefined) continue;
+    console.log(
+      `  ${c.name}: median ${median(r.ms).toFixed(0)} ms, peak RSS median ${(median(r.rssKb) / 1024).toFixed(1)} MiB; per tick ${r.api / RUNS} Kubernetes requests (Events included), ${r.registry / RUNS} registry requests`,
+    );
+  }
+};
+
+const benchTick = async (): Promise<void> => {
   const version: number[] = [];
   for (let i = 0; i < RUNS; i++) version.push((await run(['--version'], env)).ms);
   const ticks = [];
@@ -189,7 +278,12 @@ try {
       `  the script's API requests per tick: ${requests.scriptApi / RUNS}, registry requests per tick: ${requests.scriptRegistry / RUNS}`,
     );
   }
+};
+
+try {
+  await (FLEET_HALT ? benchFleetHalt() : benchTick());
 } finally {
+  await haltCluster?.close();
   await cluster.close();
   await registry.close();
 }

@@ -1,3 +1,4 @@
+import { simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
 
@@ -78,6 +79,32 @@ describe('image-refresh simulate', () => {
     expect(ring1Reimages).toEqual([]);
   });
 
+  it('fleet-halt: ring 0 goes bad, the halt is published, ring 1 never moves, ring 0 is sent back to the pin', async () => {
+    const { exitCode, stdout } = await run('simulate', '--scenario', 'fleet-halt', '--verbose');
+    expect(exitCode).toBe(0);
+    const rows = stdout.split('\n').filter((l) => /^\d+ +\[(canary|ring 1)\]/.test(l));
+    const of = (edge: string) => rows.filter((l) => l.includes(`[${edge}]`));
+    const build1 = simDigest('tracebloc/jobs-manager#1').slice(0, 19);
+    const build2 = simDigest('tracebloc/jobs-manager#2').slice(0, 19);
+    // The canary rolls build 2 (tick 2); the halt sends it back to build 1, its pin (tick 4).
+    expect(of('canary')[1]).toMatch(new RegExp(`re-imaged jobs-manager, requests-proxy\\s+0.*${build2}`));
+    expect(of('canary')[3]).toMatch(
+      new RegExp(
+        `re-imaged jobs-manager, requests-proxy \\(the halt'…\\s+0.*${build1}.*Warning RefreshHalted, Normal RefreshReimaged`,
+      ),
+    );
+    // Ring 1 soaked build 2, then the halt held it: past its RING_DELAY it never runs it.
+    for (const row of of('ring 1').slice(3, 8))
+      expect(row).toMatch(new RegExp(`FLEET HALT holds jobs-manager\\s+0.*${build1}`));
+    const ring1Sets = stdout
+      .split('--- tick ')
+      .filter((section) => section.includes('[ring 1]'))
+      .flatMap((section) => section.split('\n'))
+      .filter((line) => line.includes('set image') && line.includes(`@${simDigest('tracebloc/jobs-manager#2')}`));
+    expect(ring1Sets).toEqual([]);
+    expect(stdout).toContain('FLEET HALT in force: jobs-manager build 2 loses jobs on restart (until ');
+  });
+
   it('--list names every scenario', async () => {
     const { stdout } = await run('simulate', '--list');
     for (const name of [
@@ -88,6 +115,7 @@ describe('image-refresh simulate', () => {
       'api-outage',
       'first-install',
       'canary-ring',
+      'fleet-halt',
     ]) {
       expect(stdout).toMatch(new RegExp(`^${name} `, 'm'));
     }

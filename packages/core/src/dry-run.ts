@@ -47,8 +47,12 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     watchStability: (workload, stableForMs) =>
       pretend(`watch ${describeWorkload(workload)} stay complete for ${formatDuration(stableForMs)}`),
   };
-  // A signature check only reads: a dry run checks as the tick would (issue 15).
-  const signatures = ports.signatures === undefined ? {} : { signatures: ports.signatures };
+  // A signature check only reads: a dry run checks as the tick would (issue 15);
+  // so does reading a fleet halt's document (docs/behaviour.md §3.4b).
+  const signatures = {
+    ...(ports.signatures === undefined ? {} : { signatures: ports.signatures }),
+    ...(ports.fleetHalt === undefined ? {} : { fleetHalt: ports.fleetHalt }),
+  };
   const dry: TickPorts =
     ports.events === undefined
       ? { cluster, registry: ports.registry, ...signatures }

@@ -7,11 +7,13 @@
 
 export { formatDuration, parseDurationMs } from './config/duration.js';
 export { ENV, type Environment } from './config/environment.js';
+export { type FleetHaltConfig, parseFleetHaltReference } from './config/fleet-halt-config.js';
 export {
   MAX_DIGEST_AGE_MS,
   MAX_START_JITTER_MS,
   MAX_TICK_DURATION_MS,
   parseTickConfig,
+  parseTrustConfig,
 } from './config/parse-config.js';
 export {
   type KeylessConfig,
@@ -21,6 +23,7 @@ export {
   type SignatureIdentity,
   type SignatureMode,
   signatureModeOf,
+  verifiesNothing,
 } from './config/signature-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
 export {
@@ -62,6 +65,7 @@ export {
   type RepositoryHalt,
   renderFleetHalt,
 } from './domain/fleet-halt.js';
+export type { HaltReport } from './domain/fleet-halt-reading.js';
 export {
   formatPendingDigest,
   type PendingDigest,
@@ -135,6 +139,7 @@ export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { FleetHaltDocument, FleetHaltPort, FleetHaltTarget } from './ports/fleet-halt-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
+export { type FleetHaltView, readFleetHalt } from './read-fleet-halt.js';
 export {
   configInvalidOutcome,
   runTick,

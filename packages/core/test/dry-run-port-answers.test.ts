@@ -41,9 +41,14 @@ describe('--dry-run port answers', () => {
     expect(dry.signatures).toBe(real.signatures);
   });
 
-  it('without a signature port or a clock the dry ports have none either', () => {
+  it('the fleet halt port is the real one: a dry run reads a halt as the tick would (docs/behaviour.md §3.4b)', () => {
+    const { real, dry } = aDryRun();
+    expect(dry.fleetHalt).toBe(real.fleetHalt);
+  });
+
+  it('without a signature port, a clock or a fleet halt port the dry ports have none either', () => {
     const config = simConfig({});
-    const { signatures: _s, clock: _c, ...real } = simPorts(new SimWorld(config));
+    const { signatures: _s, clock: _c, fleetHalt: _f, ...real } = simPorts(new SimWorld(config));
     const dry = dryRunPorts(real, config, () => undefined);
     expect(Object.keys(dry).sort()).toEqual(['cluster', 'events', 'registry']);
   });

@@ -1,9 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import {
+  FLEET_HALT_MEDIA_TYPE,
   type FleetHalt,
   haltIsInForce,
   isHaltedDigest,
+  MAX_HALT_BYTES,
   parseFleetHalt,
   pinOf,
   renderFleetHalt,
@@ -98,6 +100,95 @@ describe('parseFleetHalt', () => {
     expect(refused(text)).toMatch(why);
   });
 
+  it.each([
+    ['null', 'null', /^not a JSON object$/],
+    ['repositories null', document({ repositories: null }), /^repositories is not an object$/],
+    [
+      'a repository that is no object',
+      document({ repositories: { [JM]: 'x' } }),
+      /^repositories\["tracebloc\/jobs-manager"\] is not an object$/,
+    ],
+    ['a reason that is no string', document({ reason: 5 }), /^no reason$/],
+    [
+      'an expiry that is no time of any day',
+      document({ expires: '2026-13-45T99:99:99Z' }),
+      /^expires is not an RFC 3339 time$/,
+    ],
+    [
+      'an expiry with text before it',
+      document({ expires: 'x2026-12-03T12:00:00Z' }),
+      /^expires is not an RFC 3339 time$/,
+    ],
+    [
+      'an expiry with an offset of one digit',
+      document({ expires: '2026-12-03T12:00:00+1:00' }),
+      /^expires is not an RFC 3339 time$/,
+    ],
+    [
+      'an expiry with an empty fraction',
+      document({ expires: '2026-12-03T12:00:00.Z' }),
+      /^expires is not an RFC 3339 time$/,
+    ],
+    ['two unknown fields', document({ a: 1, b: 2 }), /^unknown field\(s\) a, b$/],
+    [
+      'two unknown repository fields',
+      document({ repositories: { [JM]: { digests: '*', x: 1, y: 2 } } }),
+      /^repositories\["tracebloc\/jobs-manager"\] has unknown field\(s\) x, y$/,
+    ],
+    [
+      'a pin that is no string',
+      document({ repositories: { [JM]: { digests: [BAD], pin: 5 } } }),
+      /pin is not a well-formed digest$/,
+    ],
+    ['a digest that is no string', document({ repositories: { [JM]: { digests: [5] } } }), /holds 1 malformed digest/],
+    [
+      'a repository starting with a separator',
+      document({ repositories: { '_a/b': { digests: '*' } } }),
+      /is not a repository path/,
+    ],
+    [
+      'a repository ending with a separator',
+      document({ repositories: { 'a/b-': { digests: '*' } } }),
+      /is not a repository path/,
+    ],
+    [
+      'a repository with an empty component',
+      document({ repositories: { 'a//b': { digests: '*' } } }),
+      /is not a repository path/,
+    ],
+    [
+      'a repository with a prefix',
+      document({ repositories: { ' a/b': { digests: '*' } } }),
+      /is not a repository path/,
+    ],
+  ])('refuses %s too', (_what, text, why) => {
+    expect(refused(text)).toMatch(why);
+  });
+
+  it.each([
+    ['a reason of exactly 256 characters', document({ reason: 'r'.repeat(256) })],
+    ['an expiry with a fraction and an offset', document({ expires: '2026-12-03T13:00:00.125+01:00' })],
+    [
+      'repositories with separators: dots, double underscores, runs of dashes, several components',
+      document({
+        repositories: {
+          'a.b/c__d/e--f': { digests: '*' },
+          'a1/b2c3': { digests: [BAD] },
+          'ab.cd/ef': { digests: '*' },
+          'a--b/c': { digests: '*' },
+          'a/b.c_d': { digests: '*' },
+        },
+      }),
+    ],
+  ])('takes %s', (_what, text) => {
+    expect(E.isRight(parseFleetHalt(text, NOW))).toBe(true);
+  });
+
+  it('reads at most 16 KiB of document (the adapter stops reading past it), of the media type the README names', () => {
+    expect(MAX_HALT_BYTES).toBe(16 * 1_024);
+    expect(FLEET_HALT_MEDIA_TYPE).toBe('application/vnd.tracebloc.image-refresh.fleet-halt.v1+json');
+  });
+
   it('takes a halt that names nothing: published under the tag, it lifts one', () => {
     const nothing = parsed(document({ repositories: {} }));
     expect(nothing.repositories).toEqual({});
@@ -146,5 +237,8 @@ describe('renderFleetHalt', () => {
     expect(text.endsWith('}\n')).toBe(true);
     expect(Object.keys(JSON.parse(text))).toEqual(['version', 'reason', 'expires', 'repositories']);
     expect(parsed(text)).toMatchObject({ reason: 'stop build 2', repositories: { [RM]: { digests: '*' } } });
+    // A repository without a pin has no pin key at all.
+    expect(Object.keys(JSON.parse(text).repositories[RM])).toEqual(['digests']);
+    expect(JSON.parse(text).repositories[JM]).toEqual({ digests: [BAD], pin: GOOD });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { simDigest } from '../src/sim/index.js';
 import { aSteadyEdge, JM, RM } from './support/edge.js';
+import { aHaltEdge } from './support/halt-edge.js';
 
 // A tick that ran through but held a digest back ends under the hold's name
 // (docs/behaviour.md §3.4a), so the summary's outcome= and the pushed
@@ -69,6 +70,53 @@ describe('the outcome names what the admission checks held back', () => {
       ['jobs-manager', 'signatureRejected'],
       ['resource-monitor', 'soaking'],
     ]);
+  });
+});
+
+describe('the outcome names what a fleet halt held back (docs/behaviour.md §3.4b)', () => {
+  const aSteadyHaltEdge = async (env: Record<string, string> = {}) => {
+    const edge = aHaltEdge({ MIN_DIGEST_AGE: '1h', ...env });
+    expect((await edge.tick()).result).toBe('complete');
+    return edge;
+  };
+
+  it('a halt in force that holds a digest: halted, exit 0, before a soak', async () => {
+    const edge = await aSteadyHaltEdge();
+    const jm2 = simDigest(`${JM}#2`);
+    const rm2 = simDigest(`${RM}#2`);
+    edge.world.publish(JM, jm2);
+    edge.world.publish(RM, rm2);
+    edge.publishHalt({ [JM]: { digests: [jm2] } });
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['halted', 0]);
+    expect(outcome.held?.map((h) => [h.image, h.reason])).toEqual([
+      ['jobs-manager', 'halted'],
+      ['resource-monitor', 'soaking'],
+    ]);
+  });
+
+  it('a halt in force that holds nothing this tick: complete', async () => {
+    const edge = await aSteadyHaltEdge();
+    edge.publishHalt({ [JM]: { digests: [simDigest(`${JM}#2`)] } });
+    const outcome = await edge.tick();
+    expect(outcome.halt?.state).toBe('inForce');
+    expect([outcome.result, outcome.exitCode]).toEqual(['complete', 0]);
+  });
+
+  it('a halt that cannot be verified: haltUnverified, exit 1, even on a steady tick where it held nothing', async () => {
+    const steady = await aSteadyHaltEdge();
+    steady.publishHalt({ [JM]: { digests: '*' } }, { signed: false });
+    const nothingHeld = await steady.tick();
+    expect(nothingHeld.held).toBeUndefined();
+    expect([nothingHeld.result, nothingHeld.exitCode]).toEqual(['haltUnverified', 1]);
+
+    const drifting = await aSteadyHaltEdge({ VERIFY_SIGNATURES: 'enforce' });
+    const jm2 = simDigest(`${JM}#2`);
+    drifting.world.publish(JM, jm2);
+    drifting.publishHalt({ [JM]: { digests: '*' } }, { signed: false });
+    const outcome = await drifting.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['haltUnverified', 1]);
+    expect(outcome.held).toEqual([{ image: 'jobs-manager', digest: jm2, reason: 'haltUnverified' }]);
   });
 });
 

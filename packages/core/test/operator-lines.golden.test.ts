@@ -1,6 +1,7 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import type { Digest } from '../src/domain/digest.js';
+import type { FleetHalt } from '../src/domain/fleet-halt.js';
 import type { LiveFinding } from '../src/domain/live-drift.js';
 import type { ImageResolution } from '../src/domain/plan.js';
 import { forbidden, malformed, notFound, timeout, transport } from '../src/domain/port-error.js';
@@ -8,6 +9,7 @@ import { registryBudgetOf } from '../src/domain/registry-budget.js';
 import { imageSpec, workloadRef } from '../src/domain/workloads.js';
 import * as actLines from '../src/machine/act/messages.js';
 import * as admitLines from '../src/machine/admit/messages.js';
+import * as haltLines from '../src/machine/fleet-halt/messages.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
 import * as observeLines from '../src/machine/observe/messages.js';
 import * as recordLines from '../src/machine/record/messages.js';
@@ -18,7 +20,15 @@ import * as tickWideLines from '../src/machine/tick-wide/messages.js';
 import { simConfig } from '../src/sim/index.js';
 
 /** Every phase's operator lines (machine/<phase>/messages.ts), under one name. */
-const say = { ...tickWideLines, ...observeLines, ...resolveLines, ...admitLines, ...actLines, ...recordLines };
+const say = {
+  ...tickWideLines,
+  ...observeLines,
+  ...resolveLines,
+  ...haltLines,
+  ...admitLines,
+  ...actLines,
+  ...recordLines,
+};
 
 // Every operator line, word for word, in one reviewed file
 // (__golden__/operator-lines.txt). The chart's script is replaced drop-in and
@@ -74,9 +84,28 @@ const finding = (kind: LiveFinding['kind'], workload: LiveFinding['workload'], o
 });
 
 const JM = imageSpec('jobs-manager');
+// The fleet halt (docs/behaviour.md §3.4b): an edge that watches one, and one with FLEET_HALT_EXIT=1.
+const HALT_ENV = {
+  FLEET_HALT_REF: 'docker.io/tracebloc/fleet-control:stg-halt',
+  SIGNATURE_PUBLIC_KEYS: '/k/fleet.pub',
+};
+const watching = simConfig(HALT_ENV);
+const strict = simConfig({ ...HALT_ENV, FLEET_HALT_EXIT: '1' });
+const halt: FleetHalt = {
+  reason: 'build 2 loses jobs',
+  expires: '2026-12-04T12:00:00Z',
+  expiresAtMs: Date.parse('2026-12-04T12:00:00Z'),
+  repositories: {
+    'tracebloc/jobs-manager': { digests: [D2], pin: D1 },
+    'tracebloc/resource-monitor': { digests: '*', pin: undefined },
+  },
+};
+const haltDigest = `sha256:${'d4'.repeat(32)}`;
 const PM = imageSpec('pods-monitor');
 
-const lines: readonly TickEvent[] = [
+// Built inside each test, not when the file loads: Stryker counts a mutant
+// reached at load time as "static" and runs every test of core against it.
+const operatorLines = (): readonly TickEvent[] => [
   say.tickStart(edge),
   say.mirrorInert(simConfig({ IMAGE_REGISTRY: 'registry.corp.example:5000' })),
   say.deploymentUnreadable(edge, gone),
@@ -144,6 +173,52 @@ const lines: readonly TickEvent[] = [
   say.decoupledRefresh(),
   say.decoupledNotSettled(edge, 'resource-monitor', waiting),
   say.decoupledUnreadable(edge, 'resource-monitor', slow),
+  say.haltNone(watching),
+  say.haltReading(watching, haltDigest, undefined),
+  say.haltReading(watching, haltDigest, 'the kept document no longer parses (not JSON)'),
+  say.haltInForceLine(watching, halt, haltDigest),
+  say.haltInForceLine(watching, { ...halt, repositories: {} }, haltDigest),
+  say.haltInForceLine(
+    watching,
+    { ...halt, repositories: { 'tracebloc/pods-monitor': { digests: [D1, D2], pin: undefined } } },
+    haltDigest,
+  ),
+  say.haltExpired(watching, halt),
+  say.haltUnverifiedLine(watching, 'its signature did not verify: no signature'),
+  say.haltLifted(watching, haltDigest),
+  say.haltLifted(watching, undefined),
+  say.haltWriteFailed(watching, false, denied),
+  say.haltWriteFailed(watching, true, denied),
+  say.digestHalted(watching, 'jobs-manager', D2, halt.reason),
+  say.digestHalted(strict, 'jobs-manager', D2, halt.reason),
+  say.haltPinned({ image: 'jobs-manager', from: D2, to: D1 }, halt.reason),
+  say.haltStranded('resource-monitor', D3),
+  say.verdict(
+    JM,
+    { _tag: 'Drift', image: 'jobs-manager', from: D1, to: D2 },
+    {
+      _tag: 'Halted',
+      image: 'jobs-manager',
+      digest: D2,
+      reason: halt.reason,
+    },
+  ),
+  say.verdict(
+    JM,
+    { _tag: 'FirstObservation', image: 'jobs-manager', digest: D2 },
+    {
+      _tag: 'HaltUnverified',
+      image: 'jobs-manager',
+      digest: D2,
+    },
+  ),
+  say.verdict(JM, { _tag: 'Drift', image: 'jobs-manager', from: D2, to: D1 }, undefined, {
+    image: 'jobs-manager',
+    from: D2,
+    to: D1,
+  }),
+  say.liveDrift(repair, { ...finding('otherDigest', 'jobs-manager'), recordedHalted: true }),
+  say.signatureRejected('tracebloc/jobs-manager', D1, 'no signature', true),
   say.tickComplete(),
 ];
 
@@ -163,11 +238,11 @@ const outcome = (events: readonly TickEvent[], extra: Partial<TickOutcome> = {})
 
 describe('the operator lines, word for word', () => {
   it('every message of messages.ts, for each condition that changes its words', async () => {
-    await expect(`${lines.map(render).join('\n')}\n`).toMatchFileSnapshot('__golden__/operator-lines.txt');
+    await expect(`${operatorLines().map(render).join('\n')}\n`).toMatchFileSnapshot('__golden__/operator-lines.txt');
   });
 
   it('no line carries an empty hints list or a hints key without hints', () => {
-    expect(lines.filter((e) => 'hints' in e && (e.hints === undefined || e.hints.length === 0))).toEqual([]);
+    expect(operatorLines().filter((e) => 'hints' in e && (e.hints === undefined || e.hints.length === 0))).toEqual([]);
   });
 
   it('a settledness in words: the message when settled, the reason otherwise', () => {
@@ -181,7 +256,7 @@ describe('the operator lines, word for word', () => {
   });
 
   it('the Kubernetes Event each line becomes alone, and what a tick with all of them records', async () => {
-    const alone = lines.flatMap((line) =>
+    const alone = operatorLines().flatMap((line) =>
       kubernetesEventsFor(outcome([line])).map((e) => `${line.code} → ${e.type} ${e.reason}`),
     );
     const reimaged = kubernetesEventsFor(
@@ -209,7 +284,9 @@ describe('the operator lines, word for word', () => {
     );
     const text = [
       ...alone,
-      ...[...kubernetesEventsFor(outcome(lines)), ...reimaged].map((e) => `${e.type} ${e.reason}: ${e.message}`),
+      ...[...kubernetesEventsFor(outcome(operatorLines())), ...reimaged].map(
+        (e) => `${e.type} ${e.reason}: ${e.message}`,
+      ),
     ];
     await expect(`${text.join('\n')}\n`).toMatchFileSnapshot('__golden__/kubernetes-events.txt');
   });

@@ -6,6 +6,8 @@ import { actGuards } from '../src/machine/act/guards.js';
 import { actEnds, actSteps } from '../src/machine/act/states.js';
 import { admitGuards } from '../src/machine/admit/guards.js';
 import { admitSteps } from '../src/machine/admit/states.js';
+import { fleetHaltGuards } from '../src/machine/fleet-halt/guards.js';
+import { fleetHaltSteps } from '../src/machine/fleet-halt/states.js';
 import { observeGuards } from '../src/machine/observe/guards.js';
 import { observeEnds, observeSteps } from '../src/machine/observe/states.js';
 import { recordGuards } from '../src/machine/record/guards.js';
@@ -25,6 +27,7 @@ import { wayBackEnds, wayBackSteps } from '../src/machine/way-back/states.js';
 const PHASES = [
   { folder: 'observe', steps: observeSteps, ends: observeEnds, guards: observeGuards },
   { folder: 'resolve', steps: resolveSteps, ends: resolveEnds, guards: resolveGuards },
+  { folder: 'fleet-halt', steps: fleetHaltSteps, ends: {}, guards: fleetHaltGuards },
   { folder: 'admit', steps: admitSteps, ends: {}, guards: admitGuards },
   { folder: 'act', steps: actSteps, ends: actEnds, guards: actGuards },
   { folder: 'way-back', steps: wayBackSteps, ends: wayBackEnds, guards: wayBackGuards },

@@ -16,6 +16,7 @@ import type { Connect, WorkloadInspection } from '../connection.js';
 import { pendingDigests } from '../render/pending-digests.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
+import { haltJson, readHaltForStatus } from './status-halt.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 import { checkSignaturesForStatus, SIGNATURES_OFF } from './status-signatures.js';
 
@@ -55,7 +56,12 @@ const counterFacts = (raw: string | undefined, max: number) => ({
 });
 
 export const statusJson = async (
-  options: { noRegistry?: boolean | undefined; signatureTrust?: SignatureTrust | undefined },
+  options: {
+    noRegistry?: boolean | undefined;
+    signatureTrust?: SignatureTrust | undefined;
+    /** The wall clock the halt's expiry is judged at; now by default. */
+    nowMs?: number | undefined;
+  },
   config: TickConfig,
   connect: Connect,
   out: Output,
@@ -85,6 +91,7 @@ export const statusJson = async (
         images: null,
         quarantined: null,
         pending: null,
+        halt: null,
       }),
     );
     return { exitCode: 0 };
@@ -141,6 +148,17 @@ export const statusJson = async (
       quarantined: Object.fromEntries(IMAGES.map((image) => [image.name, a[image.quarantineKey] ?? null])),
       // Issue 17: the digests soaking on this edge and when each becomes due.
       pending: pendingDigests(config, a),
+      // docs/behaviour.md §3.4b: the fleet halt as a tick would judge it now; null with FLEET_HALT_REF unset.
+      halt: haltJson(
+        await readHaltForStatus(
+          connection,
+          config,
+          options.signatureTrust,
+          a,
+          options.noRegistry === true,
+          options.nowMs ?? Date.now(),
+        ),
+      ),
     }),
   );
   return { exitCode: 0 };

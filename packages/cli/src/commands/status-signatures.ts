@@ -5,6 +5,7 @@ import {
   type RegistryError,
   type Resolution,
   shortDigest,
+  signatureModeOf,
   type TickConfig,
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
@@ -41,7 +42,8 @@ export const checkSignaturesForStatus = async (
   images: readonly ImageSpec[],
   answerFor: (image: ImageSpec) => E.Either<RegistryError, Resolution> | undefined,
 ): Promise<((image: ImageSpec) => StatusSignature) | undefined> => {
-  if (trust === undefined) return undefined;
+  // The trust may be loaded for FLEET_HALT_REF alone: images' signatures are said only with VERIFY_SIGNATURES on.
+  if (trust === undefined || signatureModeOf(config) === 'off') return undefined;
   const port = connection.ports({
     onProgress: () => undefined,
     onRateLimit: () => undefined,

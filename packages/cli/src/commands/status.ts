@@ -16,6 +16,7 @@ import { liveOf } from '../render/digests.js';
 import { pendingDigests, pendingLine } from '../render/pending-digests.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import type { CommandResult, Output } from './command.js';
+import { haltLines, readHaltForStatus } from './status-halt.js';
 import { inspectRelease, LIVE, resolveForStatus } from './status-reads.js';
 import { checkSignaturesForStatus, signatureText } from './status-signatures.js';
 
@@ -23,8 +24,9 @@ export const STATUS_HELP = `Usage: image-refresh status [--no-registry] [--json]
 
 What the guards think right now, for a human: is jobs-manager settled, the
 skip streak and attempt counter against their ceilings, the flap marker, any
-quarantined digest (ON_ROLLOUT_FAILURE=revert), and per image the recorded,
-registry and live digests. Reads only.
+quarantined digest (ON_ROLLOUT_FAILURE=revert), per image the recorded,
+registry and live digests, and the fleet halt (FLEET_HALT_REF) as a tick would
+judge it now. Reads only.
 
   --no-registry  do not ask the registry (one manifest HEAD per unpinned image otherwise)
   --json         the same facts as one JSON object on stdout (every field always present, null where unknown)
@@ -47,7 +49,12 @@ const counter = (raw: string | undefined, max: number): string =>
     : `${counterValue(O.some(raw))}/${max}${/^[0-9]+$/.test(raw) ? '' : ` (holds ${JSON.stringify(raw)}, counts as 0)`}`;
 
 export const status = async (
-  options: { noRegistry?: boolean | undefined; signatureTrust?: SignatureTrust | undefined },
+  options: {
+    noRegistry?: boolean | undefined;
+    signatureTrust?: SignatureTrust | undefined;
+    /** The wall clock the halt's expiry is judged at; now by default. */
+    nowMs?: number | undefined;
+  },
   config: TickConfig,
   connect: Connect,
   out: Output,
@@ -122,5 +129,16 @@ export const status = async (
   }
   // Issue 17: each digest soaking on this edge, and when it becomes due (said only when there is one).
   for (const pending of pendingDigests(config, a)) out.stdout(`${named('pending')}${pendingLine(config, pending)}`);
+  // docs/behaviour.md §3.4b: the fleet halt as a tick would judge it now (said only with FLEET_HALT_REF set).
+  const halt = await readHaltForStatus(
+    connection,
+    config,
+    options.signatureTrust,
+    a,
+    options.noRegistry === true,
+    options.nowMs ?? Date.now(),
+  );
+  if (halt !== undefined)
+    for (const [i, line] of haltLines(halt).entries()) out.stdout(`${named(i === 0 ? 'fleet halt' : '')}${line}`);
   return { exitCode: 0 };
 };

@@ -80,7 +80,7 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     gauge(
       'image_refresh_tick_outcome',
-      "1 for the last tick's outcome, the summary line's outcome= (complete, skipped, frozen, flapLockout, signatureRejected, rolledBack, quarantineHeld, soaking, interrupted, ...).",
+      "1 for the last tick's outcome, the summary line's outcome= (complete, skipped, frozen, flapLockout, signatureRejected, rolledBack, quarantineHeld, soaking, halted, haltUnverified, interrupted, ...).",
       [{ labels: { outcome: outcome.result }, value: 1 }],
     ),
     single(
@@ -134,6 +134,13 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
       'image_refresh_registry_ratelimit_remaining',
       'The lowest ratelimit-remaining the registry reported in the last tick that resolved.',
       observed.rateLimitRemaining,
+    ),
+    // docs/behaviour.md §3.4b: only where FLEET_HALT_REF is set and the tick read the halt (a tick that
+    // ended before it, or an edge that does not watch one, pushes none: no series claiming "no halt").
+    single(
+      'image_refresh_fleet_halt',
+      '1 while a verified, unexpired fleet halt (FLEET_HALT_REF) is in force on this edge, 0 otherwise; pushed only with FLEET_HALT_REF set.',
+      outcome.halt === undefined ? undefined : outcome.halt.state === 'inForce' ? 1 : 0,
     ),
     gauge(
       'image_refresh_tick_requests',

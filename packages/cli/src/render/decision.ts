@@ -35,6 +35,10 @@ const failedWords = (outcome: TickOutcome): string => {
   return `${failed.alreadyOnTarget ? 'retry' : 're-image'} failed: ${failed.workload.id} ${FAILED_WORDS[failed.why]}`;
 };
 
+/** A re-image to a fleet halt's pin says so: it moves a workload back, not forward. */
+const pinnedBack = (outcome: TickOutcome): string =>
+  outcome.events.some((e) => e.code === 'HALT_PIN') ? " (the halt's pin)" : '';
+
 export const decisionOf = (outcome: TickOutcome): string => {
   switch (outcome.result) {
     case 'configInvalid':
@@ -71,6 +75,14 @@ export const decisionOf = (outcome: TickOutcome): string => {
       return outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; record failed` : 'record failed';
     case 'interrupted':
       return 'interrupted by a signal';
+    case 'haltUnverified':
+      // docs/behaviour.md §3.4b: a fleet halt that could not be verified holds every change back.
+      return 'FLEET HALT UNVERIFIED: nothing re-imaged';
+    case 'halted': {
+      // The re-image to the halt's pin first: it is what moved (a timeline cuts the column).
+      const holds = `FLEET HALT holds ${heldFor(outcome, 'halted').join(', ')}`;
+      return outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}${pinnedBack(outcome)}; ${holds}` : holds;
+    }
     case 'signatureRejected':
       return `SIGNATURE NOT VERIFIED: ${heldFor(outcome, 'signatureRejected').join(', ')}`;
     case 'quarantineHeld':
@@ -78,7 +90,7 @@ export const decisionOf = (outcome: TickOutcome): string => {
     case 'soaking':
       return `soaking ${heldFor(outcome, 'soaking').join(', ')}`;
     case 'complete': {
-      if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}`;
+      if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}${pinnedBack(outcome)}`;
       const n = recorded(outcome);
       return n > 0 ? `first observation: recorded ${n} digest(s)` : 'no change';
     }

@@ -2,6 +2,7 @@ import { type ClusterPort, type Environment, type PortError, type TickConfig, tr
 import {
   createClusterPort,
   createEventsPort,
+  createFleetHaltReader,
   createRegistryPort,
   describeBudget,
   inspectWorkload,
@@ -74,6 +75,19 @@ export const connectToCluster =
         ...(hooks.signatureTrust === undefined
           ? {}
           : { signatures: hooks.signatureTrust.port(config, registrySignals(hooks)) }),
+        // docs/behaviour.md §3.4b: the halt's document, read only for a digest this edge has not verified.
+        ...(config.fleetHalt === undefined
+          ? {}
+          : {
+              fleetHalt: createFleetHaltReader({
+                registry: {
+                  baseUrl: config.registryUrl,
+                  authUrl: config.authUrl,
+                  timeoutMs: config.registryTimeoutMs,
+                  ...registrySignals(hooks),
+                },
+              }),
+            }),
         // Issue 17: MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it.
         clock: systemClock([hooks.signal, hooks.interrupt]),
       }),

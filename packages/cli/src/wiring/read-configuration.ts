@@ -1,4 +1,4 @@
-import { type ConfigError, parseSignatureConfig, parseTickConfig, type TickConfig } from '@image-refresh/core';
+import { type ConfigError, parseTickConfig, parseTrustConfig, type TickConfig } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { MetricsSession } from '../metrics/metrics-push.js';
 import { loadSignatureTrust } from './load-signature-trust.js';
@@ -14,7 +14,7 @@ import type { SignatureTrust } from './signature-trust.js';
 /** What a command runs with, once every part of the environment is known good. */
 export interface Configuration {
   readonly config: TickConfig;
-  /** VERIFY_SIGNATURES ≠ off: the keys and keyless trust, read from their files. */
+  /** VERIFY_SIGNATURES ≠ off or FLEET_HALT_REF set: the keys and keyless trust, read from their files. */
   readonly trust: SignatureTrust | undefined;
   /** PUSHGATEWAY_URL set (and asked for): the tick's metrics session. */
   readonly metrics: MetricsSession | undefined;
@@ -24,7 +24,7 @@ export interface Configuration {
 export interface ConfigurationParts {
   /** tick: the metrics settings (their module is loaded only when PUSHGATEWAY_URL is set). */
   readonly metrics?: boolean;
-  /** tick, status: the signature check's files (read only when VERIFY_SIGNATURES is on). */
+  /** tick, status: the signature check's files (read only when VERIFY_SIGNATURES is on or FLEET_HALT_REF set). */
   readonly signatureFiles?: boolean;
 }
 
@@ -44,9 +44,9 @@ export const readConfiguration = async (
 ): Promise<E.Either<readonly ConfigError[], Configuration>> => {
   const parsed = parseTickConfig(env);
   const metrics = parts.metrics === true ? await metricsOf(env) : E.right(undefined);
-  // From the signature variables alone: a missing key file is said beside a typo elsewhere.
+  // From the trust variables alone: a missing key file is said beside a typo elsewhere.
   const trust =
-    parts.signatureFiles === true ? await loadSignatureTrust(parseSignatureConfig(env).config) : E.right(undefined);
+    parts.signatureFiles === true ? await loadSignatureTrust(parseTrustConfig(env).config) : E.right(undefined);
   const problems = [parsed, metrics, trust].flatMap((part) => (E.isLeft(part) ? part.left : []));
   if (E.isLeft(parsed) || E.isLeft(metrics) || E.isLeft(trust) || problems.length > 0) return E.left(problems);
   return E.right({ config: parsed.right, trust: trust.right, metrics: metrics.right });

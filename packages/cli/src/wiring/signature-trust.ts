@@ -5,6 +5,7 @@ import {
   type SignatureConfig,
   type SignaturePort,
   type TickConfig,
+  verifiesNothing,
 } from '@image-refresh/core';
 import { type KeylessTrust, parsePublicKeys, type TrustedKey } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
@@ -75,16 +76,16 @@ const notATrustedRoot = (file: string, what: string): ConfigError => ({
 });
 
 /**
- * The trust VERIFY_SIGNATURES verifies with, read from the files its
- * variables name; `undefined` with VERIFY_SIGNATURES=off (nothing read,
- * nothing loaded). Every problem at once, as the config parser reports them;
+ * The trust VERIFY_SIGNATURES (and FLEET_HALT_REF) verifies with, read from
+ * the files its variables name; `undefined` when nothing verifies (nothing
+ * read, nothing loaded). Every problem at once, as the config parser reports them;
  * read from the signature variables alone, so a file's problem is reported
  * with the rest of the environment's, not on the run after they are fixed.
  */
 export const readSignatureTrust = async (
   signatures: SignatureConfig,
 ): Promise<E.Either<readonly ConfigError[], SignatureTrust | undefined>> => {
-  if (signatures.mode === 'off') return E.right(undefined);
+  if (verifiesNothing(signatures)) return E.right(undefined);
   const problems: ConfigError[] = [];
   const keys: TrustedKey[] = [];
   // An empty entry is the parser's problem, named already: there is no file to read.

@@ -1,5 +1,14 @@
 import { ANNOTATION, IMAGES, runTick, type TickConfig } from '@image-refresh/core';
-import { SimWorld, simConfig, simDigest, simPorts } from '@image-refresh/core/sim';
+import {
+  SIM_HALT_ENVIRONMENT,
+  SIM_HALT_REPO,
+  SIM_HALT_TAG,
+  SimWorld,
+  simConfig,
+  simDigest,
+  simHaltDocument,
+  simPorts,
+} from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { renderExposition } from '../../src/metrics/exposition.js';
 import { emptyObservations, observePorts } from '../../src/metrics/observations.js';
@@ -11,6 +20,8 @@ import { tickMetrics } from '../../src/metrics/tick-metrics.js';
 const JM = 'tracebloc/jobs-manager';
 const config = simConfig({ MAX_SKIP_TICKS: '3', MAX_REFRESH_ATTEMPTS: '2' });
 const REQUESTS = { kubernetes: 1, events: 0, registry: 3, token: 1 } as const;
+/** The simulated wall clock at virtual time 0 (core's SIM_EPOCH_MS): 2026-01-01T00:00:00Z. */
+const SIM_EPOCH = Date.UTC(2026, 0, 1);
 
 const recordedAll = (world: SimWorld) => {
   for (const image of IMAGES) world.setAnnotation(image.recordKey, simDigest(`${image.repo}#1`));
@@ -143,5 +154,62 @@ describe('the metrics of one tick', () => {
     world.publish(JM, next);
     const lines = (await metricsOf(world, live)).filter((l) => l.includes('state="live"'));
     expect(lines).toEqual([`image_refresh_image_info{image="jobs-manager",digest="${next}",state="live"} 1`]);
+  });
+});
+
+describe('image_refresh_fleet_halt (docs/behaviour.md §3.4b)', () => {
+  const haltConfig = simConfig({ ...SIM_HALT_ENVIRONMENT });
+  const fleetHaltLines = (lines: string[]) => lines.filter((l) => l.startsWith('image_refresh_fleet_halt'));
+  const publish = (world: SimWorld, signed: boolean, expiresInMs = 3_600_000) =>
+    world.publishHalt(
+      simHaltDocument('build 2 loses jobs', SIM_EPOCH + world.clockMs + expiresInMs, {
+        [JM]: { digests: [simDigest(`${JM}#2`)] },
+      }),
+      { signed, repo: SIM_HALT_REPO, tag: SIM_HALT_TAG },
+    );
+
+  it('1 while a verified, unexpired halt is in force', async () => {
+    const world = new SimWorld(haltConfig);
+    recordedAll(world);
+    publish(world, true);
+    expect(fleetHaltLines(await metricsOf(world, haltConfig))).toEqual(['image_refresh_fleet_halt 1']);
+  });
+
+  it('0 with none published, an unverified one (exit 1 says that), or an expired one', async () => {
+    const none = new SimWorld(haltConfig);
+    recordedAll(none);
+    expect(fleetHaltLines(await metricsOf(none, haltConfig))).toEqual(['image_refresh_fleet_halt 0']);
+    const unsigned = new SimWorld(haltConfig);
+    recordedAll(unsigned);
+    publish(unsigned, false);
+    const lines = await metricsOf(unsigned, haltConfig);
+    expect(fleetHaltLines(lines)).toEqual(['image_refresh_fleet_halt 0']);
+    expect(lines).toContain('image_refresh_exit_code 1');
+    const expired = new SimWorld(haltConfig);
+    recordedAll(expired);
+    publish(expired, true, 60_000);
+    expired.clockMs += 120_000;
+    expect(fleetHaltLines(await metricsOf(expired, haltConfig))).toEqual(['image_refresh_fleet_halt 0']);
+  });
+
+  it('not pushed with FLEET_HALT_REF unset, nor by a tick that never read the halt (a skip)', async () => {
+    const world = new SimWorld(config);
+    recordedAll(world);
+    expect(fleetHaltLines(await metricsOf(world))).toEqual([]);
+    const skipping = new SimWorld(haltConfig);
+    skipping.setBehaviour('jobs-manager', 'neverReady');
+    const text = renderExposition(
+      tickMetrics(
+        {
+          outcome: await runTick(haltConfig, simPorts(skipping)),
+          observed: emptyObservations(),
+          requests: REQUESTS,
+          startedAtMs: 0,
+          endedAtMs: 1,
+        },
+        haltConfig,
+      ),
+    );
+    expect(text).not.toContain('image_refresh_fleet_halt');
   });
 });

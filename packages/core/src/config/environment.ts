@@ -39,6 +39,9 @@ export const ENV = {
   rolloutRing: 'ROLLOUT_RING',
   ringDelay: 'RING_DELAY',
   startJitter: 'START_JITTER',
+  // The fleet halt (docs/behaviour.md §3.4b).
+  fleetHaltRef: 'FLEET_HALT_REF',
+  fleetHaltExit: 'FLEET_HALT_EXIT',
 } as const;
 
 /** Environment variables by name, as `process.env` holds them; unset and empty mean the same. */

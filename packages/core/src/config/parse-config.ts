@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
+import { parseFleetHaltConfig } from './fleet-halt-config.js';
 import { parseSignatureConfig } from './signature-config.js';
 import type { ConfigError, PinName, TickConfig } from './tick-config.js';
 
@@ -264,6 +265,27 @@ const floor = (env: Environment, problems: Problems, variable: string, fallback:
 };
 
 /**
+ * The signature variables as the tick verifies with them: VERIFY_SIGNATURES's
+ * trust, parsed even while VERIFY_SIGNATURES=off when FLEET_HALT_REF is set —
+ * a halt is obeyed only once its signature verifies (docs/behaviour.md §3.4b).
+ * The CLI reads the trust's files from this too, so a missing key file is
+ * reported beside every other problem of the environment.
+ */
+export const parseTrustConfig = (env: Environment): ReturnType<typeof parseSignatureConfig> => {
+  const haltReference = read(env, ENV.fleetHaltRef)?.trim();
+  return parseSignatureConfig(
+    env,
+    haltReference === undefined || haltReference === ''
+      ? undefined
+      : {
+          variable: ENV.fleetHaltRef,
+          value: haltReference,
+          why: 'a halt is obeyed only once its signature verifies, and no trust is configured to verify it with',
+        },
+  );
+};
+
+/**
  * Parse and validate the chart's environment (docs/behaviour.md §2) into a
  * {@link TickConfig}. Pure: reads only `env`.
  *
@@ -319,8 +341,9 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     );
   }
 
-  const signatures = parseSignatureConfig(env);
-  problems.list.push(...signatures.problems);
+  const fleetHalt = parseFleetHaltConfig(env);
+  const signatures = parseTrustConfig(env);
+  problems.list.push(...signatures.problems, ...fleetHalt.problems);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const config: TickConfig = {
     releaseName,
@@ -353,8 +376,9 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
     onRolloutFailure: rolloutFailureMode(env, problems, ENV.onRolloutFailure),
     rolloutStableForMs: durationOrZero(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor),
-    // Off, the config is the one it always was (I28).
-    ...(signatures.config.mode === 'off' ? {} : { signatures: signatures.config }),
+    // Off, the config is the one it always was (I28); a fleet halt keeps the trust it verifies with.
+    ...(signatures.config.mode === 'off' && fleetHalt.config === undefined ? {} : { signatures: signatures.config }),
+    ...(fleetHalt.config === undefined ? {} : { fleetHalt: fleetHalt.config }),
     minDigestAgeMs: durationOrZero(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge, AGE_LIMIT),
     rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
     ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay, AGE_LIMIT),

@@ -44,6 +44,14 @@ export const SIGNATURES_OFF: SignatureConfig = { mode: 'off', publicKeyFiles: []
 export const signatureModeOf = (config: { readonly signatures?: SignatureConfig }): SignatureMode =>
   config.signatures?.mode ?? 'off';
 
+/**
+ * Nothing to verify with: VERIFY_SIGNATURES=off and no trust parsed (trust is
+ * parsed with `off` only for FLEET_HALT_REF, §3.4b). The CLI then reads no
+ * key file and loads no verifier.
+ */
+export const verifiesNothing = (signatures: SignatureConfig): boolean =>
+  signatures.mode === 'off' && signatures.publicKeyFiles.length === 0 && signatures.keyless === undefined;
+
 const MODES: readonly SignatureMode[] = ['off', 'warn', 'enforce'];
 
 /** `/…/` is a regular expression (cosign's --certificate-identity-regexp, unanchored); anything else is exact. */
@@ -72,14 +80,30 @@ const readVar = (env: Readonly<Record<string, string | undefined>>, name: string
 };
 
 /**
+ * Who else needs the trust with VERIFY_SIGNATURES=off: FLEET_HALT_REF
+ * (docs/behaviour.md §3.4b) verifies the halt and its pins with the same
+ * keys or identity, so its name and value are what a missing trust is
+ * blamed on.
+ */
+export interface TrustNeededBy {
+  readonly variable: string;
+  readonly value: string;
+  /** Why it needs the trust, worded to follow the variable. */
+  readonly why: string;
+}
+
+/**
  * Parse VERIFY_SIGNATURES and its trust variables. With `off` (or unset) the
- * trust variables are not looked at: nothing is verified. With `warn` or
- * `enforce`: SIGNATURE_PUBLIC_KEYS (comma-separated paths, no empty entry),
- * and/or all three keyless variables; a partial keyless setup, or neither,
- * is an error naming what is missing.
+ * trust variables are not looked at: nothing is verified — unless `neededBy`
+ * (FLEET_HALT_REF) verifies with them, which parses them as `warn` and
+ * `enforce` do. With `warn` or `enforce`: SIGNATURE_PUBLIC_KEYS
+ * (comma-separated paths, no empty entry), and/or all three keyless
+ * variables; a partial keyless setup, or neither, is an error naming what is
+ * missing.
  */
 export const parseSignatureConfig = (
   env: Readonly<Record<string, string | undefined>>,
+  neededBy?: TrustNeededBy,
 ): { readonly config: SignatureConfig; readonly problems: readonly ConfigError[] } => {
   const problems: ConfigError[] = [];
   const raw = readVar(env, SIGNATURE_ENV.verifySignatures);
@@ -93,7 +117,7 @@ export const parseSignatureConfig = (
     });
     return { config: SIGNATURES_OFF, problems };
   }
-  if (mode === 'off') return { config: SIGNATURES_OFF, problems };
+  if (mode === 'off' && neededBy === undefined) return { config: SIGNATURES_OFF, problems };
 
   const keysRaw = readVar(env, SIGNATURE_ENV.signaturePublicKeys);
   const publicKeyFiles = keysRaw === undefined ? [] : keysRaw.split(',').map((path) => path.trim());
@@ -129,11 +153,17 @@ export const parseSignatureConfig = (
   }
 
   if (publicKeyFiles.length === 0 && keylessGiven === 0) {
-    problems.push({
-      variable: SIGNATURE_ENV.verifySignatures,
-      value: mode,
-      problem: `verifies with nothing: set ${SIGNATURE_ENV.signaturePublicKeys} (PEM public-key files) and/or ${SIGNATURE_ENV.signatureIdentity}, ${SIGNATURE_ENV.signatureIssuer} and ${SIGNATURE_ENV.sigstoreTrustedRoot} (keyless)`,
-    });
+    const trust = `set ${SIGNATURE_ENV.signaturePublicKeys} (PEM public-key files) and/or ${SIGNATURE_ENV.signatureIdentity}, ${SIGNATURE_ENV.signatureIssuer} and ${SIGNATURE_ENV.sigstoreTrustedRoot} (keyless)`;
+    if (mode !== 'off') {
+      problems.push({
+        variable: SIGNATURE_ENV.verifySignatures,
+        value: mode,
+        problem: `verifies with nothing: ${trust}`,
+      });
+    }
+    if (neededBy !== undefined) {
+      problems.push({ variable: neededBy.variable, value: neededBy.value, problem: `${neededBy.why}: ${trust}` });
+    }
   }
   return { config: { mode, publicKeyFiles, ...(keyless === undefined ? {} : { keyless }) }, problems };
 };

@@ -1,3 +1,4 @@
+import type { FleetHaltConfig } from './fleet-halt-config.js';
 import type { SignatureConfig } from './signature-config.js';
 
 /** The keys of `TickConfig.pins`, one per `*_PINNED` variable. */
@@ -113,6 +114,14 @@ export interface TickConfig {
    * (docs/behaviour.md §3.3). 0 (the default): no wait.
    */
   readonly startJitterMs: number;
+  /**
+   * FLEET_HALT_REF, FLEET_HALT_EXIT (docs/behaviour.md §3.4b): the tag every
+   * tick reads the fleet's signed halt from. Absent (the default, the
+   * script's behaviour): no request, no annotation, no line (I35). Present,
+   * `signatures` carries the trust it is verified with, whatever
+   * VERIFY_SIGNATURES says.
+   */
+  readonly fleetHalt?: FleetHaltConfig;
 }
 
 /** One problem with one environment variable, as `parseTickConfig` reports it. */

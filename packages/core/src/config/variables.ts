@@ -21,6 +21,7 @@ export type VariableSection =
   | 'signatures'
   | 'wayBack'
   | 'fleetSafe'
+  | 'fleetHalt'
   | 'metrics';
 
 /** One environment variable, as an operator reads it. */
@@ -43,6 +44,7 @@ export const VARIABLE_SECTIONS: Readonly<Record<VariableSection, string>> = {
   signatures: 'Signatures',
   wayBack: 'The way back after a failed rollout',
   fleetSafe: 'Fleet-safe rollout',
+  fleetHalt: 'The fleet halt',
   metrics: 'Metrics (Prometheus Pushgateway)',
 };
 
@@ -138,6 +140,12 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
     `\`${DEFAULTS.startJitter}\``,
     `a wait in [0, \`START_JITTER\`) before the first registry request, fixed per edge (at most ${most(MAX_START_JITTER_MS)}); \`0s\`: none (the script)`,
   ),
+  fleetHaltRef: row(
+    'fleetHalt',
+    'unset: no halt is read (the script)',
+    'a `docker.io/<repo>:<tag>` every tick HEADs; its signed halt (verified with the trust of `SIGNATURE_PUBLIC_KEYS` or the keyless variables) holds back or pins the digests it names',
+  ),
+  fleetHaltExit: row('fleetHalt', '`0`', '`1`: a halt in force that holds a change back exits 1 (a finding)'),
 };
 
 const SIGNATURE_VARIABLES: Readonly<Record<keyof typeof SIGNATURE_ENV, Row>> = {

@@ -4,8 +4,8 @@ import { type ImageResolution, type ImageVerdict, verdictOf } from './plan.js';
 import type { ImageName } from './workloads.js';
 
 // docs/behaviour.md §3.4a: before a changed digest is planned, it passes the
-// admission checks in one fixed order — quarantined? → old enough on this
-// edge (soak, ring)? → signature verified? — and only then the flap back-off,
+// admission checks in one fixed order — halted (§3.4b)? → quarantined? → old
+// enough on this edge (soak, ring)? → signature verified? — and only then the flap back-off,
 // the persisted attempt and the re-image (§3.5, §3.6). A check that is
 // switched off passes at once. A check that holds an image back records why
 // here, as data; the plan is made once, after every check, with the held
@@ -14,6 +14,10 @@ import type { ImageName } from './workloads.js';
 
 /** Why one image's new digest is not acted on this tick; each admission check adds its own variant. */
 export type Hold =
+  /** The fleet halt (FLEET_HALT_REF, docs/behaviour.md §3.4b): a verified, unexpired halt names this digest. */
+  | { readonly _tag: 'Halted'; readonly image: ImageName; readonly digest: Digest; readonly reason: string }
+  /** The fleet halt could not be verified this tick: fail closed, nothing of this image moves or is recorded (I37). */
+  | { readonly _tag: 'HaltUnverified'; readonly image: ImageName; readonly digest: Digest }
   /** The way back (ON_ROLLOUT_FAILURE=revert): this digest failed a rollout here before. */
   | { readonly _tag: 'Quarantined'; readonly image: ImageName; readonly digest: Digest }
   /** Fleet-safe rollout (MIN_DIGEST_AGE, ROLLOUT_RING): not yet old enough on this edge. */

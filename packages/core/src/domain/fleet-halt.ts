@@ -17,6 +17,17 @@ import { type Digest, isWellFormedDigest } from './digest.js';
 /** The document's media type: the layer an `oras push` of the file carries, and the artifact type. */
 export const FLEET_HALT_MEDIA_TYPE = 'application/vnd.tracebloc.image-refresh.fleet-halt.v1+json';
 
+/** The halt artifact: one repository and the manifest digest its tag answered. */
+export interface FleetHaltTarget {
+  readonly repo: string;
+  readonly digest: string;
+}
+
+/** The document's text, or why the artifact holds none this tick can read (fail closed: I37). */
+export type FleetHaltDocument =
+  | { readonly _tag: 'Document'; readonly text: string }
+  | { readonly _tag: 'Unusable'; readonly why: string };
+
 /** A halt may hold at most 30 days: an andon cord, not a freeze nobody remembers (docs/behaviour.md §3.4b). */
 export const MAX_HALT_MS = 30 * 24 * 60 * 60 * 1_000;
 
@@ -148,7 +159,8 @@ export const renderFleetHalt = (halt: FleetHaltDraft): string =>
       repositories: Object.fromEntries(
         Object.entries(halt.repositories).map(([repo, r]) => [
           repo,
-          { digests: r.digests, ...(r.pin === undefined ? {} : { pin: r.pin }) },
+          // JSON.stringify leaves an undefined pin out.
+          { digests: r.digests, pin: r.pin },
         ]),
       ),
     },

@@ -10,6 +10,10 @@ import type { ImageName } from './workloads.js';
 
 /** Why a digest was held back, as the outcome reports it. */
 export type HeldReason =
+  /** FLEET_HALT_REF: a verified, unexpired halt names it (or `*` for its repository). */
+  | 'halted'
+  /** FLEET_HALT_REF could not be read or verified: every changed digest is held (fail closed, I37). */
+  | 'haltUnverified'
   /** VERIFY_SIGNATURES=enforce: the registry's final word was "not verified" — a finding. */
   | 'signatureRejected'
   /** The signature could not be checked (a registry failure): retried next tick, never a rejection. */
@@ -28,6 +32,10 @@ export interface HeldDigest {
 
 const reasonOf = (hold: Hold): HeldReason => {
   switch (hold._tag) {
+    case 'Halted':
+      return 'halted';
+    case 'HaltUnverified':
+      return 'haltUnverified';
     case 'Quarantined':
       return 'quarantined';
     case 'Soaking':
@@ -45,17 +53,20 @@ export const heldDigestsOf = (holds: Holds, order: readonly ImageName[]): readon
   });
 
 /** The name a tick that ran through ends under when it held a digest back. */
-export type HeldResult = 'signatureRejected' | 'quarantineHeld' | 'soaking';
+export type HeldResult = 'haltUnverified' | 'signatureRejected' | 'halted' | 'quarantineHeld' | 'soaking';
 
 /**
- * The most urgent hold names the ending: a rejection (a finding, exit 1)
- * before a quarantined build held, before a digest soaking; a signature the
- * registry failed to answer is a retry, not a hold worth a name. Undefined:
- * nothing held, the tick is `complete`.
+ * The most urgent hold names the ending: the findings first (a fleet halt
+ * that could not be verified — even on a steady tick, where it held nothing —
+ * then a signature rejection), then a halt in force, a quarantined build held,
+ * a digest soaking; a signature the registry failed to answer is a retry, not
+ * a hold worth a name. Undefined: nothing held, the tick is `complete`.
  */
-export const heldResultOf = (held: readonly HeldDigest[]): HeldResult | undefined => {
+export const heldResultOf = (held: readonly HeldDigest[], haltUnverified: boolean): HeldResult | undefined => {
   const reasons = new Set(held.map((h) => h.reason));
+  if (haltUnverified || reasons.has('haltUnverified')) return 'haltUnverified';
   if (reasons.has('signatureRejected')) return 'signatureRejected';
+  if (reasons.has('halted')) return 'halted';
   if (reasons.has('quarantined')) return 'quarantineHeld';
   if (reasons.has('soaking')) return 'soaking';
   return undefined;

@@ -2,6 +2,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { isQuarantinedDigest, type RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
+import { type FleetHalt, isHaltedDigest } from './fleet-halt.js';
 import { CONTAINER, type ImageName, imageSpec, type LiveWorkload, type WorkloadId } from './workloads.js';
 
 // RECONCILE_LIVE (issue 7): the reference trusts its own annotation alone, so
@@ -67,6 +68,12 @@ export type LiveFinding = ManagedContainer & {
    * and never repaired.
    */
   readonly recordedQuarantined?: true;
+  /**
+   * The recorded digest is one the fleet halt in force names
+   * (docs/behaviour.md §3.4b): re-pinning would move a container to it
+   * (I36), so it is reported and never repaired.
+   */
+  readonly recordedHalted?: true;
 };
 
 /** `docker.io/tracebloc/x@sha256:…` → { repo: 'tracebloc/x', digest }, `…:tag` → { repo, tag }. */
@@ -95,6 +102,7 @@ export const liveFindings = (
   pins: RecordedDigests,
   live: Readonly<Partial<Record<WorkloadId, LiveWorkload>>>,
   quarantined: Partial<RecordedDigests> = {},
+  halt?: FleetHalt,
 ): LiveFinding[] =>
   managedContainers(config).flatMap((managed): LiveFinding[] => {
     const expected = recordedDigest(recorded, managed.image);
@@ -111,6 +119,9 @@ export const liveFindings = (
         owner,
         kind,
         ...(isQuarantinedDigest(quarantined, managed.image, expected) ? { recordedQuarantined: true } : {}),
+        ...(halt !== undefined && isHaltedDigest(halt, imageSpec(managed.image).repo, expected)
+          ? { recordedHalted: true }
+          : {}),
       },
     ];
     if (parsed.repo !== imageSpec(managed.image).repo) return finding('foreign');
@@ -118,6 +129,6 @@ export const liveFindings = (
     return O.isSome(pins[managed.image]) ? finding('reverted') : [];
   });
 
-/** A finding image-refresh may repair: never another repository, never onto a quarantined digest (I30). */
+/** A finding image-refresh may repair: never another repository, never onto a quarantined (I30) or halted (I36) digest. */
 export const isRepairable = (finding: LiveFinding): boolean =>
-  finding.kind !== 'foreign' && finding.recordedQuarantined !== true;
+  finding.kind !== 'foreign' && finding.recordedQuarantined !== true && finding.recordedHalted !== true;

@@ -29,6 +29,25 @@ export const unpinnedRequests = (config: TickConfig, decoupledSettled?: readonly
   imagesToResolve(config, decoupledSettled).map((image) => ({ repo: image.repo, tag: config.imageTag }));
 
 /**
+ * The tick's one resolve batch: the unpinned images, then — with
+ * FLEET_HALT_REF set — the halt's tag, last, so that it rides on the same
+ * token where the realm is the same (docs/behaviour.md §3.4b). Unset, the
+ * batch is the images alone (I35).
+ */
+export const resolveRequests = (config: TickConfig, decoupledSettled?: readonly WorkloadId[]): DigestRequest[] => [
+  ...unpinnedRequests(config, decoupledSettled),
+  ...(config.fleetHalt === undefined ? [] : [{ repo: config.fleetHalt.repo, tag: config.fleetHalt.tag }]),
+];
+
+/** The halt tag's answer: the one after the images' (undefined when FLEET_HALT_REF is unset, or the port gave none). */
+export const haltAnswerOf = (
+  config: TickConfig,
+  answers: readonly Either<RegistryError, Resolution>[],
+  decoupledSettled?: readonly WorkloadId[],
+): Either<RegistryError, Resolution> | undefined =>
+  config.fleetHalt === undefined ? undefined : answers[imagesToResolve(config, decoupledSettled).length];
+
+/**
  * Pair the registry's answers with the images asked for. A digest that is not
  * a well-formed OCI digest is a resolution failure (I19): it never reaches a
  * pod spec or an annotation. A missing answer is a failure too, never a skip.
@@ -84,3 +103,14 @@ export const failedResolutions = (
 /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
 export const isNothingResolved = (resolutions: readonly ImageResolution[]): boolean =>
   !resolutions.some((r) => r._tag === 'Resolved');
+
+/** The batch failed as a whole (a defect of the port): the halt tag is unread too, which fails closed (I37). */
+export const failedHaltAnswer = (
+  config: TickConfig,
+  error: PortError,
+): Either<RegistryError, Resolution> | undefined =>
+  config.fleetHalt === undefined ? undefined : { _tag: 'Left', left: error };
+
+/** §3.3 — nothing resolved and no fleet halt to judge (FLEET_HALT_REF unset, §3.4b): nothing more to do. */
+export const hasNothingToJudge = (config: TickConfig, resolutions: readonly ImageResolution[]): boolean =>
+  isNothingResolved(resolutions) && config.fleetHalt === undefined;

@@ -2,6 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { isQuarantinedDigest, type RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
+import type { FleetHalt } from './fleet-halt.js';
+import { isHaltedFor } from './fleet-halt-admission.js';
 import { managedContainers } from './live-drift.js';
 import { imageReference, type WorkloadChange } from './plan.js';
 import type { ReimageFailure } from './reimage-run.js';
@@ -45,6 +47,8 @@ export interface NoRevertTarget {
   readonly recorded: string | undefined;
   /** The record is well formed but is the digest quarantined for the image (a hand edit): no way back to a bad build (I30). */
   readonly quarantined?: true;
+  /** The record is a digest the fleet halt in force names (docs/behaviour.md §3.4b): no way back to it either (I36). */
+  readonly halted?: true;
 }
 
 const digestOf = (reference: string): string => reference.slice(reference.indexOf('@') + 1);
@@ -71,6 +75,7 @@ export const planRevert = (
   recorded: RecordedDigests,
   failed: number | null = throughIndex,
   quarantined: Partial<RecordedDigests> = {},
+  halt?: FleetHalt,
 ): E.Either<NoRevertTarget, RevertPlan> => {
   const containers: ContainerRevert[] = [];
   const reverted: WorkloadChange[] = [];
@@ -84,6 +89,8 @@ export const planRevert = (
         return E.left({ workload: change.workload.id, container, image: image ?? 'jobs-manager', recorded: value });
       if (isQuarantinedDigest(quarantined, image, value))
         return E.left({ workload: change.workload.id, container, image, recorded: value, quarantined: true });
+      if (isHaltedFor(halt, image, value))
+        return E.left({ workload: change.workload.id, container, image, recorded: value, halted: true });
       containers.push({ workload: change.workload.id, container, image, from: digestOf(reference), to: value });
       images.push({ container, image: imageReference(config, image, value) });
     }
@@ -136,11 +143,12 @@ export const decideRevert = (
   failure: ReimageFailure,
   recorded: RecordedDigests,
   quarantined: Partial<RecordedDigests>,
+  halt?: FleetHalt,
 ): RevertDecision => {
   const planned =
     failure._tag === 'PatchRefused'
-      ? planRevert(config, changes, index - 1, recorded, null, quarantined)
-      : planRevert(config, changes, index, recorded, index, quarantined);
+      ? planRevert(config, changes, index - 1, recorded, null, quarantined, halt)
+      : planRevert(config, changes, index, recorded, index, quarantined, halt);
   if (E.isLeft(planned)) return { _tag: 'NoRecord', target: planned.left, plan: NO_REVERT_PLAN };
   return { _tag: movesAnything(planned.right) ? 'RollBack' : 'NothingToRollBack', plan: planned.right };
 };
@@ -151,7 +159,8 @@ export const revertReadiness = (
   changes: readonly WorkloadChange[],
   recorded: RecordedDigests,
   quarantined: Partial<RecordedDigests>,
-): RevertDecision => decideRevert(config, changes, changes.length - 1, { _tag: 'None' }, recorded, quarantined);
+  halt?: FleetHalt,
+): RevertDecision => decideRevert(config, changes, changes.length - 1, { _tag: 'None' }, recorded, quarantined, halt);
 
 /** A container the tick moved has no well-formed recorded digest: nothing known-good to go back to. */
 export const hasNoRecordToRevertTo = (decision: RevertDecision): boolean => decision._tag === 'NoRecord';

@@ -3,6 +3,7 @@ import type { SignatureMode } from '../config/signature-config.js';
 import { type Holds, unheldVerdicts, withHold } from './admission.js';
 import type { RecordedDigests } from './bookkeeping.js';
 import type { Digest } from './digest.js';
+import type { HaltPins } from './fleet-halt-admission.js';
 import type { ImageResolution } from './plan.js';
 import type { RegistryError } from './port-error.js';
 import type { SignatureFormat, SignatureVerdict } from './signature-verdict.js';
@@ -24,6 +25,11 @@ export interface SignatureSubject {
   readonly digest: Digest;
   /** A changed digest (gated); false: a first observation, checked report-only. */
   readonly gated: boolean;
+  /**
+   * The fleet halt's pin (docs/behaviour.md §3.4b): checked whatever
+   * VERIFY_SIGNATURES says, and judged as under `enforce` (I38).
+   */
+  readonly pin?: true;
 }
 
 /** What the check said of one digest: for the log, the re-image Event and `status`. */
@@ -39,6 +45,8 @@ export interface SignatureCheckReport {
   readonly repo: string;
   readonly digest: Digest;
   readonly gated: boolean;
+  /** The fleet halt's pin: judged as under `enforce` (docs/behaviour.md §3.4b). */
+  readonly pin?: true;
   readonly result: SignatureResult;
 }
 
@@ -56,6 +64,24 @@ export const signatureSubjects = (
     if (verdict._tag === 'Unchanged') return [];
     const digest = verdict._tag === 'Drift' ? verdict.to : verdict.digest;
     return [{ image: verdict.image, repo: imageSpec(verdict.image).repo, digest, gated: verdict._tag === 'Drift' }];
+  });
+
+/**
+ * The digests the check asks about, the fleet halt's pins among them
+ * (docs/behaviour.md §3.4b): with VERIFY_SIGNATURES=off only the pins, each
+ * marked so that it is judged as under `enforce`.
+ */
+export const signatureSubjectsOf = (
+  mode: SignatureMode,
+  resolutions: readonly ImageResolution[],
+  recorded: RecordedDigests,
+  holds: Holds,
+  pins: HaltPins,
+): readonly SignatureSubject[] =>
+  signatureSubjects(resolutions, recorded, holds).flatMap((subject): SignatureSubject[] => {
+    const isPin = subject.gated && pins[subject.image]?.to === subject.digest;
+    if (isPin) return [{ ...subject, pin: true }];
+    return mode === 'off' ? [] : [subject];
   });
 
 /** The port's answer (a missing one is no verdict: fail closed) as a result. */
@@ -102,8 +128,11 @@ export const judgeGated = (mode: SignatureMode, result: SignatureResult): Signat
 
 export const judgeSignature = (
   mode: SignatureMode,
-  report: Pick<SignatureCheckReport, 'gated' | 'result'>,
-): SignatureJudgement => (report.gated ? judgeGated(mode, report.result) : { _tag: 'Baseline', result: report.result });
+  report: Pick<SignatureCheckReport, 'gated' | 'result' | 'pin'>,
+): SignatureJudgement =>
+  report.gated
+    ? judgeGated(report.pin === true ? 'enforce' : mode, report.result)
+    : { _tag: 'Baseline', result: report.result };
 
 /** Why a judged digest is held back, or undefined when it may go on. */
 const holdOfJudgement = (

@@ -1,6 +1,7 @@
 import { signatureModeOf } from '../config/signature-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { requiredDigestAgeMs } from './digest-age.js';
+import type { HaltPins } from './fleet-halt-admission.js';
 
 // The configuration's switches as the tick's guards ask them: each answer
 // names the behaviour it turns on, so a guard reads as one question.
@@ -21,8 +22,17 @@ export const isRequestsProxyUnmanaged = (config: TickConfig): boolean =>
 
 export const isResourceMonitorUnmanaged = (config: TickConfig): boolean => config.pins.resourceMonitor;
 
-/** VERIFY_SIGNATURES=off (the default, the script's behaviour): no check, no request, no line (issue 15). */
-export const isSignatureCheckOff = (config: TickConfig): boolean => signatureModeOf(config) === 'off';
+/**
+ * VERIFY_SIGNATURES=off (the default, the script's behaviour): no check, no
+ * request, no line (issue 15) — unless the fleet halt sends an image back to
+ * its pin, whose signature is checked whatever VERIFY_SIGNATURES says
+ * (docs/behaviour.md §3.4b).
+ */
+export const isSignatureCheckOff = (config: TickConfig, haltPins: HaltPins = {}): boolean =>
+  signatureModeOf(config) === 'off' && Object.keys(haltPins).length === 0;
+
+/** FLEET_HALT_REF unset (the default, the script's behaviour): no halt request, annotation or line (I35). */
+export const isFleetHaltOff = (config: TickConfig): boolean => config.fleetHalt === undefined;
 
 /** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
 export const isDigestAgeOff = (config: TickConfig): boolean => requiredDigestAgeMs(config) === 0;

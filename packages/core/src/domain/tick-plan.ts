@@ -3,6 +3,7 @@ import { type Holds, heldImages } from './admission.js';
 import type { BookkeepingChanges } from './bookkeeping.js';
 import { type Annotations, quarantinedDigestsOf, type RecordedDigests, recordChanges } from './bookkeeping.js';
 import { type DecoupledPass, decoupledScopeOf } from './decoupled-pass.js';
+import type { HaltScope } from './fleet-halt-admission.js';
 import { liveFindings } from './live-drift.js';
 import { withPendingCleared } from './pending-digest.js';
 import { digestsToRecord, type ImageResolution, planRefresh, type RefreshPlan } from './plan.js';
@@ -30,6 +31,8 @@ export interface TickPlanInputs {
   readonly live: LiveView;
   readonly decoupled: DecoupledPass;
   readonly holds: Holds;
+  /** The fleet halt (docs/behaviour.md §3.4b): the halt in force, or none; unverified, nothing moves. */
+  readonly halt: HaltScope;
 }
 
 export const planTick = ({
@@ -40,6 +43,7 @@ export const planTick = ({
   live,
   decoupled,
   holds,
+  halt,
 }: TickPlanInputs): RefreshPlan => {
   const scope = decoupledScopeOf(decoupled);
   // Pin markers are read only on a settled RECONCILE_LIVE tick, so their
@@ -47,11 +51,12 @@ export const planTick = ({
   const findings =
     live.pins === undefined
       ? []
-      : liveFindings(config, recorded, live.pins, live.workloads, quarantinedDigestsOf(bookkeeping));
+      : liveFindings(config, recorded, live.pins, live.workloads, quarantinedDigestsOf(bookkeeping), halt.inForce);
   const seen = { ...decoupled.workloads, ...live.workloads };
   return planRefresh(config, resolutions, recorded, {
     live: findings,
-    repairLive: config.reconcileLive === 'repair',
+    // An unverified fleet halt: no re-image of any kind, live re-pins included (I37).
+    repairLive: config.reconcileLive === 'repair' && !halt.stopsEveryReimage,
     markPins: config.reconcileLive !== 'off',
     liveImages: Object.fromEntries(Object.entries(seen).map(([id, w]) => [id, w.images])),
     ...(scope === undefined ? {} : { decoupled: { settled: new Set(scope) } }),

@@ -89,6 +89,10 @@ export const ANNOTATION = {
   skipStreak: 'tracebloc.io/refresh-skip-streak',
   refreshAttempt: 'tracebloc.io/refresh-attempt',
   flapDetected: 'tracebloc.io/refresh-flap-detected',
+  /** FLEET_HALT_REF (docs/behaviour.md §3.4b): the manifest digest of the halt this edge last verified. */
+  fleetHaltDigest: 'tracebloc.io/fleet-halt-digest',
+  /** Beside it, that halt's verified document, so that a halt seen before costs no request but its HEAD. */
+  fleetHaltDocument: 'tracebloc.io/fleet-halt-document',
 } as const;
 
 /** Container names in the chart's pod templates; contractual with the chart. */

@@ -106,6 +106,8 @@ const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
   recordDigests: 'recording the digests',
   quarantineDigests: 'writing the quarantine of the failed digest',
   writePendingDigests: 'writing the pending digests',
+  recordFleetHalt: 'recording the verified fleet halt',
+  liftFleetHalt: 'removing the record of the lifted fleet halt',
 };
 
 /** `before …` a call that never started, `while …` one cut short, `after …` a write that landed last. */
@@ -147,6 +149,8 @@ const whereOf = (point: InterruptPoint, context: InterruptedContext): string => 
       return `${when} waiting START_JITTER before the registry`;
     case 'readClock':
       return `${when} reading the clock`;
+    case 'readFleetHalt':
+      return `${when} reading the fleet halt (nothing of it was acted on)`;
     default:
       return `${when} ${point.src}`;
   }

@@ -49,6 +49,13 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   PENDING_DIGEST_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
   CLOCK_UNAVAILABLE: { type: 'Warning', reason: 'RefreshClockUnavailable' },
   START_JITTER_FAILED: { type: 'Warning', reason: 'RefreshClockUnavailable' },
+  // The fleet halt (docs/behaviour.md §3.4b): every tick it holds, and every tick it cannot be verified.
+  FLEET_HALT_IN_FORCE: { type: 'Warning', reason: 'RefreshHalted' },
+  FLEET_HALT_UNVERIFIED: { type: 'Warning', reason: 'RefreshHaltUnverified' },
+  FLEET_HALT_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  HALT_NO_PIN: { type: 'Warning', reason: 'RefreshHalted' },
+  // What the halt held this tick, in the same Event (a finding under FLEET_HALT_EXIT=1).
+  DIGEST_HALTED: { type: 'Warning', reason: 'RefreshHalted' },
 };
 
 /** One Kubernetes Event reason a tick records, with its type and what it is recorded for. */

@@ -21,6 +21,14 @@ const REGISTRY_REQUESTS_PER_PASS = 1;
  */
 export const SIGNATURE_REQUESTS_PER_CHECK = 39;
 
+/**
+ * Registry requests reading a fleet halt's document makes at most
+ * (docs/behaviour.md §3.4b): the session's anonymous probe and pull token,
+ * then the manifest and its one document layer, each possibly once more
+ * after a 401 naming another challenge.
+ */
+export const FLEET_HALT_READ_REQUESTS = 6;
+
 export interface PortBounds {
   readonly apiMs: number;
   readonly observeMs: number;
@@ -30,6 +38,8 @@ export interface PortBounds {
   readonly resolveMs: (repos: number) => number;
   /** VERIFY_SIGNATURES ≠ off: the signature checks of `digests` digests, one after the other. */
   readonly verifyMs: (digests: number) => number;
+  /** FLEET_HALT_REF: reading one halt document (its manifest and its layer). */
+  readonly haltReadMs: number;
 }
 
 export const portBounds = (config: TickConfig): PortBounds => ({
@@ -43,4 +53,5 @@ export const portBounds = (config: TickConfig): PortBounds => ({
     BACKSTOP_GRACE_MS,
   verifyMs: (digests) =>
     config.registryTimeoutMs * SIGNATURE_REQUESTS_PER_CHECK * Math.max(digests, 1) + BACKSTOP_GRACE_MS,
+  haltReadMs: config.registryTimeoutMs * FLEET_HALT_READ_REQUESTS + BACKSTOP_GRACE_MS,
 });

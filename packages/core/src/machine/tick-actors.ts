@@ -4,6 +4,7 @@ import type { WorkloadChange } from '../domain/plan.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
 import type { ImageName, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
 import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
+import type { FleetHaltDocument, FleetHaltTarget } from '../ports/fleet-halt-port.js';
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import type { SignatureTarget, SignatureVerdict } from '../ports/signature-port.js';
 import type { AnnotationWrite } from './tick-outcome.js';
@@ -35,6 +36,10 @@ export const tickActors = {
   /** VERIFY_SIGNATURES ≠ off: one signature check per digest, in order (issue 15). */
   verifySignatures: fromPromise<SignatureAnswers, { targets: readonly SignatureTarget[] }>(
     unprovided('verifySignatures'),
+  ),
+  /** FLEET_HALT_REF (docs/behaviour.md §3.4b): the document a halt digest names; a registry failure is the answer's Left. */
+  readFleetHalt: fromPromise<Either<RegistryError, FleetHaltDocument>, { target: FleetHaltTarget }>(
+    unprovided('readFleetHalt'),
   ),
   /** The wall clock, ms since the epoch (issue 17): time enters the machine here only (I20). */
   readClock: fromPromise<number, undefined>(unprovided('readClock')),

@@ -1,6 +1,7 @@
 import type { TickConfig } from '../config/tick-config.js';
 import { ACTED_ON_NOTHING, type ActContext } from './act/context.js';
 import { ADMITTED_NOTHING, type AdmitContext } from './admit/context.js';
+import { type FleetHaltContext, NO_FLEET_HALT } from './fleet-halt/context.js';
 import { OBSERVED_NOTHING, type ObserveContext } from './observe/context.js';
 import { RESOLVED_NOTHING, type ResolveContext } from './resolve/context.js';
 import type { TickEvent } from './tick-event.js';
@@ -17,6 +18,7 @@ export interface TickContext {
   readonly config: TickConfig;
   readonly observe: ObserveContext;
   readonly resolve: ResolveContext;
+  readonly halt: FleetHaltContext;
   readonly admit: AdmitContext;
   readonly act: ActContext;
   readonly wayBack: WayBackContext;
@@ -30,6 +32,7 @@ export const initialContext = (config: TickConfig): TickContext => ({
   config,
   observe: OBSERVED_NOTHING,
   resolve: RESOLVED_NOTHING,
+  halt: NO_FLEET_HALT,
   admit: ADMITTED_NOTHING,
   act: ACTED_ON_NOTHING,
   wayBack: NO_WAY_BACK,

@@ -38,6 +38,30 @@ export const MOST_CALLS_PER_TICK = {
  */
 export const FLEET_SAFE_CALLS_PER_TICK = { apiRequests: 3, events: 3 } as const;
 
+/**
+ * FLEET_HALT_REF's calls (docs/behaviour.md §3.4b), beyond the rest: one
+ * more repository in the resolve batch, the clock read, the document read,
+ * the halt's signature check and its record (or lift) write; the pins'
+ * signature checks where VERIFY_SIGNATURES=off does not count them already;
+ * two Event reasons of its own (RefreshHalted, RefreshHaltUnverified).
+ */
+export const FLEET_HALT_CALLS_PER_TICK = { apiRequests: 2, events: 2 } as const;
+
+const fleetHaltMs = (config: TickConfig): number => {
+  if (config.fleetHalt === undefined) return 0;
+  const bounds = portBounds(config);
+  const n = FLEET_HALT_CALLS_PER_TICK;
+  const pins = signatureModeOf(config) === 'off' ? bounds.verifyMs(3) : 0;
+  return (
+    bounds.resolveMs(4) -
+    bounds.resolveMs(3) +
+    bounds.haltReadMs +
+    bounds.verifyMs(1) +
+    pins +
+    (n.apiRequests + n.events) * bounds.apiMs
+  );
+};
+
 const fleetSafeMs = (config: TickConfig): number => {
   const bounds = portBounds(config);
   const n = FLEET_SAFE_CALLS_PER_TICK;
@@ -64,6 +88,8 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     // (warn), never both (issue 15).
     (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(3) + bounds.apiMs) +
     // MIN_DIGEST_AGE / ROLLOUT_RING / START_JITTER (issue 17); 0 at their defaults.
-    fleetSafeMs(config)
+    fleetSafeMs(config) +
+    // FLEET_HALT_REF (docs/behaviour.md §3.4b); 0 when unset.
+    fleetHaltMs(config)
   );
 };

@@ -78,7 +78,18 @@ export type EventCode =
   | 'SIGNATURE_REJECTED'
   | 'SIGNATURE_NOT_VERIFIED'
   | 'SIGNATURE_CHECK_FAILED'
-  | 'SIGNATURE_BASELINE';
+  | 'SIGNATURE_BASELINE'
+  // The fleet halt (docs/behaviour.md §3.4b).
+  | 'FLEET_HALT_NONE'
+  | 'FLEET_HALT_READ'
+  | 'FLEET_HALT_IN_FORCE'
+  | 'FLEET_HALT_EXPIRED'
+  | 'FLEET_HALT_UNVERIFIED'
+  | 'FLEET_HALT_LIFTED'
+  | 'FLEET_HALT_WRITE_FAILED'
+  | 'DIGEST_HALTED'
+  | 'HALT_PIN'
+  | 'HALT_NO_PIN';
 
 /**
  * One thing a tick tells its operator, in order. The CLI prints each as an

@@ -1,5 +1,6 @@
 import { actEnds, actSteps } from './act/states.js';
 import { admitSteps } from './admit/states.js';
+import { fleetHaltSteps } from './fleet-halt/states.js';
 import { observeEnds, observeSteps } from './observe/states.js';
 import { recordEnds, recordSteps } from './record/states.js';
 import { resolveEnds, resolveSteps } from './resolve/states.js';
@@ -9,8 +10,9 @@ import { tickSetup } from './tick-setup.js';
 import { wayBackEnds, wayBackSteps } from './way-back/states.js';
 
 // One tick of docs/behaviour.md §3 as a state machine, composed of its phases
-// in the order a tick runs them: observe, resolve, admit, act, the way back,
-// record (each a folder beside this file with its states, guards and actions).
+// in the order a tick runs them: observe, resolve, the fleet halt, admit, act,
+// the way back, record (each a folder beside this file with its states, guards
+// and actions).
 // Every step is a state, every decision a named guard, every port call a named
 // actor; the machine does no I/O and reads no clock.
 
@@ -40,6 +42,7 @@ export const tickMachine = tickSetup.createMachine({
   states: {
     ...observeSteps,
     ...resolveSteps,
+    ...fleetHaltSteps,
     ...admitSteps,
     ...actSteps,
     ...wayBackSteps,

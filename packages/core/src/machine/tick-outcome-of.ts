@@ -1,3 +1,4 @@
+import { haltReportOf } from '../domain/fleet-halt-reading.js';
 import { heldDigestsOf, heldResultOf } from '../domain/held-result.js';
 import type { RefreshPlan } from '../domain/plan.js';
 import { failedReimageOf } from '../domain/reimage-run.js';
@@ -22,6 +23,7 @@ const failedReimageField = ({ act, admit }: TickContext) => {
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
 export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
   const { observe, admit, act, wayBack } = context;
+  const halt = haltReportOf(context.config, context.halt.reading, context.halt.nowMs);
   const findings = context.events.filter(isFinding);
   const held = heldDigestsOf(
     admit.holds,
@@ -34,7 +36,7 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
       ? reached
       : observe.decoupled.begun
         ? skipResultOf(observe.skip)
-        : (heldResultOf(held) ?? 'complete');
+        : (heldResultOf(held, halt?.state === 'unverified') ?? 'complete');
   return {
     result,
     exitCode: findings.length > 0 ? 1 : 0,
@@ -48,5 +50,6 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
     ...(admit.signatureChecks.length > 0 ? { signatureChecks: admit.signatureChecks } : {}),
     ...(held.length > 0 ? { held } : {}),
     ...failedReimageField(context),
+    ...(halt === undefined ? {} : { halt }),
   };
 };

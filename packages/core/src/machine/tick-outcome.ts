@@ -1,3 +1,4 @@
+import type { HaltReport } from '../domain/fleet-halt-reading.js';
 import type { HeldDigest } from '../domain/held-result.js';
 import type { FailedReimage, Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
@@ -5,6 +6,7 @@ import type { SignatureCheckReport } from '../domain/signature-admission.js';
 import type { ImageName } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 
+export type { HaltReport } from '../domain/fleet-halt-reading.js';
 export type { HeldDigest, HeldReason } from '../domain/held-result.js';
 export type { FailedReimage, FailedReimageWhy, Reimage } from '../domain/reimage-run.js';
 
@@ -26,10 +28,17 @@ export type TickResult =
   | 'recordFailed'
   | 'complete'
   /**
+   * Ran through, but FLEET_HALT_REF named a halt that could not be read or
+   * verified (a finding, exit 1): no changed digest moved (docs/behaviour.md §3.4b).
+   */
+  | 'haltUnverified'
+  /**
    * Ran through, but VERIFY_SIGNATURES=enforce rejected a new digest (a
    * finding, exit 1): that image was not re-imaged (docs/behaviour.md §3.4a step 3).
    */
   | 'signatureRejected'
+  /** Ran through, holding back a digest a verified fleet halt names (exit 0 unless FLEET_HALT_EXIT=1; §3.4b). */
+  | 'halted'
   /** Ran through, holding back a digest quarantined after a rollback here (exit 0; §3.4a step 1). */
   | 'quarantineHeld'
   /** Ran through, holding back a digest not yet old enough on this edge (exit 0; §3.4a step 2). */
@@ -52,7 +61,11 @@ export type WriteKind =
   /** The failed digests quarantined after a rollback (issue 16). */
   | 'quarantineDigests'
   /** Issue 17: a changed digest first seen (its pending record), or a pending record superseded. */
-  | 'writePendingDigests';
+  | 'writePendingDigests'
+  /** FLEET_HALT_REF: a halt verified this tick, kept beside its digest (docs/behaviour.md §3.4b). */
+  | 'recordFleetHalt'
+  /** FLEET_HALT_REF: the tag answers 404 where a halt was recorded: its record removed. */
+  | 'liftFleetHalt';
 
 /** A write to the jobs-manager Deployment's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {
@@ -106,4 +119,10 @@ export interface TickOutcome {
   readonly held?: readonly HeldDigest[];
   /** The workload whose set image or rollout failed the tick, and why (§3.6); absent when none did. */
   readonly failedReimage?: FailedReimage;
+  /**
+   * FLEET_HALT_REF (docs/behaviour.md §3.4b): how the tick left the fleet
+   * halt — none, lifted, in force, expired or unverified. Absent when
+   * FLEET_HALT_REF is unset, or the tick ended before it read the halt.
+   */
+  readonly halt?: HaltReport;
 }

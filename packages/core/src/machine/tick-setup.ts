@@ -4,6 +4,8 @@ import { actActions } from './act/actions.js';
 import { actGuards } from './act/guards.js';
 import { admitActions } from './admit/actions.js';
 import { admitGuards } from './admit/guards.js';
+import { fleetHaltActions } from './fleet-halt/actions.js';
+import { fleetHaltGuards } from './fleet-halt/guards.js';
 import { observeActions } from './observe/actions.js';
 import { observeGuards } from './observe/guards.js';
 import { recordActions } from './record/actions.js';
@@ -28,6 +30,7 @@ export const tickSetup = setup({
   guards: {
     ...observeGuards,
     ...resolveGuards,
+    ...fleetHaltGuards,
     ...admitGuards,
     ...actGuards,
     ...wayBackGuards,
@@ -37,6 +40,7 @@ export const tickSetup = setup({
     ...tickWideActions,
     ...observeActions,
     ...resolveActions,
+    ...fleetHaltActions,
     ...admitActions,
     ...actActions,
     ...wayBackActions,

@@ -1,4 +1,5 @@
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { FleetHaltDocument, FleetHaltTarget } from '../domain/fleet-halt.js';
 import type { RegistryError } from '../domain/port-error.js';
 
 // Where a tick reads the fleet halt document (FLEET_HALT_REF, docs/behaviour.md
@@ -9,16 +10,7 @@ import type { RegistryError } from '../domain/port-error.js';
 // checked against its digest. Its signature is checked by the SignaturePort,
 // with the same trust as VERIFY_SIGNATURES.
 
-/** The halt artifact: one repository and the manifest digest its tag answered. */
-export interface FleetHaltTarget {
-  readonly repo: string;
-  readonly digest: string;
-}
-
-/** The document's text, or why the artifact holds none this tick can read (fail closed: I37). */
-export type FleetHaltDocument =
-  | { readonly _tag: 'Document'; readonly text: string }
-  | { readonly _tag: 'Unusable'; readonly why: string };
+export type { FleetHaltDocument, FleetHaltTarget } from '../domain/fleet-halt.js';
 
 /** Reads the fleet halt document a halt tag's digest names (FLEET_HALT_REF); built with the k8s-adapter's createFleetHaltReader. */
 export interface FleetHaltPort {

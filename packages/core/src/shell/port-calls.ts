@@ -7,6 +7,7 @@ import type { WorkloadRef } from '../domain/workloads.js';
 import { BACKSTOP_GRACE_MS, type PortBounds } from '../machine/port-bounds.js';
 import type { tickMachine } from '../machine/tick-machine.js';
 import type { AnnotationWrite } from '../machine/tick-outcome.js';
+import type { FleetHaltTarget } from '../ports/fleet-halt-port.js';
 import type { DigestRequest } from '../ports/registry-port.js';
 import type { SignatureTarget } from '../ports/signature-port.js';
 import { bounded } from './backstop.js';
@@ -52,6 +53,16 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
       [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
     verifySignatures: (input: { targets: readonly SignatureTarget[] }) =>
       [bounds.verifyMs(input.targets.length), verifyEach(ports.signatures, input.targets)] as const,
+    // FLEET_HALT_REF: a registry failure is the answer (a Left inside), as a resolve's is.
+    readFleetHalt: (input: { target: FleetHaltTarget }) => {
+      const port = ports.fleetHalt;
+      return [
+        bounds.haltReadMs,
+        port === undefined
+          ? TE.left(transport('this tick was given no fleet halt port (TickPorts.fleetHalt)'))
+          : () => port.readDocument(input.target)().then(E.right),
+      ] as const;
+    },
     readClock: () => [bounds.apiMs, clock === undefined ? noClock : clock.now()] as const,
     // The wait's own length, plus the grace every bound has (I17).
     waitStartJitter: (input: { delayMs: number }) =>

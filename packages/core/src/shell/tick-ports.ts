@@ -3,6 +3,7 @@ import type { TickEvent } from '../machine/tick-event.js';
 import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
+import type { FleetHaltPort } from '../ports/fleet-halt-port.js';
 import type { RegistryPort } from '../ports/registry-port.js';
 import type { SignaturePort } from '../ports/signature-port.js';
 
@@ -33,6 +34,13 @@ export interface TickPorts {
    * START_JITTER (absent, not waited). With the defaults it is never called.
    */
   readonly clock?: ClockPort;
+  /**
+   * Where the fleet halt's document is read (FLEET_HALT_REF, docs/behaviour.md
+   * §3.4b): only when the halt tag answers a digest this edge has not
+   * verified. Absent while FLEET_HALT_REF is set, such a halt cannot be read:
+   * it is unverified, and nothing is re-imaged (fail closed, I37).
+   */
+  readonly fleetHalt?: FleetHaltPort;
 }
 
 /**

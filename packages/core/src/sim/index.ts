@@ -7,11 +7,13 @@ export { runScenario, type TimelineRow } from './run-scenario.js';
 export { SCENARIOS, type Scenario, type ScenarioStep, scenarioNamed } from './scenarios.js';
 export { SIM_ENVIRONMENT, simConfig } from './sim-config.js';
 export { simDigest } from './sim-digest.js';
+export { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
 export { simPorts } from './sim-ports.js';
 export {
   type ClusterFault,
   type ClusterOp,
   type FaultTarget,
+  type HaltDocumentFault,
   type RegistryFault,
   type RolloutBehaviour,
   SIM_SIGNING_KEY,

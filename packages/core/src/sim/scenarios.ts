@@ -1,6 +1,8 @@
 import type { Environment } from '../config/environment.js';
 import { ANNOTATION } from '../domain/workloads.js';
 import { simDigest } from './sim-digest.js';
+import { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
+import { SIM_EPOCH_MS } from './sim-ports.js';
 import type { SimWorld } from './sim-world.js';
 
 // Named stories for `image-refresh simulate`, the README and the tests: each
@@ -43,6 +45,22 @@ const later =
   (world: SimWorld) => {
     world.clockMs += 15 * 60_000;
     act(world);
+  };
+
+/** A build CI signed with the trusted key before it pushed it (the fleet halt's pin must verify, §3.4b). */
+const publishSigned = (repo: string, build: number) => (world: SimWorld) => {
+  world.sign(repo, simDigest(`${repo}#${build}`));
+  world.publish(repo, simDigest(`${repo}#${build}`));
+};
+/** The operator's halt, signed: `image-refresh halt render`, `oras push`, `cosign sign` (docs/behaviour.md §3.4b). */
+const publishHalt =
+  (repositories: Parameters<typeof simHaltDocument>[2], reason: string) =>
+  (world: SimWorld): void => {
+    world.publishHalt(simHaltDocument(reason, SIM_EPOCH_MS + world.clockMs + 24 * 3_600_000, repositories), {
+      signed: true,
+      repo: SIM_HALT_REPO,
+      tag: SIM_HALT_TAG,
+    });
   };
 
 /** Every scenario `image-refresh simulate --list` shows, in that order. */
@@ -228,6 +246,34 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: '15 minutes later', act: later() },
       { event: `build 2 is bad: tag moved back to build 1`, act: later(publish(JM, 1)) },
       ...repeat(5, { event: '15 minutes later', act: later() }),
+    ],
+  },
+  {
+    name: 'fleet-halt',
+    summary:
+      'FLEET_HALT_REF (docs/behaviour.md §3.4b): the canary (ring 0) rolls build 2, which is bad; a signed halt of build 2 with build 1 as its pin is published; ring 1 (RING_DELAY=1h) never moves, and the canary is sent back to the pin. A fixed build 3 rolls out past the halt.',
+    env: SIM_HALT_ENVIRONMENT,
+    edges: [
+      { name: 'canary', env: { ROLLOUT_RING: '0' } },
+      { name: 'ring 1', env: { ROLLOUT_RING: '1', RING_DELAY: '1h' } },
+    ],
+    steps: [
+      { event: 'fresh install (build 1, signed by CI)', act: (w) => w.sign(JM, simDigest(`${JM}#1`)) },
+      { event: `publish ${JM} build 2 (signed; it loses jobs)`, act: later(publishSigned(JM, 2)) },
+      { event: '15 minutes later', act: later() },
+      {
+        event: 'halt published: build 2 halted, pin build 1',
+        act: later(
+          publishHalt(
+            { [JM]: { digests: [simDigest(`${JM}#2`)], pin: simDigest(`${JM}#1`) } },
+            'jobs-manager build 2 loses jobs on restart',
+          ),
+        ),
+      },
+      ...repeat(4, { event: '15 minutes later', act: later() }),
+      { event: `fixed build 3 published (signed)`, act: later(publishSigned(JM, 3)) },
+      ...repeat(4, { event: '15 minutes later', act: later() }),
+      { event: "the halt's tag deleted: lifted", act: later((w) => w.deleteTag(SIM_HALT_REPO, SIM_HALT_TAG)) },
     ],
   },
 ];

@@ -7,6 +7,7 @@ import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
 import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort, JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
+import type { FleetHaltDocument, FleetHaltPort } from '../ports/fleet-halt-port.js';
 import type { Resolution } from '../ports/registry-port.js';
 import type { SignaturePort, SignatureVerdict } from '../ports/signature-port.js';
 import type { TickPorts } from '../run-tick.js';
@@ -243,6 +244,41 @@ export const simPorts = (world: SimWorld): TickPorts => {
     }
   };
 
+  /** docs/behaviour.md §3.4b: the document a halt digest names, an artifact without one, or a registry failure. */
+  const readHaltDocument = (digest: string): E.Either<RegistryError, FleetHaltDocument> => {
+    const fault = world.takeHaltDocumentFault();
+    world.clockMs += fault === 'Hang' ? config.registryTimeoutMs : SIM_REGISTRY_MS;
+    const document = world.haltDocuments.get(digest);
+    switch (fault) {
+      case undefined:
+        return E.right(
+          document === undefined
+            ? { _tag: 'Unusable', why: `the halt manifest ${digest} is missing from the registry` }
+            : { _tag: 'Document', text: document },
+        );
+      case 'Unusable':
+        return E.right({ _tag: 'Unusable', why: 'the halt manifest holds 0 layers of the halt media type, not one' });
+      case 'Hang':
+        return E.left(timeout(`simulated halt document hang; the ${config.registryTimeoutMs} ms bound ended it`));
+      case 'RateLimited':
+        return E.left({ _tag: 'RateLimited', message: 'toomanyrequests: You have reached your pull rate limit' });
+      default:
+        return E.left(errorOf(fault, 'the halt document'));
+    }
+  };
+
+  const fleetHalt: FleetHaltPort = {
+    readDocument: ({ repo, digest }) => {
+      const answer = readHaltDocument(digest);
+      world.log({
+        op: 'readFleetHalt',
+        detail: `${repo}@${digest}`,
+        outcome: E.isRight(answer) ? answer.right._tag : answer.left._tag,
+      });
+      return done(answer);
+    },
+  };
+
   const signatures: SignaturePort = {
     verify: ({ repo, digest }) => {
       const answer = verifyOne(repo, digest);
@@ -303,6 +339,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
     events,
     signatures,
     clock,
+    fleetHalt,
     registry: {
       resolveDigests: (requests) => () =>
         Promise.resolve(

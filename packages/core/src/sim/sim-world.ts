@@ -80,13 +80,20 @@ export type RegistryFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Garbage';
  */
 export type SignatureFault = PortErrorTag | 'RateLimited' | 'Hang';
 
+/**
+ * A fault reading a fleet halt's document can meet (docs/behaviour.md
+ * §3.4b): a registry failure of that class, a hang until the request bound,
+ * or an artifact that holds no usable document.
+ */
+export type HaltDocumentFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Unusable';
+
 /** The key the simulated signature port says verified a signed digest. */
 export const SIM_SIGNING_KEY = '/etc/image-refresh/keys/sim.pub';
 
 /** One call the simulated ports answered, in order: what the property suite's checker reads. */
 export interface SimCall {
-  /** The port operation (`resolveDigest` per repo, `verifySignature` per digest checked, the clock's). */
-  readonly op: ClusterOp | 'resolveDigest' | 'verifySignature' | 'readClock' | 'sleep';
+  /** The port operation (`resolveDigest` per repo, `verifySignature` per digest checked, the clock's, a halt's document). */
+  readonly op: ClusterOp | 'resolveDigest' | 'verifySignature' | 'readClock' | 'sleep' | 'readFleetHalt';
   /** Virtual time when it ended, in ms. */
   readonly at: number;
   /** Its arguments, e.g. the annotation value written or the repo resolved. */
@@ -196,6 +203,9 @@ export class SimWorld {
   /** Digests a trusted key signed, by `repo@digest` (issue 15); any other digest is unsigned. */
   readonly signedDigests = new Set<string>();
   private readonly signatureFaults = new Map<string, Armed<SignatureFault>>();
+  /** Fleet halt artifacts on the registry, by manifest digest: each one's document (docs/behaviour.md §3.4b). */
+  readonly haltDocuments = new Map<string, string>();
+  private readonly haltDocumentFaults: Armed<HaltDocumentFault>[] = [];
 
   constructor(readonly config: TickConfig) {
     this.workloads = {
@@ -223,6 +233,43 @@ export class SimWorld {
     return Object.values(this.workloads[id].images).some((image) =>
       this.brokenDigests.has(image.slice(image.indexOf('@') + 1)),
     );
+  }
+
+  /**
+   * `oras push` of a fleet halt document under `repo:tag` (docs/behaviour.md
+   * §3.4b), and — `signed` — `cosign sign` of its digest with the trusted key.
+   * Returns the artifact's manifest digest.
+   */
+  publishHalt(document: string, options: { signed: boolean; repo: string; tag: string }): string {
+    const digest = simDigest(`fleet halt ${document}`);
+    this.haltDocuments.set(digest, document);
+    this.registry.set(`${options.repo}:${options.tag}`, digest);
+    if (options.signed) this.sign(options.repo, digest);
+    return digest;
+  }
+
+  /** A tag is deleted: its HEAD answers 404 (how a fleet halt is lifted). */
+  deleteTag(repo: string, tag: string): void {
+    this.registry.delete(`${repo}:${tag}`);
+  }
+
+  /** Arm a fault for the next `times` reads of a fleet halt's document. */
+  injectHaltDocumentFault(fault: HaltDocumentFault, times = 1): void {
+    this.haltDocumentFaults.splice(0, this.haltDocumentFaults.length, { fault, remaining: times });
+  }
+
+  /** Takes the armed fault for a halt document read, if any. */
+  takeHaltDocumentFault(): HaltDocumentFault | undefined {
+    const armed = this.haltDocumentFaults[0];
+    if (armed === undefined) return undefined;
+    armed.remaining -= 1;
+    if (armed.remaining <= 0) this.haltDocumentFaults.pop();
+    return armed.fault;
+  }
+
+  /** The fault the next halt document read will meet, without taking it. */
+  armedHaltDocumentFault(): HaltDocumentFault | undefined {
+    return this.haltDocumentFaults[0]?.fault;
   }
 
   /** A trusted key signs `repo@digest` (cosign sign, issue 15). */
@@ -277,6 +324,7 @@ export class SimWorld {
     this.clusterFaults.clear();
     this.registryFaults.clear();
     this.signatureFaults.clear();
+    this.haltDocumentFaults.splice(0);
   }
 
   /** A human (or a monitoring system) edits the bookkeeping. */
@@ -344,6 +392,8 @@ export class SimWorld {
     for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
     for (const signed of this.signedDigests) copy.signedDigests.add(signed);
     for (const [repo, armed] of this.signatureFaults) copy.signatureFaults.set(repo, { ...armed });
+    for (const [digest, document] of this.haltDocuments) copy.haltDocuments.set(digest, document);
+    for (const armed of this.haltDocumentFaults) copy.haltDocumentFaults.push({ ...armed });
     return copy;
   }
 

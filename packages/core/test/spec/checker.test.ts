@@ -492,6 +492,15 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I35'],
+    trace: "a HEAD of a fleet halt's tag, with FLEET_HALT_REF unset",
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      const calls = [...record.calls, call('resolveDigest', 'tracebloc/fleet-control', 'NotFound')];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
     breaks: ['I20'],
     trace: 'a replay of the same tick that came out differently',
     tampered: async () => {

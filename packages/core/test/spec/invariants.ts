@@ -600,4 +600,26 @@ export const INVARIANTS: readonly Invariant[] = [
       return unless(said === undefined, () => `said ${said?.message}`);
     },
   },
+  {
+    id: 'I35',
+    says: 'With FLEET_HALT_REF unset (the default) a tick makes no request of a fleet halt, writes no fleet-halt annotation and says nothing of one, whatever the registry holds under a halt tag.',
+    source: 'docs/behaviour.md §3.4b',
+    // Every sequence here runs without FLEET_HALT_REF, and its worlds publish halts (PublishHalt).
+    appliesTo: (t) => t.config.fleetHalt === undefined,
+    violation: (t) => {
+      const asked = t.record.calls.find(
+        (c) =>
+          c.op === 'readFleetHalt' ||
+          ((c.op === 'resolveDigest' || c.op === 'verifySignature') &&
+            !IMAGES.some((i) => c.detail.startsWith(i.repo))),
+      );
+      if (asked !== undefined) return `asked ${asked.op} ${asked.detail}`;
+      const wrote = t.record.calls.find((c) => c.op === 'recordFleetHalt' || c.op === 'liftFleetHalt');
+      if (wrote !== undefined) return `wrote ${wrote.detail}`;
+      const kept = Object.keys(t.record.after.annotations).find((k) => k.startsWith('tracebloc.io/fleet-halt-'));
+      if (kept !== undefined && t.annotationBefore(kept) !== t.record.after.annotations[kept]) return `changed ${kept}`;
+      const said = t.record.outcome.events.find((e) => e.code.includes('HALT'));
+      return unless(said === undefined && t.record.outcome.halt === undefined, () => `said ${said?.message}`);
+    },
+  },
 ];

@@ -159,6 +159,11 @@ export const SITUATIONS: readonly Situation[] = [
     when: (t) => t.failed('readRecordedDigests'),
   },
   ...WAY_BACK_SITUATIONS,
+  {
+    name: 'a fleet halt published under the tag, FLEET_HALT_REF unset',
+    invariants: 'I35',
+    when: (t) => t.config.fleetHalt === undefined && t.record.before.haltPublished && t.called('resolveDigest'),
+  },
 ];
 
 const cleanUnsettled = (t: TickView): boolean =>

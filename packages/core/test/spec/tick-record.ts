@@ -4,7 +4,14 @@ import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
 import type { TickOutcome } from '../../src/machine/tick-outcome.js';
 import type { TickPorts } from '../../src/run-tick.js';
 import { runTick } from '../../src/run-tick.js';
-import type { ClusterFault, RegistryFault, RolloutBehaviour, SimWorld } from '../../src/sim/index.js';
+import {
+  type ClusterFault,
+  type RegistryFault,
+  type RolloutBehaviour,
+  SIM_HALT_REPO,
+  SIM_HALT_TAG,
+  type SimWorld,
+} from '../../src/sim/index.js';
 import { readAt, type SpecCall, specCalls } from '../support/spec-calls.js';
 
 // What the invariants look at: the world just before and just after one tick,
@@ -34,6 +41,8 @@ export interface WorldSnapshot {
   /** Armed faults by target: `op`, or `patchBookkeeping <key>` for a write naming that key. */
   readonly clusterFaults: Readonly<Partial<Record<string, ClusterFault>>>;
   readonly registryFaults: Readonly<Record<string, RegistryFault | undefined>>;
+  /** A fleet halt is published under the simulator's halt tag (docs/behaviour.md §3.4b). */
+  readonly haltPublished: boolean;
 }
 
 export interface TickRecord {
@@ -83,6 +92,7 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
       ]),
   ),
   registryFaults: Object.fromEntries(IMAGES.map(({ repo }) => [repo, world.armedRegistryFault(repo)])),
+  haltPublished: world.registry.has(`${SIM_HALT_REPO}:${SIM_HALT_TAG}`),
 });
 
 /** Run one tick on the world through the given ports and record it. */

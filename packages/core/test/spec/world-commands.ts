@@ -8,11 +8,15 @@ import {
   type ClusterFault,
   type RegistryFault,
   type RolloutBehaviour,
+  SIM_HALT_REPO,
+  SIM_HALT_TAG,
   type SignatureFault,
   type SimWorld,
   simDigest,
+  simHaltDocument,
   simPorts,
 } from '../../src/sim/index.js';
+import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
 import { injectFault, type SpecOp } from '../support/spec-calls.js';
 import { describeViolations, type SpecChecker } from './spec-checker.js';
 import { recordTick } from './tick-record.js';
@@ -37,6 +41,7 @@ export interface Edge {
 type Command = fc.AsyncCommand<object, Edge>;
 
 const label = (repo: string) => repo.replace('tracebloc/', '');
+const HOUR_MS = 3_600_000;
 
 class Tick implements Command {
   private said = 'tick';
@@ -226,6 +231,24 @@ class RecordQuarantined implements Command {
   toString = () => `a human records ${label(this.image.repo)}'s quarantined digest as last refreshed`;
 }
 
+/**
+ * A signed fleet halt of the build now behind a tag is published under the
+ * halt tag (docs/behaviour.md §3.4b). These sequences run without
+ * FLEET_HALT_REF: the tick must not see it (I35).
+ */
+class PublishHalt implements Command {
+  constructor(readonly repo: string) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    const digest = edge.world.registry.get(`${this.repo}:${edge.config.imageTag}`) ?? '';
+    const document = simHaltDocument('a halt this edge does not watch', SIM_EPOCH_MS + edge.world.clockMs + HOUR_MS, {
+      [this.repo]: { digests: [digest] },
+    });
+    edge.world.publishHalt(document, { signed: true, repo: SIM_HALT_REPO, tag: SIM_HALT_TAG });
+  }
+  toString = () => `a fleet halt of ${label(this.repo)}'s current build is published (FLEET_HALT_REF unset)`;
+}
+
 class HelmRerender implements Command {
   constructor(readonly workload: WorkloadId) {}
   check = () => true;
@@ -377,6 +400,7 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
     weight: 1,
   },
   { arbitrary: workloads.map((w) => new HelmRerender(w)), weight: 3 },
+  { arbitrary: repos.map((r) => new PublishHalt(r)), weight: 1 },
   {
     arbitrary: fc.oneof(
       fc

@@ -21,6 +21,7 @@ export type SpecOp =
   | 'verifySignature'
   | 'readClock'
   | 'sleep'
+  | 'readFleetHalt'
   | WriteKind
   | ReadKind;
 
@@ -41,11 +42,14 @@ const STREAK = ANNOTATION.skipStreak;
 const ATTEMPT = ANNOTATION.refreshAttempt;
 const FLAP = ANNOTATION.flapDetected;
 
-/** `key=value key-` back into changes (the values the tick writes hold no spaces). */
+/**
+ * `key=value key-` back into changes. Every key is `tracebloc.io/…`; only the
+ * fleet halt's kept document holds spaces in its value, never ` tracebloc.io/`.
+ */
 const changesOf = (detail: string): Record<string, string | null> =>
   Object.fromEntries(
     detail
-      .split(' ')
+      .split(/ (?=tracebloc\.io\/)/)
       .filter((part) => part !== '')
       .map((part) => {
         const eq = part.indexOf('=');
@@ -61,6 +65,11 @@ const writeOf = (detail: string): { op: WriteKind; detail: string } => {
   if (typeof value(FLAP) === 'string') return { op: 'markFlapDetected', detail: String(value(FLAP)) };
   if (ATTEMPT in changes && value(ATTEMPT) === null) return { op: 'clearFlapState', detail: '' };
   if (typeof value(ATTEMPT) === 'string') return { op: 'writeRefreshAttempt', detail: String(value(ATTEMPT)) };
+  // The fleet halt (docs/behaviour.md §3.4b): its record, or its removal once lifted.
+  if (Object.keys(changes).some((key) => key.startsWith('tracebloc.io/fleet-halt-')))
+    return Object.values(changes).some((v) => v !== null)
+      ? { op: 'recordFleetHalt', detail: JSON.stringify(changes) }
+      : { op: 'liftFleetHalt', detail: JSON.stringify(changes) };
   if (Object.keys(changes).some((key) => key.startsWith('tracebloc.io/quarantined-')))
     return { op: 'quarantineDigests', detail: JSON.stringify(changes) };
   // Issue 17: a write of pending records alone (the record write may also remove one).
@@ -108,6 +117,8 @@ export const WRITE_FAULT_KEY: Readonly<Record<WriteKind, string>> = {
   recordDigests: 'tracebloc.io/last-refreshed-',
   quarantineDigests: 'tracebloc.io/quarantined-',
   writePendingDigests: 'tracebloc.io/pending-',
+  recordFleetHalt: 'tracebloc.io/fleet-halt-digest=',
+  liftFleetHalt: 'tracebloc.io/fleet-halt-digest-',
 };
 
 const isWriteKind = (op: SpecOp): op is WriteKind => Object.hasOwn(WRITE_FAULT_KEY, op);
@@ -153,5 +164,6 @@ export const injectFault = (
   if (op === 'resolveDigest') throw new Error('a registry fault is armed per repo: injectRegistryFault');
   if (op === 'verifySignature') throw new Error('a signature fault is armed per repo: injectSignatureFault');
   if (op === 'readClock' || op === 'sleep') throw new Error('the simulated clock takes no faults');
+  if (op === 'readFleetHalt') throw new Error('a halt document fault is armed on its own: injectHaltDocumentFault');
   world.injectClusterFault(op, fault, times);
 };

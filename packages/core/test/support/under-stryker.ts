@@ -27,5 +27,9 @@ if (process.env.STRYKER_MUTATOR_WORKER !== undefined) {
   process.env.IMAGE_REFRESH_PROPERTY_SEED ??= '2024';
   process.env.IMAGE_REFRESH_PROPERTY_RUNS ??= '30';
   process.env.IMAGE_REFRESH_PROPERTY_MIN ??= '0';
+  // The fleet halt's suite (fleet-halt.properties.test.ts) likewise: a small fixed sample, no floor.
+  process.env.IMAGE_REFRESH_HALT_SEED ??= '2024';
+  process.env.IMAGE_REFRESH_HALT_RUNS ??= '40';
+  process.env.IMAGE_REFRESH_HALT_MIN ??= '0';
   fc.configureGlobal({ ...fc.readConfigureGlobal(), endOnFailure: true });
 }

@@ -1,9 +1,15 @@
-import { IMAGES, type TickConfig } from '@image-refresh/core';
+import { IMAGES, renderFleetHalt, type TickConfig } from '@image-refresh/core';
 import { simConfig, simDigest } from '@image-refresh/core/sim';
+import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createFleetHaltReader } from '../../src/fleet-halt/read-fleet-halt.js';
 import { createRegistryPort } from '../../src/registry/index.js';
-import { localOnlyFetch } from '../support/registry-local-fetch.js';
+import { createSignatureVerifier } from '../../src/signatures/create-signature-verifier.js';
+import { parsePublicKeys } from '../../src/signatures/public-keys.js';
+import { publishFleetHalt } from '../support/fleet-halt-publish.js';
+import { localOnlyFetch, localOnlyHttp } from '../support/registry-local-fetch.js';
 import { TOKEN_SERVICE } from '../support/registry-token-server.js';
+import { newSigningKey, pushSigTag, sigLayer, simpleSigningPayload } from '../support/signature-sig-tag.js';
 import {
   type ParityRegistry,
   REGISTRY_SETUP_TIMEOUT_MS,
@@ -29,6 +35,10 @@ import { RealStack } from './support/real-stack.js';
 const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', ROLLOUT_TIMEOUT: '1s', REGISTRY_TIMEOUT: '1s' } as const;
 const JM = 'tracebloc/jobs-manager';
 const RM = 'tracebloc/resource-monitor';
+const HALT = 'tracebloc/fleet-control';
+/** The Kubernetes requests of a tick but its Events' own (a halt in force records RefreshHalted every tick). */
+const nonEvents = (requests: readonly { method: string; path: string }[]) =>
+  requests.filter((r) => !r.path.includes('/events')).map((r) => `${r.method} ${r.path}`);
 const scope = (repo: string) => `repository:${repo}:pull`;
 const head = (repo: string, auth: 'anonymous' | 'token') => `HEAD /v2/${repo}/manifests/stg ${auth}`;
 
@@ -107,6 +117,77 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       expect(tick.tokenRequests).toEqual([IMAGES.map(({ repo }) => scope(repo))]);
       expect([...tick.registryRequests].sort()).toEqual(IMAGES.map(({ repo }) => head(repo, 'token')));
       expect(tick.tokenRequests.length + tick.registryRequests.length).toBe(4);
+    });
+
+    // docs/behaviour.md §3.4b: FLEET_HALT_REF rides in the same batch — its scope
+    // in the one token request, one HEAD more — and a halt seen before costs
+    // nothing else; a new one is read (manifest and document) and its
+    // signature checked, once.
+    it('FLEET_HALT_REF set: its scope in the one token, one HEAD more; a halt verified before costs only that HEAD', async () => {
+      const authUrl = `${registry.tokens.realm}?service=${TOKEN_SERVICE}`;
+      const key = newSigningKey('ecdsa-p256');
+      const config: TickConfig = simConfig({
+        ...BOUNDS,
+        IMAGE_REFRESH_REGISTRY_URL: registry.url,
+        IMAGE_REFRESH_AUTH_URL: authUrl,
+        FLEET_HALT_REF: `docker.io/${HALT}:stg-halt`,
+        SIGNATURE_PUBLIC_KEYS: '/keys/fleet.pub',
+      });
+      const builds = new Map(IMAGES.map(({ repo }) => [repo, simDigest(`${repo}#1`)]));
+      const real = await RealStack.start({ config, registry, pollIntervalMs: 25, stepMs: 15 }, builds);
+      stack = real;
+      const keys = parsePublicKeys('/keys/fleet.pub', key.publicPem);
+      if (E.isLeft(keys)) throw new Error(keys.left.message);
+      // As the CLI wires them (wiring/connect.ts): the halt's reader, the verifier of its trust, the wall clock.
+      const ports = () => {
+        const options = { baseUrl: registry.url, timeoutMs: 1_000, fetch: localOnlyHttp };
+        const verifier = createSignatureVerifier({ registry: options, keys: keys.right });
+        return {
+          ...real.ports(),
+          fleetHalt: createFleetHaltReader({ registry: options }),
+          signatures: { verify: (target: { repo: string; digest: string }) => () => verifier.verify(target) },
+          clock: {
+            now: () => () => Promise.resolve(E.right(Date.now())),
+            sleep: () => () => Promise.resolve(E.right(undefined)),
+          },
+        };
+      };
+      const first = await real.tick(ports());
+      expect(first.outcome.writes.map((w) => w.kind)).toEqual(['recordDigests']);
+      const scopes = [...IMAGES.map(({ repo }) => scope(repo)), scope(HALT)];
+
+      const none = await real.tick(ports());
+      expect(none.outcome.exitCode).toBe(0);
+      expect(none.outcome.halt?.state).toBe('none');
+      expect(none.apiRequests).toHaveLength(1);
+      expect(none.tokenRequests).toEqual([scopes]);
+      expect([...none.registryRequests].sort()).toEqual(
+        [...IMAGES.map(({ repo }) => head(repo, 'token')), `HEAD /v2/${HALT}/manifests/stg-halt token`].sort(),
+      );
+
+      const token = registry.tokens.mint([`repository:${HALT}:pull,push`]);
+      const document = renderFleetHalt({
+        reason: 'build 2 loses jobs',
+        expires: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        repositories: { [JM]: { digests: [`sha256:${'a'.repeat(64)}`] } },
+      });
+      const { digest } = await publishFleetHalt(registry.direct, HALT, 'stg-halt', document, token);
+      await pushSigTag(registry.direct, HALT, digest, [sigLayer(key, simpleSigningPayload(HALT, digest))], token);
+      const verified = await real.tick(ports());
+      expect(verified.outcome.halt?.state).toBe('inForce');
+      expect(verified.outcome.writes.map((w) => w.kind)).toEqual(['recordFleetHalt']);
+      // Its one write: the halt kept beside its digest.
+      expect(nonEvents(verified.apiRequests).filter((r) => !r.startsWith('GET '))).toEqual([
+        'PATCH /apis/apps/v1/namespaces/tracebloc/deployments/stg-jobs-manager',
+      ]);
+
+      const known = await real.tick(ports());
+      expect(known.outcome.halt?.state).toBe('inForce');
+      expect(known.outcome.writes).toEqual([]);
+      // No write: GETs of the Deployment only (the tick's, and the events port's uid read for RefreshHalted).
+      expect(nonEvents(known.apiRequests).filter((r) => !r.startsWith('GET '))).toEqual([]);
+      expect(known.tokenRequests).toEqual([scopes]);
+      expect([...known.registryRequests].sort()).toEqual([...none.registryRequests].sort());
     });
 
     it('a pinned image is neither in the token scopes nor HEADed (I13 on the wire)', async () => {

@@ -2,13 +2,20 @@ import { signatureModeOf } from '../../config/signature-config.js';
 import { changedDigests } from '../../domain/admission.js';
 import type { Annotations } from '../../domain/bookkeeping.js';
 import { decideDigestAges, requiredDigestAgeMs, withSoakingHolds, withUnjudgedHolds } from '../../domain/digest-age.js';
+import {
+  admitUnderHalt,
+  answersAfterHalt,
+  haltScopeOf,
+  holdEveryAnswer,
+  withoutHaltPins,
+} from '../../domain/fleet-halt-admission.js';
 import type { PortError } from '../../domain/port-error.js';
 import { quarantinedThisTick, withQuarantineHolds } from '../../domain/quarantine.js';
 import {
   admitSignatures,
   type SignatureCheckReport,
   signatureReportsOf,
-  signatureSubjects,
+  signatureSubjectsOf,
 } from '../../domain/signature-admission.js';
 import { planTick } from '../../domain/tick-plan.js';
 import type { SignatureAnswers } from '../tick-actors.js';
@@ -20,9 +27,15 @@ import * as say from './messages.js';
 // adds its holds (the first check to hold an image wins), says what it found,
 // and the plan is made once, after the last.
 
-/** The changed digests no earlier check held back: what the digest-age check judges. */
-const changedOf = ({ resolve, admit }: TickContext) =>
-  changedDigests(resolve.resolutions, resolve.recorded, admit.holds);
+/** The answers every check after the fleet halt judges: an image sent back carries the halt's pin (§3.4b). */
+const answersOf = ({ resolve, admit }: TickContext) => answersAfterHalt(resolve.resolutions, admit.haltPins);
+
+/** The changed digests no earlier check held back: what the digest-age check judges (a halt's pin does not soak). */
+const changedOf = (context: TickContext) =>
+  withoutHaltPins(
+    changedDigests(answersOf(context), context.resolve.recorded, context.admit.holds),
+    context.admit.haltPins,
+  );
 
 /** Hold what may not go on, say what each check found, and keep the reports for the outcome. */
 const signaturesJudged = (context: TickContext, reports: readonly SignatureCheckReport[]) => {
@@ -33,13 +46,33 @@ const signaturesJudged = (context: TickContext, reports: readonly SignatureCheck
   };
 };
 
-const subjectsOf = ({ resolve, admit }: TickContext) =>
-  signatureSubjects(resolve.resolutions, resolve.recorded, admit.holds);
+const subjectsOf = (context: TickContext) =>
+  signatureSubjectsOf(
+    signatureModeOf(context.config),
+    answersOf(context),
+    context.resolve.recorded,
+    context.admit.holds,
+    context.admit.haltPins,
+  );
 
 export const admitActions = {
+  /** §3.4b — an unverified halt: every answer held, nothing moves or is recorded this tick (I37). */
+  holdEveryAnswerForHalt: tickAssign(({ context }) => {
+    const { resolve, admit } = context;
+    return { admit: { ...admit, holds: holdEveryAnswer(resolve.resolutions, resolve.recorded, admit.holds) } };
+  }),
+  /** §3.4b — the halt's verdict on each answer: held, sent back to the pin, or left alone; each said. */
+  admitByFleetHalt: tickAssign(({ context }) => {
+    const { config, resolve, admit, halt } = context;
+    const decision = admitUnderHalt(resolve.resolutions, resolve.recorded, admit.holds, halt.reading, halt.nowMs);
+    return {
+      admit: { ...admit, holds: decision.holds, haltPins: decision.pins },
+      events: said(context, ...say.haltAdmissionLines(config, decision)),
+    };
+  }),
   holdQuarantinedDigests: tickAssign(({ context }) => {
     const { resolve, admit } = context;
-    const held = quarantinedThisTick(resolve.resolutions, resolve.recorded, admit.holds, resolve.bookkeeping);
+    const held = quarantinedThisTick(answersOf(context), resolve.recorded, admit.holds, resolve.bookkeeping);
     return {
       admit: { ...admit, holds: withQuarantineHolds(admit.holds, held) },
       events: said(context, ...held.map((c) => say.digestQuarantined(context.config, c.image, c.to))),
@@ -53,7 +86,7 @@ export const admitActions = {
     const { resolve, admit } = context;
     const decision = decideDigestAges(
       changedOf(context),
-      resolve.resolutions,
+      answersOf(context),
       resolve.recorded,
       admit.ageBookkeeping,
       params.nowMs,
@@ -93,7 +126,17 @@ export const admitActions = {
   ),
   planRefresh: tickAssign(({ context }) => {
     const { config, observe, resolve, admit } = context;
-    const plan = planTick({ config, ...resolve, decoupled: observe.decoupled, holds: admit.holds });
-    return { admit: { ...admit, plan }, events: said(context, ...say.planLines(config, plan, admit.holds)) };
+    const plan = planTick({
+      config,
+      ...resolve,
+      resolutions: answersOf(context),
+      decoupled: observe.decoupled,
+      holds: admit.holds,
+      halt: haltScopeOf(context.halt.reading, context.halt.nowMs),
+    });
+    return {
+      admit: { ...admit, plan },
+      events: said(context, ...say.planLines(config, plan, admit.holds, admit.haltPins)),
+    };
   }),
 };

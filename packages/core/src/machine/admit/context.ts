@@ -1,5 +1,6 @@
 import type { Holds } from '../../domain/admission.js';
 import type { Annotations, BookkeepingChanges } from '../../domain/bookkeeping.js';
+import { type HaltPins, NO_HALT_PINS } from '../../domain/fleet-halt-admission.js';
 import { EMPTY_PLAN, type RefreshPlan } from '../../domain/plan.js';
 import type { SignatureCheckReport } from '../../domain/signature-admission.js';
 
@@ -13,6 +14,8 @@ export interface AdmitContext {
   readonly pendingWrite: BookkeepingChanges;
   /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
   readonly signatureChecks: readonly SignatureCheckReport[];
+  /** The fleet halt (docs/behaviour.md §3.4b): the images it sends back to its pin, whose pin every later check judges. */
+  readonly haltPins: HaltPins;
   /** The plan, made once after the last check; nothing to do until then. */
   readonly plan: RefreshPlan;
 }
@@ -22,5 +25,6 @@ export const ADMITTED_NOTHING: AdmitContext = {
   ageBookkeeping: {},
   pendingWrite: {},
   signatureChecks: [],
+  haltPins: NO_HALT_PINS,
   plan: EMPTY_PLAN,
 };

@@ -1,9 +1,12 @@
+import { signatureModeOf } from '../../config/signature-config.js';
 import { changedDigests } from '../../domain/admission.js';
 import { changesNothing } from '../../domain/bookkeeping.js';
 import { hasNoDigestAgeToJudge } from '../../domain/digest-age.js';
+import { answersAfterHalt, withoutHaltPins } from '../../domain/fleet-halt-admission.js';
+import { haltInForce, isHaltUnverified } from '../../domain/fleet-halt-reading.js';
 import { hasDrift } from '../../domain/plan.js';
 import { quarantinedThisTick } from '../../domain/quarantine.js';
-import { signatureSubjects } from '../../domain/signature-admission.js';
+import { signatureSubjectsOf } from '../../domain/signature-admission.js';
 import { isDigestAgeOff, isSignatureCheckOff } from '../../domain/switches.js';
 import { recordGuards } from '../record/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
@@ -11,21 +14,42 @@ import type { GuardArgs } from '../tick-assign.js';
 // The admit phase's named guards (docs/behaviour.md §3.4a, §3.4), each one question to domain/.
 
 export const admitGuards = {
+  /** §3.4b — FLEET_HALT_REF's halt could not be verified this tick: every answer is held (I37). */
+  isFleetHaltUnverified: ({ context }: GuardArgs) => isHaltUnverified(context.halt.reading),
+  /** §3.4b — a verified, unexpired halt: the digests it names are held, a container running one sent to its pin. */
+  isFleetHaltInForce: ({ context }: GuardArgs) => haltInForce(context.halt.reading, context.halt.nowMs) !== undefined,
   /** §3.4a — a changed digest is the one quarantined for its image: held, not re-applied (I30, issue 16). */
   isChangedDigestQuarantined: ({ context: { resolve, admit } }: GuardArgs) =>
-    quarantinedThisTick(resolve.resolutions, resolve.recorded, admit.holds, resolve.bookkeeping).length > 0,
+    quarantinedThisTick(
+      answersAfterHalt(resolve.resolutions, admit.haltPins),
+      resolve.recorded,
+      admit.holds,
+      resolve.bookkeeping,
+    ).length > 0,
   /** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
   isDigestAgeOff: ({ context }: GuardArgs) => isDigestAgeOff(context.config),
   /** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
   hasNoDigestAgeToJudge: ({ context: { resolve, admit } }: GuardArgs) =>
-    hasNoDigestAgeToJudge(changedDigests(resolve.resolutions, resolve.recorded, admit.holds), resolve.bookkeeping),
+    hasNoDigestAgeToJudge(
+      withoutHaltPins(
+        changedDigests(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds),
+        admit.haltPins,
+      ),
+      resolve.bookkeeping,
+    ),
   /** §3.4a — the decision writes no pending record (every changed digest already had its own). */
   hasNoPendingDigestsToWrite: ({ context }: GuardArgs) => changesNothing(context.admit.pendingWrite),
-  /** VERIFY_SIGNATURES=off (the default, the script's behaviour): no check, no request, no line (issue 15). */
-  isSignatureCheckOff: ({ context }: GuardArgs) => isSignatureCheckOff(context.config),
+  /** VERIFY_SIGNATURES=off (the default, the script's behaviour) and no halt pin: no check, no request, no line (issue 15). */
+  isSignatureCheckOff: ({ context }: GuardArgs) => isSignatureCheckOff(context.config, context.admit.haltPins),
   /** Nothing changed and nothing is first observed: no digest to check (an unchanged one was checked when it changed). */
-  hasNoSignaturesToCheck: ({ context: { resolve, admit } }: GuardArgs) =>
-    signatureSubjects(resolve.resolutions, resolve.recorded, admit.holds).length === 0,
+  hasNoSignaturesToCheck: ({ context: { config, resolve, admit } }: GuardArgs) =>
+    signatureSubjectsOf(
+      signatureModeOf(config),
+      answersAfterHalt(resolve.resolutions, admit.haltPins),
+      resolve.recorded,
+      admit.holds,
+      admit.haltPins,
+    ).length === 0,
   /**
    * Every re-image makes the kubelets pull (a DaemonSet: one pull per node);
    * with the registry's pull budget nearly spent, a rollout dies of

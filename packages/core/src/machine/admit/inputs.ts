@@ -1,4 +1,6 @@
-import { signatureSubjects } from '../../domain/signature-admission.js';
+import { signatureModeOf } from '../../config/signature-config.js';
+import { answersAfterHalt } from '../../domain/fleet-halt-admission.js';
+import { signatureSubjectsOf } from '../../domain/signature-admission.js';
 import { write } from '../step-params.js';
 import type { InputArgs } from '../tick-context.js';
 
@@ -7,10 +9,13 @@ import type { InputArgs } from '../tick-context.js';
 /** One write on the tick a digest is first seen, none while it waits (issue 17). */
 export const pendingDigestsWrite = ({ context }: InputArgs) => write('writePendingDigests', context.admit.pendingWrite);
 
-/** The digests the signature check asks about this tick (docs/behaviour.md §3.4a step 3). */
-export const signatureTargets = ({ context: { resolve, admit } }: InputArgs) => ({
-  targets: signatureSubjects(resolve.resolutions, resolve.recorded, admit.holds).map(({ repo, digest }) => ({
-    repo,
-    digest,
-  })),
+/** The digests the signature check asks about this tick (docs/behaviour.md §3.4a step 3), the halt's pins among them. */
+export const signatureTargets = ({ context: { config, resolve, admit } }: InputArgs) => ({
+  targets: signatureSubjectsOf(
+    signatureModeOf(config),
+    answersAfterHalt(resolve.resolutions, admit.haltPins),
+    resolve.recorded,
+    admit.holds,
+    admit.haltPins,
+  ).map(({ repo, digest }) => ({ repo, digest })),
 });

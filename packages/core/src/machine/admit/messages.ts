@@ -3,6 +3,7 @@ import type { TickConfig } from '../../config/tick-config.js';
 import type { Hold, Holds } from '../../domain/admission.js';
 import { shortDigest } from '../../domain/digest.js';
 import type { AgeVerdict, DigestAgeDecision } from '../../domain/digest-age.js';
+import type { HaltAdmission, HaltPin, HaltPins } from '../../domain/fleet-halt-admission.js';
 import type { LiveFinding } from '../../domain/live-drift.js';
 import { rfc3339 } from '../../domain/pending-digest.js';
 import type { ImageVerdict, RefreshPlan } from '../../domain/plan.js';
@@ -24,6 +25,46 @@ export const digestQuarantined = (c: TickConfig, image: ImageName, digest: strin
     'DIGEST_QUARANTINED',
     `${imageSpec(image).repo}: latest=${digest} is quarantined (${imageSpec(image).quarantineKey}: its rollout failed here and was rolled back); not re-applying it -- waiting for another build under tag ${c.imageTag} (image-refresh rearm lifts it)`,
   );
+
+// The fleet halt's admission lines (docs/behaviour.md §3.4b). With FLEET_HALT_EXIT=1 a
+// halt that holds a change back is a finding: its hold line is an error.
+
+/** The tag answers a digest the halt names: not re-imaged, not recorded. */
+export const digestHalted = (c: TickConfig, image: ImageName, digest: string, reason: string): TickEvent =>
+  c.fleetHalt?.exitOnHold === true
+    ? event(
+        'error',
+        'DIGEST_HALTED',
+        `ERROR: FLEET HALT holds back ${imageSpec(image).repo}@${digest} (${reason}); not re-imaging it (FLEET_HALT_EXIT=1)`,
+      )
+    : event(
+        'info',
+        'DIGEST_HALTED',
+        `${imageSpec(image).repo}: latest=${digest} is halted by the fleet halt (${reason}); not re-imaging it`,
+      );
+
+/** An image that runs a halted digest goes back to the halt's pin: a re-image like any other. */
+export const haltPinned = (pin: HaltPin, reason: string): TickEvent =>
+  event(
+    'info',
+    'HALT_PIN',
+    `${imageSpec(pin.image).repo}: runs ${pin.from}, which the fleet halt names (${reason}); sending it back to the halt's pin ${pin.to}`,
+  );
+
+/** It runs a halted digest and the halt gives no pin for it: it stays as it runs. */
+export const haltStranded = (image: ImageName, digest: string): TickEvent =>
+  event(
+    'warn',
+    'HALT_NO_PIN',
+    `WARN: ${imageSpec(image).repo}: runs ${digest}, which the fleet halt names, and the halt gives no pin for ${imageSpec(image).repo}: left as it runs`,
+  );
+
+/** What the halt in force decided of each answer, worded. */
+export const haltAdmissionLines = (c: TickConfig, decision: HaltAdmission): TickEvent[] => [
+  ...decision.halted.map((a) => digestHalted(c, a.image, a.to, decision.reason)),
+  ...Object.values(decision.pins).flatMap((pin) => (pin === undefined ? [] : [haltPinned(pin, decision.reason)])),
+  ...decision.stranded.map((s) => haltStranded(s.image, s.digest)),
+];
 
 /** `1h`, `20m`, `0s`: whole seconds, as an operator reads an age. */
 const words = (ms: number): string => {
@@ -108,15 +149,20 @@ export const signatureVerified = (repo: string, digest: string, by: string): Tic
   message: `signature of ${at(repo, digest)} verified by ${by}`,
 });
 
-/** VERIFY_SIGNATURES=enforce: a finding, and the image is not re-imaged. */
-export const signatureRejected = (repo: string, digest: string, why: string): TickEvent => ({
+/** VERIFY_SIGNATURES=enforce (or the fleet halt's pin, always): a finding, and the image is not re-imaged. */
+export const signatureRejected = (repo: string, digest: string, why: string, pin = false): TickEvent => ({
   level: 'error',
   code: 'SIGNATURE_REJECTED',
   message: `ERROR: SIGNATURE NOT VERIFIED for ${at(repo, digest)}: ${why}`,
-  hints: [
-    'this digest is not re-imaged (VERIFY_SIGNATURES=enforce); the other images go on.',
-    'sign it with a key in SIGNATURE_PUBLIC_KEYS (or the keyless identity), or set VERIFY_SIGNATURES=warn to re-image unverified digests.',
-  ],
+  hints: pin
+    ? [
+        "this digest is the fleet halt's pin: it is not re-imaged unless its signature verifies, whatever VERIFY_SIGNATURES says; the other images go on.",
+        'sign it with a key in SIGNATURE_PUBLIC_KEYS (or the keyless identity), or publish a halt whose pin is signed.',
+      ]
+    : [
+        'this digest is not re-imaged (VERIFY_SIGNATURES=enforce); the other images go on.',
+        'sign it with a key in SIGNATURE_PUBLIC_KEYS (or the keyless identity), or set VERIFY_SIGNATURES=warn to re-image unverified digests.',
+      ],
 });
 
 /** VERIFY_SIGNATURES=warn: said loudly, re-imaged anyway. */
@@ -158,7 +204,7 @@ export const baselineSignature = (
 /** The line one digest's check ends in: its judgement (judgeSignature), worded. */
 export const announceSignatureCheck = (
   judgement: SignatureJudgement,
-  subject: { readonly repo: string; readonly digest: string },
+  subject: { readonly repo: string; readonly digest: string; readonly pin?: true },
 ): TickEvent => {
   const { repo, digest } = subject;
   switch (judgement._tag) {
@@ -177,7 +223,7 @@ export const announceSignatureCheck = (
     case 'Verified':
       return signatureVerified(repo, digest, judgement.by);
     case 'Rejected':
-      return signatureRejected(repo, digest, judgement.why);
+      return signatureRejected(repo, digest, judgement.why, subject.pin === true);
     case 'Unverified':
       return signatureNotVerifiedWarn(repo, digest, judgement.why);
     case 'CheckFailed':
@@ -187,15 +233,17 @@ export const announceSignatureCheck = (
 
 /** Why an admission check held a changed digest back, for its verdict line (docs/behaviour.md §3.4a). */
 const HELD_BECAUSE: Record<Hold['_tag'], string> = {
+  Halted: 'by the fleet halt',
+  HaltUnverified: 'by the fleet halt, which could not be verified this tick',
   Quarantined: 'by the quarantine',
   Soaking: 'by the soak (not yet old enough on this edge)',
   SignatureNotVerified: 'by the signature check',
 };
 
-export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold): TickEvent => {
+export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold, pin?: HaltPin): TickEvent => {
   switch (v._tag) {
     case 'FirstObservation':
-      // Only the quarantine holds a first observation (I30): its own line says which key.
+      // Only the quarantine and the fleet halt hold a first observation (I30, I36): their own lines say why.
       return event(
         'info',
         'FIRST_OBSERVATION',
@@ -209,6 +257,13 @@ export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold): TickEve
       );
     case 'Drift':
       // A held drift is not "needed" this tick: the line says which check held it (the check's own line says more).
+      if (pin !== undefined) {
+        return event(
+          'info',
+          'DIGEST_CHANGED',
+          `${image.repo}: sending it back to the fleet halt's pin (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back ${HELD_BECAUSE[hold._tag]}`}`,
+        );
+      }
       return event(
         'info',
         'DIGEST_CHANGED',
@@ -232,9 +287,11 @@ export const liveDrift = (c: TickConfig, f: LiveFinding): TickEvent => {
   const repair =
     f.recordedQuarantined === true
       ? `not re-pinning it: the recorded digest is the one quarantined (${imageSpec(f.image).quarantineKey}), a build whose rollout failed here`
-      : c.reconcileLive === 'repair'
-        ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
-        : 'RECONCILE_LIVE=1 would re-pin it';
+      : f.recordedHalted === true
+        ? 'not re-pinning it: the recorded digest is one the fleet halt in force names'
+        : c.reconcileLive === 'repair'
+          ? 're-pinning it through the guarded re-image path (attempt counter, flap ceiling)'
+          : 'RECONCILE_LIVE=1 would re-pin it';
   switch (f.kind) {
     case 'reverted':
       return event(
@@ -268,9 +325,9 @@ export const digestAgeLines = (c: TickConfig, decision: DigestAgeDecision, nowMs
   );
 
 /** Each image's verdict in the plan (with the check that held it, if one did), then what runs live. */
-export const planLines = (c: TickConfig, plan: RefreshPlan, holds: Holds): TickEvent[] => [
+export const planLines = (c: TickConfig, plan: RefreshPlan, holds: Holds, pins: HaltPins = {}): TickEvent[] => [
   ...plan.verdicts.flatMap((v) => [
-    verdict(imageSpec(v.image), v, v._tag === 'Unchanged' ? undefined : holds[v.image]),
+    verdict(imageSpec(v.image), v, v._tag === 'Unchanged' ? undefined : holds[v.image], pins[v.image]),
     ...(v._tag === 'Drift' && v.image === 'jobs-manager' && c.pins.requestsProxy ? [requestsProxyPinned()] : []),
   ]),
   ...plan.live.map((finding) => liveDrift(c, finding)),

@@ -2,7 +2,7 @@ import { bookkeepingRead, withPortError, written } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
 import { pendingDigestsWrite, signatureTargets } from './inputs.js';
 
-// Phase 3, admit (docs/behaviour.md §3.4a, §3.4): quarantine, digest age, signature — each
+// Phase 3, admit (docs/behaviour.md §3.4a, §3.4): fleet halt, quarantine, digest age, signature — each
 // changed digest in that order — and then the plan, made once. Its steps.
 
 // §3.4a Admission: each changed digest passes the checks in this order;
@@ -10,8 +10,20 @@ import { pendingDigestsWrite, signatureTargets } from './inputs.js';
 // made once, after the last check (issues 15, 16, 17). A check that is
 // switched off passes at once.
 export const admittingDigests = tickSetup.createStateConfig({
-  initial: 'checkingQuarantine',
+  initial: 'checkingHalt',
   states: {
+    /**
+     * FLEET_HALT_REF (docs/behaviour.md §3.4b): a halt that could not be
+     * verified holds every answer (I37); one in force holds the digests it
+     * names (I36) and sends an image that runs one back to its pin (I38).
+     */
+    checkingHalt: {
+      always: [
+        { guard: 'isFleetHaltUnverified', target: 'checkingQuarantine', actions: 'holdEveryAnswerForHalt' },
+        { guard: 'isFleetHaltInForce', target: 'checkingQuarantine', actions: 'admitByFleetHalt' },
+        { target: 'checkingQuarantine' },
+      ],
+    },
     /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (issue 16). */
     checkingQuarantine: {
       always: [

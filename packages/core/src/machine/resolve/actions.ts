@@ -1,9 +1,11 @@
+import type { Either } from 'fp-ts/lib/Either.js';
 import { type Annotations, type RecordedDigests, recordedDigestsOf } from '../../domain/bookkeeping.js';
 import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
 import type { ImageResolution } from '../../domain/plan.js';
-import type { PortError } from '../../domain/port-error.js';
+import type { PortError, RegistryError } from '../../domain/port-error.js';
+import type { Resolution } from '../../domain/registry-answer.js';
 import { registryBudgetOf } from '../../domain/registry-budget.js';
-import { acceptResolutions, failedResolutions } from '../../domain/resolutions.js';
+import { acceptResolutions, failedHaltAnswer, failedResolutions, haltAnswerOf } from '../../domain/resolutions.js';
 import { startJitterDelayMs } from '../../domain/start-jitter.js';
 import type { LiveWorkload, WorkloadId } from '../../domain/workloads.js';
 import type { ResolveAnswers } from '../tick-actors.js';
@@ -15,8 +17,12 @@ import * as say from './messages.js';
 // registry's answers accepted (and the pull budget judged from them once),
 // the records, what runs now, and the lines it says.
 
-const resolved = (context: TickContext, resolutions: readonly ImageResolution[]) => ({
-  resolve: { ...context.resolve, resolutions, budget: registryBudgetOf(context.config, resolutions) },
+const resolved = (
+  context: TickContext,
+  resolutions: readonly ImageResolution[],
+  haltAnswer: Either<RegistryError, Resolution> | undefined,
+) => ({
+  resolve: { ...context.resolve, resolutions, budget: registryBudgetOf(context.config, resolutions), haltAnswer },
   events: said(context, ...say.resolutionLines(context.config, resolutions)),
 });
 
@@ -30,13 +36,23 @@ export const resolveActions = {
   warnStartJitterFailed: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.startJitterFailed(params.error)),
   })),
-  acceptResolutions: tickAssign(({ context }, params: { answers: ResolveAnswers }) =>
-    resolved(context, acceptResolutions(context.config, params.answers, decoupledScopeOf(context.observe.decoupled))),
-  ),
-  /** The port promises one answer per repo; a batch failing as a whole leaves every image unresolved. */
-  failAllResolutions: tickAssign(({ context }, params: { error: PortError }) =>
-    resolved(context, failedResolutions(context.config, params.error, decoupledScopeOf(context.observe.decoupled))),
-  ),
+  acceptResolutions: tickAssign(({ context }, params: { answers: ResolveAnswers }) => {
+    const scope = decoupledScopeOf(context.observe.decoupled);
+    return resolved(
+      context,
+      acceptResolutions(context.config, params.answers, scope),
+      haltAnswerOf(context.config, params.answers, scope),
+    );
+  }),
+  /** The port promises one answer per repo; a batch failing as a whole leaves every image (and the halt tag) unresolved. */
+  failAllResolutions: tickAssign(({ context }, params: { error: PortError }) => {
+    const scope = decoupledScopeOf(context.observe.decoupled);
+    return resolved(
+      context,
+      failedResolutions(context.config, params.error, scope),
+      failedHaltAnswer(context.config, params.error),
+    );
+  }),
   rememberRecorded: tickAssign(({ context }, params: { annotations: Annotations }) => ({
     resolve: { ...context.resolve, recorded: recordedDigestsOf(params.annotations), bookkeeping: params.annotations },
   })),

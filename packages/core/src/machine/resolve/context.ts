@@ -1,5 +1,8 @@
+import type { Either } from 'fp-ts/lib/Either.js';
 import { type Annotations, type RecordedDigests, recordedDigestsOf } from '../../domain/bookkeeping.js';
 import type { ImageResolution } from '../../domain/plan.js';
+import type { RegistryError } from '../../domain/port-error.js';
+import type { Resolution } from '../../domain/registry-answer.js';
 import { BUDGET_UNKNOWN, type RegistryBudget } from '../../domain/registry-budget.js';
 import { type LiveView, NOTHING_SEEN_LIVE } from '../../domain/tick-plan.js';
 
@@ -15,6 +18,8 @@ export interface ResolveContext {
   readonly bookkeeping: Annotations;
   /** RECONCILE_LIVE: what runs now, and which images image-refresh pinned. */
   readonly live: LiveView;
+  /** FLEET_HALT_REF: what the halt tag's HEAD answered in the same batch; undefined when unset (docs/behaviour.md §3.4b). */
+  readonly haltAnswer: Either<RegistryError, Resolution> | undefined;
 }
 
 export const RESOLVED_NOTHING: ResolveContext = {
@@ -23,4 +28,5 @@ export const RESOLVED_NOTHING: ResolveContext = {
   recorded: recordedDigestsOf({}),
   bookkeeping: {},
   live: NOTHING_SEEN_LIVE,
+  haltAnswer: undefined,
 };

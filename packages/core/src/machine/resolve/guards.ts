@@ -1,4 +1,4 @@
-import { isNothingResolved } from '../../domain/resolutions.js';
+import { hasNothingToJudge, isNothingResolved } from '../../domain/resolutions.js';
 import { hasNoStartJitter } from '../../domain/start-jitter.js';
 import { isLiveReconcileOn } from '../../domain/switches.js';
 import { observeGuards } from '../observe/guards.js';
@@ -12,6 +12,8 @@ export const resolveGuards = {
     hasNoStartJitter(context.observe.jobsManagerUid, context.config.startJitterMs),
   /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
   isNothingResolved: ({ context }: GuardArgs) => isNothingResolved(context.resolve.resolutions),
+  /** §3.3 — nothing resolved and no fleet halt to judge (FLEET_HALT_REF unset): the tick is over. */
+  hasNothingToJudge: ({ context }: GuardArgs) => hasNothingToJudge(context.config, context.resolve.resolutions),
   /** RECONCILE_LIVE on, on a settled tick: compare live images with what was pinned (issue 7). */
   isLiveReconcileOn: ({ context }: GuardArgs) => isLiveReconcileOn(context.config, context.observe.decoupled.begun),
   // The live reconcile reads each workload as the decoupled pass does, skipping the same pinned ones.

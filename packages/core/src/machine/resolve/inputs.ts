@@ -1,5 +1,5 @@
 import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
-import { unpinnedRequests } from '../../domain/resolutions.js';
+import { resolveRequests } from '../../domain/resolutions.js';
 import { startJitterDelayMs } from '../../domain/start-jitter.js';
 import type { InputArgs } from '../tick-context.js';
 
@@ -10,7 +10,7 @@ export const jitterWait = ({ context }: InputArgs) => ({
   delayMs: startJitterDelayMs(context.observe.jobsManagerUid, context.config.startJitterMs),
 });
 
-/** The unpinned images (in a decoupled pass, only those its settled workloads follow). */
+/** The unpinned images (in a decoupled pass, only those its settled workloads follow), and FLEET_HALT_REF's tag. */
 export const digestRequests = ({ context }: InputArgs) => ({
-  requests: unpinnedRequests(context.config, decoupledScopeOf(context.observe.decoupled)),
+  requests: resolveRequests(context.config, decoupledScopeOf(context.observe.decoupled)),
 });

@@ -48,12 +48,21 @@ export const resolvingDigests = tickSetup.createStateConfig({
 });
 
 // §5: recorded digests are read fail-closed — unreadable is never "first observation".
+// With FLEET_HALT_REF set the halt is judged even when no image resolved (§3.4b): it is said every tick.
 export const readingRecordedDigests = tickSetup.createStateConfig({
-  always: { guard: 'isNothingResolved', target: 'complete' },
+  always: { guard: 'hasNothingToJudge', target: 'complete' },
   invoke: {
     src: 'readJobsManager',
     input: bookkeepingRead,
     onDone: [
+      {
+        guard: 'isNothingResolved',
+        target: 'judgingFleetHalt',
+        actions: {
+          type: 'rememberRecorded',
+          params: ({ event }) => ({ annotations: event.output.annotations }),
+        },
+      },
       {
         guard: 'isLiveReconcileOn',
         target: 'reconcilingLive',
@@ -63,7 +72,7 @@ export const readingRecordedDigests = tickSetup.createStateConfig({
         },
       },
       {
-        target: 'admittingDigests',
+        target: 'judgingFleetHalt',
         actions: {
           type: 'rememberRecorded',
           params: ({ event }) => ({ annotations: event.output.annotations }),
@@ -95,7 +104,7 @@ export const reconcilingLive = tickSetup.createStateConfig({
           },
         },
         onError: {
-          target: '#tick.admittingDigests',
+          target: '#tick.judgingFleetHalt',
           actions: { type: 'warnPinMarkersUnreadable', params: withPortError },
         },
       },
@@ -109,7 +118,7 @@ export const reconcilingLive = tickSetup.createStateConfig({
     ),
     observingResourceMonitor: observingWorkload(
       'resource-monitor',
-      '#tick.admittingDigests',
+      '#tick.judgingFleetHalt',
       LIVE,
       'isResourceMonitorUnmanaged',
     ),

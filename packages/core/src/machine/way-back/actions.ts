@@ -1,4 +1,5 @@
 import { quarantinedDigestsOf } from '../../domain/bookkeeping.js';
+import { haltInForce } from '../../domain/fleet-halt-reading.js';
 import type { PortError, RolloutError } from '../../domain/port-error.js';
 import { withRolledOut } from '../../domain/reimage-run.js';
 import { decideRevert, revertReadiness } from '../../domain/revert.js';
@@ -20,18 +21,19 @@ export const wayBackActions = {
    * with nothing to go back to, or no record to go back to, says nothing.
    */
   announceRevertReady: tickAssign(({ context }) => {
-    const { config, resolve, admit } = context;
+    const { config, resolve, admit, halt } = context;
     const ready = revertReadiness(
       config,
       admit.plan.changes,
       resolve.recorded,
       quarantinedDigestsOf(resolve.bookkeeping),
+      haltInForce(halt.reading, halt.nowMs),
     );
     return ready._tag === 'RollBack' ? { events: said(context, say.revertReady(ready.plan)) } : {};
   }),
   /** The rollback of this failed re-image, decided once on the way in: its guards and lines read it. */
   planRevert: tickAssign(({ context }) => {
-    const { config, resolve, admit, act } = context;
+    const { config, resolve, admit, act, halt } = context;
     return {
       wayBack: {
         ...context.wayBack,
@@ -42,6 +44,7 @@ export const wayBackActions = {
           act.failure,
           resolve.recorded,
           quarantinedDigestsOf(resolve.bookkeeping),
+          haltInForce(halt.reading, halt.nowMs),
         ),
       },
     };

@@ -24,7 +24,9 @@ export const revertReady = (plan: RevertPlan): TickEvent =>
 const noTargetText = (c: TickConfig, t: NoRevertTarget): string =>
   t.quarantined === true
     ? `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} would go back to ${imageSpec(t.image).repo}@${t.recorded}, the digest quarantined in ${imageSpec(t.image).quarantineKey} (${imageSpec(t.image).recordKey} names it); going back would re-apply a build that failed here, so no rollback is made`
-    : `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} has no recorded digest of ${imageSpec(t.image).repo} to go back to (${imageSpec(t.image).recordKey} ${t.recorded === undefined ? 'is absent' : `holds ${JSON.stringify(t.recorded)}`}); a rollback would have to guess, so none is made`;
+    : t.halted === true
+      ? `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} would go back to ${imageSpec(t.image).repo}@${t.recorded}, a digest the fleet halt in force names (${imageSpec(t.image).recordKey} names it); no set image may move a container to it, so no rollback is made`
+      : `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} has no recorded digest of ${imageSpec(t.image).repo} to go back to (${imageSpec(t.image).recordKey} ${t.recorded === undefined ? 'is absent' : `holds ${JSON.stringify(t.recorded)}`}); a rollback would have to guess, so none is made`;
 
 export const rollingBack = (change: WorkloadChange): TickEvent =>
   event('info', 'ROLLING_BACK', `rolling back ${where(change.workload)}: ${patchText(change)}`);

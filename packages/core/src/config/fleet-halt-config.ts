@@ -1,0 +1,79 @@
+import { ENV } from './environment.js';
+import type { ConfigError } from './tick-config.js';
+
+// FLEET_HALT_REF and FLEET_HALT_EXIT (docs/behaviour.md §3.4b): where the
+// fleet's halt is published, and whether a halt that holds a change back is
+// a finding. Unset (the default) there is no halt: no request, no
+// annotation, no line — the script's tick (I35).
+
+/** FLEET_HALT_REF, parsed: the halt's tag on the registry the tick resolves from. */
+export interface FleetHaltConfig {
+  /** As the operator wrote it, for lines: `docker.io/tracebloc/fleet-control:stg-halt`. */
+  readonly reference: string;
+  /** `tracebloc/fleet-control`: a repository of the registry the images come from. */
+  readonly repo: string;
+  readonly tag: string;
+  /** FLEET_HALT_EXIT=1: a halt that holds a change back makes the tick exit 1. */
+  readonly exitOnHold: boolean;
+}
+
+/** Docker Hub's names for itself: the only registry a halt may live on, the one the images come from. */
+const DOCKER_HUB = /^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\//;
+/** A repository path as the distribution spec's grammar has it, at least `namespace/name`. */
+const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$/;
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/** A first path component with a dot, a colon or `localhost` names a registry host (Docker's own rule). */
+const HOST = /^(?:[^/]*[.:][^/]*|localhost)\//;
+
+const MEANING =
+  'must be a tag of a repository on docker.io, the registry the images are resolved from, e.g. docker.io/tracebloc/fleet-control:stg-halt';
+
+/** `docker.io/<namespace>/<name>:<tag>` (the host may be left out), or why not. */
+export const parseFleetHaltReference = (
+  reference: string,
+): { readonly repo: string; readonly tag: string } | { readonly problem: string } => {
+  if (reference.includes('@'))
+    return { problem: `names a digest; ${MEANING} (the tag is what a halt is published under)` };
+  const path = reference.replace(DOCKER_HUB, '');
+  if (HOST.test(path)) return { problem: `names another registry; ${MEANING}` };
+  const colon = path.lastIndexOf(':');
+  if (colon < 0) return { problem: `has no tag; ${MEANING}` };
+  const repo = path.slice(0, colon);
+  const tag = path.slice(colon + 1);
+  if (!REPOSITORY.test(repo)) return { problem: `names no repository of the form namespace/name; ${MEANING}` };
+  if (!TAG.test(tag)) return { problem: `has a tag that is not a valid image tag; ${MEANING}` };
+  return { repo, tag };
+};
+
+const read = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+};
+
+/**
+ * Parse FLEET_HALT_REF and FLEET_HALT_EXIT. Unset FLEET_HALT_REF gives no
+ * config, and FLEET_HALT_EXIT is then only checked for its value. The trust
+ * the halt is verified with is VERIFY_SIGNATURES's (signature-config.ts,
+ * `neededBy`): its absence is named there.
+ */
+export const parseFleetHaltConfig = (
+  env: Readonly<Record<string, string | undefined>>,
+): { readonly config: FleetHaltConfig | undefined; readonly problems: readonly ConfigError[] } => {
+  const problems: ConfigError[] = [];
+  const exitRaw = read(env, ENV.fleetHaltExit);
+  if (exitRaw !== undefined && exitRaw !== '0' && exitRaw !== '1') {
+    problems.push({
+      variable: ENV.fleetHaltExit,
+      value: exitRaw,
+      problem: 'must be "1" (a halt that holds a change back exits 1) or "0" (it exits 0, a decision, not a fault)',
+    });
+  }
+  const reference = read(env, ENV.fleetHaltRef);
+  if (reference === undefined) return { config: undefined, problems };
+  const parsed = parseFleetHaltReference(reference);
+  if ('problem' in parsed) {
+    problems.push({ variable: ENV.fleetHaltRef, value: reference, problem: parsed.problem });
+    return { config: undefined, problems };
+  }
+  return { config: { reference, ...parsed, exitOnHold: exitRaw === '1' }, problems };
+};
