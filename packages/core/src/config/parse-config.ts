@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import { parseSignatureConfig } from './signature-config.js';
+import { parseStagingConfig } from './staging-config.js';
 import type { ConfigError, PinName, TickConfig } from './tick-config.js';
 
 // Every problem at once, each naming the variable and its value: an operator
@@ -245,6 +246,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
 
   const signatures = parseSignatureConfig(env);
   problems.list.push(...signatures.problems);
+  const staging = parseStagingConfig(env);
+  problems.list.push(...staging.problems);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const config: TickConfig = {
     releaseName,
@@ -283,6 +286,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
     ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay),
     startJitterMs: durationOrZero(env, problems, ENV.startJitter, DEFAULTS.startJitter),
+    // Both off, the config is the one it always was (I43).
+    ...(staging.config.platformCheck || staging.config.prepull !== undefined ? { staging: staging.config } : {}),
   };
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
 };

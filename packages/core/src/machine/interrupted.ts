@@ -144,6 +144,12 @@ const whereOf = (point: InterruptPoint, context: InterruptedContext): string => 
       return `${when} waiting START_JITTER before the registry`;
     case 'readClock':
       return `${when} reading the clock`;
+    case 'readPlatforms':
+      return `${when} reading the platforms of new digests (nothing of them was acted on)`;
+    case 'recordStagingEvent':
+      return `${when} recording the RefreshStaging Event (nothing was switched)`;
+    case 'stageImages':
+      return `${when} staging the new images on their nodes (no pod was switched)`;
     default:
       return `${when} ${point.src}`;
   }

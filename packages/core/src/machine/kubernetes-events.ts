@@ -49,6 +49,10 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   PENDING_DIGEST_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
   CLOCK_UNAVAILABLE: { type: 'Warning', reason: 'RefreshClockUnavailable' },
   START_JITTER_FAILED: { type: 'Warning', reason: 'RefreshClockUnavailable' },
+  // Stage, then switch. RefreshStaging (Normal) is recorded as staging starts,
+  // not here: a 20-minute pull must be visible while it lasts (docs/behaviour.md §3.5a).
+  PLATFORM_MISMATCH: { type: 'Warning', reason: 'RefreshPlatformMismatch' },
+  STAGING_FAILED: { type: 'Warning', reason: 'RefreshStagingFailed' },
 };
 
 /**
@@ -78,8 +82,12 @@ export const clipNote = (message: string): string => {
 };
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
-  // A registry failure on the signature fetch is a resolution failure of that image (issue 15).
-  if (event.code === 'RESOLVE_FAILED' || event.code === 'SIGNATURE_CHECK_FAILED') {
+  // A registry failure on the signature fetch (issue 15) or the platform check is a resolution failure of that image.
+  if (
+    event.code === 'RESOLVE_FAILED' ||
+    event.code === 'SIGNATURE_CHECK_FAILED' ||
+    event.code === 'PLATFORM_CHECK_FAILED'
+  ) {
     return event.cause === 'RateLimited'
       ? { type: 'Warning', reason: 'RefreshRegistryRateLimited' }
       : { type: 'Warning', reason: 'RefreshResolveFailed' };

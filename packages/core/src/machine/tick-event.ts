@@ -78,7 +78,14 @@ export type EventCode =
   | 'SIGNATURE_REJECTED'
   | 'SIGNATURE_NOT_VERIFIED'
   | 'SIGNATURE_CHECK_FAILED'
-  | 'SIGNATURE_BASELINE';
+  | 'SIGNATURE_BASELINE'
+  // Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a).
+  | 'PLATFORMS_CHECKED'
+  | 'PLATFORM_MISMATCH'
+  | 'PLATFORM_CHECK_FAILED'
+  | 'STAGING'
+  | 'STAGED'
+  | 'STAGING_FAILED';
 
 /**
  * One thing a tick tells its operator, in order. The CLI prints each as an

@@ -2,6 +2,7 @@ import { signatureModeOf } from '../../config/signature-config.js';
 import { changedDigests } from '../../domain/admission.js';
 import type { Annotations } from '../../domain/bookkeeping.js';
 import { decideDigestAges, requiredDigestAgeMs, withSoakingHolds, withUnjudgedHolds } from '../../domain/digest-age.js';
+import { platformReportsOf, platformSubjects, withPlatformHolds } from '../../domain/platforms.js';
 import type { PortError } from '../../domain/port-error.js';
 import { quarantinedThisTick, withQuarantineHolds } from '../../domain/quarantine.js';
 import {
@@ -11,7 +12,7 @@ import {
   signatureSubjects,
 } from '../../domain/signature-admission.js';
 import { planTick } from '../../domain/tick-plan.js';
-import type { SignatureAnswers } from '../tick-actors.js';
+import type { PlatformAnswers, SignatureAnswers } from '../tick-actors.js';
 import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
 import * as say from './messages.js';
@@ -35,6 +36,20 @@ const signaturesJudged = (context: TickContext, reports: readonly SignatureCheck
 
 const subjectsOf = ({ resolve, admit }: TickContext) =>
   signatureSubjects(resolve.resolutions, resolve.recorded, admit.holds);
+
+/** docs/behaviour.md §3.4a step 4: each changed digest judged from its two manifests' answers, held or admitted. */
+const platformsJudged = (context: TickContext, answerOf: (index: number) => PlatformAnswers[number] | undefined) => {
+  const { resolve, admit } = context;
+  const reports = platformReportsOf(platformSubjects(resolve.resolutions, resolve.recorded, admit.holds), answerOf);
+  return {
+    admit: {
+      ...admit,
+      holds: withPlatformHolds(admit.holds, reports),
+      platformChecks: [...admit.platformChecks, ...reports],
+    },
+    events: said(context, ...reports.map(say.announcePlatformCheck)),
+  };
+};
 
 export const admitActions = {
   holdQuarantinedDigests: tickAssign(({ context }) => {
@@ -90,6 +105,14 @@ export const admitActions = {
       context,
       signatureReportsOf(subjectsOf(context), () => ({ _tag: 'Left', left: params.error })),
     ),
+  ),
+  /** PLATFORM_CHECK=on: each changed digest provides every platform of the recorded one, or is held. */
+  admitByPlatform: tickAssign(({ context }, params: { answers: PlatformAnswers }) =>
+    platformsJudged(context, (index) => params.answers[index]),
+  ),
+  /** The platform check failed as a whole (a defect of the port): no digest is admitted (fail closed). */
+  holdUncheckedPlatforms: tickAssign(({ context }, params: { error: PortError }) =>
+    platformsJudged(context, () => ({ _tag: 'Left', left: params.error })),
   ),
   planRefresh: tickAssign(({ context }) => {
     const { config, observe, resolve, admit } = context;

@@ -2,9 +2,10 @@ import { changedDigests } from '../../domain/admission.js';
 import { changesNothing } from '../../domain/bookkeeping.js';
 import { hasNoDigestAgeToJudge } from '../../domain/digest-age.js';
 import { hasDrift } from '../../domain/plan.js';
+import { platformSubjects } from '../../domain/platforms.js';
 import { quarantinedThisTick } from '../../domain/quarantine.js';
 import { signatureSubjects } from '../../domain/signature-admission.js';
-import { isDigestAgeOff, isSignatureCheckOff } from '../../domain/switches.js';
+import { isDigestAgeOff, isPlatformCheckOff, isSignatureCheckOff } from '../../domain/switches.js';
 import { recordGuards } from '../record/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
 
@@ -26,6 +27,11 @@ export const admitGuards = {
   /** Nothing changed and nothing is first observed: no digest to check (an unchanged one was checked when it changed). */
   hasNoSignaturesToCheck: ({ context: { resolve, admit } }: GuardArgs) =>
     signatureSubjects(resolve.resolutions, resolve.recorded, admit.holds).length === 0,
+  /** PLATFORM_CHECK=off (the default, the script's behaviour): no manifest read, no line (§3.4a step 4). */
+  isPlatformCheckOff: ({ context }: GuardArgs) => isPlatformCheckOff(context.config),
+  /** No changed digest left by the earlier checks: nothing to compare (a steady tick reads no manifest). */
+  hasNoPlatformsToCheck: ({ context: { resolve, admit } }: GuardArgs) =>
+    platformSubjects(resolve.resolutions, resolve.recorded, admit.holds).length === 0,
   /**
    * Every re-image makes the kubelets pull (a DaemonSet: one pull per node);
    * with the registry's pull budget nearly spent, a rollout dies of

@@ -1,3 +1,4 @@
+import { platformSubjects, platformTargetsOf } from '../../domain/platforms.js';
 import { signatureSubjects } from '../../domain/signature-admission.js';
 import { write } from '../step-params.js';
 import type { InputArgs } from '../tick-context.js';
@@ -13,4 +14,9 @@ export const signatureTargets = ({ context: { resolve, admit } }: InputArgs) => 
     repo,
     digest,
   })),
+});
+
+/** The manifests the platform check reads this tick: each changed digest, then its recorded one (§3.4a step 4). */
+export const platformTargets = ({ context: { resolve, admit } }: InputArgs) => ({
+  targets: platformTargetsOf(platformSubjects(resolve.resolutions, resolve.recorded, admit.holds)),
 });
