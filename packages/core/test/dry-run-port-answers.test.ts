@@ -41,10 +41,19 @@ describe('--dry-run port answers', () => {
     expect(dry.signatures).toBe(real.signatures);
   });
 
-  it('without a signature port or a clock the dry ports have none either', () => {
+  it('without a signature, platform or staging port or a clock the dry ports have none either', () => {
     const config = simConfig({});
-    const { signatures: _s, clock: _c, ...real } = simPorts(new SimWorld(config));
+    const { signatures: _s, clock: _c, platforms: _p, staging: _st, ...real } = simPorts(new SimWorld(config));
     const dry = dryRunPorts(real, config, () => undefined);
     expect(Object.keys(dry).sort()).toEqual(['cluster', 'events', 'registry']);
+  });
+
+  it('the platform port is the real one (it only reads); the staging port is a pretend one', () => {
+    const config = simConfig({});
+    const ports = simPorts(new SimWorld(config));
+    const dry = dryRunPorts(ports, config, () => undefined);
+    expect(dry.platforms).toBe(ports.platforms);
+    expect(dry.staging).toBeDefined();
+    expect(dry.staging).not.toBe(ports.staging);
   });
 });

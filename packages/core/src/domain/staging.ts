@@ -78,7 +78,7 @@ export const stagingReportsOf = (
     ...target,
     result: answerOf(index) ?? {
       _tag: 'NotStaged',
-      failures: [{ node: '-', reason: 'the staging port gave no answer for this workload' }],
+      failures: [{ node: NO_NODE, reason: 'the staging port gave no answer for this workload' }],
       staged: [],
     },
   }));
@@ -87,14 +87,24 @@ export const stagingReportsOf = (
 export const allNotStaged = (targets: readonly StagingTarget[], reason: string): readonly StagingReport[] =>
   targets.map((target) => ({
     ...target,
-    result: { _tag: 'NotStaged', failures: [{ node: '-', reason }], staged: [] },
+    result: { _tag: 'NotStaged', failures: [{ node: NO_NODE, reason }], staged: [] },
   }));
 
 const isNotStaged = (report: StagingReport): boolean => report.result._tag === 'NotStaged';
 
-/** `edge-1 (ImagePullBackOff: …), edge-2 (…)`: every node that did not make it. */
-export const describeFailures = (result: Extract<StagingResult, { _tag: 'NotStaged' }>): string =>
-  result.failures.map((f) => `${f.node} (${f.reason})`).join(', ');
+/** A failure of the whole call, or of a workload before any of its nodes was known, names no node. */
+export const NO_NODE = '-';
+
+/**
+ * `on node edge-1 (ImagePullBackOff: …)`, `on nodes edge-1 (…), edge-3 (…)`:
+ * every node that did not make it; `(…)` alone when the failure named none.
+ */
+export const describeFailures = (result: Extract<StagingResult, { _tag: 'NotStaged' }>): string => {
+  const named = result.failures.filter((f) => f.node !== NO_NODE);
+  const unnamed = result.failures.filter((f) => f.node === NO_NODE).map((f) => `(${f.reason})`);
+  const nodes = named.map((f) => `${f.node} (${f.reason})`).join(', ');
+  return [...(named.length === 0 ? [] : [`on node${named.length > 1 ? 's' : ''} ${nodes}`]), ...unnamed].join(' ');
+};
 
 /**
  * The drifted images a target that was not staged carries: held, so that no
@@ -107,7 +117,7 @@ const unstagedDrift = (plan: RefreshPlan, reports: readonly StagingReport[]): re
     if (digest === undefined) return [];
     const failed = reports.find((r) => isNotStaged(r) && r.images.some((image) => image.endsWith(`${repo}@${digest}`)));
     if (failed === undefined || failed.result._tag !== 'NotStaged') return [];
-    return [[name, digest, `not staged on ${describeWorkload(failed.workload)}: ${describeFailures(failed.result)}`]];
+    return [[name, digest, `not staged for ${describeWorkload(failed.workload)} ${describeFailures(failed.result)}`]];
   });
 
 /** The holds staging adds: each drifted image a workload that was not staged carries. */

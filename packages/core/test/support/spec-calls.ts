@@ -21,6 +21,9 @@ export type SpecOp =
   | 'verifySignature'
   | 'readClock'
   | 'sleep'
+  | 'readPlatforms'
+  | 'stageImage'
+  | 'deleteStagingPod'
   | WriteKind
   | ReadKind;
 
@@ -153,5 +156,8 @@ export const injectFault = (
   if (op === 'resolveDigest') throw new Error('a registry fault is armed per repo: injectRegistryFault');
   if (op === 'verifySignature') throw new Error('a signature fault is armed per repo: injectSignatureFault');
   if (op === 'readClock' || op === 'sleep') throw new Error('the simulated clock takes no faults');
+  if (op === 'readPlatforms') throw new Error('a platform fault is armed per repo: injectPlatformFault');
+  if (op === 'stageImage' || op === 'deleteStagingPod')
+    throw new Error('a staging fault is armed on the whole call: stageImages');
   world.injectClusterFault(op, fault, times);
 };

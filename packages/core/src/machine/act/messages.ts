@@ -145,7 +145,7 @@ export const stagingFailed = (
   event(
     'warn',
     'STAGING_FAILED',
-    `WARN: could not stage ${report.images.join(', ')} for ${where(report.workload)} on node ${describeFailures(result)}; not switching it this tick, no attempt spent. Will retry next tick.`,
+    `WARN: could not stage ${report.images.join(', ')} for ${where(report.workload)} ${describeFailures(result)}; not switching it this tick, no attempt spent. Will retry next tick.`,
   );
 
 /** What staging said of one workload. */
