@@ -54,6 +54,7 @@ describe('PREPULL=on', () => {
       `deleteStagingPod resource-monitor edge-1 ${ref(RM, RM2)}`,
       `deleteStagingPod resource-monitor edge-2 ${ref(RM, RM2)}`,
       `deleteStagingPod resource-monitor edge-3 ${ref(RM, RM2)}`,
+      'stageImages jobs-manager requests-proxy resource-monitor',
       'writeRefreshAttempt 1',
     ]);
     expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy', 'resource-monitor']);

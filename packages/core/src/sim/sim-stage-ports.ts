@@ -137,6 +137,12 @@ export const simStagingPort = (world: SimWorld): StagingPort => ({
       world.clockMs += SIM_REQUEST_MS;
       world.log({ op: 'deleteStagingPod', detail: `${pod.workload} ${pod.node} ${pod.images}`, outcome: 'ok' });
     }
+    // The call as a whole, last: what it was asked, and whether it answered (its bound is the whole wait's).
+    world.log({
+      op: 'stageImages',
+      detail: request.targets.map((t) => t.workload.id).join(' '),
+      outcome: E.isRight(answer) ? 'ok' : answer.left._tag,
+    });
     return Promise.resolve(answer);
   },
 });

@@ -616,7 +616,9 @@ export const INVARIANTS: readonly Invariant[] = [
     appliesTo: (t) => t.config.staging === undefined,
     violation: (t) => {
       const call = t.record.calls.find(
-        (c) => ['readPlatforms', 'stageImage', 'deleteStagingPod'].includes(c.op) || c.detail === STAGING_EVENT,
+        (c) =>
+          ['readPlatforms', 'stageImages', 'stageImage', 'deleteStagingPod'].includes(c.op) ||
+          c.detail === STAGING_EVENT,
       );
       if (call !== undefined) return `${call.op} ${call.detail}`;
       const said = t.record.outcome.events.find((e) => e.code.startsWith('PLATFORM') || e.code.startsWith('STAG'));

@@ -359,7 +359,9 @@ export class TickView {
             return sum + bounds.verifyMs(1);
           case 'readPlatforms':
             return sum + bounds.platformMs(1);
-          // One staging call, bounded as a whole (below), however many nodes and pods it logs.
+          // One staging call, bounded as a whole, however many nodes and pods it logs.
+          case 'stageImages':
+            return sum + bounds.stagingMs;
           case 'stageImage':
           case 'deleteStagingPod':
             return sum;
@@ -367,8 +369,7 @@ export class TickView {
             return sum + bounds.apiMs;
         }
       },
-      (repos > 0 ? bounds.resolveMs(repos) : 0) +
-        (this.called('stageImage') || this.called('deleteStagingPod') ? bounds.stagingMs : 0),
+      repos > 0 ? bounds.resolveMs(repos) : 0,
     );
   }
 
@@ -409,6 +410,7 @@ export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
   // step 4; a refusal is a finding, platformMismatches), a node not staged holds its workload back (WARN, §3.5a).
   'readPlatforms',
   'stageImage',
+  'stageImages',
 ]);
 
 export const STREAK = ANNOTATION.skipStreak;
