@@ -51,3 +51,4 @@ export {
   type SignatureVerifierOptions,
   type TrustedKey,
 } from './signatures/index.js';
+export { createStagingPort, type StagingPortOptions } from './staging/index.js';

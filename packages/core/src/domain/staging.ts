@@ -34,7 +34,8 @@ export interface StagingRequest {
 
 /** One node that did not report the images staged, and why (the pod's own words: `ImagePullBackOff: …`). */
 export interface StagingFailure {
-  readonly node: string;
+  /** Absent: the failure came before any node was known (the workload could not be read, the call failed). */
+  readonly node?: string;
   readonly reason: string;
 }
 
@@ -78,7 +79,7 @@ export const stagingReportsOf = (
     ...target,
     result: answerOf(index) ?? {
       _tag: 'NotStaged',
-      failures: [{ node: NO_NODE, reason: 'the staging port gave no answer for this workload' }],
+      failures: [{ reason: 'the staging port gave no answer for this workload' }],
       staged: [],
     },
   }));
@@ -87,21 +88,18 @@ export const stagingReportsOf = (
 export const allNotStaged = (targets: readonly StagingTarget[], reason: string): readonly StagingReport[] =>
   targets.map((target) => ({
     ...target,
-    result: { _tag: 'NotStaged', failures: [{ node: NO_NODE, reason }], staged: [] },
+    result: { _tag: 'NotStaged', failures: [{ reason }], staged: [] },
   }));
 
 const isNotStaged = (report: StagingReport): boolean => report.result._tag === 'NotStaged';
-
-/** A failure of the whole call, or of a workload before any of its nodes was known, names no node. */
-export const NO_NODE = '-';
 
 /**
  * `on node edge-1 (ImagePullBackOff: …)`, `on nodes edge-1 (…), edge-3 (…)`:
  * every node that did not make it; `(…)` alone when the failure named none.
  */
 export const describeFailures = (result: Extract<StagingResult, { _tag: 'NotStaged' }>): string => {
-  const named = result.failures.filter((f) => f.node !== NO_NODE);
-  const unnamed = result.failures.filter((f) => f.node === NO_NODE).map((f) => `(${f.reason})`);
+  const named = result.failures.filter((f) => f.node !== undefined);
+  const unnamed = result.failures.filter((f) => f.node === undefined).map((f) => `(${f.reason})`);
   const nodes = named.map((f) => `${f.node} (${f.reason})`).join(', ');
   return [...(named.length === 0 ? [] : [`on node${named.length > 1 ? 's' : ''} ${nodes}`]), ...unnamed].join(' ');
 };

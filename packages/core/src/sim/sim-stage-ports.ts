@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { formatDuration } from '../config/duration.js';
 import { type PlatformAnswer, platformName } from '../domain/platforms.js';
 import { notFound, type PortError, type RegistryError, timeout } from '../domain/port-error.js';
-import { NO_NODE, type StagingFailure, type StagingResult, type StagingTarget } from '../domain/staging.js';
+import type { StagingFailure, StagingResult, StagingTarget } from '../domain/staging.js';
 import { describeWorkload, type WorkloadRef } from '../domain/workloads.js';
 import type { PlatformPort } from '../ports/platform-port.js';
 import type { StagingPort } from '../ports/staging-port.js';
@@ -123,9 +123,7 @@ export const simStagingPort = (world: SimWorld): StagingPort => ({
             ? stageTarget(world, target, deadline, request.parallel)
             : {
                 _tag: 'NotStaged',
-                failures: [
-                  { node: NO_NODE, reason: notFound(`${describeWorkload(target.workload)} not found`).message },
-                ],
+                failures: [{ reason: notFound(`${describeWorkload(target.workload)} not found`).message }],
                 staged: [],
               },
         ),
