@@ -111,7 +111,8 @@ class StagingRun {
     }
   }
 
-  private async deletePod(pod: PodKey): Promise<void> {
+  /** Delete one staging pod; a failure is said only by the clean-up's own try (`warn`), which retries it. */
+  private async deletePod(pod: PodKey, warn = true): Promise<void> {
     if (!this.pods.has(keyOf(pod))) return;
     const deleted = await callCore(this.core, `DELETE pod/${pod.name} in ${pod.namespace}`, 'write', (api, options) =>
       api.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, gracePeriodSeconds: 0 }, options),
@@ -120,9 +121,10 @@ class StagingRun {
       this.pods.delete(keyOf(pod));
       return;
     }
-    this.options.onProgress?.(
-      `WARN: could not delete staging pod ${pod.name} in ${pod.namespace} (${describePortError(deleted.left)}); the next tick that stages removes it`,
-    );
+    if (warn)
+      this.options.onProgress?.(
+        `WARN: could not delete staging pod ${pod.name} in ${pod.namespace} (${describePortError(deleted.left)}); the next tick that stages removes it`,
+      );
   }
 
   /** Delete every staging pod of the call still there, all at once (one request bound). */
@@ -151,7 +153,9 @@ class StagingRun {
         return { _tag: 'Failed', reason: `could not create a staging pod: ${describePortError(created.left)}` };
       }
     }
+    /** What the pod said last, and the read that failed after it (a blip of the apiserver is retried). */
     let last = 'ContainerCreating';
+    let lastError: PortError | undefined;
     const where = `${node} for ${describeWorkload(workload)}`;
     try {
       for (;;) {
@@ -164,11 +168,13 @@ class StagingRun {
           if (read.left._tag === 'NotFound')
             return { _tag: 'Failed', reason: 'the staging pod was deleted before it reported' };
           if (!isTransient(read.left)) return { _tag: 'Failed', reason: describePortError(read.left) };
-          last = describePortError(read.left);
+          lastError = read.left;
         } else {
+          lastError = undefined;
           const state = stagingStateOf(read.right);
           if (state._tag === 'Staged') {
-            await this.deletePod(pod);
+            // Deleted as soon as it has done its job; should that fail, the clean-up tries again.
+            await this.deletePod(pod, false);
             return state;
           }
           if (state._tag === 'Failed') return state;
@@ -178,7 +184,7 @@ class StagingRun {
         if (left <= 0) {
           return {
             _tag: 'Failed',
-            reason: `still pulling when PREPULL_TIMEOUT=${formatDuration(this.request.timeoutMs)} passed (${last})`,
+            reason: `still pulling when PREPULL_TIMEOUT=${formatDuration(this.request.timeoutMs)} passed (${last}${lastError === undefined ? '' : `; the last read failed: ${describePortError(lastError)}`})`,
           };
         }
         await this.sleep(Math.min(this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, left));
