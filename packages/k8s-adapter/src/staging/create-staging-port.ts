@@ -102,8 +102,8 @@ class StagingRun {
         continue;
       }
       for (const pod of listed.right.items) {
-        const name = pod.metadata?.name;
-        if (name === undefined) continue;
+        const name = (pod as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+        if (typeof name !== 'string' || name === '') continue;
         const key = { namespace, name };
         this.leftovers.add(keyOf(key));
         this.pods.set(keyOf(key), key);

@@ -202,6 +202,25 @@ describe('createStagingPort', () => {
     });
   });
 
+  it('a request the API server never answers ends at API_TIMEOUT, and that node is not staged', async () => {
+    server.fail(`POST /api/v1/namespaces/${JM.namespace}/pods`, 0);
+    const started = Date.now();
+    const [result] = await stage(request([{ workload: JM, images: [IMAGE] }], 30_000));
+    expect(Date.now() - started).toBeLessThan(config.apiTimeoutMs + 1_500);
+    expect(result).toEqual({
+      _tag: 'NotStaged',
+      failures: [
+        {
+          node: 'edge-1',
+          reason: expect.stringMatching(
+            /^could not create a staging pod: Timeout: CREATE pod\/\S+ in tracebloc: no answer within 1000 ms \(API_TIMEOUT\)/,
+          ),
+        },
+      ],
+      staged: [],
+    });
+  });
+
   it('interrupted while a node pulls: it answers at once, and its pods are deleted first', async () => {
     server.pullMs.set(`edge-1 ${IMAGE}`, 60_000);
     const interrupt = new AbortController();
