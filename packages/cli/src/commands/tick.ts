@@ -36,7 +36,8 @@ IMAGE_REFRESH_REGISTRY_URL, FLAP_LOCKOUT_EXIT (0), REGISTRY_BUDGET_FLOOR (10;
 and/or SIGNATURE_IDENTITY (exact, or /regex/), SIGNATURE_ISSUER and
 SIGSTORE_TRUSTED_ROOT (keyless), ON_ROLLOUT_FAILURE (keep | revert),
 ROLLOUT_STABLE_FOR (0s), MIN_DIGEST_AGE (0s), ROLLOUT_RING (0), RING_DELAY
-(1h), START_JITTER (0s).
+(1h), START_JITTER (0s), PLATFORM_CHECK (off | on), PREPULL (off | on) with
+PREPULL_TIMEOUT (30m) and PREPULL_PARALLEL (1).
 
 Exit codes: 0 ok (including a counted skip below MAX_SKIP_TICKS), 1 a finding an
 operator must see (FROZEN, unreadable Deployment, failed rollout, …), 2 a
