@@ -7,13 +7,16 @@ export { runScenario, type TimelineRow } from './run-scenario.js';
 export { SCENARIOS, type Scenario, type ScenarioStep, scenarioNamed } from './scenarios.js';
 export { SIM_ENVIRONMENT, simConfig } from './sim-config.js';
 export { simDigest } from './sim-digest.js';
+export { SimNodes, type SimStagingPod } from './sim-nodes.js';
 export { simPorts } from './sim-ports.js';
 export {
   type ClusterFault,
   type ClusterOp,
   type FaultTarget,
+  type PlatformFault,
   type RegistryFault,
   type RolloutBehaviour,
+  SIM_PLATFORMS,
   SIM_SIGNING_KEY,
   type SignatureFault,
   type SimCall,
