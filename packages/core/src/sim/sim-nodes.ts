@@ -19,6 +19,11 @@ export interface SimStagingPod {
   readonly images: string;
 }
 
+/**
+ * The simulated edge's nodes for {@link SimWorld}: each workload's nodes, each
+ * node's image cache, the link's pull times and failing pulls, staging pods on
+ * the API server, and the time each workload's pods were unavailable.
+ */
 export class SimNodes {
   /** Each workload's nodes: jobs-manager and requests-proxy share one, the DaemonSet runs on all three. */
   readonly of: Record<WorkloadId, string[]> = {
