@@ -128,7 +128,7 @@ export const startFakePodsServer = async (): Promise<FakePodsServer> => {
     code,
   });
 
-  const handle = (request: IncomingMessage, response: ServerResponse, body: string): void => {
+  const handle = (request: IncomingMessage, response: ServerResponse, body: string) => {
     const url = new URL(request.url ?? '/', 'http://fake');
     const method = request.method ?? 'GET';
     const seen: SeenPodRequest = { method, path: url.pathname, query: url.search, body };
