@@ -160,6 +160,36 @@ describe.skipIf(missing !== undefined)(
       );
     });
 
+    describeOnStoryRegistry(import.meta.url, 'the same re-image without the switches, for comparison', (world) => {
+      let stage: RealStage;
+      beforeAll(async () => {
+        stage = await startRealStage(world.endpoint, { components: ['staging'] });
+        await world.pushAll();
+        expect((await stage.tick()).exitCode).toBe(0);
+      }, CHAPTER_MS);
+      afterAll(async () => {
+        await stage?.close();
+      });
+
+      it(
+        'switches at once: no pod request, no manifest GET',
+        async () => {
+          const token = world.registry.tokens.mint([`repository:${JM}:pull,push`]);
+          await pushImage(world.registry.direct, JM, 'stg', { token, digestPrefix: SLOW_PULL_PREFIX });
+          await world.push(RM);
+          const run = await stage.tick();
+          expect(run.exitCode).toBe(0);
+          const requests = readable(stage, run);
+          expect(requests.filter((r) => r.includes('/pods'))).toEqual([]);
+          expect(run.registry.filter((r) => r.method === 'GET')).toEqual([]);
+          console.log(
+            `the same re-image without PREPULL and PLATFORM_CHECK: API requests: ${requests.length} (events: ${requests.filter((r) => r.endsWith(' events')).length}); registry requests: ${run.registry.length}`,
+          );
+        },
+        CHAPTER_MS,
+      );
+    });
+
     describeOnStoryRegistry(import.meta.url, 'PREPULL with the shipped base alone (no staging component)', (world) => {
       let stage: RealStage;
       beforeAll(async () => {
