@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { formatDuration } from '../config/duration.js';
 import { type PlatformAnswer, platformName } from '../domain/platforms.js';
 import { notFound, type PortError, type RegistryError, timeout } from '../domain/port-error.js';
-import type { StagingFailure, StagingResult, StagingTarget } from '../domain/staging.js';
+import type { StagingFailure, StagingRequest, StagingResult, StagingTarget } from '../domain/staging.js';
 import { describeWorkload, type WorkloadRef } from '../domain/workloads.js';
 import type { PlatformPort } from '../ports/platform-port.js';
 import type { StagingPort } from '../ports/staging-port.js';
@@ -65,10 +65,22 @@ export const stillPulling = (world: SimWorld, workload: WorkloadRef, timeoutMs: 
 const podName = (target: StagingTarget, node: string): string => `${target.workload.name}-staging ${node}`;
 
 /** Stage one target's images on each of its nodes, PREPULL_PARALLEL at a time, until `deadline`. */
-const stageTarget = (world: SimWorld, target: StagingTarget, deadline: number, parallel: number): StagingResult => {
+const stageTarget = (
+  world: SimWorld,
+  target: StagingTarget,
+  deadline: number,
+  request: StagingRequest,
+): StagingResult => {
   const { nodes } = world;
   const id = target.workload.id;
   const images = target.images.join(' ');
+  const timeout = `PREPULL_TIMEOUT=${formatDuration(request.timeoutMs)}`;
+  // As the adapter: a workload whose turn comes after the deadline is not even looked at.
+  if (world.clockMs >= deadline) {
+    for (const node of nodes.of[id])
+      world.log({ op: 'stageImage', detail: `${id} ${node} ${images}`, outcome: 'NotStaged' });
+    return { _tag: 'NotStaged', failures: [{ reason: `${timeout} passed before its turn` }], staged: [] };
+  }
   // Pods an earlier tick left: one of this very staging is reused (its pull goes on), any other is removed.
   for (const [name, pod] of [...nodes.stagingPods]) {
     if (pod.workload !== id || (pod.images === images && nodes.of[id].includes(pod.node))) continue;
@@ -79,9 +91,17 @@ const stageTarget = (world: SimWorld, target: StagingTarget, deadline: number, p
   const staged: string[] = [];
   const failures: StagingFailure[] = [];
   const all = nodes.of[id];
-  for (let from = 0; from < all.length; from += parallel) {
-    const batch = all.slice(from, from + parallel);
+  for (let from = 0; from < all.length; from += request.parallel) {
+    const batch = all.slice(from, from + request.parallel);
     const startedAt = world.clockMs;
+    // As the adapter: no pod is started once the deadline has passed.
+    if (startedAt >= deadline) {
+      for (const node of batch) {
+        failures.push({ node, reason: `${timeout} passed before its turn` });
+        world.log({ op: 'stageImage', detail: `${id} ${node} ${images}`, outcome: 'NotStaged' });
+      }
+      continue;
+    }
     const ready = batch.map((node) => {
       nodes.stagingPods.set(podName(target, node), { workload: id, node, images });
       world.clockMs += SIM_REQUEST_MS;
@@ -95,7 +115,7 @@ const stageTarget = (world: SimWorld, target: StagingTarget, deadline: number, p
         failures.push({
           node,
           reason: Number.isFinite(at)
-            ? 'still pulling when PREPULL_TIMEOUT passed (ContainerCreating)'
+            ? `still pulling when ${timeout} passed (ContainerCreating)`
             : `ImagePullBackOff: Back-off pulling image "${target.images.join('", "')}"`,
         });
       world.log({ op: 'stageImage', detail: `${id} ${node} ${images}`, outcome: ok ? 'Staged' : 'NotStaged' });
@@ -120,7 +140,7 @@ export const simStagingPort = (world: SimWorld): StagingPort => ({
       answer = E.right(
         request.targets.map((target) =>
           world.workloads[target.workload.id].exists
-            ? stageTarget(world, target, deadline, request.parallel)
+            ? stageTarget(world, target, deadline, request)
             : {
                 _tag: 'NotStaged',
                 failures: [{ reason: notFound(`${describeWorkload(target.workload)} not found`).message }],

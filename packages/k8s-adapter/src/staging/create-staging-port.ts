@@ -77,6 +77,10 @@ class StagingRun {
     this.deadline = this.started + request.timeoutMs;
   }
 
+  private get passedBeforeItsTurn(): string {
+    return `PREPULL_TIMEOUT=${formatDuration(this.request.timeoutMs)} passed before its turn`;
+  }
+
   private get interrupted(): boolean {
     return this.options.signal?.aborted === true || this.options.abortReads?.aborted === true;
   }
@@ -134,6 +138,8 @@ class StagingRun {
 
   private async stageOnNode(target: StagingTarget, placement: WorkloadPlacement, node: string): Promise<NodeResult> {
     const { workload, images } = target;
+    // No pod is started once the deadline has passed: the call's bound holds (core's stagingMs).
+    if (Date.now() >= this.deadline) return { _tag: 'Failed', reason: this.passedBeforeItsTurn };
     const pod = { namespace: workload.namespace, name: stagingPodName(workload, node, images) };
     if (!this.leftovers.has(keyOf(pod))) {
       this.pods.set(keyOf(pod), pod);
@@ -200,6 +206,7 @@ class StagingRun {
       failures: [{ reason }],
       staged: [],
     });
+    if (Date.now() >= this.deadline) return notStaged(this.passedBeforeItsTurn);
     const placement = await readPlacement(this.apps, target.workload)();
     if (E.isLeft(placement)) return notStaged(describePortError(placement.left));
     const nodes = await nodesOf(this.core, target.workload, placement.right.selector)();

@@ -110,6 +110,22 @@ describe('createStagingPort', () => {
     expect(server.stagingPods()).toEqual([]);
   });
 
+  it('no pod is started once PREPULL_TIMEOUT has passed: the nodes after it fail, unasked', async () => {
+    server.pullMs.set(`edge-1 ${RM_IMAGE}`, 5_000);
+    const [result] = await stage(request([{ workload: RM, images: [RM_IMAGE] }], 300, 1));
+    expect(result).toEqual({
+      _tag: 'NotStaged',
+      failures: [
+        { node: 'edge-1', reason: 'still pulling when PREPULL_TIMEOUT=300ms passed (ContainerCreating)' },
+        { node: 'edge-2', reason: 'PREPULL_TIMEOUT=300ms passed before its turn' },
+        { node: 'edge-3', reason: 'PREPULL_TIMEOUT=300ms passed before its turn' },
+      ],
+      staged: [],
+    });
+    expect(creates().map((p) => p.spec.nodeName)).toEqual(['edge-1']);
+    expect(server.stagingPods()).toEqual([]);
+  });
+
   it('PREPULL_PARALLEL nodes pull at once, and no more', async () => {
     for (const node of ['edge-1', 'edge-2', 'edge-3']) server.pullMs.set(`${node} ${RM_IMAGE}`, 200);
     const most = async (parallel: number) => {
