@@ -1,6 +1,5 @@
 import { withDriftAside } from '../../domain/plan.js';
-import type { PortError, RolloutError } from '../../domain/port-error.js';
-import { describePortError } from '../../domain/port-error.js';
+import { describePortError, type PortError, type RolloutError } from '../../domain/port-error.js';
 import { changeAt, patched, withRolledOut } from '../../domain/reimage-run.js';
 import {
   allNotStaged,
