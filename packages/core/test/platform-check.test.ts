@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { driveTick } from '../src/machine/drive-tick.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
+import { portBounds } from '../src/machine/port-bounds.js';
 import { runTick } from '../src/run-tick.js';
+import { platformTimers } from '../src/shell/backstop.js';
+import { callPort, portCalls } from '../src/shell/port-calls.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
@@ -131,6 +135,43 @@ describe('PLATFORM_CHECK=on', () => {
     expect(outcome.events.find((e) => e.code === 'PLATFORM_CHECK_FAILED')?.message).toContain(
       'no platform port (TickPorts.platforms)',
     );
+  });
+
+  it('a platform port that fails as a whole admits nothing: every changed digest held, said why', async () => {
+    const world = new SimWorld(simConfig(ON));
+    const ports = simPorts(world);
+    await runTick(world.config, ports);
+    world.publish(JM, JM2);
+    world.publish(RM, RM2);
+    world.calls.length = 0;
+    const outcome = await runTick(world.config, {
+      ...ports,
+      platforms: {
+        read: () => {
+          throw new Error('the platform port broke');
+        },
+      },
+    });
+    expect(outcome.reimages).toEqual([]);
+    expect(world.calls.map((c) => c.op)).not.toContain('patchBookkeeping');
+    expect(outcome.events.filter((e) => e.code === 'PLATFORM_CHECK_FAILED').map((e) => e.message)).toEqual([
+      `WARN: could not check the platforms of ${JM}@${JM2} (the new manifest ${JM2}: Transport: unexpected failure: Error: the platform port broke); not re-imaging this image this tick, the others go on. Will retry next tick.`,
+      `WARN: could not check the platforms of ${RM}@${RM2} (the new manifest ${RM2}: Transport: unexpected failure: Error: the platform port broke); not re-imaging this image this tick, the others go on. Will retry next tick.`,
+    ]);
+  });
+
+  it('asks the platform port nothing when no changed digest is left to check (a steady tick invokes no read)', async () => {
+    const invoked: string[] = [];
+    const world = new SimWorld(simConfig(ON));
+    const ports = simPorts(world);
+    await runTick(world.config, ports);
+    await driveTick(world.config, async (src, input) => {
+      invoked.push(src);
+      const answer = await callPort(portCalls(ports, portBounds(world.config)), platformTimers(), src, input);
+      return answer._tag === 'Right' ? { ok: true, value: answer.right } : { ok: false, error: answer.left };
+    });
+    // The guard's read, the resolve, the recorded digests' read: no readPlatforms.
+    expect(invoked).toEqual(['readJobsManager', 'readJobsManager', 'resolveDigests', 'readJobsManager']);
   });
 
   it('comes after the signature check: a digest the signature held is not read', async () => {

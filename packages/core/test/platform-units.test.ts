@@ -43,6 +43,22 @@ describe('platforms, as containerd compares them', () => {
     );
   });
 
+  it('a variant that is not the default one stays: arm64/v9, amd64/v2; an empty one is none', () => {
+    expect(names([p('linux/arm64/v9'), p('linux/amd64/v2'), p('linux/arm/v6')].map(normalizePlatform))).toEqual([
+      'linux/arm64/v9',
+      'linux/amd64/v2',
+      'linux/arm/v6',
+    ]);
+    expect(platformName({ os: 'linux', architecture: 'amd64', variant: '' })).toBe('linux/amd64');
+    expect(platformName({ os: 'linux', architecture: 'arm', variant: 'v7' })).toBe('linux/arm/v7');
+  });
+
+  it('an entry whose os or architecture is unknown runs nowhere', () => {
+    expect(names(runnablePlatforms([p('unknown/amd64'), p('linux/unknown'), p('linux/s390x')]))).toEqual([
+      'linux/s390x',
+    ]);
+  });
+
   it("buildx's unknown/unknown attestation entries and repeats are not platforms", () => {
     expect(
       names(runnablePlatforms([p('linux/amd64'), p('unknown/unknown'), p('linux/amd64/v1'), p('linux/arm64')])),
@@ -135,6 +151,30 @@ describe('the check of several digests', () => {
         why: 'the recorded digest "x" is not a digest: there is nothing to compare with',
         check: 'Unchecked',
       },
+    });
+  });
+
+  it('a record that is not a digest asks nothing for it, so the next subject’s answers stay its own', () => {
+    const first: PlatformSubject = { image: 'pods-monitor', repo: 'tracebloc/pods-monitor', from: 'latest', to: OLD };
+    expect(platformTargetsOf([first, subject])).toEqual([
+      { repo: 'tracebloc/pods-monitor', digest: OLD },
+      { repo: 'tracebloc/jobs-manager', digest: NEW },
+      { repo: 'tracebloc/jobs-manager', digest: OLD },
+    ]);
+    const answers = [
+      provides('linux/amd64'),
+      provides('linux/amd64'),
+      provides('linux/amd64', 'linux/arm64', 'linux/arm/v7'),
+    ];
+    const [pm, jm] = platformReportsOf([first, subject], (i) => answers[i]);
+    expect(pm?.judgement._tag).toBe('Unchecked');
+    expect(jm?.judgement).toEqual({
+      _tag: 'Lacks',
+      lacking: [p('linux/arm64'), p('linux/arm/v7')],
+      provides: [p('linux/amd64')],
+    });
+    expect(withPlatformHolds({}, jm === undefined ? [] : [jm])['jobs-manager']).toMatchObject({
+      why: 'lacks linux/arm64, linux/arm/v7',
     });
   });
 

@@ -57,6 +57,12 @@ describe('PLATFORM_CHECK and PREPULL configuration', () => {
     }
   });
 
+  it('a PREPULL that is neither off nor on is the one problem: its two variables are not looked at either', () => {
+    expect(problemsOf({ PREPULL: 'yes', PREPULL_TIMEOUT: 'soon', PREPULL_PARALLEL: '0' })).toEqual([
+      'PREPULL="yes": must be "off" (the script\'s behaviour) or "on"',
+    ]);
+  });
+
   it('with PREPULL off its two variables are not looked at', () => {
     expect(problemsOf({ PREPULL_TIMEOUT: 'soon', PREPULL_PARALLEL: 'many' })).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dryRunPorts } from '../src/dry-run.js';
 import { interruptedBy } from '../src/machine/interrupted.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
-import { runTick } from '../src/run-tick.js';
+import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
@@ -70,6 +70,34 @@ describe('PREPULL=on', () => {
       count: 1,
     });
     expect(edge.world.nodes.stagingPods.size).toBe(0);
+    expect(outcome.events.find((e) => e.code === 'STAGING')?.message).toBe(
+      edge.world.kubeEvents.find((e) => e.reason === 'RefreshStaging')?.message,
+    );
+  });
+
+  it('a live re-pin whose workload is not staged is dropped, and so is the pin marker it would have earned (RECONCILE_LIVE=1)', async () => {
+    const edge = await aSteadyEdge({ ...ON, RECONCILE_LIVE: '1' });
+    edge.world.publish(JM, JM2);
+    await edge.tick();
+    expect(edge.world.annotations['tracebloc.io/pinned-jobs-manager-digest']).toBe(JM2);
+    // Helm re-renders requests-proxy on its tag; it now runs on a node that cannot pull the recorded build.
+    edge.world.helmRerender('requests-proxy');
+    edge.world.nodes.of['requests-proxy'] = ['edge-2'];
+    edge.world.nodes.failing.add(`${JM2} edge-2`);
+    edge.world.publish(PM, PM2);
+    edge.world.calls.length = 0;
+    const outcome = await edge.tick();
+    expect(edge.writes().filter((w) => w.startsWith('setImages'))).toEqual([
+      `setImages jobs-manager pods-monitor-container=${ref(PM, PM2)}`,
+    ]);
+    const record = edge.writes().find((w) => w.startsWith('recordDigests')) ?? '';
+    expect(JSON.parse(record.slice('recordDigests '.length))).toEqual({
+      'tracebloc.io/last-refreshed-pods-monitor-digest': PM2,
+      'tracebloc.io/pinned-pods-monitor-digest': PM2,
+    });
+    expect(outcome.events.filter((e) => e.code === 'STAGING_FAILED').map((e) => e.message)).toEqual([
+      expect.stringContaining('for deployment/stg-requests-proxy on node edge-2 (ImagePullBackOff'),
+    ]);
   });
 
   it('a pull that fails: one WARN naming the node and why, exit 0, no attempt, no set image, nothing recorded (I41)', async () => {
@@ -225,17 +253,70 @@ describe('PREPULL=on', () => {
     const world = new SimWorld(simConfig(ON));
     await runTick(world.config, simPorts(world));
     world.publish(JM, JM2);
+    world.publish(PM, PM2);
     const said: string[] = [];
     const outcome = await runTick(
       world.config,
       dryRunPorts(simPorts(world), world.config, (a) => said.push(a)),
     );
     expect(said.filter((a) => a.startsWith('stage '))).toEqual([
-      `stage ${ref(JM, JM2)} on the nodes of deployment/stg-jobs-manager -n tracebloc (up to 30m)`,
+      `stage ${ref(JM, JM2)}, ${ref(PM, PM2)} on the nodes of deployment/stg-jobs-manager -n tracebloc (up to 30m)`,
       `stage ${ref(JM, JM2)} on the nodes of deployment/stg-requests-proxy -n tracebloc (up to 30m)`,
     ]);
     expect(world.calls.map((c) => c.op)).not.toContain('stageImage');
-    expect(outcome.events.filter((e) => e.code === 'STAGED')).toHaveLength(2);
+    // Nothing was staged for real: no node is named.
+    expect(outcome.events.filter((e) => e.code === 'STAGED').map((e) => e.message)).toEqual([
+      `staged ${ref(JM, JM2)}, ${ref(PM, PM2)} on no node (no pod of it runs now) for deployment/stg-jobs-manager`,
+      `staged ${ref(JM, JM2)} on no node (no pod of it runs now) for deployment/stg-requests-proxy`,
+    ]);
+  });
+
+  it('a signal while the RefreshStaging Event is recorded, or while the platforms are read, is said where it came', async () => {
+    const interruptAt = async (
+      env: Record<string, string>,
+      wrap: (ports: TickPorts, stop: () => void) => TickPorts,
+    ) => {
+      const world = new SimWorld(simConfig(env));
+      const ports = simPorts(world);
+      await runTick(world.config, ports);
+      world.publish(JM, JM2);
+      const stop = new AbortController();
+      const outcome = await runTick(
+        world.config,
+        wrap(ports, () => stop.abort(interruptedBy('SIGTERM'))),
+        {
+          signal: stop.signal,
+        },
+      );
+      return outcome.events.at(-1)?.message;
+    };
+    expect(
+      await interruptAt(ON, (ports, stop) => ({
+        ...ports,
+        events: {
+          record: (e) => {
+            stop();
+            return ports.events?.record(e) ?? (() => Promise.resolve({ _tag: 'Right', right: undefined }));
+          },
+        },
+      })),
+    ).toBe(
+      'interrupted by SIGTERM while recording the RefreshStaging Event (nothing was switched): refresh-attempt unchanged, digests not recorded',
+    );
+    expect(
+      await interruptAt({ PLATFORM_CHECK: 'on' }, (ports, stop) => ({
+        ...ports,
+        platforms: {
+          read: (target) => {
+            stop();
+            if (ports.platforms === undefined) throw new Error('the simulator has a platform port');
+            return ports.platforms.read(target);
+          },
+        },
+      })),
+    ).toBe(
+      'interrupted by SIGTERM while reading the platforms of new digests (nothing of them was acted on): refresh-attempt unchanged, digests not recorded',
+    );
   });
 
   it('a signal while staging: the tick ends interrupted, says so, and the attempt is not spent', async () => {

@@ -22,12 +22,11 @@ const currentChange = (context: TickContext) => changeAt(context.admit.plan.chan
 
 /** docs/behaviour.md §3.5a: what staging said, the plan made again without what was not staged, each said. */
 const stagingJudged = (context: TickContext, reports: readonly StagingReport[]) => {
-  const { config, observe, resolve, admit, act } = context;
+  const { config, observe, resolve, admit } = context;
   const inputs = { config, ...resolve, decoupled: observe.decoupled, holds: admit.holds };
   const { holds, plan } = replanAfterStaging(inputs, admit.plan, reports);
   return {
     admit: { ...admit, holds, plan },
-    act: { ...act, staging: reports },
     events: said(context, ...reports.map(say.announceStaging)),
   };
 };

@@ -1,5 +1,4 @@
 import { NO_FAILURE, type Reimage, type ReimageFailure } from '../../domain/reimage-run.js';
-import type { StagingReport } from '../../domain/staging.js';
 
 /** What the act phase does (docs/behaviour.md §3.5, §3.6): the attempt, where the re-image is, what it patched. */
 export interface ActContext {
@@ -11,8 +10,6 @@ export interface ActContext {
   readonly reimages: readonly Reimage[];
   /** How the re-image failed, for the way back. */
   readonly failure: ReimageFailure;
-  /** PREPULL=on: what staging said of each workload of the plan (docs/behaviour.md §3.5a). */
-  readonly staging: readonly StagingReport[];
 }
 
-export const ACTED_ON_NOTHING: ActContext = { attempt: 0, index: 0, reimages: [], failure: NO_FAILURE, staging: [] };
+export const ACTED_ON_NOTHING: ActContext = { attempt: 0, index: 0, reimages: [], failure: NO_FAILURE };

@@ -42,11 +42,7 @@ const platformsJudged = (context: TickContext, answerOf: (index: number) => Plat
   const { resolve, admit } = context;
   const reports = platformReportsOf(platformSubjects(resolve.resolutions, resolve.recorded, admit.holds), answerOf);
   return {
-    admit: {
-      ...admit,
-      holds: withPlatformHolds(admit.holds, reports),
-      platformChecks: [...admit.platformChecks, ...reports],
-    },
+    admit: { ...admit, holds: withPlatformHolds(admit.holds, reports) },
     events: said(context, ...reports.map(say.announcePlatformCheck)),
   };
 };

@@ -1,7 +1,6 @@
 import type { Holds } from '../../domain/admission.js';
 import type { Annotations, BookkeepingChanges } from '../../domain/bookkeeping.js';
 import { EMPTY_PLAN, type RefreshPlan } from '../../domain/plan.js';
-import type { PlatformReport } from '../../domain/platforms.js';
 import type { SignatureCheckReport } from '../../domain/signature-admission.js';
 
 /** What the admit phase decides (docs/behaviour.md §3.4a, §3.4): what is held back and why, and the plan. */
@@ -14,8 +13,6 @@ export interface AdmitContext {
   readonly pendingWrite: BookkeepingChanges;
   /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
   readonly signatureChecks: readonly SignatureCheckReport[];
-  /** PLATFORM_CHECK=on: what the platform check said of each changed digest (docs/behaviour.md §3.4a step 4). */
-  readonly platformChecks: readonly PlatformReport[];
   /** The plan, made once after the last check; nothing to do until then. */
   readonly plan: RefreshPlan;
 }
@@ -25,6 +22,5 @@ export const ADMITTED_NOTHING: AdmitContext = {
   ageBookkeeping: {},
   pendingWrite: {},
   signatureChecks: [],
-  platformChecks: [],
   plan: EMPTY_PLAN,
 };
