@@ -100,6 +100,25 @@ describe('PREPULL=on', () => {
     ]);
   });
 
+  it('a workload not staged takes back only the pin markers of what it would have moved: a re-pin staged elsewhere keeps its own', async () => {
+    const edge = await aSteadyEdge({ ...ON, RECONCILE_LIVE: '1' });
+    edge.world.publish(JM, JM2);
+    await edge.tick();
+    // requests-proxy re-rendered on its tag (a re-pin, staged at once: its node has the recorded build), and a
+    // pods-monitor build jobs-manager's node cannot pull.
+    edge.world.helmRerender('requests-proxy');
+    edge.world.nodes.failing.add(`${PM2} edge-1`);
+    edge.world.publish(PM, PM2);
+    edge.world.calls.length = 0;
+    await edge.tick();
+    expect(edge.writes()).toEqual([
+      'writeRefreshAttempt 1',
+      `setImages requests-proxy proxy=${ref(JM, JM2)}`,
+      'clearFlapState',
+      `recordDigests {"tracebloc.io/pinned-jobs-manager-digest":"${JM2}"}`,
+    ]);
+  });
+
   it('a pull that fails: one WARN naming the node and why, exit 0, no attempt, no set image, nothing recorded (I41)', async () => {
     const edge = await aSteadyEdge(ON);
     edge.world.nodes.failing.add(`${JM2} edge-1`);
@@ -111,12 +130,11 @@ describe('PREPULL=on', () => {
     expect(edge.world.annotations).toEqual(before);
     expect(outcome.events.filter((e) => e.code === 'STAGING_FAILED').map((e) => e.message)).toEqual([
       `WARN: could not stage ${ref(JM, JM2)} for deployment/stg-jobs-manager on node edge-1 (ImagePullBackOff: Back-off pulling image "${ref(JM, JM2)}"); not switching it this tick, no attempt spent. Will retry next tick.`,
-      // The one deadline of the call was spent on jobs-manager's node: requests-proxy's turn came after it.
-      `WARN: could not stage ${ref(JM, JM2)} for deployment/stg-requests-proxy (PREPULL_TIMEOUT=30m passed before its turn); not switching it this tick, no attempt spent. Will retry next tick.`,
+      `WARN: could not stage ${ref(JM, JM2)} for deployment/stg-requests-proxy on node edge-1 (ImagePullBackOff: Back-off pulling image "${ref(JM, JM2)}"); not switching it this tick, no attempt spent. Will retry next tick.`,
     ]);
     expect(kubernetesEventsFor(outcome).map((e) => `${e.type} ${e.reason}`)).toEqual(['Warning RefreshStagingFailed']);
-    // It waited PREPULL_TIMEOUT for the pull, and no longer.
-    expect(edge.world.clockMs).toBeLessThan(31 * MINUTE + 1 * MINUTE);
+    // A failed pull ends that node's wait at once (ImagePullBackOff): the deadline is not spent on it.
+    expect(edge.world.clockMs).toBeLessThan(1 * MINUTE);
     expect(edge.world.nodes.stagingPods.size).toBe(0);
   });
 

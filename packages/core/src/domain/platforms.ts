@@ -44,8 +44,9 @@ export const normalizePlatform = (p: Platform): Platform => {
   const lower = p.architecture.toLowerCase();
   const architecture = ARCH_ALIASES[lower] ?? lower;
   const variant = (p.variant ?? '').toLowerCase();
-  if (architecture === 'arm64' && (variant === 'v8' || variant === '')) return { os, architecture };
-  if (architecture === 'amd64' && (variant === 'v1' || variant === '')) return { os, architecture };
+  // The default variants: arm64's v8 and amd64's v1 are no variant (an empty one is none, below); arm's is v7.
+  if (architecture === 'arm64' && variant === 'v8') return { os, architecture };
+  if (architecture === 'amd64' && variant === 'v1') return { os, architecture };
   if (architecture === 'arm' && variant === '') return { os, architecture, variant: 'v7' };
   return variant === '' ? { os, architecture } : { os, architecture, variant };
 };

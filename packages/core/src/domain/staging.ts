@@ -151,7 +151,7 @@ export const replanAfterStaging = (
 ): { readonly holds: Holds; readonly plan: RefreshPlan } => {
   const holds = withStagingHolds(inputs.holds, plan, reports);
   const failed = new Set(reports.filter(isNotStaged).map((r) => r.workload.id));
-  if (failed.size === 0) return { holds, plan };
+  // Made again whatever staging said: with nothing held and nothing failed it is the same plan.
   const again = planTick({ ...inputs, holds });
   const unpinned = new Set([...failed].flatMap((id) => [...imagesMovedIn(again, id, inputs)]));
   return {

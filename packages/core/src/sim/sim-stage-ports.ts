@@ -62,6 +62,9 @@ export const stillPulling = (world: SimWorld, workload: WorkloadRef, timeoutMs: 
   return `${describeWorkload(workload)} did not finish rolling out within ${formatDuration(timeoutMs)}: new pods on ${node ?? '?'} are waiting for ${image ?? '?'} to be pulled (ContainerCreating)`;
 };
 
+/** How long a pull that fails takes to show ImagePullBackOff: the kubelet's first try and its first back-off. */
+export const SIM_FAILED_PULL_MS = 10_000;
+
 const podName = (target: StagingTarget, node: string): string => `${target.workload.name}-staging ${node}`;
 
 /** Stage one target's images on each of its nodes, PREPULL_PARALLEL at a time, until `deadline`. */
@@ -107,7 +110,9 @@ const stageTarget = (
       world.clockMs += SIM_REQUEST_MS;
       return { node, at: nodes.readyEverywhere([node], target.images, startedAt) };
     });
-    world.clockMs = Math.max(world.clockMs, Math.min(deadline, Math.max(...ready.map((r) => r.at))));
+    // A pull that fails is seen failing (ImagePullBackOff) after the kubelet's first try, not at the deadline.
+    const ends = ready.map((r) => (Number.isFinite(r.at) ? r.at : startedAt + SIM_FAILED_PULL_MS));
+    world.clockMs = Math.max(world.clockMs, Math.min(deadline, Math.max(...ends)));
     for (const { node, at } of ready) {
       const ok = at <= deadline;
       if (ok) staged.push(node);

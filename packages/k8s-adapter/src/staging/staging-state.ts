@@ -1,18 +1,24 @@
 // Where a staging pod is (docs/behaviour.md §3.5a), from its status alone: a
 // node counts as staged once every container has left the pulling state —
 // running, terminated, or waiting for a reason that is not a pull
-// (ErrImagePull, ImagePullBackOff, ContainerCreating). A reason that says the
-// image will not be there however long one waits (an invalid name, a pull
-// refused by policy) fails at once; a pod the kubelet refused (phase Failed
-// before any container left the pull) fails with the kubelet's words.
+// (ErrImagePull, ImagePullBackOff, ContainerCreating). A pull that failed —
+// ImagePullBackOff: the kubelet tried, failed and now backs off — fails that
+// node at once rather than at PREPULL_TIMEOUT: one build that cannot be pulled
+// must not spend the whole tick's deadline, every tick, before the other
+// workloads' turn (the layers already fetched stay; the next tick tries
+// again). ErrImagePull, the failure as it happens, is waited on: the kubelet
+// retries it. So is a reason that says the image will never be there (an
+// invalid name, a pull refused by policy) failed at once; a pod the kubelet
+// refused (phase Failed before any container left the pull) fails with the
+// kubelet's words.
 
 export type StagingState =
   | { readonly _tag: 'Pulling'; readonly reason: string }
   | { readonly _tag: 'Staged' }
   | { readonly _tag: 'Failed'; readonly reason: string };
 
-const STILL_PULLING = new Set(['ErrImagePull', 'ImagePullBackOff', 'ContainerCreating', 'PodInitializing']);
-const NEVER_THERE = new Set(['InvalidImageName', 'ErrImageNeverPull', 'ImageInspectError']);
+const STILL_PULLING = new Set(['ErrImagePull', 'ContainerCreating', 'PodInitializing']);
+const PULL_FAILED = new Set(['ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'ImageInspectError']);
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -28,7 +34,7 @@ const containerState = (status: Record<string, unknown> | undefined, pod: string
   const waiting = record(state?.waiting);
   const reason = text(waiting?.reason);
   const said = words(reason, text(waiting?.message));
-  if (reason !== undefined && NEVER_THERE.has(reason)) return { _tag: 'Failed', reason: said };
+  if (reason !== undefined && PULL_FAILED.has(reason)) return { _tag: 'Failed', reason: said };
   if (waiting === undefined || reason === undefined || STILL_PULLING.has(reason)) {
     return { _tag: 'Pulling', reason: said === '' ? 'ContainerCreating' : said };
   }

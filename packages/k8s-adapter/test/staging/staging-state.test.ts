@@ -32,7 +32,7 @@ describe('stagingStateOf', () => {
   });
 
   it('still pulling while one container is, with the kubelet’s words', () => {
-    for (const reason of ['ErrImagePull', 'ImagePullBackOff', 'ContainerCreating']) {
+    for (const reason of ['ErrImagePull', 'ContainerCreating']) {
       expect(
         stagingStateOf(pod([{ name: 'stage-0', state: { running: {} } }, waiting('stage-1', reason, 'slow')])),
       ).toEqual({
@@ -49,6 +49,20 @@ describe('stagingStateOf', () => {
         ]),
       ),
     ).toEqual({ _tag: 'Pulling', reason: 'ContainerCreating' });
+  });
+
+  it('fails at once where a pull failed and the kubelet backs off: the tick’s deadline is not spent on it', () => {
+    expect(
+      stagingStateOf(
+        pod([
+          waiting('stage-0', 'ImagePullBackOff', 'Back-off pulling image "x"'),
+          waiting('stage-1', 'ContainerCreating'),
+        ]),
+      ),
+    ).toEqual({
+      _tag: 'Failed',
+      reason: 'ImagePullBackOff: Back-off pulling image "x"',
+    });
   });
 
   it('fails at once where the image will never be there, or the kubelet refused the pod', () => {
