@@ -40,7 +40,7 @@ describe('PLATFORM_CHECK=on', () => {
     expect(fresh.calls.map((c) => c.op)).not.toContain('readPlatforms');
   });
 
-  it('a digest that drops linux/arm64: PLATFORM MISMATCH, exit 1, not re-imaged, no attempt spent, nothing recorded', async () => {
+  it('a digest that drops linux arm64: PLATFORM MISMATCH, exit 1, not re-imaged, no attempt spent, nothing recorded', async () => {
     const edge = await aSteadyEdge(ON);
     edge.world.publishFor(JM, JM2, [amd64]);
     const before = { ...edge.world.annotations };
