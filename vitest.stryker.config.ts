@@ -14,7 +14,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 class ExamplesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const last = (file: TestSpecification) => (file.moduleId.endsWith('/test/spec/properties.test.ts') ? 1 : 0);
+    const last = (file: TestSpecification) => (/\/test\/spec\/[\w-]*properties\.test\.ts$/.test(file.moduleId) ? 1 : 0);
     return (await super.sort(files)).sort((a, b) => last(a) - last(b));
   }
 }

@@ -1,4 +1,4 @@
-import { CONFIG_VARIABLES, ENV, SIGNATURE_ENV } from '@image-refresh/core';
+import { CONFIG_VARIABLES, ENV, SIGNATURE_ENV, STAGING_ENV } from '@image-refresh/core';
 import { describe, expect, it } from 'vitest';
 import { HELP } from '../src/main.js';
 import { METRICS_ENV } from '../src/metrics/metrics-config.js';
@@ -30,7 +30,12 @@ describe('help', () => {
   it('help tick names every variable a tick reads, each once, with its default: the config table, whole', async () => {
     const run = await runCli(['help', 'tick'], aWorld());
     const text = run.stdout.join('\n');
-    const read = [...Object.values(ENV), ...Object.values(SIGNATURE_ENV), ...Object.values(METRICS_ENV)];
+    const read = [
+      ...Object.values(ENV),
+      ...Object.values(SIGNATURE_ENV),
+      ...Object.values(STAGING_ENV),
+      ...Object.values(METRICS_ENV),
+    ];
     expect(CONFIG_VARIABLES.map((v) => v.name).sort()).toEqual([...read].sort());
     for (const variable of CONFIG_VARIABLES) {
       const line = new RegExp(`^  ${variable.name} \\((.*)\\)$`, 'gm');

@@ -105,6 +105,20 @@ describe('image-refresh simulate', () => {
     expect(stdout).toContain('FLEET HALT in force: jobs-manager build 2 loses jobs on restart (until ');
   });
 
+  it('slow-link: without PREPULL the 20-minute pull times out and the good build is quarantined; with it the switch waits, then rolls', async () => {
+    const { exitCode, stdout } = await run('simulate', '--scenario', 'slow-link');
+    expect(exitCode).toBe(0);
+    const rows = (edge: string) => stdout.split('\n').filter((l) => l.includes(`[${edge}]`));
+    expect(rows('without PREPULL')[1]).toMatch(/ROLLED BACK: jobs-manager\s+1\s/);
+    expect(rows('without PREPULL')[2]).toMatch(/quarantined digest held \(jobs-manager\)\s+0\s/);
+    expect(rows('with PREPULL')[1]).toMatch(
+      /re-imaged jobs-manager, requests-proxy\s+0\s.*Normal RefreshStaging, Normal RefreshReimaged/,
+    );
+    expect(stdout.split('\n').at(-1)).toBe(
+      'time with pods unavailable (rollout waits of re-imaged workloads): [without PREPULL] 10m30s, [with PREPULL] 1m',
+    );
+  });
+
   it('--list names every scenario', async () => {
     const { stdout } = await run('simulate', '--list');
     for (const name of [
@@ -116,6 +130,7 @@ describe('image-refresh simulate', () => {
       'first-install',
       'canary-ring',
       'fleet-halt',
+      'slow-link',
     ]) {
       expect(stdout).toMatch(new RegExp(`^${name} `, 'm'));
     }

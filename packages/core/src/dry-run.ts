@@ -4,6 +4,7 @@ import type { TickConfig } from './config/tick-config.js';
 import { describeChanges } from './domain/bookkeeping.js';
 import { describeWorkload } from './domain/workloads.js';
 import type { ClusterPort } from './ports/cluster-port.js';
+import type { StagingPort } from './ports/staging-port.js';
 import type { TickPorts } from './run-tick.js';
 
 // `--dry-run`: the real reads, the real decisions, and every write replaced by
@@ -47,11 +48,14 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     watchStability: (workload, stableForMs) =>
       pretend(`watch ${describeWorkload(workload)} stay complete for ${formatDuration(stableForMs)}`),
   };
-  // A signature check only reads: a dry run checks as the tick would (issue 15);
-  // so does reading a fleet halt's document (docs/behaviour.md §3.4b).
+  // A signature check only reads: a dry run checks as the tick would; so do the
+  // platform check and reading a fleet halt's document (docs/behaviour.md §3.4b).
+  // Staging starts pods: a dry run says where and pretends every node staged them (§3.5a).
   const signatures = {
     ...(ports.signatures === undefined ? {} : { signatures: ports.signatures }),
     ...(ports.fleetHalt === undefined ? {} : { fleetHalt: ports.fleetHalt }),
+    ...(ports.platforms === undefined ? {} : { platforms: ports.platforms }),
+    ...(ports.staging === undefined ? {} : { staging: dryStaging(wouldDo) }),
   };
   const dry: TickPorts =
     ports.events === undefined
@@ -68,3 +72,15 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
     ? dry
     : { ...dry, clock: { now: ports.clock.now, sleep: (ms) => pretend(`wait ${formatDuration(ms)} (START_JITTER)`) } };
 };
+
+/** PREPULL=on under `--dry-run`: each workload said, none staged for real, every one taken as staged. */
+const dryStaging = (wouldDo: (action: string) => void): StagingPort => ({
+  stage: (request) => {
+    for (const target of request.targets) {
+      wouldDo(
+        `stage ${target.images.join(', ')} on the nodes of ${describeWorkload(target.workload)} -n ${target.workload.namespace} (up to ${formatDuration(request.timeoutMs)})`,
+      );
+    }
+    return TE.right(request.targets.map(() => ({ _tag: 'Staged' as const, nodes: [] })));
+  },
+});

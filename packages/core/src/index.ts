@@ -25,6 +25,7 @@ export {
   signatureModeOf,
   verifiesNothing,
 } from './config/signature-config.js';
+export { type PrepullConfig, STAGING_ENV, type StagingConfig } from './config/staging-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
 export {
   CONFIG_VARIABLES,
@@ -137,8 +138,16 @@ export type { ClockPort } from './ports/clock-port.js';
 export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { FleetHaltDocument, FleetHaltPort, FleetHaltTarget } from './ports/fleet-halt-port.js';
+export type { Platform, PlatformAnswer, PlatformPort, PlatformTarget } from './ports/platform-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';
+export type {
+  StagingFailure,
+  StagingPort,
+  StagingRequest,
+  StagingResult,
+  StagingTarget,
+} from './ports/staging-port.js';
 export { type FleetHaltView, readFleetHalt } from './read-fleet-halt.js';
 export {
   configInvalidOutcome,

@@ -46,10 +46,26 @@ describe('--dry-run port answers', () => {
     expect(dry.fleetHalt).toBe(real.fleetHalt);
   });
 
-  it('without a signature port, a clock or a fleet halt port the dry ports have none either', () => {
+  it('without a signature, platform, staging or fleet halt port or a clock the dry ports have none either', () => {
     const config = simConfig({});
-    const { signatures: _s, clock: _c, fleetHalt: _f, ...real } = simPorts(new SimWorld(config));
+    const {
+      signatures: _s,
+      clock: _c,
+      fleetHalt: _f,
+      platforms: _p,
+      staging: _st,
+      ...real
+    } = simPorts(new SimWorld(config));
     const dry = dryRunPorts(real, config, () => undefined);
     expect(Object.keys(dry).sort()).toEqual(['cluster', 'events', 'registry']);
+  });
+
+  it('the platform port is the real one (it only reads); the staging port is a pretend one', () => {
+    const config = simConfig({});
+    const ports = simPorts(new SimWorld(config));
+    const dry = dryRunPorts(ports, config, () => undefined);
+    expect(dry.platforms).toBe(ports.platforms);
+    expect(dry.staging).toBeDefined();
+    expect(dry.staging).not.toBe(ports.staging);
   });
 });

@@ -120,6 +120,38 @@ describe('the outcome names what a fleet halt held back (docs/behaviour.md §3.4
   });
 });
 
+describe('the outcome names what staging and the platform check held back (docs/behaviour.md §3.4a, §3.5a)', () => {
+  it('a digest that drops a platform: platformMismatch, exit 1, the digest listed', async () => {
+    const edge = await aSteadyEdge({ PLATFORM_CHECK: 'on' });
+    const jm2 = simDigest(`${JM}#2`);
+    edge.world.publishFor(JM, jm2, [{ os: 'linux', architecture: 'amd64' }]);
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['platformMismatch', 1]);
+    expect(outcome.held).toEqual([{ image: 'jobs-manager', digest: jm2, reason: 'platformMismatch' }]);
+  });
+
+  it('a manifest that cannot be read is a retry, not a mismatch: complete, exit 0', async () => {
+    const edge = await aSteadyEdge({ PLATFORM_CHECK: 'on' });
+    const jm2 = simDigest(`${JM}#2`);
+    edge.world.publish(JM, jm2);
+    edge.world.injectPlatformFault(JM, 'Transport');
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['complete', 0]);
+    expect(outcome.held).toEqual([{ image: 'jobs-manager', digest: jm2, reason: 'platformUnchecked' }]);
+  });
+
+  it('a build still pulling when PREPULL_TIMEOUT passes: notStaged, that workload not switched', async () => {
+    const edge = await aSteadyEdge({ PREPULL: 'on', PREPULL_TIMEOUT: '1m' });
+    const rm2 = simDigest(`${RM}#2`);
+    edge.world.slowLink(rm2, 20 * 60_000);
+    edge.world.publish(RM, rm2);
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('notStaged');
+    expect(outcome.reimages).toEqual([]);
+    expect(outcome.held).toEqual([{ image: 'resource-monitor', digest: rm2, reason: 'notStaged' }]);
+  });
+});
+
 describe('the outcome names the workload that failed a re-image, and why', () => {
   it('a rollout that timed out, then a retry tick on the same build: alreadyOnTarget', async () => {
     const edge = await aSteadyEdge();

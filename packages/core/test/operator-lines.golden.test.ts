@@ -83,6 +83,14 @@ const finding = (kind: LiveFinding['kind'], workload: LiveFinding['workload'], o
   kind,
 });
 
+const AMD64 = { os: 'linux', architecture: 'amd64' };
+const ARM64 = { os: 'linux', architecture: 'arm64' };
+const ARMV7 = { os: 'linux', architecture: 'arm', variant: 'v7' };
+const staged = {
+  workload: workloadRef(edge, 'resource-monitor'),
+  images: [`docker.io/tracebloc/resource-monitor@${D3}`],
+};
+
 const JM = imageSpec('jobs-manager');
 // The fleet halt (docs/behaviour.md §3.4b): an edge that watches one, and one with FLEET_HALT_EXIT=1.
 const HALT_ENV = {
@@ -219,6 +227,33 @@ const operatorLines = (): readonly TickEvent[] => [
   }),
   say.liveDrift(repair, { ...finding('otherDigest', 'jobs-manager'), recordedHalted: true }),
   say.signatureRejected('tracebloc/jobs-manager', D1, 'no signature', true),
+  // Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a).
+  ...[
+    { _tag: 'Provides', platforms: [AMD64, ARM64] } as const,
+    { _tag: 'Lacks', lacking: [ARM64, ARMV7], provides: [AMD64] } as const,
+    { _tag: 'Unchecked', why: `the recorded manifest ${D1}: RateLimited: 429`, cause: 'RateLimited' } as const,
+    { _tag: 'Unchecked', why: 'the new manifest: its media type is not one the check reads' } as const,
+  ].map((judgement) =>
+    say.announcePlatformCheck({ image: 'jobs-manager', repo: JM.repo, from: D1, to: D2, judgement }),
+  ),
+  say.staging(
+    'staging docker.io/tracebloc/jobs-manager@… on the nodes of deployment/stg-jobs-manager before switching them',
+  ),
+  say.announceStaging({ ...staged, result: { _tag: 'Staged', nodes: ['edge-1', 'edge-2'] } }),
+  say.announceStaging({ ...staged, result: { _tag: 'Staged', nodes: [] } }),
+  say.announceStaging({
+    ...staged,
+    result: {
+      _tag: 'NotStaged',
+      failures: [
+        { node: 'edge-1', reason: 'ImagePullBackOff: Back-off pulling image' },
+        { node: 'edge-3', reason: 'still pulling when PREPULL_TIMEOUT=30m passed (ContainerCreating)' },
+      ],
+      staged: ['edge-2'],
+    },
+  }),
+  say.announceStaging({ ...staged, result: { _tag: 'NotStaged', failures: [{ reason: denied.message }], staged: [] } }),
+  say.stagingEventNotRecorded('Forbidden (HTTP 403): events is forbidden'),
   say.tickComplete(),
 ];
 

@@ -21,6 +21,12 @@ export {
 } from './cluster/index.js';
 export { createEventsPort, type EventsPortOptions } from './events/index.js';
 export { createFleetHaltReader } from './fleet-halt/read-fleet-halt.js';
+export {
+  createPlatformReader,
+  DEFAULT_PLATFORM_LIMITS,
+  type PlatformLimits,
+  type PlatformReaderOptions,
+} from './platforms/read-platforms.js';
 export type { HeaderReader, HttpAnswer, HttpFetch, HttpInit } from './registry/http-transport.js';
 export {
   createRegistryPort,
@@ -45,3 +51,4 @@ export {
   type SignatureVerifierOptions,
   type TrustedKey,
 } from './signatures/index.js';
+export { createStagingPort, type StagingPortOptions } from './staging/index.js';

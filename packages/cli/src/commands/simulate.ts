@@ -1,6 +1,6 @@
 import { runScenario, SCENARIOS, scenarioNamed } from '@image-refresh/core/sim';
 import { logLines } from '../render/log-lines.js';
-import { renderTimeline } from '../render/timeline.js';
+import { renderTimeline, unavailabilityLine } from '../render/timeline.js';
 import type { CommandResult, Output } from './command.js';
 
 export const SIMULATE_HELP = `Usage: image-refresh simulate [--scenario NAME] [--list] [--verbose]
@@ -30,6 +30,8 @@ export const simulate = async (
   const { config, rows } = await runScenario(scenario);
   out.stdout(`scenario ${scenario.name}: ${scenario.summary}\n`);
   out.stdout(renderTimeline(config, rows));
+  const unavailable = unavailabilityLine(rows);
+  if (unavailable !== undefined) out.stdout(`\n${unavailable}`);
   if (options.verbose === true) {
     for (const row of rows) {
       out.stdout(`\n--- tick ${row.tick}${row.edge === undefined ? '' : ` [${row.edge}]`}: ${row.event}`);

@@ -80,7 +80,7 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     gauge(
       'image_refresh_tick_outcome',
-      "1 for the last tick's outcome, the summary line's outcome= (complete, skipped, frozen, flapLockout, signatureRejected, rolledBack, quarantineHeld, soaking, halted, haltUnverified, interrupted, ...).",
+      "1 for the last tick's outcome, the summary line's outcome= (complete, skipped, frozen, flapLockout, signatureRejected, rolledBack, quarantineHeld, soaking, halted, haltUnverified, platformMismatch, notStaged, interrupted, ...).",
       [{ labels: { outcome: outcome.result }, value: 1 }],
     ),
     single(

@@ -85,6 +85,12 @@ export const decisionOf = (outcome: TickOutcome): string => {
     }
     case 'signatureRejected':
       return `SIGNATURE NOT VERIFIED: ${heldFor(outcome, 'signatureRejected').join(', ')}`;
+    case 'platformMismatch':
+      return `PLATFORM MISMATCH: ${heldFor(outcome, 'platformMismatch').join(', ')}`;
+    case 'notStaged': {
+      const reimaged = outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; ` : '';
+      return `${reimaged}not staged: ${heldFor(outcome, 'notStaged').join(', ')}`;
+    }
     case 'quarantineHeld':
       return `quarantined digest held (${heldFor(outcome, 'quarantined').join(', ')})`;
     case 'soaking':

@@ -9,12 +9,14 @@ import type { LogEvent } from './log-lines.js';
 // dry-run port's own "would …" line already says it.
 
 /** Lines the dry-run port's "would set image / wait for / annotate" lines stand for. */
-const SAID_BY_THE_PORT = new Set(['SET_IMAGE', 'ROLLOUT_COMPLETE', 'REIMAGE_COMPLETE', 'RECORDING_DIGESTS']);
+const SAID_BY_THE_PORT = new Set(['SET_IMAGE', 'ROLLOUT_COMPLETE', 'REIMAGE_COMPLETE', 'RECORDING_DIGESTS', 'STAGED']);
 
 /** A real run's words for an action, and how a dry run says them. */
 const WOULD: readonly (readonly [RegExp, string])[] = [
   [/^re-imaging control-plane workloads/, 'would re-image control-plane workloads'],
   [/^tick complete$/, 'would have completed the tick; nothing was written or re-imaged'],
+  // PREPULL (docs/behaviour.md §3.5a): the port's "would stage …" lines say where; no pod is started.
+  [/^staging (.*) before switching them/, 'would stage $1 before switching them'],
   [/^decoupled re-image complete;/, 'the decoupled re-image would complete;'],
   [/-- clearing /, '-- would clear '],
   [/; recording without re-imaging$/, '; would record without re-imaging'],

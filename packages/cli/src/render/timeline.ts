@@ -1,4 +1,4 @@
-import { ANNOTATION, IMAGES, shortDigest, type TickConfig } from '@image-refresh/core';
+import { ANNOTATION, formatDuration, IMAGES, shortDigest, type TickConfig } from '@image-refresh/core';
 import type { TimelineRow } from '@image-refresh/core/sim';
 import { decisionOf, jobsManagerState } from './decision.js';
 
@@ -47,4 +47,20 @@ export const renderTimeline = (config: TickConfig, rows: readonly TimelineRow[])
       .trimEnd();
   });
   return [header.trimEnd(), ...lines].join('\n');
+};
+
+/**
+ * Under the timeline: how long the re-imaged workloads' pods were
+ * unavailable — the rollout waits (a rollback's too) while new pods waited
+ * for their image and started — per edge; nothing when no rollout waited.
+ * `slow-link` compares it with and without PREPULL (docs/behaviour.md §3.5a).
+ */
+export const unavailabilityLine = (rows: readonly TimelineRow[]): string | undefined => {
+  const byEdge = new Map<string, number>();
+  for (const row of rows) byEdge.set(row.edge ?? '', (byEdge.get(row.edge ?? '') ?? 0) + row.unavailableMs);
+  if ([...byEdge.values()].every((ms) => ms === 0)) return undefined;
+  const said = [...byEdge].map(
+    ([edge, ms]) => `${edge === '' ? '' : `[${edge}] `}${ms === 0 ? '0s' : formatDuration(ms)}`,
+  );
+  return `time with pods unavailable (rollout waits of re-imaged workloads): ${said.join(', ')}`;
 };

@@ -3,7 +3,9 @@ import {
   createClusterPort,
   createEventsPort,
   createFleetHaltReader,
+  createPlatformReader,
   createRegistryPort,
+  createStagingPort,
   describeBudget,
   inspectWorkload,
   loadClusterConfig,
@@ -90,6 +92,28 @@ export const connectToCluster =
             }),
         // Issue 17: MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it.
         clock: systemClock([hooks.signal, hooks.interrupt]),
+        // Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a): built only when switched on.
+        ...(config.staging?.platformCheck === true
+          ? {
+              platforms: createPlatformReader({
+                registry: {
+                  baseUrl: config.registryUrl,
+                  authUrl: config.authUrl,
+                  timeoutMs: config.registryTimeoutMs,
+                  ...registrySignals(hooks),
+                },
+              }),
+            }
+          : {}),
+        ...(config.staging?.prepull !== undefined && E.isRight(loaded)
+          ? {
+              staging: createStagingPort(loaded.right.kubeConfig, config, {
+                onProgress: hooks.onProgress,
+                ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+                ...(hooks.interrupt === undefined ? {} : { abortReads: hooks.interrupt }),
+              }),
+            }
+          : {}),
       }),
       inspect: (ref) =>
         E.isRight(loaded)

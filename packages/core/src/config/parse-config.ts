@@ -3,6 +3,7 @@ import { formatDuration, parseDurationMs } from './duration.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import { parseFleetHaltConfig } from './fleet-halt-config.js';
 import { parseSignatureConfig } from './signature-config.js';
+import { parseStagingConfig } from './staging-config.js';
 import type { ConfigError, PinName, TickConfig } from './tick-config.js';
 
 // Every problem at once, each naming the variable and its value: an operator
@@ -344,6 +345,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
   const fleetHalt = parseFleetHaltConfig(env);
   const signatures = parseTrustConfig(env);
   problems.list.push(...signatures.problems, ...fleetHalt.problems);
+  const staging = parseStagingConfig(env);
+  problems.list.push(...staging.problems);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const config: TickConfig = {
     releaseName,
@@ -383,6 +386,8 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
     ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay, AGE_LIMIT),
     startJitterMs: durationOrZero(env, problems, ENV.startJitter, DEFAULTS.startJitter, START_JITTER_LIMIT),
+    // Both off, the config is the one it always was (I43).
+    ...(staging.config.platformCheck || staging.config.prepull !== undefined ? { staging: staging.config } : {}),
   };
   // Each part parsed (a part that did not is 0 and named already): the sum has the same limit.
   if (problems.list.every((p) => p.variable !== ENV.minDigestAge && p.variable !== ENV.ringDelay)) {

@@ -1,5 +1,6 @@
 import type { FleetHaltConfig } from './fleet-halt-config.js';
 import type { SignatureConfig } from './signature-config.js';
+import type { StagingConfig } from './staging-config.js';
 
 /** The keys of `TickConfig.pins`, one per `*_PINNED` variable. */
 export type PinName = 'jobsManager' | 'podsMonitor' | 'resourceMonitor' | 'requestsProxy';
@@ -122,6 +123,12 @@ export interface TickConfig {
    * VERIFY_SIGNATURES says.
    */
   readonly fleetHalt?: FleetHaltConfig;
+  /**
+   * PLATFORM_CHECK and PREPULL ("stage, then switch"): absent when both are
+   * `off` (the default, the script's behaviour), so the config is the one it
+   * always was (I43); see docs/behaviour.md §3.4a step 4 and §3.5a.
+   */
+  readonly staging?: StagingConfig;
 }
 
 /** One problem with one environment variable, as `parseTickConfig` reports it. */

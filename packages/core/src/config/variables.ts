@@ -2,12 +2,13 @@ import { formatDuration } from './duration.js';
 import { DEFAULTS, ENV } from './environment.js';
 import { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS, MAX_TICK_DURATION_MS } from './parse-config.js';
 import { SIGNATURE_ENV } from './signature-config.js';
+import { STAGING_DEFAULTS, STAGING_ENV } from './staging-config.js';
 
 // Every environment variable an image-refresh tick reads, with its default and
 // its meaning: the one list `image-refresh help tick`, SWAP.md and
 // docs/configuration.md are generated from (a test holds the two files to
 // it). Rows are keyed by the config's own tables of names (ENV,
-// SIGNATURE_ENV), so a variable added there does not compile until it has a
+// SIGNATURE_ENV, STAGING_ENV), so a variable added there does not compile until it has a
 // row here. The metrics push's three are read by the CLI; they are part of
 // what an operator configures, so they are rows too.
 
@@ -21,6 +22,7 @@ export type VariableSection =
   | 'signatures'
   | 'wayBack'
   | 'fleetSafe'
+  | 'stageThenSwitch'
   | 'fleetHalt'
   | 'metrics';
 
@@ -44,6 +46,7 @@ export const VARIABLE_SECTIONS: Readonly<Record<VariableSection, string>> = {
   signatures: 'Signatures',
   wayBack: 'The way back after a failed rollout',
   fleetSafe: 'Fleet-safe rollout',
+  stageThenSwitch: 'Stage, then switch',
   fleetHalt: 'The fleet halt',
   metrics: 'Metrics (Prometheus Pushgateway)',
 };
@@ -172,6 +175,29 @@ const SIGNATURE_VARIABLES: Readonly<Record<keyof typeof SIGNATURE_ENV, Row>> = {
   ),
 };
 
+const STAGING_VARIABLES: Readonly<Record<keyof typeof STAGING_ENV, Row>> = {
+  platformCheck: row(
+    'stageThenSwitch',
+    '`off`',
+    '`on`: a changed digest that drops a platform (`os/arch[/variant]`) the recorded one provides is not re-imaged (a finding)',
+  ),
+  prepull: row(
+    'stageThenSwitch',
+    '`off`',
+    '`on`: a changed digest is pulled onto every node of the workload (a short-lived pod per node) before the workload is switched',
+  ),
+  prepullTimeout: row(
+    'stageThenSwitch',
+    `\`${STAGING_DEFAULTS.prepullTimeout}\``,
+    `the whole staging wait of one tick (at most ${most(MAX_TICK_DURATION_MS)}); past it, that workload waits for the next tick, no attempt spent`,
+  ),
+  prepullParallel: row(
+    'stageThenSwitch',
+    `\`${STAGING_DEFAULTS.prepullParallel}\``,
+    "nodes pulling at once, so a site's link carries one pull at a time by default",
+  ),
+};
+
 /** The metrics push's variables, read by the CLI (packages/cli/src/metrics/metrics-config.ts). */
 const METRICS_VARIABLES: readonly ConfigVariable[] = [
   {
@@ -200,6 +226,10 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   ...Object.entries(TICK_VARIABLES).map(([key, r]) => ({ name: ENV[key as keyof typeof ENV], ...r })),
   ...Object.entries(SIGNATURE_VARIABLES).map(([key, r]) => ({
     name: SIGNATURE_ENV[key as keyof typeof SIGNATURE_ENV],
+    ...r,
+  })),
+  ...Object.entries(STAGING_VARIABLES).map(([key, r]) => ({
+    name: STAGING_ENV[key as keyof typeof STAGING_ENV],
     ...r,
   })),
   ...METRICS_VARIABLES,

@@ -5,8 +5,9 @@ import type { ImageName } from './workloads.js';
 
 // docs/behaviour.md §3.4a: before a changed digest is planned, it passes the
 // admission checks in one fixed order — halted (§3.4b)? → quarantined? → old
-// enough on this edge (soak, ring)? → signature verified? — and only then the flap back-off,
-// the persisted attempt and the re-image (§3.5, §3.6). A check that is
+// enough on this edge (soak, ring)? → signature verified? → every platform
+// there? — and only then the flap back-off, (PREPULL) the staging, the
+// persisted attempt and the re-image (§3.5, §3.5a, §3.6). A check that is
 // switched off passes at once. A check that holds an image back records why
 // here, as data; the plan is made once, after every check, with the held
 // images left out (docs/behaviour.md §3.4), so a held digest never reaches a
@@ -42,7 +43,25 @@ export type Hold =
        * `warn` as under `enforce`.
        */
       readonly check: 'NotVerified' | 'CheckFailed';
-    };
+    }
+  /**
+   * PLATFORM_CHECK=on (docs/behaviour.md §3.4a step 4): `Lacks`, the digest
+   * drops a platform the recorded one provides (a finding); `Unchecked`, one
+   * of the two manifests could not be read (fail closed, WARN, retried next tick).
+   */
+  | {
+      readonly _tag: 'PlatformMismatch';
+      readonly image: ImageName;
+      readonly digest: Digest;
+      readonly why: string;
+      readonly check: 'Lacks' | 'Unchecked';
+    }
+  /**
+   * PREPULL=on (docs/behaviour.md §3.5a): the digest could not be pulled onto
+   * every node of a workload that runs it before the switch; held after the
+   * plan was made, so no attempt is spent on it (I41).
+   */
+  | { readonly _tag: 'NotStaged'; readonly image: ImageName; readonly digest: Digest; readonly why: string };
 
 /** Image → why it is held back this tick. At most one hold per image: the first check that holds it wins. */
 export type Holds = Readonly<Partial<Record<ImageName, Hold>>>;

@@ -21,7 +21,13 @@ export type HeldReason =
   /** ON_ROLLOUT_FAILURE=revert quarantined it after a failed rollout here. */
   | 'quarantined'
   /** MIN_DIGEST_AGE / ROLLOUT_RING: not yet old enough on this edge (or its age could not be judged). */
-  | 'soaking';
+  | 'soaking'
+  /** PLATFORM_CHECK=on: it drops a platform the recorded digest provides — a finding. */
+  | 'platformMismatch'
+  /** PLATFORM_CHECK=on: a manifest could not be read: retried next tick, never a mismatch. */
+  | 'platformUnchecked'
+  /** PREPULL=on: it could not be pulled onto every node of its workload this tick (failed or still pulling). */
+  | 'notStaged';
 
 /** One digest the admission checks held back this tick. */
 export interface HeldDigest {
@@ -42,6 +48,10 @@ const reasonOf = (hold: Hold): HeldReason => {
       return 'soaking';
     case 'SignatureNotVerified':
       return hold.check === 'NotVerified' ? 'signatureRejected' : 'signatureUnchecked';
+    case 'PlatformMismatch':
+      return hold.check === 'Lacks' ? 'platformMismatch' : 'platformUnchecked';
+    case 'NotStaged':
+      return 'notStaged';
   }
 };
 
@@ -53,20 +63,30 @@ export const heldDigestsOf = (holds: Holds, order: readonly ImageName[]): readon
   });
 
 /** The name a tick that ran through ends under when it held a digest back. */
-export type HeldResult = 'haltUnverified' | 'signatureRejected' | 'halted' | 'quarantineHeld' | 'soaking';
+export type HeldResult =
+  | 'haltUnverified'
+  | 'signatureRejected'
+  | 'platformMismatch'
+  | 'halted'
+  | 'notStaged'
+  | 'quarantineHeld'
+  | 'soaking';
 
 /**
  * The most urgent hold names the ending: the findings first (a fleet halt
  * that could not be verified — even on a steady tick, where it held nothing —
- * then a signature rejection), then a halt in force, a quarantined build held,
- * a digest soaking; a signature the registry failed to answer is a retry, not
- * a hold worth a name. Undefined: nothing held, the tick is `complete`.
+ * then a signature rejection, then a platform mismatch), then a halt in force,
+ * a build not staged, a quarantined build held, a digest soaking; a signature
+ * or a manifest the registry failed to answer is a retry, not a hold worth a
+ * name. Undefined: nothing held, the tick is `complete`.
  */
 export const heldResultOf = (held: readonly HeldDigest[], haltUnverified: boolean): HeldResult | undefined => {
   const reasons = new Set(held.map((h) => h.reason));
   if (haltUnverified || reasons.has('haltUnverified')) return 'haltUnverified';
   if (reasons.has('signatureRejected')) return 'signatureRejected';
+  if (reasons.has('platformMismatch')) return 'platformMismatch';
   if (reasons.has('halted')) return 'halted';
+  if (reasons.has('notStaged')) return 'notStaged';
   if (reasons.has('quarantined')) return 'quarantineHeld';
   if (reasons.has('soaking')) return 'soaking';
   return undefined;

@@ -1,4 +1,5 @@
 import { signatureModeOf } from '../config/signature-config.js';
+import { isPlatformCheckOn, prepullOf } from '../config/staging-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { requiredDigestAgeMs } from './digest-age.js';
 import type { HaltPins } from './fleet-halt-admission.js';
@@ -42,3 +43,12 @@ export const isRevertOn = (config: TickConfig): boolean => config.onRolloutFailu
 
 /** ROLLOUT_STABLE_FOR above 0: a completed rollout must stay complete before it counts (issue 16). */
 export const hasStabilityWindow = (config: TickConfig): boolean => config.rolloutStableForMs > 0;
+
+/** PLATFORM_CHECK=off (the default, the script's behaviour): no manifest is read (docs/behaviour.md §3.4a step 4). */
+export const isPlatformCheckOff = (config: TickConfig): boolean => !isPlatformCheckOn(config);
+
+/** PREPULL=off (the default, the script's behaviour): no staging pod, no Event (docs/behaviour.md §3.5a). */
+export const isPrepullOff = (config: TickConfig): boolean => prepullOf(config) === undefined;
+
+/** IMAGE_REFRESH_EVENTS=0: no Kubernetes Event is recorded, not even as staging starts. */
+export const areKubernetesEventsOff = (config: TickConfig): boolean => !config.kubernetesEvents;

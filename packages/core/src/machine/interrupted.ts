@@ -151,6 +151,12 @@ const whereOf = (point: InterruptPoint, context: InterruptedContext): string => 
       return `${when} reading the clock`;
     case 'readFleetHalt':
       return `${when} reading the fleet halt (nothing of it was acted on)`;
+    case 'readPlatforms':
+      return `${when} reading the platforms of new digests (nothing of them was acted on)`;
+    case 'recordStagingEvent':
+      return `${when} recording the RefreshStaging Event (nothing was switched)`;
+    case 'stageImages':
+      return `${when} staging the new images on their nodes (no pod was switched)`;
     default:
       return `${when} ${point.src}`;
   }

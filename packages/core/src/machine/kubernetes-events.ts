@@ -56,6 +56,10 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   HALT_NO_PIN: { type: 'Warning', reason: 'RefreshHalted' },
   // What the halt held this tick, in the same Event (a finding under FLEET_HALT_EXIT=1).
   DIGEST_HALTED: { type: 'Warning', reason: 'RefreshHalted' },
+  // Stage, then switch. RefreshStaging (Normal) is recorded as staging starts,
+  // not here: a 20-minute pull must be visible while it lasts (docs/behaviour.md §3.5a).
+  PLATFORM_MISMATCH: { type: 'Warning', reason: 'RefreshPlatformMismatch' },
+  STAGING_FAILED: { type: 'Warning', reason: 'RefreshStagingFailed' },
 };
 
 /** One Kubernetes Event reason a tick records, with its type and what it is recorded for. */
@@ -111,8 +115,12 @@ export const clipNote = (message: string): string => {
 };
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
-  // A registry failure on the signature fetch is a resolution failure of that image (issue 15).
-  if (event.code === 'RESOLVE_FAILED' || event.code === 'SIGNATURE_CHECK_FAILED') {
+  // A registry failure on the signature fetch (issue 15) or the platform check is a resolution failure of that image.
+  if (
+    event.code === 'RESOLVE_FAILED' ||
+    event.code === 'SIGNATURE_CHECK_FAILED' ||
+    event.code === 'PLATFORM_CHECK_FAILED'
+  ) {
     return event.cause === 'RateLimited'
       ? { type: 'Warning', reason: 'RefreshRegistryRateLimited' }
       : { type: 'Warning', reason: 'RefreshResolveFailed' };

@@ -1,3 +1,4 @@
+import { prepullOf } from '../config/staging-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 
 // The longest each port call may take (I17). The adapters bound every request
@@ -29,6 +30,14 @@ export const SIGNATURE_REQUESTS_PER_CHECK = 39;
  */
 export const FLEET_HALT_READ_REQUESTS = 6;
 
+/**
+ * Registry requests one platform target costs at most (PLATFORM_CHECK): its
+ * manifest GET and, for a single image, its config blob GET, plus the
+ * repository's anonymous probe and pull token should it be the first of its
+ * repository this tick.
+ */
+export const PLATFORM_REQUESTS_PER_TARGET = 4;
+
 export interface PortBounds {
   readonly apiMs: number;
   readonly observeMs: number;
@@ -40,6 +49,14 @@ export interface PortBounds {
   readonly verifyMs: (digests: number) => number;
   /** FLEET_HALT_REF: reading one halt document (its manifest and its layer). */
   readonly haltReadMs: number;
+  /** PLATFORM_CHECK=on: the platform reads of `targets` manifests, one after the other. */
+  readonly platformMs: (targets: number) => number;
+  /**
+   * PREPULL=on: the one staging call — PREPULL_TIMEOUT, the request in flight
+   * when it passes, and the deletion of the staging pods (in parallel, one
+   * request's bound) — plus the grace; 0 with PREPULL=off.
+   */
+  readonly stagingMs: number;
 }
 
 export const portBounds = (config: TickConfig): PortBounds => ({
@@ -54,4 +71,13 @@ export const portBounds = (config: TickConfig): PortBounds => ({
   verifyMs: (digests) =>
     config.registryTimeoutMs * SIGNATURE_REQUESTS_PER_CHECK * Math.max(digests, 1) + BACKSTOP_GRACE_MS,
   haltReadMs: config.registryTimeoutMs * FLEET_HALT_READ_REQUESTS + BACKSTOP_GRACE_MS,
+  platformMs: (targets) =>
+    config.registryTimeoutMs * PLATFORM_REQUESTS_PER_TARGET * Math.max(targets, 1) + BACKSTOP_GRACE_MS,
+  stagingMs: stagingBoundMs(config),
 });
+
+/** PREPULL_TIMEOUT + two request bounds (the one in flight at the deadline, the deletions) + the grace. */
+const stagingBoundMs = (config: TickConfig): number => {
+  const prepull = prepullOf(config);
+  return prepull === undefined ? 0 : prepull.timeoutMs + 2 * config.apiTimeoutMs + BACKSTOP_GRACE_MS;
+};

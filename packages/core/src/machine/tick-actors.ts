@@ -1,9 +1,12 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import { fromPromise } from 'xstate';
 import type { WorkloadChange } from '../domain/plan.js';
+import type { PlatformAnswer, PlatformTarget } from '../domain/platforms.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
+import type { StagingRequest, StagingResult } from '../domain/staging.js';
 import type { ImageName, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
 import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
+import type { KubeEvent } from '../ports/events-port.js';
 import type { FleetHaltDocument, FleetHaltTarget } from '../ports/fleet-halt-port.js';
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
 import type { SignatureTarget, SignatureVerdict } from '../ports/signature-port.js';
@@ -18,6 +21,8 @@ import type { AnnotationWrite } from './tick-outcome.js';
 export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
 /** One answer per signature target, in request order (issue 15). */
 export type SignatureAnswers = readonly Either<RegistryError, SignatureVerdict>[];
+/** One answer per platform target, in request order (PLATFORM_CHECK, docs/behaviour.md §3.4a step 4). */
+export type PlatformAnswers = readonly Either<RegistryError, PlatformAnswer>[];
 export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
 
 const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
@@ -45,6 +50,12 @@ export const tickActors = {
   readClock: fromPromise<number, undefined>(unprovided('readClock')),
   /** START_JITTER's wait (issue 17); the port ends it early when the tick is interrupted. */
   waitStartJitter: fromPromise<void, { delayMs: number }>(unprovided('waitStartJitter')),
+  /** PLATFORM_CHECK=on: the platforms of each changed digest and of the recorded one, in order. */
+  readPlatforms: fromPromise<PlatformAnswers, { targets: readonly PlatformTarget[] }>(unprovided('readPlatforms')),
+  /** PREPULL=on: the RefreshStaging Event, recorded as staging starts (it can change nothing, I18b). */
+  recordStagingEvent: fromPromise<void, { event: KubeEvent }>(unprovided('recordStagingEvent')),
+  /** PREPULL=on: every workload of the plan staged on its nodes, one result per target. */
+  stageImages: fromPromise<readonly StagingResult[], { request: StagingRequest }>(unprovided('stageImages')),
 };
 
 /** Port failures reach the machine as actor errors; anything else is a defect of the port, still a failure. */

@@ -1,4 +1,5 @@
 import { signatureModeOf } from '../config/signature-config.js';
+import { isPlatformCheckOn, prepullOf } from '../config/staging-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { requiredDigestAgeMs } from '../domain/digest-age.js';
 import { BACKSTOP_GRACE_MS, portBounds } from './port-bounds.js';
@@ -71,6 +72,24 @@ const fleetSafeMs = (config: TickConfig): number => {
   return soak + jitter + (soak + jitter > 0 ? n.events * bounds.apiMs : 0);
 };
 
+/**
+ * Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a), beyond the rest:
+ * PLATFORM_CHECK reads two manifests per image (the new and the recorded) and
+ * adds one Event reason (RefreshPlatformMismatch; a failed read is
+ * RefreshResolveFailed, already counted); PREPULL makes one staging call, the
+ * RefreshStaging Event before it and one reason after (RefreshStagingFailed).
+ */
+export const STAGING_CALLS_PER_TICK = { platformTargets: 6, events: 1, stagingEvents: 2 } as const;
+
+const stageThenSwitchMs = (config: TickConfig): number => {
+  const bounds = portBounds(config);
+  const n = STAGING_CALLS_PER_TICK;
+  const platforms = isPlatformCheckOn(config) ? bounds.platformMs(n.platformTargets) + n.events * bounds.apiMs : 0;
+  const staging = prepullOf(config) === undefined ? 0 : bounds.stagingMs + n.stagingEvents * bounds.apiMs;
+  // Both off (the defaults): 0, the script's bound (I43).
+  return platforms + staging;
+};
+
 /** The longest a tick can run before its summary line: the sum of its bounds (I17), at the worst case. */
 export const worstCaseTickMs = (config: TickConfig): number => {
   const bounds = portBounds(config);
@@ -90,6 +109,8 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     // MIN_DIGEST_AGE / ROLLOUT_RING / START_JITTER (issue 17); 0 at their defaults.
     fleetSafeMs(config) +
     // FLEET_HALT_REF (docs/behaviour.md §3.4b); 0 when unset.
-    fleetHaltMs(config)
+    fleetHaltMs(config) +
+    // PLATFORM_CHECK / PREPULL; 0 at their defaults.
+    stageThenSwitchMs(config)
   );
 };

@@ -89,7 +89,14 @@ export type EventCode =
   | 'FLEET_HALT_WRITE_FAILED'
   | 'DIGEST_HALTED'
   | 'HALT_PIN'
-  | 'HALT_NO_PIN';
+  | 'HALT_NO_PIN'
+  // Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a).
+  | 'PLATFORMS_CHECKED'
+  | 'PLATFORM_MISMATCH'
+  | 'PLATFORM_CHECK_FAILED'
+  | 'STAGING'
+  | 'STAGED'
+  | 'STAGING_FAILED';
 
 /**
  * One thing a tick tells its operator, in order. The CLI prints each as an

@@ -37,6 +37,17 @@ export type TickResult =
    * finding, exit 1): that image was not re-imaged (docs/behaviour.md §3.4a step 3).
    */
   | 'signatureRejected'
+  /**
+   * Ran through, but PLATFORM_CHECK=on refused a new digest that drops a
+   * platform the recorded one provides (a finding, exit 1; §3.4a step 4).
+   */
+  | 'platformMismatch'
+  /**
+   * Ran through, but PREPULL=on could not stage a new digest on every node of
+   * its workload this tick (failed, or still pulling): that workload was not
+   * switched, no attempt spent (§3.5a).
+   */
+  | 'notStaged'
   /** Ran through, holding back a digest a verified fleet halt names (exit 0 unless FLEET_HALT_EXIT=1; §3.4b). */
   | 'halted'
   /** Ran through, holding back a digest quarantined after a rollback here (exit 0; §3.4a step 1). */

@@ -7,10 +7,14 @@ import type { WorkloadRef } from '../domain/workloads.js';
 import { BACKSTOP_GRACE_MS, type PortBounds } from '../machine/port-bounds.js';
 import type { tickMachine } from '../machine/tick-machine.js';
 import type { AnnotationWrite } from '../machine/tick-outcome.js';
+import type { KubeEvent } from '../ports/events-port.js';
 import type { FleetHaltTarget } from '../ports/fleet-halt-port.js';
+import type { PlatformTarget } from '../ports/platform-port.js';
 import type { DigestRequest } from '../ports/registry-port.js';
 import type { SignatureTarget } from '../ports/signature-port.js';
+import type { StagingRequest } from '../ports/staging-port.js';
 import { bounded } from './backstop.js';
+import { NO_STAGING_PORT, readPlatformsOfEach } from './staging-calls.js';
 import type { TickPorts, Timers } from './tick-ports.js';
 import { verifyEach } from './verify-each.js';
 
@@ -67,6 +71,17 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
     // The wait's own length, plus the grace every bound has (I17).
     waitStartJitter: (input: { delayMs: number }) =>
       [input.delayMs + BACKSTOP_GRACE_MS, clock === undefined ? noClock : clock.sleep(input.delayMs)] as const,
+    // Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a); never called with both switches off.
+    readPlatforms: (input: { targets: readonly PlatformTarget[] }) =>
+      [bounds.platformMs(input.targets.length), readPlatformsOfEach(ports.platforms, input.targets)] as const,
+    // No events port: nothing to record, as after the tick (publish-events.ts).
+    recordStagingEvent: (input: { event: KubeEvent }) =>
+      [bounds.apiMs, ports.events === undefined ? TE.right(undefined) : ports.events.record(input.event)] as const,
+    stageImages: (input: { request: StagingRequest }) =>
+      [
+        bounds.stagingMs,
+        ports.staging === undefined ? TE.left(transport(NO_STAGING_PORT)) : ports.staging.stage(input.request),
+      ] as const,
   } satisfies Record<keyof typeof tickMachine.implementations.actors, unknown>;
 };
 

@@ -4,8 +4,10 @@ import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { FleetHaltPort } from '../ports/fleet-halt-port.js';
+import type { PlatformPort } from '../ports/platform-port.js';
 import type { RegistryPort } from '../ports/registry-port.js';
 import type { SignaturePort } from '../ports/signature-port.js';
+import type { StagingPort } from '../ports/staging-port.js';
 
 // The public types of running a tick: its ports, its timers, its options.
 
@@ -41,6 +43,18 @@ export interface TickPorts {
    * it is unverified, and nothing is re-imaged (fail closed, I37).
    */
   readonly fleetHalt?: FleetHaltPort;
+  /**
+   * Where the platforms of a changed digest and of the recorded one are read
+   * (PLATFORM_CHECK=on, docs/behaviour.md §3.4a step 4); never called with
+   * `off`. Absent while the check is on, no digest is admitted (fail closed).
+   */
+  readonly platforms?: PlatformPort;
+  /**
+   * Where a workload's new images are pulled onto its nodes before it is
+   * switched (PREPULL=on, §3.5a); never called with `off`. Absent while it is
+   * on, nothing is staged, so nothing is switched (fail closed).
+   */
+  readonly staging?: StagingPort;
 }
 
 /**

@@ -8,14 +8,17 @@ export { SCENARIOS, type Scenario, type ScenarioStep, scenarioNamed } from './sc
 export { SIM_ENVIRONMENT, simConfig } from './sim-config.js';
 export { simDigest } from './sim-digest.js';
 export { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
+export { SimNodes, type SimStagingPod } from './sim-nodes.js';
 export { simPorts } from './sim-ports.js';
 export {
   type ClusterFault,
   type ClusterOp,
   type FaultTarget,
   type HaltDocumentFault,
+  type PlatformFault,
   type RegistryFault,
   type RolloutBehaviour,
+  SIM_PLATFORMS,
   SIM_SIGNING_KEY,
   type SignatureFault,
   type SimCall,

@@ -21,7 +21,16 @@ export interface TimelineRow {
   readonly kubeEvents: readonly string[];
   /** The edge this row is of, in a scenario of several edges side by side (issue 17, `canary-ring`). */
   readonly edge?: string;
+  /**
+   * Virtual time the tick's re-imaged workloads spent with pods unavailable:
+   * their rollout waits (and a rollback's), while new pods waited for their
+   * image and started (PREPULL's measure, `slow-link`).
+   */
+  readonly unavailableMs: number;
 }
+
+const unavailableSoFar = (world: SimWorld): number =>
+  Object.values(world.nodes.unavailableMs).reduce((a, b) => a + b, 0);
 
 /** One tick of one simulated edge, as a timeline row. */
 const tickRow = async (
@@ -30,6 +39,7 @@ const tickRow = async (
   { config, world, ports }: { config: TickConfig; world: SimWorld; ports: TickPorts },
 ): Promise<TimelineRow> => {
   const startedAt = world.clockMs;
+  const unavailableBefore = unavailableSoFar(world);
   const firstCall = world.calls.length;
   const outcome = await runTick(config, ports);
   return {
@@ -39,6 +49,7 @@ const tickRow = async (
     annotations: { ...world.annotations },
     images: Object.fromEntries(Object.values(world.workloads).map((w) => [w.id, { ...w.images }])),
     elapsedMs: world.clockMs - startedAt,
+    unavailableMs: unavailableSoFar(world) - unavailableBefore,
     kubeEvents: world.calls
       .slice(firstCall)
       .flatMap((c) => (c.op === 'recordEvent' && c.outcome === 'ok' ? [c.detail] : [])),

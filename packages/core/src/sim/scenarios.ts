@@ -276,6 +276,28 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: "the halt's tag deleted: lifted", act: later((w) => w.deleteTag(SIM_HALT_REPO, SIM_HALT_TAG)) },
     ],
   },
+  {
+    name: 'slow-link',
+    summary:
+      'PREPULL (docs/behaviour.md §3.5a): build 2 takes 20 minutes to pull over the site link. Without PREPULL the rollout times out with the old pod gone and, under ON_ROLLOUT_FAILURE=revert, the good build is rolled back and quarantined; with it the tick stages the image on the node first, then switches in seconds.',
+    env: { ON_ROLLOUT_FAILURE: 'revert' },
+    edges: [
+      { name: 'without PREPULL', env: {} },
+      { name: 'with PREPULL', env: { PREPULL: 'on' } },
+    ],
+    steps: [
+      { event: 'fresh install' },
+      {
+        event: `publish ${JM} build 2: a 20-minute pull`,
+        act: later((w) => {
+          w.slowLink(simDigest(`${JM}#2`), 20 * 60_000);
+          publish(JM, 2)(w);
+        }),
+      },
+      { event: '15 minutes later', act: later() },
+      { event: '15 minutes later', act: later() },
+    ],
+  },
 ];
 
 /** The scenario called `name`, or undefined: `simulate --scenario` turns that into exit 2. */

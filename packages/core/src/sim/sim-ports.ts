@@ -11,6 +11,7 @@ import type { FleetHaltDocument, FleetHaltPort } from '../ports/fleet-halt-port.
 import type { Resolution } from '../ports/registry-port.js';
 import type { SignaturePort, SignatureVerdict } from '../ports/signature-port.js';
 import type { TickPorts } from '../run-tick.js';
+import { simPlatformPort, simStagingPort, stillPulling } from './sim-stage-ports.js';
 import { type ClusterOp, SIM_SIGNING_KEY, type SimWorld } from './sim-world.js';
 
 // The ports on a SimWorld. Virtual time advances as a real adapter's would:
@@ -131,6 +132,8 @@ export const simPorts = (world: SimWorld): TickPorts => {
           }
           w.generation += 1;
           w.rolloutPending = true;
+          // The new pods' nodes start pulling what they do not hold (docs/behaviour.md §3.5a).
+          world.nodes.readyEverywhere(world.nodes.of[workload.id], Object.values(w.images), world.clockMs);
           return E.right({ changed });
         },
         undefined,
@@ -151,21 +154,36 @@ export const simPorts = (world: SimWorld): TickPorts => {
       } else if (!w.exists) {
         result = E.left(notFound(`${workload.kind.toLowerCase()}s.apps "${workload.name}" not found`, 404));
       } else {
-        const settledness = world.settlednessOf(workload.id, 'rollout-wait');
-        if (settledness._tag === 'Settled') {
-          world.clockMs += w.rolloutPending ? SIM_ROLLOUT_MS : SIM_REQUEST_MS;
-          w.rolloutPending = false;
-          result = E.right(undefined);
-        } else {
+        const startedAt = world.clockMs;
+        const pending = w.rolloutPending;
+        // New pods first wait for their images on every node (a slow link: `slow-link`, docs/behaviour.md §3.5a).
+        const pulled = pending
+          ? world.nodes.readyEverywhere(world.nodes.of[workload.id], Object.values(w.images), world.clockMs)
+          : world.clockMs;
+        // Only a pull makes the wait run out: a rollout with its images in place takes SIM_ROLLOUT_MS whatever the bound (as before staging).
+        if (pulled > startedAt && pulled - startedAt + SIM_ROLLOUT_MS > timeoutMs) {
           world.clockMs += timeoutMs;
-          // A flapping workload is Ready again after the failed wait.
-          if (w.behaviour === 'flaps') w.rolloutPending = false;
-          result = E.left(
-            settledness._tag === 'Failed'
-              ? { _tag: 'RolloutFailed', message: settledness.reason }
-              : { _tag: 'RolloutTimedOut', message: settledness.reason },
-          );
+          result = E.left({ _tag: 'RolloutTimedOut', message: stillPulling(world, workload, timeoutMs) });
+        } else {
+          world.clockMs = pulled;
+          const settledness = world.settlednessOf(workload.id, 'rollout-wait');
+          if (settledness._tag === 'Settled') {
+            world.clockMs += pending ? SIM_ROLLOUT_MS : SIM_REQUEST_MS;
+            w.rolloutPending = false;
+            result = E.right(undefined);
+          } else {
+            world.clockMs = startedAt + timeoutMs;
+            // A flapping workload is Ready again after the failed wait.
+            if (w.behaviour === 'flaps') w.rolloutPending = false;
+            result = E.left(
+              settledness._tag === 'Failed'
+                ? { _tag: 'RolloutFailed', message: settledness.reason }
+                : { _tag: 'RolloutTimedOut', message: settledness.reason },
+            );
+          }
         }
+        // Its pods were unavailable while the wait lasted: the old ones replaced, the new ones not Ready (`slow-link`'s measure).
+        if (pending) world.nodes.unavailableMs[workload.id] += world.clockMs - startedAt;
       }
       world.log({ op: 'waitForRollout', detail: workload.id, outcome: E.isRight(result) ? 'ok' : result.left._tag });
       return done(result);
@@ -340,6 +358,8 @@ export const simPorts = (world: SimWorld): TickPorts => {
     signatures,
     clock,
     fleetHalt,
+    platforms: simPlatformPort(world),
+    staging: simStagingPort(world),
     registry: {
       resolveDigests: (requests) => () =>
         Promise.resolve(

@@ -1,5 +1,6 @@
 import type { TickConfig } from '../config/tick-config.js';
 import { type BookkeepingChanges, changeMatches } from '../domain/bookkeeping.js';
+import type { Platform } from '../domain/platforms.js';
 import type { PortErrorTag } from '../domain/port-error.js';
 import {
   type DaemonSetRolloutView,
@@ -11,6 +12,7 @@ import {
 import { CONTAINER, IMAGES, type WorkloadId, type WorkloadKind } from '../domain/workloads.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import { simDigest } from './sim-digest.js';
+import { SimNodes } from './sim-nodes.js';
 
 // An in-memory edge cluster and registry. Workloads carry a generation, spec
 // images, a rollout behaviour that decides their status, and (jobs-manager)
@@ -37,8 +39,8 @@ export type RolloutBehaviour = 'settles' | 'stalls' | 'flaps' | 'neverReady' | '
 /** When a workload's status is read: the top of a tick, a rollout wait, or the ROLLOUT_STABLE_FOR watch after it. */
 export type StatusPhase = 'top-of-tick' | 'rollout-wait' | 'stability-watch';
 
-/** Every fault-injectable cluster-side operation: the port's, and recording an Event. */
-export type ClusterOp = keyof ClusterPort | 'recordEvent';
+/** Every fault-injectable cluster-side operation: the port's, recording an Event, and staging (PREPULL). */
+export type ClusterOp = keyof ClusterPort | 'recordEvent' | 'stageImages';
 
 /**
  * Where an armed fault bites: every call of `op`, or — with `key` — only a
@@ -87,13 +89,32 @@ export type SignatureFault = PortErrorTag | 'RateLimited' | 'Hang';
  */
 export type HaltDocumentFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Unusable';
 
+/** A fault one platform read can meet (PLATFORM_CHECK): a registry failure of that class, or a hang. */
+export type PlatformFault = PortErrorTag | 'RateLimited' | 'Hang';
+
+/** What a digest provides unless a scenario says otherwise: the fleet's two platforms. */
+export const SIM_PLATFORMS: readonly Platform[] = [
+  { os: 'linux', architecture: 'amd64' },
+  { os: 'linux', architecture: 'arm64' },
+];
+
 /** The key the simulated signature port says verified a signed digest. */
 export const SIM_SIGNING_KEY = '/etc/image-refresh/keys/sim.pub';
 
 /** One call the simulated ports answered, in order: what the property suite's checker reads. */
 export interface SimCall {
   /** The port operation (`resolveDigest` per repo, `verifySignature` per digest checked, the clock's, a halt's document). */
-  readonly op: ClusterOp | 'resolveDigest' | 'verifySignature' | 'readClock' | 'sleep' | 'readFleetHalt';
+  readonly op:
+    | ClusterOp
+    | 'resolveDigest'
+    | 'verifySignature'
+    | 'readClock'
+    | 'sleep'
+    | 'readFleetHalt'
+    // Stage, then switch: a manifest's platforms read, one workload's images staged on one node, a staging pod deleted.
+    | 'readPlatforms'
+    | 'stageImage'
+    | 'deleteStagingPod';
   /** Virtual time when it ended, in ms. */
   readonly at: number;
   /** Its arguments, e.g. the annotation value written or the repo resolved. */
@@ -206,6 +227,11 @@ export class SimWorld {
   /** Fleet halt artifacts on the registry, by manifest digest: each one's document (docs/behaviour.md §3.4b). */
   readonly haltDocuments = new Map<string, string>();
   private readonly haltDocumentFaults: Armed<HaltDocumentFault>[] = [];
+  /** The edge's nodes, their image caches and the link's pull times (PREPULL, docs/behaviour.md §3.5a). */
+  readonly nodes = new SimNodes();
+  /** What a digest provides (PLATFORM_CHECK), where it is not {@link SIM_PLATFORMS}; a string: its manifest cannot be read. */
+  readonly platformsByDigest = new Map<string, readonly Platform[] | string>();
+  private readonly platformFaults = new Map<string, Armed<PlatformFault>>();
 
   constructor(readonly config: TickConfig) {
     this.workloads = {
@@ -272,6 +298,38 @@ export class SimWorld {
     return this.haltDocumentFaults[0]?.fault;
   }
 
+  /** Move the tag to a build that provides `platforms` (a string: a manifest that cannot be read). */
+  publishFor(repo: string, digest: string, platforms: readonly Platform[] | string): void {
+    this.platformsByDigest.set(digest, platforms);
+    this.publish(repo, digest);
+  }
+
+  /** What the registry's manifest of `digest` says it provides (PLATFORM_CHECK). */
+  platformsOf(digest: string): readonly Platform[] | string {
+    return this.platformsByDigest.get(digest) ?? SIM_PLATFORMS;
+  }
+
+  /** Arm a fault for the next `times` platform reads of one repo. */
+  injectPlatformFault(repo: string, fault: PlatformFault, times = 1): void {
+    this.platformFaults.set(repo, { fault, remaining: times });
+  }
+
+  /** Takes the armed fault for a repo's platform read, if any. */
+  takePlatformFault(repo: string): PlatformFault | undefined {
+    return take(this.platformFaults, repo);
+  }
+
+  /** The link is slow for `digest`: a pull of it takes `ms` on every node (PREPULL's `slow-link`). */
+  slowLink(digest: string, ms: number): void {
+    this.nodes.pullMs.set(digest, ms);
+  }
+
+  /** Whether every node of the workload holds every image its pod spec names now: new pods wait for a pull otherwise. */
+  imagesPulled(id: WorkloadId): boolean {
+    const images = Object.values(this.workloads[id].images);
+    return this.nodes.of[id].every((node) => images.every((ref) => this.nodes.present(node, ref, this.clockMs)));
+  }
+
   /** A trusted key signs `repo@digest` (cosign sign, issue 15). */
   sign(repo: string, digest: string): void {
     this.signedDigests.add(`${repo}@${digest}`);
@@ -325,6 +383,7 @@ export class SimWorld {
     this.registryFaults.clear();
     this.signatureFaults.clear();
     this.haltDocumentFaults.splice(0);
+    this.platformFaults.clear();
   }
 
   /** A human (or a monitoring system) edits the bookkeeping. */
@@ -394,6 +453,9 @@ export class SimWorld {
     for (const [repo, armed] of this.signatureFaults) copy.signatureFaults.set(repo, { ...armed });
     for (const [digest, document] of this.haltDocuments) copy.haltDocuments.set(digest, document);
     for (const armed of this.haltDocumentFaults) copy.haltDocumentFaults.push({ ...armed });
+    this.nodes.copyInto(copy.nodes);
+    for (const [digest, platforms] of this.platformsByDigest) copy.platformsByDigest.set(digest, platforms);
+    for (const [repo, armed] of this.platformFaults) copy.platformFaults.set(repo, { ...armed });
     return copy;
   }
 
@@ -456,7 +518,11 @@ export class SimWorld {
   /** What kubectl's rules say of a workload now, at the top of a tick or during a rollout wait (flaps differ). */
   settlednessOf(id: WorkloadId, phase: StatusPhase): Settledness {
     const w = this.workloads[id];
-    const status = this.runsBrokenBuild(id) ? { updated: true, available: false } : statusOf(w, phase);
+    // New pods that wait for their image to be pulled are not available (docs/behaviour.md §3.5a).
+    const status =
+      this.runsBrokenBuild(id) || (w.rolloutPending && !this.imagesPulled(id))
+        ? { updated: true, available: false }
+        : statusOf(w, phase);
     const name = this.nameOf(id);
     if (w.kind === 'DaemonSet') {
       const view: DaemonSetRolloutView = {

@@ -501,6 +501,16 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     },
   },
   {
+    breaks: ['I43'],
+    trace: 'a staging pod and a manifest read with PLATFORM_CHECK and PREPULL off',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
+      const image = `docker.io/${JM}@${simDigest(`${JM}#2`)}`;
+      const calls = [call('stageImage', `jobs-manager edge-1 ${image}`, 'Staged'), ...record.calls];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
     breaks: ['I20'],
     trace: 'a replay of the same tick that came out differently',
     tampered: async () => {

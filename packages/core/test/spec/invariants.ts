@@ -4,6 +4,8 @@ import { isWellFormedDigest } from '../../src/domain/digest.js';
 import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
 
 const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+/** PREPULL's Event, as the simulated Events port logs it: recorded as staging starts. */
+const STAGING_EVENT = 'Normal RefreshStaging';
 
 import { ATTEMPT, FLAP, STREAK, type TickView } from './tick-view.js';
 
@@ -295,12 +297,15 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!t.reimaged || !t.everyRolloutCompleted()) return undefined;
       for (const image of t.resolvedImages()) {
         const before = t.annotationBefore(image.recordKey) ?? '';
-        // A drift its signature check held back is not refreshed on purpose (issue 15, I26).
+        // A drift its signature check held back is not refreshed on purpose (issue 15, I26); nor one the
+        // platform check refused or could not judge, nor one not staged on every node (docs/behaviour.md §3.5a).
         const drifted =
           before !== '' &&
           before !== t.record.before.registry[image.repo] &&
           !t.quarantined(image) &&
-          !t.heldBySignature(image.repo);
+          !t.heldBySignature(image.repo) &&
+          !t.heldByPlatform(image.repo) &&
+          !t.heldByStaging(image.repo);
         const set = t.setImageCalls().some((c) => t.containersOf(image.name).some((k) => k in c.images));
         if (drifted && !set) return `${image.repo} drifted but was not re-imaged with the others`;
       }
@@ -363,12 +368,16 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I18b',
-    says: 'Kubernetes Events never change a tick: they are recorded after its last decision, and one that cannot be written changes neither the exit code nor any write to the Deployment.',
+    says: 'Kubernetes Events never change a tick: they are recorded after its last decision (RefreshStaging aside, recorded as staging starts), and one that cannot be written changes neither the exit code nor any write to the Deployment.',
     source: 'issue 6',
     appliesTo: (t) => t.called('recordEvent'),
-    // The exit-code half is I18's model, which counts no Event failure as a finding.
+    // The exit-code half is I18's model, which counts no Event failure as a finding. PREPULL's
+    // RefreshStaging is recorded before the staging wait, so that a long pull is visible while it
+    // lasts (docs/behaviour.md §3.5a); whatever becomes of it, the tick goes on alike.
     violation: (t) => {
-      const after = t.record.calls.slice(t.indexOf('recordEvent')).filter((c) => c.op !== 'recordEvent');
+      const first = t.record.calls.findIndex((c) => c.op === 'recordEvent' && c.detail !== STAGING_EVENT);
+      if (first < 0) return undefined;
+      const after = t.record.calls.slice(first).filter((c) => c.op !== 'recordEvent');
       return unless(after.length === 0, () => `port calls after the first Event: ${after.map((c) => c.op).join(', ')}`);
     },
   },
@@ -620,6 +629,22 @@ export const INVARIANTS: readonly Invariant[] = [
       if (kept !== undefined && t.annotationBefore(kept) !== t.record.after.annotations[kept]) return `changed ${kept}`;
       const said = t.record.outcome.events.find((e) => e.code.includes('HALT'));
       return unless(said === undefined && t.record.outcome.halt === undefined, () => `said ${said?.message}`);
+    },
+  },
+  {
+    id: 'I43',
+    says: 'With PLATFORM_CHECK=off and PREPULL=off (the defaults) a tick reads no manifest, stages nothing, records no RefreshStaging Event and says nothing of platforms or staging: it is the reference tick.',
+    source: 'stage, then switch',
+    appliesTo: (t) => t.config.staging === undefined,
+    violation: (t) => {
+      const call = t.record.calls.find(
+        (c) =>
+          ['readPlatforms', 'stageImages', 'stageImage', 'deleteStagingPod'].includes(c.op) ||
+          c.detail === STAGING_EVENT,
+      );
+      if (call !== undefined) return `${call.op} ${call.detail}`;
+      const said = t.record.outcome.events.find((e) => e.code.startsWith('PLATFORM') || e.code.startsWith('STAG'));
+      return unless(said === undefined, () => `said ${said?.message}`);
     },
   },
 ];

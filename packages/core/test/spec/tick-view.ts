@@ -1,5 +1,6 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
+import { lackingPlatforms, type Platform, platformName } from '../../src/domain/platforms.js';
 import { ANNOTATION, CONTAINER, IMAGES, type ImageName, type ImageSpec } from '../../src/domain/workloads.js';
 import { portBounds } from '../../src/machine/port-bounds.js';
 import type { SpecCall, SpecOp } from '../support/spec-calls.js';
@@ -167,7 +168,9 @@ export class TickView {
   /** A finding besides the skip streak: a failed call that is one, or a lockout made one by FLAP_LOCKOUT_EXIT=1 (issue 6). */
   otherFinding(): boolean {
     return (
-      this.failedFinding() !== undefined || (this.config.flapLockoutIsFinding && this.succeeded('markFlapDetected'))
+      this.failedFinding() !== undefined ||
+      (this.config.flapLockoutIsFinding && this.succeeded('markFlapDetected')) ||
+      this.platformMismatches().length > 0
     );
   }
 
@@ -203,7 +206,8 @@ export class TickView {
           recorded !== '' &&
           recorded !== this.record.before.registry[image.repo] &&
           !this.quarantined(image) &&
-          !this.heldBySignature(image.repo)
+          !this.heldBySignature(image.repo) &&
+          !this.heldByPlatform(image.repo)
         );
       })
     );
@@ -238,6 +242,65 @@ export class TickView {
   heldBySignature(repo: string): boolean {
     return this.signatureChecks().some(
       (c) => c.gated && c.call.detail.startsWith(`${repo}@`) && !this.admitsBySignature(c.call.outcome),
+    );
+  }
+
+  /**
+   * PLATFORM_CHECK: the platforms a read of `repo@digest` answered this tick,
+   * as the log carries them; undefined when it was not read or not answered.
+   */
+  platformsRead(repo: string, digest: string): readonly Platform[] | undefined {
+    const call = this.calls('readPlatforms').find(
+      (c) => c.outcome === 'Platforms' && c.detail.split(' ')[0] === `${repo}@${digest}`,
+    );
+    if (call === undefined) return undefined;
+    return (call.detail.split(' ')[1] ?? '')
+      .split(',')
+      .filter((name) => name !== '')
+      .map((name) => {
+        const [os = '', architecture = '', variant] = name.split('/');
+        return variant === undefined ? { os, architecture } : { os, architecture, variant };
+      });
+  }
+
+  /** The platforms `repo`'s changed digest lacks against the recorded one, by both reads; undefined when either was not answered. */
+  platformsLacking(repo: string): readonly Platform[] | undefined {
+    const spec = IMAGES.find((i) => i.repo === repo);
+    const recorded = spec === undefined ? undefined : this.annotationBefore(spec.recordKey);
+    const digest = this.record.before.registry[repo];
+    if (recorded === undefined || digest === undefined) return undefined;
+    const before = this.platformsRead(repo, recorded);
+    const after = this.platformsRead(repo, digest);
+    return before === undefined || after === undefined ? undefined : lackingPlatforms(before, after);
+  }
+
+  /** PLATFORM_CHECK refused a changed digest this tick: it lacks a platform the recorded one provides (a finding). */
+  platformMismatches(): readonly string[] {
+    return IMAGES.flatMap((image) => {
+      const lacking = this.platformsLacking(image.repo);
+      return lacking === undefined || lacking.length === 0
+        ? []
+        : [`${image.repo} lacks ${lacking.map(platformName).join(', ')}`];
+    });
+  }
+
+  /**
+   * PLATFORM_CHECK held `repo`'s changed digest back this tick: its manifest
+   * was read, and either lacks a platform or one of the two reads gave no
+   * answer (fail closed) — drift held, not pending (docs/behaviour.md §3.4a step 4).
+   */
+  heldByPlatform(repo: string): boolean {
+    const digest = this.record.before.registry[repo];
+    if (!this.calls('readPlatforms').some((c) => c.detail.split(' ')[0] === `${repo}@${digest}`)) return false;
+    const lacking = this.platformsLacking(repo);
+    return lacking === undefined || lacking.length > 0;
+  }
+
+  /** PREPULL: a workload carrying `repo`'s new digest was not staged on every node this tick, so the digest is held. */
+  heldByStaging(repo: string): boolean {
+    const digest = this.record.before.registry[repo];
+    return this.calls('stageImage').some(
+      (c) => c.outcome !== 'Staged' && c.detail.split(' ').slice(2).includes(`docker.io/${repo}@${digest}`),
     );
   }
 
@@ -294,6 +357,14 @@ export class TickView {
 
           case 'verifySignature':
             return sum + bounds.verifyMs(1);
+          case 'readPlatforms':
+            return sum + bounds.platformMs(1);
+          // One staging call, bounded as a whole, however many nodes and pods it logs.
+          case 'stageImages':
+            return sum + bounds.stagingMs;
+          case 'stageImage':
+          case 'deleteStagingPod':
+            return sum;
           default:
             return sum + bounds.apiMs;
         }
@@ -335,6 +406,11 @@ export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
   'recordEvent',
   'readPinMarkers',
   'observeWorkload',
+  // Stage, then switch: a manifest that could not be read holds its digest back (WARN, docs/behaviour.md §3.4a
+  // step 4; a refusal is a finding, platformMismatches), a node not staged holds its workload back (WARN, §3.5a).
+  'readPlatforms',
+  'stageImage',
+  'stageImages',
 ]);
 
 export const STREAK = ANNOTATION.skipStreak;

@@ -22,6 +22,9 @@ export type SpecOp =
   | 'readClock'
   | 'sleep'
   | 'readFleetHalt'
+  | 'readPlatforms'
+  | 'stageImage'
+  | 'deleteStagingPod'
   | WriteKind
   | ReadKind;
 
@@ -165,5 +168,8 @@ export const injectFault = (
   if (op === 'verifySignature') throw new Error('a signature fault is armed per repo: injectSignatureFault');
   if (op === 'readClock' || op === 'sleep') throw new Error('the simulated clock takes no faults');
   if (op === 'readFleetHalt') throw new Error('a halt document fault is armed on its own: injectHaltDocumentFault');
+  if (op === 'readPlatforms') throw new Error('a platform fault is armed per repo: injectPlatformFault');
+  if (op === 'stageImage' || op === 'deleteStagingPod')
+    throw new Error('a staging fault is armed on the whole call: stageImages');
   world.injectClusterFault(op, fault, times);
 };

@@ -31,5 +31,7 @@ if (process.env.STRYKER_MUTATOR_WORKER !== undefined) {
   process.env.IMAGE_REFRESH_HALT_SEED ??= '2024';
   process.env.IMAGE_REFRESH_HALT_RUNS ??= '40';
   process.env.IMAGE_REFRESH_HALT_MIN ??= '0';
+  // The stage-then-switch properties (I40–I44) likewise: 20 sequences.
+  process.env.IMAGE_REFRESH_STAGING_RUNS ??= '20';
   fc.configureGlobal({ ...fc.readConfigureGlobal(), endOnFailure: true });
 }

@@ -40,7 +40,13 @@ export interface RepoSession {
   path(kind: 'manifests' | 'blobs' | 'referrers', reference: string): string;
 }
 
-export const openRepoSession = (client: RegistryClient, repo: string, signal?: AbortSignal): RepoSession => {
+export const openRepoSession = (
+  client: RegistryClient,
+  repo: string,
+  signal?: AbortSignal,
+  /** What the reads are for, as a stopped read names it. */
+  purpose = 'signature check',
+): RepoSession => {
   const count: RequestCount = { requests: 0, manifestGets: 0 };
   const tokens: string[] = [];
   let token: O.Option<string> = O.none;
@@ -70,7 +76,7 @@ export const openRepoSession = (client: RegistryClient, repo: string, signal?: A
     // over or interrupted) is checked between requests; each request in
     // flight is bounded by REGISTRY_TIMEOUT on its own.
     if (signal?.aborted === true || isStopped(client))
-      return E.left(timeout(`signature check of ${repo} stopped before ${method} ${path}: the tick's budget ran out`));
+      return E.left(timeout(`${purpose} of ${repo} stopped before ${method} ${path}: the tick's budget ran out`));
     let sent = await send(method, path, accept, maxBytes);
     if (E.isRight(sent.answer) && sent.answer.right.status === 401 && O.isNone(token)) {
       const challenge = bearerChallenge(sent.answer.right.headers.get('www-authenticate'));

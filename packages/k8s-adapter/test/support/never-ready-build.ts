@@ -22,3 +22,10 @@ export const runsNeverReadyBuild = (object: JsonObject): boolean => {
   const containers = ((template?.spec as JsonObject | undefined)?.containers ?? []) as JsonObject[];
   return containers.some((c) => typeof c.image === 'string' && NEVER_READY_IMAGE.test(c.image));
 };
+
+/**
+ * Staging's slow link on the real control plane (docs/behaviour.md §3.5a): a
+ * pod of a build whose digest begins with "5104" Runs only after 3 s (kwok's
+ * `pod-ready-after-a-slow-pull` stage), so a staging pod is seen pulling first.
+ */
+export const SLOW_PULL_PREFIX = '5104';

@@ -1,8 +1,18 @@
 import { withDriftAside } from '../../domain/plan.js';
-import type { PortError, RolloutError } from '../../domain/port-error.js';
+import { describePortError, type PortError, type RolloutError } from '../../domain/port-error.js';
 import { changeAt, patched, withRolledOut } from '../../domain/reimage-run.js';
+import {
+  allNotStaged,
+  replanAfterStaging,
+  type StagingReport,
+  type StagingResult,
+  stagingAnnouncement,
+  stagingReportsOf,
+} from '../../domain/staging.js';
 import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
+import { planInputsOf } from '../tick-wide/plan-inputs.js';
+import { stagingRequest } from './inputs.js';
 import * as say from './messages.js';
 
 // The act phase's named actions (docs/behaviour.md §3.5, §3.6): the attempt,
@@ -10,6 +20,16 @@ import * as say from './messages.js';
 // way back), and the lines it says.
 
 const currentChange = (context: TickContext) => changeAt(context.admit.plan.changes, context.act.index);
+
+/** docs/behaviour.md §3.5a: what staging said, the plan made again without what was not staged, each said. */
+const stagingJudged = (context: TickContext, reports: readonly StagingReport[]) => {
+  const { admit } = context;
+  const { holds, plan } = replanAfterStaging(planInputsOf(context), admit.plan, reports);
+  return {
+    admit: { ...admit, holds, plan },
+    events: said(context, ...reports.map(say.announceStaging)),
+  };
+};
 
 export const actActions = {
   rememberAttempt: tickAssign(({ context }, params: { attempt: number }) => ({
@@ -67,4 +87,21 @@ export const actActions = {
   })),
   advanceToNextWorkload: tickAssign(({ context }) => ({ act: { ...context.act, index: context.act.index + 1 } })),
   announceReimageComplete: tickAssign(({ context }) => ({ events: said(context, say.reimageComplete()) })),
+  announceStagingStarts: tickAssign(({ context }) => ({
+    events: said(context, say.staging(stagingAnnouncement(stagingRequest({ context }).request))),
+  })),
+  /** The RefreshStaging Event could not be recorded: a WARN, and staging goes on (I18b). */
+  warnStagingEventNotRecorded: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.stagingEventNotRecorded(describePortError(params.error))),
+  })),
+  judgeStaging: tickAssign(({ context }, params: { results: readonly StagingResult[] }) =>
+    stagingJudged(
+      context,
+      stagingReportsOf(stagingRequest({ context }).request.targets, (index) => params.results[index]),
+    ),
+  ),
+  /** The staging call failed as a whole: nothing is staged, so nothing is switched (fail closed). */
+  holdUnstaged: tickAssign(({ context }, params: { error: PortError }) =>
+    stagingJudged(context, allNotStaged(stagingRequest({ context }).request.targets, describePortError(params.error))),
+  ),
 };

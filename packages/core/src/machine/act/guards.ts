@@ -1,6 +1,6 @@
 import { isFlapLockedOut, keepsEarlierFailures } from '../../domain/flap.js';
 import { hasMoreChanges, wasAlreadyOnTarget } from '../../domain/reimage-run.js';
-import { hasStabilityWindow, isRevertOn } from '../../domain/switches.js';
+import { areKubernetesEventsOff, hasStabilityWindow, isPrepullOff, isRevertOn } from '../../domain/switches.js';
 import { admitGuards } from '../admit/guards.js';
 import { recordGuards } from '../record/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
@@ -26,4 +26,10 @@ export const actGuards = {
     keepsEarlierFailures(context.observe.decoupled.begun, context.act.attempt),
   // A deferred re-image still records its first observations.
   hasDigestsToRecord: recordGuards.hasDigestsToRecord,
+  /** PREPULL=off (the default, the script's behaviour): no staging pod, no Event (docs/behaviour.md §3.5a). */
+  isPrepullOff: ({ context }: GuardArgs) => isPrepullOff(context.config),
+  /** IMAGE_REFRESH_EVENTS=0: the RefreshStaging Event is not recorded either. */
+  areKubernetesEventsOff: ({ context }: GuardArgs) => areKubernetesEventsOff(context.config),
+  // After staging: a workload staged on every node is still to be switched.
+  hasWorkloadsToReimage: admitGuards.hasWorkloadsToReimage,
 };

@@ -1,6 +1,10 @@
+import { prepullOf } from '../../config/staging-config.js';
 import { type Annotations, flapMarked, refreshAttemptOf, refreshAttemptSet } from '../../domain/bookkeeping.js';
 import { attemptOf } from '../../domain/flap.js';
 import { changeAt } from '../../domain/reimage-run.js';
+import { type StagingRequest, stagingAnnouncement, stagingRequestOf } from '../../domain/staging.js';
+import type { KubeEvent } from '../../ports/events-port.js';
+import { clipNote } from '../kubernetes-events.js';
 import { write } from '../step-params.js';
 import type { InputArgs, TickContext } from '../tick-context.js';
 
@@ -29,4 +33,18 @@ export const rolloutToAwait = ({ context }: InputArgs) => ({
 export const stabilityToProve = ({ context }: InputArgs) => ({
   change: currentChange(context),
   stableForMs: context.config.rolloutStableForMs,
+});
+
+/** PREPULL=on: every workload of the plan, under PREPULL_TIMEOUT and PREPULL_PARALLEL (docs/behaviour.md §3.5a). */
+export const stagingRequest = ({ context }: InputArgs): { request: StagingRequest } => ({
+  request: stagingRequestOf(context.admit.plan, prepullOf(context.config) ?? { timeoutMs: 0, parallel: 1 }),
+});
+
+/** The RefreshStaging Event, recorded as staging starts: a long pull is visible while it lasts. */
+export const stagingEvent = (args: InputArgs): { event: KubeEvent } => ({
+  event: {
+    type: 'Normal',
+    reason: 'RefreshStaging',
+    message: clipNote(stagingAnnouncement(stagingRequest(args).request)),
+  },
 });

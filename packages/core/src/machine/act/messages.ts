@@ -3,6 +3,7 @@ import type { TickConfig } from '../../config/tick-config.js';
 import type { WorkloadChange } from '../../domain/plan.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
 import type { RegistryBudget } from '../../domain/registry-budget.js';
+import { describeFailures, type StagingReport, type StagingResult } from '../../domain/staging.js';
 import { ANNOTATION, describeWorkload } from '../../domain/workloads.js';
 import type { RolloutError } from '../../ports/cluster-port.js';
 import {
@@ -123,3 +124,38 @@ export const fellApart = (c: TickConfig, change: WorkloadChange, e: RolloutError
   );
 
 export const reimageComplete = (): TickEvent => event('info', 'REIMAGE_COMPLETE', 're-image complete');
+
+// PREPULL's lines (docs/behaviour.md §3.5a): staging starts, a workload is
+// staged on its nodes, or it is not — one WARN naming each node and why.
+
+/** Staging starts: the same words as the RefreshStaging Event recorded with it. */
+export const staging = (announcement: string): TickEvent => event('info', 'STAGING', announcement);
+
+export const staged = (report: StagingReport, nodes: readonly string[]): TickEvent =>
+  event(
+    'info',
+    'STAGED',
+    `staged ${report.images.join(', ')} on ${nodes.length === 0 ? 'no node (no pod of it runs now)' : nodes.join(', ')} for ${where(report.workload)}`,
+  );
+
+export const stagingFailed = (
+  report: StagingReport,
+  result: Extract<StagingResult, { _tag: 'NotStaged' }>,
+): TickEvent =>
+  event(
+    'warn',
+    'STAGING_FAILED',
+    `WARN: could not stage ${report.images.join(', ')} for ${where(report.workload)} ${describeFailures(result)}; not switching it this tick, no attempt spent. Will retry next tick.`,
+  );
+
+/** What staging said of one workload. */
+export const announceStaging = (report: StagingReport): TickEvent =>
+  report.result._tag === 'Staged' ? staged(report, report.result.nodes) : stagingFailed(report, report.result);
+
+/** The RefreshStaging Event could not be written: said as after the tick, and nothing else changes (I18b). */
+export const stagingEventNotRecorded = (cause: string): TickEvent =>
+  event(
+    'warn',
+    'EVENT_NOT_RECORDED',
+    `WARN: could not record the Kubernetes Event RefreshStaging (${cause}); the tick's outcome is unchanged`,
+  );

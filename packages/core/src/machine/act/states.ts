@@ -1,10 +1,20 @@
 import { bookkeepingRead, outcome, withPortError, written } from '../step-params.js';
 import { rolloutErrorOf } from '../tick-actors.js';
 import { tickSetup } from '../tick-setup.js';
-import { attemptPersisted, attemptRead, flapMark, imagesToSet, rolloutToAwait, stabilityToProve } from './inputs.js';
+import {
+  attemptPersisted,
+  attemptRead,
+  flapMark,
+  imagesToSet,
+  rolloutToAwait,
+  stabilityToProve,
+  stagingEvent,
+  stagingRequest,
+} from './inputs.js';
 
-// Phase 4, act (docs/behaviour.md §3.5, §3.6): the flap back-off, the pull budget, and the
-// re-image of each workload with its rollout wait (and ROLLOUT_STABLE_FOR). Its steps.
+// Phase 4, act (docs/behaviour.md §3.5, §3.5a, §3.6): the flap back-off, the pull budget,
+// (PREPULL) the staging, and the re-image of each workload with its rollout wait (and
+// ROLLOUT_STABLE_FOR). Its steps.
 
 /** A rollout that counts (completed, and stayed so for ROLLOUT_STABLE_FOR): on to the next workload, or the success reset. */
 const rolloutCounted = [
@@ -75,7 +85,11 @@ export const flapBackoff = tickSetup.createStateConfig({
     },
     // Before a re-image: is there pull budget left for the kubelets? (issue 6, I7b)
     checkingRegistryBudget: {
-      always: [{ guard: 'isRegistryBudgetLow', target: '#tick.deferringReimage' }, { target: 'persistingAttempt' }],
+      always: [
+        { guard: 'isRegistryBudgetLow', target: '#tick.deferringReimage' },
+        { guard: 'isPrepullOff', target: 'persistingAttempt' },
+        { target: '#tick.stagingImages' },
+      ],
     },
     // Persisted BEFORE any workload is touched: never re-image without it (I9).
     persistingAttempt: {
@@ -95,6 +109,51 @@ export const flapBackoff = tickSetup.createStateConfig({
           actions: { type: 'reportAttemptWriteFailed', params: withPortError },
         },
       },
+    },
+  },
+});
+
+// §3.5a PREPULL: the plan's new images are pulled onto the nodes of each
+// workload before anything is switched — after the lockout and the pull
+// budget are decided, and before the attempt is persisted, so a staging
+// failure holds its images back and spends no attempt (I41). Only a workload
+// staged on every node is switched (I40); I9 holds: every set image still
+// follows the attempt write of its tick.
+export const stagingImages = tickSetup.createStateConfig({
+  initial: 'recordingStagingEvent',
+  entry: 'announceStagingStarts',
+  states: {
+    // Recorded now, not after the tick: a 20-minute pull is visible while it lasts. It can change nothing (I18b).
+    recordingStagingEvent: {
+      always: { guard: 'areKubernetesEventsOff', target: 'pullingOntoNodes' },
+      invoke: {
+        src: 'recordStagingEvent',
+        input: stagingEvent,
+        onDone: { target: 'pullingOntoNodes' },
+        onError: {
+          target: 'pullingOntoNodes',
+          actions: { type: 'warnStagingEventNotRecorded', params: withPortError },
+        },
+      },
+    },
+    pullingOntoNodes: {
+      invoke: {
+        src: 'stageImages',
+        input: stagingRequest,
+        onDone: {
+          target: 'switchingStaged',
+          actions: { type: 'judgeStaging', params: ({ event }) => ({ results: event.output }) },
+        },
+        onError: { target: 'switchingStaged', actions: { type: 'holdUnstaged', params: withPortError } },
+      },
+    },
+    // What was staged on every node goes on to the attempt write; what was not waits for the next tick.
+    switchingStaged: {
+      always: [
+        { guard: 'hasWorkloadsToReimage', target: '#tick.flapBackoff.persistingAttempt' },
+        { guard: 'hasDigestsToRecord', target: '#tick.recordingDigests' },
+        { target: '#tick.complete' },
+      ],
     },
   },
 });
@@ -196,7 +255,7 @@ export const attemptWriteFailed = tickSetup.createStateConfig({ type: 'final', o
 export const reimageFailed = tickSetup.createStateConfig({ type: 'final', output: outcome('reimageFailed') });
 
 /** The phase's steps, in the order the tick takes them. */
-export const actSteps = { flapBackoff, deferringReimage, reimaging };
+export const actSteps = { flapBackoff, stagingImages, deferringReimage, reimaging };
 
 /** The final states the phase ends a tick in. */
 export const actEnds = { attemptUnreadable, flapLockout, flapMarkFailed, attemptWriteFailed, reimageFailed };

@@ -5,10 +5,10 @@ import { decideDigestAges, requiredDigestAgeMs, withSoakingHolds, withUnjudgedHo
 import {
   admitUnderHalt,
   answersAfterHalt,
-  haltScopeOf,
   holdEveryAnswer,
   withoutHaltPins,
 } from '../../domain/fleet-halt-admission.js';
+import { platformReportsOf, platformSubjects, withPlatformHolds } from '../../domain/platforms.js';
 import type { PortError } from '../../domain/port-error.js';
 import { quarantinedThisTick, withQuarantineHolds } from '../../domain/quarantine.js';
 import {
@@ -18,9 +18,10 @@ import {
   signatureSubjectsOf,
 } from '../../domain/signature-admission.js';
 import { planTick } from '../../domain/tick-plan.js';
-import type { SignatureAnswers } from '../tick-actors.js';
+import type { PlatformAnswers, SignatureAnswers } from '../tick-actors.js';
 import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
+import { planInputsOf } from '../tick-wide/plan-inputs.js';
 import * as say from './messages.js';
 
 // The admit phase's named actions (docs/behaviour.md §3.4a, §3.4): each check
@@ -54,6 +55,19 @@ const subjectsOf = (context: TickContext) =>
     context.admit.holds,
     context.admit.haltPins,
   );
+
+/** docs/behaviour.md §3.4a step 4: each changed digest judged from its two manifests' answers, held or admitted. */
+const platformsJudged = (context: TickContext, answerOf: (index: number) => PlatformAnswers[number] | undefined) => {
+  const { resolve, admit } = context;
+  const reports = platformReportsOf(
+    platformSubjects(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds),
+    answerOf,
+  );
+  return {
+    admit: { ...admit, holds: withPlatformHolds(admit.holds, reports) },
+    events: said(context, ...reports.map(say.announcePlatformCheck)),
+  };
+};
 
 export const admitActions = {
   /** §3.4b — an unverified halt: every answer held, nothing moves or is recorded this tick (I37). */
@@ -124,16 +138,17 @@ export const admitActions = {
       signatureReportsOf(subjectsOf(context), () => ({ _tag: 'Left', left: params.error })),
     ),
   ),
+  /** PLATFORM_CHECK=on: each changed digest provides every platform of the recorded one, or is held. */
+  admitByPlatform: tickAssign(({ context }, params: { answers: PlatformAnswers }) =>
+    platformsJudged(context, (index) => params.answers[index]),
+  ),
+  /** The platform check failed as a whole (a defect of the port): no digest is admitted (fail closed). */
+  holdUncheckedPlatforms: tickAssign(({ context }, params: { error: PortError }) =>
+    platformsJudged(context, () => ({ _tag: 'Left', left: params.error })),
+  ),
   planRefresh: tickAssign(({ context }) => {
-    const { config, observe, resolve, admit } = context;
-    const plan = planTick({
-      config,
-      ...resolve,
-      resolutions: answersOf(context),
-      decoupled: observe.decoupled,
-      holds: admit.holds,
-      halt: haltScopeOf(context.halt.reading, context.halt.nowMs),
-    });
+    const { config, admit } = context;
+    const plan = planTick(planInputsOf(context));
     return {
       admit: { ...admit, plan },
       events: said(context, ...say.planLines(config, plan, admit.holds, admit.haltPins)),

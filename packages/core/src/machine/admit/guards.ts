@@ -5,9 +5,10 @@ import { hasNoDigestAgeToJudge } from '../../domain/digest-age.js';
 import { answersAfterHalt, withoutHaltPins } from '../../domain/fleet-halt-admission.js';
 import { haltInForce, isHaltUnverified } from '../../domain/fleet-halt-reading.js';
 import { hasDrift } from '../../domain/plan.js';
+import { platformSubjects } from '../../domain/platforms.js';
 import { quarantinedThisTick } from '../../domain/quarantine.js';
 import { signatureSubjectsOf } from '../../domain/signature-admission.js';
-import { isDigestAgeOff, isSignatureCheckOff } from '../../domain/switches.js';
+import { isDigestAgeOff, isPlatformCheckOff, isSignatureCheckOff } from '../../domain/switches.js';
 import { recordGuards } from '../record/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
 
@@ -50,6 +51,11 @@ export const admitGuards = {
       admit.holds,
       admit.haltPins,
     ).length === 0,
+  /** PLATFORM_CHECK=off (the default, the script's behaviour): no manifest read, no line (§3.4a step 4). */
+  isPlatformCheckOff: ({ context }: GuardArgs) => isPlatformCheckOff(context.config),
+  /** No changed digest left by the earlier checks: nothing to compare (a steady tick reads no manifest). */
+  hasNoPlatformsToCheck: ({ context: { resolve, admit } }: GuardArgs) =>
+    platformSubjects(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds).length === 0,
   /**
    * Every re-image makes the kubelets pull (a DaemonSet: one pull per node);
    * with the registry's pull budget nearly spent, a rollout dies of

@@ -1,5 +1,6 @@
 import { signatureModeOf } from '../../config/signature-config.js';
 import { answersAfterHalt } from '../../domain/fleet-halt-admission.js';
+import { platformSubjects, platformTargetsOf } from '../../domain/platforms.js';
 import { signatureSubjectsOf } from '../../domain/signature-admission.js';
 import { write } from '../step-params.js';
 import type { InputArgs } from '../tick-context.js';
@@ -18,4 +19,11 @@ export const signatureTargets = ({ context: { config, resolve, admit } }: InputA
     admit.holds,
     admit.haltPins,
   ).map(({ repo, digest }) => ({ repo, digest })),
+});
+
+/** The manifests the platform check reads this tick: each changed digest, then its recorded one (§3.4a step 4). */
+export const platformTargets = ({ context: { resolve, admit } }: InputArgs) => ({
+  targets: platformTargetsOf(
+    platformSubjects(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds),
+  ),
 });

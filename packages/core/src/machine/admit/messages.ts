@@ -7,6 +7,7 @@ import type { HaltAdmission, HaltPin, HaltPins } from '../../domain/fleet-halt-a
 import type { LiveFinding } from '../../domain/live-drift.js';
 import { rfc3339 } from '../../domain/pending-digest.js';
 import type { ImageVerdict, RefreshPlan } from '../../domain/plan.js';
+import { type Platform, type PlatformReport, platformName } from '../../domain/platforms.js';
 import { describePortError, type PortError, type RegistryError } from '../../domain/port-error.js';
 import type { SignatureJudgement } from '../../domain/signature-admission.js';
 import { describeWorkload, type ImageName, type ImageSpec, imageSpec, workloadRef } from '../../domain/workloads.js';
@@ -231,6 +232,53 @@ export const announceSignatureCheck = (
   }
 };
 
+// The platform check's lines (PLATFORM_CHECK, docs/behaviour.md §3.4a step 4).
+// `PLATFORM MISMATCH <repo>@<digest>: lacks linux/arm64` is the issue's
+// phrase, kept verbatim: operators grep for it.
+
+/** Every platform of the recorded digest is there: the digest goes on. */
+export const platformsProvided = (r: PlatformReport, platforms: readonly Platform[]): TickEvent => ({
+  level: 'info',
+  code: 'PLATFORMS_CHECKED',
+  message: `platforms of ${at(r.repo, r.to)}: ${platforms.map(platformName).join(', ')} (every platform of the recorded ${shortDigest(r.from)} is there)`,
+});
+
+/** A platform the recorded digest provides is missing: a finding, and the image is not re-imaged. */
+export const platformMismatch = (
+  r: PlatformReport,
+  lacking: readonly Platform[],
+  provides: readonly Platform[],
+): TickEvent => ({
+  level: 'error',
+  code: 'PLATFORM_MISMATCH',
+  message: `ERROR: PLATFORM MISMATCH ${at(r.repo, r.to)}: lacks ${lacking.map(platformName).join(', ')}`,
+  hints: [
+    `it provides ${provides.map(platformName).join(', ')}; the recorded ${shortDigest(r.from)} ran on this edge with ${lacking.map(platformName).join(', ')} too. Not re-imaged (PLATFORM_CHECK=on), no attempt spent; the other images go on.`,
+    'push the tag again for every platform (docker buildx build --platform …), or set PLATFORM_CHECK=off to take it as it is.',
+  ],
+});
+
+/** A manifest could not be read: not admitted this tick (fail closed), retried next tick. */
+export const platformCheckFailed = (r: PlatformReport, why: string, cause: string | undefined): TickEvent => ({
+  level: 'warn',
+  code: 'PLATFORM_CHECK_FAILED',
+  message: `WARN: could not check the platforms of ${at(r.repo, r.to)} (${why}); not re-imaging this image this tick, the others go on. Will retry next tick.`,
+  ...(cause === undefined ? {} : { cause }),
+});
+
+/** The line one digest's platform check ends in: its judgement, worded. */
+export const announcePlatformCheck = (r: PlatformReport): TickEvent => {
+  const { judgement } = r;
+  switch (judgement._tag) {
+    case 'Provides':
+      return platformsProvided(r, judgement.platforms);
+    case 'Lacks':
+      return platformMismatch(r, judgement.lacking, judgement.provides);
+    case 'Unchecked':
+      return platformCheckFailed(r, judgement.why, judgement.cause);
+  }
+};
+
 /** Why an admission check held a changed digest back, for its verdict line (docs/behaviour.md §3.4a). */
 const HELD_BECAUSE: Record<Hold['_tag'], string> = {
   Halted: 'by the fleet halt',
@@ -238,6 +286,8 @@ const HELD_BECAUSE: Record<Hold['_tag'], string> = {
   Quarantined: 'by the quarantine',
   Soaking: 'by the soak (not yet old enough on this edge)',
   SignatureNotVerified: 'by the signature check',
+  PlatformMismatch: 'by the platform check',
+  NotStaged: 'by staging (not pulled onto every node of a workload)',
 };
 
 export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold, pin?: HaltPin): TickEvent => {

@@ -1,9 +1,9 @@
 import { bookkeepingRead, withPortError, written } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
-import { pendingDigestsWrite, signatureTargets } from './inputs.js';
+import { pendingDigestsWrite, platformTargets, signatureTargets } from './inputs.js';
 
-// Phase 3, admit (docs/behaviour.md §3.4a, §3.4): fleet halt, quarantine, digest age, signature — each
-// changed digest in that order — and then the plan, made once. Its steps.
+// Phase 3, admit (docs/behaviour.md §3.4a, §3.4): fleet halt, quarantine, digest age, signature,
+// platforms — each changed digest in that order — and then the plan, made once. Its steps.
 
 // §3.4a Admission: each changed digest passes the checks in this order;
 // a check that holds an image back adds to context.admit.holds, and the plan is
@@ -103,13 +103,13 @@ export const admittingDigests = tickSetup.createStateConfig({
       states: {
         decidingSignatureCheck: {
           always: [
-            { guard: 'isSignatureCheckOff', target: '#tick.comparingDigests' },
-            { guard: 'hasNoSignaturesToCheck', target: '#tick.comparingDigests' },
+            { guard: 'isSignatureCheckOff', target: '#tick.admittingDigests.checkingPlatforms' },
+            { guard: 'hasNoSignaturesToCheck', target: '#tick.admittingDigests.checkingPlatforms' },
             // The pull budget is spent: the flap back-off defers every re-image
             // this tick anyway (I7b), so the check's manifest GETs would be
             // pulls spent for nothing; the digest stays unrecorded and is
             // checked on the tick that can act on it.
-            { guard: 'isRegistryBudgetLow', target: '#tick.comparingDigests' },
+            { guard: 'isRegistryBudgetLow', target: '#tick.admittingDigests.checkingPlatforms' },
             { target: 'verifyingSignatures' },
           ],
         },
@@ -118,12 +118,48 @@ export const admittingDigests = tickSetup.createStateConfig({
             src: 'verifySignatures',
             input: signatureTargets,
             onDone: {
-              target: '#tick.comparingDigests',
+              target: '#tick.admittingDigests.checkingPlatforms',
               actions: { type: 'admitBySignature', params: ({ event }) => ({ answers: event.output }) },
             },
             onError: {
-              target: '#tick.comparingDigests',
+              target: '#tick.admittingDigests.checkingPlatforms',
               actions: { type: 'holdUncheckedSignatures', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+    /**
+     * PLATFORM_CHECK: the digest must provide every platform the recorded one
+     * does (docs/behaviour.md §3.4a step 4), checked after the signature and
+     * before the flap back-off persists an attempt: a refused digest never
+     * spends one. Two manifest reads per changed digest; none on a steady tick.
+     */
+    checkingPlatforms: {
+      initial: 'decidingPlatformCheck',
+      states: {
+        decidingPlatformCheck: {
+          always: [
+            { guard: 'isPlatformCheckOff', target: '#tick.comparingDigests' },
+            { guard: 'hasNoPlatformsToCheck', target: '#tick.comparingDigests' },
+            // The manifest GETs are pulls on Docker Hub, and the flap back-off
+            // defers every re-image of this tick anyway (I7b): checked on the
+            // tick that can act on the digest.
+            { guard: 'isRegistryBudgetLow', target: '#tick.comparingDigests' },
+            { target: 'readingPlatforms' },
+          ],
+        },
+        readingPlatforms: {
+          invoke: {
+            src: 'readPlatforms',
+            input: platformTargets,
+            onDone: {
+              target: '#tick.comparingDigests',
+              actions: { type: 'admitByPlatform', params: ({ event }) => ({ answers: event.output }) },
+            },
+            onError: {
+              target: '#tick.comparingDigests',
+              actions: { type: 'holdUncheckedPlatforms', params: withPortError },
             },
           },
         },

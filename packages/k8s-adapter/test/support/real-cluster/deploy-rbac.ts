@@ -12,6 +12,9 @@ import { loadAllYaml } from '@kubernetes/client-node';
 // needed, takes one verb out of one Role. Nothing else is granted.
 
 const BASE = new URL('../../../../cli/deploy/', import.meta.url).pathname;
+/** The optional components of the base, by name (deploy/components/<name>): `staging` is PREPULL's pods. */
+export type DeployComponent = 'staging';
+const componentDir = (name: DeployComponent): string => `${BASE}components/${name}`;
 const SHIPPED = { release: 'tracebloc', agents: 'tracebloc-node-agents' } as const;
 
 export interface Namespaces {
@@ -49,7 +52,13 @@ const moved = (namespace: string | undefined, to: Namespaces): string | undefine
   namespace === SHIPPED.release ? to.release : namespace === SHIPPED.agents ? to.agents : namespace;
 
 /** The overlay's kustomization: every object into `to`, RoleBinding subjects too, and `removed` verbs out. */
-const overlay = (dir: string, base: readonly Manifest[], to: Namespaces, removed: readonly VerbRemoved[]): string => {
+const overlay = (
+  dir: string,
+  base: readonly Manifest[],
+  to: Namespaces,
+  removed: readonly VerbRemoved[],
+  components: readonly DeployComponent[],
+): string => {
   const patches = base.flatMap((object) => {
     const ops: unknown[] = [];
     const namespace = moved(object.metadata.namespace, to);
@@ -75,9 +84,19 @@ const overlay = (dir: string, base: readonly Manifest[], to: Namespaces, removed
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [relative(dir, BASE)],
+    ...(components.length === 0 ? {} : { components: components.map((c) => relative(dir, componentDir(c))) }),
     patches,
   });
 };
+
+/** The base with `components`, as an operator's overlay names them, before any move. */
+const withComponents = (dir: string, components: readonly DeployComponent[]): string =>
+  JSON.stringify({
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [relative(dir, BASE)],
+    components: components.map((c) => relative(dir, componentDir(c))),
+  });
 
 /** Runs `use` on a temp directory holding the overlay's kustomization, removed afterwards. */
 const withOverlay = <A>(
@@ -85,20 +104,31 @@ const withOverlay = <A>(
   to: Namespaces,
   removed: readonly VerbRemoved[],
   use: (dir: string) => A,
+  components: readonly DeployComponent[] = [],
 ): A => {
   const dir = mkdtempSync(join(tmpdir(), 'image-refresh-deploy-overlay-'));
   try {
     // kustomize reads JSON as YAML; a base outside the overlay's directory is named by a relative path (it refuses absolute ones).
-    writeFileSync(join(dir, 'kustomization.yaml'), overlay(dir, renderDeploy(adminKubeconfig), to, removed));
+    let rendered = renderDeploy(adminKubeconfig);
+    if (components.length > 0) {
+      writeFileSync(join(dir, 'kustomization.yaml'), withComponents(dir, components));
+      rendered = renderDeploy(adminKubeconfig, dir);
+    }
+    writeFileSync(join(dir, 'kustomization.yaml'), overlay(dir, rendered, to, removed, components));
     return use(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 };
 
-/** `kubectl apply -k` of the shipped base moved into `to`, with `removed` verbs taken out. */
-export const applyDeploy = (adminKubeconfig: string, to: Namespaces, removed: readonly VerbRemoved[] = []): void => {
-  withOverlay(adminKubeconfig, to, removed, (dir) => kubectl(adminKubeconfig, ['apply', '-k', dir]));
+/** `kubectl apply -k` of the shipped base (with `components`) moved into `to`, with `removed` verbs taken out. */
+export const applyDeploy = (
+  adminKubeconfig: string,
+  to: Namespaces,
+  removed: readonly VerbRemoved[] = [],
+  components: readonly DeployComponent[] = [],
+): void => {
+  withOverlay(adminKubeconfig, to, removed, (dir) => kubectl(adminKubeconfig, ['apply', '-k', dir]), components);
 };
 
 /** The overlay as kustomize renders it, for tests that check what it grants. */

@@ -7,7 +7,7 @@ import { chartWorkloads } from '../fake-api-objects.js';
 import type { JsonObject } from '../fake-api-patch.js';
 import { asAdmin, controlPlane, eventually, isRolledOut } from './admin.js';
 import { type ApiProxy, startApiProxy } from './api-proxy.js';
-import { applyDeploy, type Namespaces, type VerbRemoved } from './deploy-rbac.js';
+import { applyDeploy, type DeployComponent, type Namespaces, type VerbRemoved } from './deploy-rbac.js';
 
 // One release of the chart on the real control plane, in namespaces of its
 // own (so test files and tests never see each other's objects): the three
@@ -36,6 +36,8 @@ export interface RealReleaseOptions {
   readonly withoutJobsManager?: boolean;
   /** Verbs taken out of the shipped Roles (the RBAC proofs). */
   readonly removeVerbs?: readonly VerbRemoved[];
+  /** Optional components of deploy/ applied with the base (`staging`: PREPULL's pods). */
+  readonly components?: readonly DeployComponent[];
 }
 
 export interface RealRelease {
@@ -81,7 +83,7 @@ export const startRealRelease = async (options: RealReleaseOptions = {}): Promis
       body: { metadata: { name, labels: { 'image-refresh.test/real-cluster': 'true' } } },
     });
   }
-  applyDeploy(plane.kubeconfig, namespaces, options.removeVerbs);
+  applyDeploy(plane.kubeconfig, namespaces, options.removeVerbs, options.components);
 
   const w = chartWorkloads({ release: RELEASE, namespace: namespaces.release, nodeAgentsNamespace: namespaces.agents });
   const deployment = (object: JsonObject, annotations: Readonly<Record<string, string>> = {}): V1Deployment => {
