@@ -6,15 +6,10 @@
 // export in a module cannot join the public API by accident.
 
 export { formatDuration, parseDurationMs } from './config/duration.js';
+export { MAX_TICK_DURATION_MS } from './config/duration-limit.js';
 export { ENV, type Environment } from './config/environment.js';
 export { type FleetHaltConfig, parseFleetHaltReference } from './config/fleet-halt-config.js';
-export {
-  MAX_DIGEST_AGE_MS,
-  MAX_START_JITTER_MS,
-  MAX_TICK_DURATION_MS,
-  parseTickConfig,
-  parseTrustConfig,
-} from './config/parse-config.js';
+export { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS, parseTickConfig, parseTrustConfig } from './config/parse-config.js';
 export {
   type KeylessConfig,
   parseSignatureConfig,

@@ -43,7 +43,7 @@ describe('PLATFORM_CHECK and PREPULL configuration', () => {
   it('PREPULL_TIMEOUT takes a unit, is above zero and at most 24h; PREPULL_PARALLEL is a whole number ≥ 1', () => {
     const on = { PREPULL: 'on' };
     expect(problemsOf({ ...on, PREPULL_TIMEOUT: '30' })).toEqual([
-      'PREPULL_TIMEOUT="30": is not a duration (use a unit, e.g. 30m, 1h)',
+      'PREPULL_TIMEOUT="30": is not a duration (use a unit, e.g. 30s, 10m, 1h30m)',
     ]);
     expect(problemsOf({ ...on, PREPULL_TIMEOUT: '0s' })).toEqual(['PREPULL_TIMEOUT="0s": must be longer than zero']);
     expect(problemsOf({ ...on, PREPULL_TIMEOUT: '24h' })).toEqual([]);

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { formatDuration, parseDurationMs } from './duration.js';
+import { formatDuration } from './duration.js';
+import { type DurationLimit, judgeDuration, TICK_WAIT, type ZeroDuration } from './duration-limit.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import { parseFleetHaltConfig } from './fleet-halt-config.js';
 import { parseSignatureConfig } from './signature-config.js';
@@ -73,26 +74,6 @@ const ceiling = (env: Environment, problems: Problems, variable: string, fallbac
 };
 
 /**
- * The longest any duration that becomes a timer or a wait inside one tick may
- * be (issue 13). ROLLOUT_TIMEOUT=720h overflowed Node's 32-bit timer (it
- * fires at once: the rollout "failed", an attempt was spent) — and no Job
- * deadline holds a tick that long anyway. Every port bound derived from these
- * (port-bounds.ts, at most 3 × 24h + grace) stays below MAX_TIMER_MS.
- */
-export const MAX_TICK_DURATION_MS = 24 * 3_600_000;
-
-/** One sentence for every duration past the cap, zero-allowed or not: operators grep it. */
-const TOO_LONG = `must be at most ${formatDuration(MAX_TICK_DURATION_MS)} (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`;
-
-/** The longest a duration may be, and the sentence that says why when it is longer. */
-interface DurationLimit {
-  readonly ms: number;
-  readonly problem: string;
-}
-
-const TICK_WAIT: DurationLimit = { ms: MAX_TICK_DURATION_MS, problem: TOO_LONG };
-
-/**
  * START_JITTER's cap: it is waited inside the tick, before its first registry
  * request, so the Job's deadline must hold it beside every other bound
  * (worstCaseTickMs counts it). The shipped activeDeadlineSeconds (5400 s)
@@ -125,54 +106,26 @@ const AGE_LIMIT: DurationLimit = {
   problem: `must be at most ${formatDuration(MAX_DIGEST_AGE_MS)} (30 days): ${AGE_REASON}`,
 };
 
+/**
+ * A duration variable, judged by duration-limit.ts: a bound refuses zero, a
+ * switch whose `0s` is off allows it (ROLLOUT_STABLE_FOR: no window;
+ * MIN_DIGEST_AGE and START_JITTER: off, the script's behaviour); each is
+ * capped by its own limit — a wait inside the tick by what the tick's
+ * deadline holds, an age by {@link MAX_DIGEST_AGE_MS}.
+ */
 const duration = (
   env: Environment,
   problems: Problems,
   variable: string,
   fallback: string,
   limit: DurationLimit = TICK_WAIT,
+  zero: ZeroDuration = 'refused',
 ): number => {
   const value = read(env, variable) ?? fallback;
-  const ms = parseDurationMs(value);
-  if (ms === undefined) {
-    problems.add(variable, value, 'is not a duration (use a unit, e.g. 30s, 10m, 1h30m)');
-    return 0;
-  }
-  if (ms <= 0) {
-    problems.add(variable, value, 'must be longer than zero');
-    return 0;
-  }
-  if (ms > limit.ms) {
-    problems.add(variable, value, limit.problem);
-    return 0;
-  }
-  return ms;
-};
-
-/**
- * A duration that may be zero (ROLLOUT_STABLE_FOR: no window; MIN_DIGEST_AGE
- * and START_JITTER: `0s` is off, the script's behaviour), capped like every
- * other — each by its own limit: a wait inside the tick by what the tick's
- * deadline holds, an age by {@link MAX_DIGEST_AGE_MS}.
- */
-const durationOrZero = (
-  env: Environment,
-  problems: Problems,
-  variable: string,
-  fallback: string,
-  limit: DurationLimit = TICK_WAIT,
-): number => {
-  const value = read(env, variable) ?? fallback;
-  const ms = parseDurationMs(value);
-  if (ms === undefined) {
-    problems.add(variable, value, 'is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)');
-    return 0;
-  }
-  if (ms > limit.ms) {
-    problems.add(variable, value, limit.problem);
-    return 0;
-  }
-  return ms;
+  const judged = judgeDuration(value, zero, limit);
+  if ('ms' in judged) return judged.ms;
+  problems.add(variable, value, judged.problem);
+  return 0;
 };
 
 /**
@@ -378,14 +331,14 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     reconcileLive: reconcileMode(env, problems, ENV.reconcileLive),
     decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
     onRolloutFailure: rolloutFailureMode(env, problems, ENV.onRolloutFailure),
-    rolloutStableForMs: durationOrZero(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor),
+    rolloutStableForMs: duration(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor, TICK_WAIT, 'allowed'),
     // Off, the config is the one it always was (I28); a fleet halt keeps the trust it verifies with.
     ...(signatures.config.mode === 'off' && fleetHalt.config === undefined ? {} : { signatures: signatures.config }),
     ...(fleetHalt.config === undefined ? {} : { fleetHalt: fleetHalt.config }),
-    minDigestAgeMs: durationOrZero(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge, AGE_LIMIT),
+    minDigestAgeMs: duration(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge, AGE_LIMIT, 'allowed'),
     rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
     ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay, AGE_LIMIT),
-    startJitterMs: durationOrZero(env, problems, ENV.startJitter, DEFAULTS.startJitter, START_JITTER_LIMIT),
+    startJitterMs: duration(env, problems, ENV.startJitter, DEFAULTS.startJitter, START_JITTER_LIMIT, 'allowed'),
     // Both off, the config is the one it always was (I43).
     ...(staging.config.platformCheck || staging.config.prepull !== undefined ? { staging: staging.config } : {}),
   };

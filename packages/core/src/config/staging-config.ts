@@ -1,4 +1,4 @@
-import { formatDuration, parseDurationMs } from './duration.js';
+import { judgeDuration, TICK_WAIT } from './duration-limit.js';
 import type { ConfigError } from './tick-config.js';
 
 // "Stage, then switch" (docs/behaviour.md §3.4a step 4 and §3.5a): PLATFORM_CHECK
@@ -33,9 +33,6 @@ export interface StagingConfig {
 
 export const STAGING_DEFAULTS = { prepullTimeout: '30m', prepullParallel: 1 } as const;
 
-/** The cap every duration waited for inside a tick has (parse-config.ts, MAX_TICK_DURATION_MS). */
-const DAY_MS = 24 * 3_600_000;
-
 const readVar = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
@@ -51,17 +48,10 @@ const onOff = (env: Readonly<Record<string, string | undefined>>, name: string, 
 
 const prepullTimeoutOf = (env: Readonly<Record<string, string | undefined>>, problems: ConfigError[]): number => {
   const value = readVar(env, STAGING_ENV.prepullTimeout) ?? STAGING_DEFAULTS.prepullTimeout;
-  const ms = parseDurationMs(value);
-  const problem =
-    ms === undefined
-      ? 'is not a duration (use a unit, e.g. 30m, 1h)'
-      : ms <= 0
-        ? 'must be longer than zero'
-        : ms > DAY_MS
-          ? `must be at most ${formatDuration(DAY_MS)} (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`
-          : undefined;
-  if (problem === undefined) return ms ?? 0;
-  problems.push({ variable: STAGING_ENV.prepullTimeout, value, problem });
+  // A wait inside the tick, like ROLLOUT_TIMEOUT: the same judge, sentences and cap (duration-limit.ts).
+  const judged = judgeDuration(value, 'refused', TICK_WAIT);
+  if ('ms' in judged) return judged.ms;
+  problems.push({ variable: STAGING_ENV.prepullTimeout, value, problem: judged.problem });
   return 0;
 };
 

@@ -1,6 +1,7 @@
 import { formatDuration } from './duration.js';
+import { MAX_TICK_DURATION_MS } from './duration-limit.js';
 import { DEFAULTS, ENV } from './environment.js';
-import { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS, MAX_TICK_DURATION_MS } from './parse-config.js';
+import { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS } from './parse-config.js';
 import { SIGNATURE_ENV } from './signature-config.js';
 import { STAGING_DEFAULTS, STAGING_ENV } from './staging-config.js';
 
