@@ -60,12 +60,34 @@ describe('--dry-run port answers', () => {
     expect(Object.keys(dry).sort()).toEqual(['cluster', 'events', 'registry']);
   });
 
-  it('the platform port is the real one (it only reads); the staging port is a pretend one', () => {
-    const config = simConfig({});
-    const ports = simPorts(new SimWorld(config));
-    const dry = dryRunPorts(ports, config, () => undefined);
-    expect(dry.platforms).toBe(ports.platforms);
-    expect(dry.staging).toBeDefined();
-    expect(dry.staging).not.toBe(ports.staging);
+  it('the platform port is the real one (it only reads)', () => {
+    const { real, dry } = aDryRun();
+    expect(dry.platforms).toBe(real.platforms);
+  });
+
+  it('staging is said per workload, every target answered Staged, and no node stages anything (§3.5a)', async () => {
+    const { config, world, said, dry } = aDryRun();
+    const before = world.clockMs;
+    const jobs = workloadRef(config, 'jobs-manager');
+    const proxy = workloadRef(config, 'requests-proxy');
+    const answer = await dry.staging?.stage({
+      targets: [
+        { workload: jobs, images: ['docker.io/tracebloc/jobs-manager@sha256:aa'] },
+        { workload: proxy, images: ['docker.io/tracebloc/requests-proxy@sha256:bb'] },
+      ],
+      timeoutMs: 1_800_000,
+      parallel: 1,
+    })();
+    expect(answer).toEqual(
+      E.right([
+        { _tag: 'Staged', nodes: [] },
+        { _tag: 'Staged', nodes: [] },
+      ]),
+    );
+    expect(said).toEqual([
+      'stage docker.io/tracebloc/jobs-manager@sha256:aa on the nodes of deployment/stg-jobs-manager -n tracebloc (up to 30m)',
+      'stage docker.io/tracebloc/requests-proxy@sha256:bb on the nodes of deployment/stg-requests-proxy -n tracebloc (up to 30m)',
+    ]);
+    expect(world.clockMs).toBe(before);
   });
 });
