@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IMAGES, runTick } from '@image-refresh/core';
-import { SimWorld, simConfig, simDigest, simPorts } from '@image-refresh/core/sim';
+import { SIM_HALT_REPO, SIM_HALT_TAG, SimWorld, simConfig, simDigest, simPorts } from '@image-refresh/core/sim';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emptyObservations, observePorts } from '../src/metrics/observations.js';
@@ -35,14 +35,26 @@ const manifest = (): RuleManifest => {
 };
 const rules = (): AlertRule[] => manifest().spec.groups.flatMap((g) => g.rules);
 
-/** Every metric name a tick pushes, from the metrics of a real (simulated) re-image tick and a FROZEN one. */
+/**
+ * Every metric name a tick pushes, from the metrics of a real (simulated)
+ * re-image tick, a FROZEN one and one that watches a fleet halt
+ * (FLEET_HALT_REF; the key file is only named, the simulator verifies).
+ */
 const pushedNames = async (): Promise<Set<string>> => {
   const names = new Set<string>();
-  const config = simConfig({ MAX_SKIP_TICKS: '1' });
-  for (const stage of ['reimage', 'frozen'] as const) {
+  for (const stage of ['reimage', 'frozen', 'watchingHalt'] as const) {
+    const config = simConfig({
+      MAX_SKIP_TICKS: '1',
+      ...(stage === 'watchingHalt'
+        ? {
+            FLEET_HALT_REF: `docker.io/${SIM_HALT_REPO}:${SIM_HALT_TAG}`,
+            SIGNATURE_PUBLIC_KEYS: '/etc/image-refresh/fleet.pub',
+          }
+        : {}),
+    });
     const world = new SimWorld(config);
     for (const image of IMAGES) world.setAnnotation(image.recordKey, simDigest(`${image.repo}#1`));
-    if (stage === 'reimage') world.publish('tracebloc/jobs-manager', simDigest('tracebloc/jobs-manager#2'));
+    if (stage !== 'frozen') world.publish('tracebloc/jobs-manager', simDigest('tracebloc/jobs-manager#2'));
     else world.setBehaviour('jobs-manager', 'neverReady');
     const observed = emptyObservations();
     const outcome = await runTick(config, observePorts(simPorts(world), observed));
@@ -55,7 +67,7 @@ const pushedNames = async (): Promise<Set<string>> => {
 };
 
 describe('deploy/prometheusrule.yaml', () => {
-  it('is a PrometheusRule with its alerts: frozen, flap lockout, no success, never a success, rejection, rollback, quarantine, soak', () => {
+  it('is a PrometheusRule with its alerts: frozen, flap lockout, no success, never a success, rejection, rollback, quarantine, soak, the fleet halt, platforms, staging', () => {
     expect(manifest().kind).toBe('PrometheusRule');
     expect(rules().map((r) => r.alert)).toEqual([
       'ImageRefreshFrozen',
@@ -66,6 +78,10 @@ describe('deploy/prometheusrule.yaml', () => {
       'ImageRefreshRolledBack',
       'ImageRefreshQuarantineHeld',
       'ImageRefreshSoakingLong',
+      'ImageRefreshHaltUnverified',
+      'ImageRefreshFleetHaltLong',
+      'ImageRefreshPlatformMismatch',
+      'ImageRefreshNotStaged',
     ]);
   });
 
@@ -253,6 +269,86 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
               { severity: 'warning' },
               'image-refresh holds a quarantined build back on tracebloc/stg',
               '1 digest(s) failed a rollout here and stay quarantined until `image-refresh rearm`; `image-refresh status` names them.',
+            ),
+          ],
+        },
+      ],
+    );
+    expect(out).toContain('SUCCESS');
+  });
+
+  it('ImageRefreshHaltUnverified and ImageRefreshPlatformMismatch fire at once on their outcome, not on another', () => {
+    const out = promtoolTest(
+      [
+        { series: `image_refresh_tick_outcome{outcome="haltUnverified",${edge}}`, values: '1x10' },
+        {
+          series: `image_refresh_tick_outcome{outcome="platformMismatch",namespace="tracebloc",release="arm"}`,
+          values: '1x10',
+        },
+        // A halt verified and in force is a decision, not these findings.
+        { series: 'image_refresh_tick_outcome{outcome="halted",release="ok"}', values: '1x10' },
+      ],
+      [
+        {
+          eval_time: '1m',
+          alertname: 'ImageRefreshHaltUnverified',
+          exp_alerts: [
+            fired(
+              { outcome: 'haltUnverified', severity: 'critical' },
+              'image-refresh cannot verify the fleet halt on tracebloc/stg',
+              'A halt is published at FLEET_HALT_REF that this edge cannot verify, so it holds every change back. `kubectl logs` says FLEET HALT UNVERIFIED with the reason; sign the halt with a trusted key, or lift it.',
+            ),
+          ],
+        },
+        {
+          eval_time: '1m',
+          alertname: 'ImageRefreshPlatformMismatch',
+          exp_alerts: [
+            {
+              exp_labels: { namespace: 'tracebloc', release: 'arm', outcome: 'platformMismatch', severity: 'warning' },
+              exp_annotations: {
+                summary: 'image-refresh holds back a build missing a platform on tracebloc/arm',
+                description:
+                  'A new digest behind the tag drops a platform the running build provides and was not rolled out. `kubectl logs` says PLATFORM MISMATCH with the platforms; push a multi-platform build.',
+              },
+            },
+          ],
+        },
+      ],
+    );
+    expect(out).toContain('SUCCESS');
+  });
+
+  it('ImageRefreshFleetHaltLong after a day of a halt in force; ImageRefreshNotStaged after 2 h of notStaged ticks', () => {
+    const out = promtoolTest(
+      [
+        { series: `image_refresh_fleet_halt{${edge}}`, values: '1x1600' },
+        { series: `image_refresh_tick_outcome{outcome="notStaged",${edge}}`, values: '1x1600' },
+        // An edge with FLEET_HALT_REF set and no halt in force pushes 0.
+        { series: 'image_refresh_fleet_halt{release="ok"}', values: '0x1600' },
+      ],
+      [
+        { eval_time: '23h59m', alertname: 'ImageRefreshFleetHaltLong', exp_alerts: [] },
+        {
+          eval_time: '24h1m',
+          alertname: 'ImageRefreshFleetHaltLong',
+          exp_alerts: [
+            fired(
+              { severity: 'warning' },
+              'a fleet halt has held tracebloc/stg for a day',
+              'A verified fleet halt (FLEET_HALT_REF) has been in force here for 24 h; `image-refresh status` shows its reason and expiry. Lift it as docs/fleet-halt.md says once the incident is over.',
+            ),
+          ],
+        },
+        { eval_time: '1h59m', alertname: 'ImageRefreshNotStaged', exp_alerts: [] },
+        {
+          eval_time: '2h1m',
+          alertname: 'ImageRefreshNotStaged',
+          exp_alerts: [
+            fired(
+              { outcome: 'notStaged', severity: 'warning' },
+              'image-refresh has not staged new images for 2 h on tracebloc/stg',
+              'The new images could not be pulled onto every node of their workloads within PREPULL_TIMEOUT, tick after tick; the old pods still serve. `kubectl logs` says "could not stage" with each node and why.',
             ),
           ],
         },
