@@ -277,26 +277,28 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
     expect(out).toContain('SUCCESS');
   });
 
-  it('ImageRefreshHaltUnverified and ImageRefreshPlatformMismatch fire at once on their outcome, not on another', () => {
+  it('ImageRefreshHaltUnverified after two ticks of it, ImageRefreshPlatformMismatch at once; not on another outcome', () => {
     const out = promtoolTest(
       [
-        { series: `image_refresh_tick_outcome{outcome="haltUnverified",${edge}}`, values: '1x10' },
+        { series: `image_refresh_tick_outcome{outcome="haltUnverified",${edge}}`, values: '1x40' },
         {
           series: `image_refresh_tick_outcome{outcome="platformMismatch",namespace="tracebloc",release="arm"}`,
-          values: '1x10',
+          values: '1x40',
         },
         // A halt verified and in force is a decision, not these findings.
-        { series: 'image_refresh_tick_outcome{outcome="halted",release="ok"}', values: '1x10' },
+        { series: 'image_refresh_tick_outcome{outcome="halted",release="ok"}', values: '1x40' },
       ],
       [
+        // One tick's registry blip (its outcome stays pushed for the 15 minutes until the next tick) does not page.
+        { eval_time: '16m', alertname: 'ImageRefreshHaltUnverified', exp_alerts: [] },
         {
-          eval_time: '1m',
+          eval_time: '21m',
           alertname: 'ImageRefreshHaltUnverified',
           exp_alerts: [
             fired(
               { outcome: 'haltUnverified', severity: 'critical' },
-              'image-refresh cannot verify the fleet halt on tracebloc/stg',
-              'A halt is published at FLEET_HALT_REF that this edge cannot verify, so it holds every change back. `kubectl logs` says FLEET HALT UNVERIFIED with the reason; sign the halt with a trusted key, or lift it.',
+              'image-refresh cannot read or verify the fleet halt on tracebloc/stg',
+              'The halt at FLEET_HALT_REF could not be read or verified (a registry failure on its tag, a document that does not parse, or no trusted signature), so this edge holds every change back. `kubectl logs` says FLEET HALT UNVERIFIED with the reason.',
             ),
           ],
         },
@@ -309,7 +311,7 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
               exp_annotations: {
                 summary: 'image-refresh holds back a build missing a platform on tracebloc/arm',
                 description:
-                  'A new digest behind the tag drops a platform the running build provides and was not rolled out. `kubectl logs` says PLATFORM MISMATCH with the platforms; push a multi-platform build.',
+                  'A new digest behind the tag drops a platform the recorded build provides and was not rolled out. `kubectl logs` says PLATFORM MISMATCH with the platforms; push a multi-platform build.',
               },
             },
           ],
@@ -324,8 +326,9 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
       [
         { series: `image_refresh_fleet_halt{${edge}}`, values: '1x1600' },
         { series: `image_refresh_tick_outcome{outcome="notStaged",${edge}}`, values: '1x1600' },
-        // An edge with FLEET_HALT_REF set and no halt in force pushes 0.
+        // An edge with FLEET_HALT_REF set and no halt in force pushes 0; its ticks are complete.
         { series: 'image_refresh_fleet_halt{release="ok"}', values: '0x1600' },
+        { series: 'image_refresh_tick_outcome{outcome="complete",release="ok"}', values: '1x1600' },
       ],
       [
         { eval_time: '23h59m', alertname: 'ImageRefreshFleetHaltLong', exp_alerts: [] },
@@ -348,7 +351,7 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
             fired(
               { outcome: 'notStaged', severity: 'warning' },
               'image-refresh has not staged new images for 2 h on tracebloc/stg',
-              'The new images could not be pulled onto every node of their workloads within PREPULL_TIMEOUT, tick after tick; the old pods still serve. `kubectl logs` says "could not stage" with each node and why.',
+              'The new images could not be staged on every node of their workloads (a pull that failed or outlasted PREPULL_TIMEOUT, or staging pods the API refused), tick after tick; the old pods still serve. `kubectl logs` says "could not stage" with each node and why.',
             ),
           ],
         },
