@@ -84,7 +84,10 @@ describe('the tick machine, phase by phase', () => {
     expect(Object.keys(tickMachine.implementations.guards).sort()).toEqual([...byName.keys()].sort());
   });
 
-  it('no machine file is over 400 lines', () => {
+  // Under Stryker the files on disk are its instrumented copies, every mutant
+  // spelled out beside the original (admit/messages.ts: 484 lines): their
+  // length says nothing of the source's, so the count is left to normal runs.
+  it.skipIf(process.env.STRYKER_MUTATOR_WORKER !== undefined)('no machine file is over 400 lines', () => {
     const long = files(MACHINE)
       .map((file) => [relative(MACHINE, file), readFileSync(file, 'utf8').split('\n').length - 1] as const)
       .filter(([, lines]) => lines > 400);

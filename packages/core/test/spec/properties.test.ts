@@ -20,6 +20,11 @@ const PATH = process.env.IMAGE_REFRESH_PROPERTY_PATH;
 // commands themselves (their `replayPath`) beside the run's path.
 const COMMANDS_PATH = process.env.IMAGE_REFRESH_PROPERTY_COMMANDS_PATH;
 const MIN_PRECONDITIONS = Number(process.env.IMAGE_REFRESH_PROPERTY_MIN ?? 50);
+// The exploration's bound grows with its size: a deep run (100,000 sequences,
+// 31 min here on 2026-12-03, about 19 ms a sequence) ran into a fixed 15
+// minutes and was reported as a timeout although it found nothing. 40 ms a
+// sequence leaves it twice that; a normal run keeps 15 minutes.
+const EXPLORATION_TIMEOUT_MS = Math.max(900_000, RUNS * 40);
 const REPLAY = `IMAGE_REFRESH_PROPERTY_SEED=${SEED} IMAGE_REFRESH_PROPERTY_RUNS=${RUNS} npx -y pnpm@10.34.9 exec vitest run --project core test/spec/properties.test.ts`;
 
 const checker = new SpecChecker();
@@ -38,38 +43,49 @@ describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${R
   // test below reddens under its id (issue 3: test titles carry the id). It
   // is a test, not a beforeAll: Stryker attributes coverage per test, and
   // code run in a hook makes every mutant "static" (run against every test).
-  it(`explores ${RUNS} sequences of up to 60 steps and finds no counterexample`, async () => {
-    console.log(`property suite: seed ${SEED}, ${RUNS} sequences of up to 60 steps\n  replay: ${REPLAY}`);
-    const details = await fc.check(
-      fc.asyncProperty(
-        environmentArbitrary,
-        fc.commands([commandArbitrary], {
-          maxCommands: 60,
-          size: 'max',
-          ...(COMMANDS_PATH === undefined ? {} : { replayPath: COMMANDS_PATH }),
-        }),
-        async (env, commands) => {
-          const config = simConfig(env);
-          const world = new SimWorld(config);
-          checker.reset();
-          const edge: Edge = { config, world, ports: simPorts(world), checker, build: 1, jobsManagerCrashLoops: false };
-          await fc.asyncModelRun(() => ({ model: {}, real: edge }), commands);
-        },
-      ),
-      { numRuns: RUNS, seed: SEED, ...(PATH === undefined ? {} : { path: PATH, endOnFailure: true }), verbose: 1 },
-    );
-    run = { failed: details.failed };
-    if (details.failed) {
-      const error = details.errorInstance;
-      failure = error instanceof Error ? error.message : String(error);
-      const commandsPath = /replayPath="([^"]*)"/.exec(String(details.counterexample?.[1]))?.[1];
-      const replayShrunk = REPLAY.replace(
-        'npx',
-        `IMAGE_REFRESH_PROPERTY_PATH=${details.counterexamplePath} ${commandsPath === undefined ? '' : `IMAGE_REFRESH_PROPERTY_COMMANDS_PATH='${commandsPath}' `}npx`,
+  it(
+    `explores ${RUNS} sequences of up to 60 steps and finds no counterexample`,
+    async () => {
+      console.log(`property suite: seed ${SEED}, ${RUNS} sequences of up to 60 steps\n  replay: ${REPLAY}`);
+      const details = await fc.check(
+        fc.asyncProperty(
+          environmentArbitrary,
+          fc.commands([commandArbitrary], {
+            maxCommands: 60,
+            size: 'max',
+            ...(COMMANDS_PATH === undefined ? {} : { replayPath: COMMANDS_PATH }),
+          }),
+          async (env, commands) => {
+            const config = simConfig(env);
+            const world = new SimWorld(config);
+            checker.reset();
+            const edge: Edge = {
+              config,
+              world,
+              ports: simPorts(world),
+              checker,
+              build: 1,
+              jobsManagerCrashLoops: false,
+            };
+            await fc.asyncModelRun(() => ({ model: {}, real: edge }), commands);
+          },
+        ),
+        { numRuns: RUNS, seed: SEED, ...(PATH === undefined ? {} : { path: PATH, endOnFailure: true }), verbose: 1 },
       );
-      expect.fail(`${await fc.asyncDefaultReportMessage(details)}\n  replay the shrunk case: ${replayShrunk}`);
-    }
-  }, 900_000);
+      run = { failed: details.failed };
+      if (details.failed) {
+        const error = details.errorInstance;
+        failure = error instanceof Error ? error.message : String(error);
+        const commandsPath = /replayPath="([^"]*)"/.exec(String(details.counterexample?.[1]))?.[1];
+        const replayShrunk = REPLAY.replace(
+          'npx',
+          `IMAGE_REFRESH_PROPERTY_PATH=${details.counterexamplePath} ${commandsPath === undefined ? '' : `IMAGE_REFRESH_PROPERTY_COMMANDS_PATH='${commandsPath}' `}npx`,
+        );
+        expect.fail(`${await fc.asyncDefaultReportMessage(details)}\n  replay the shrunk case: ${replayShrunk}`);
+      }
+    },
+    EXPLORATION_TIMEOUT_MS,
+  );
 
   for (const invariant of INVARIANTS) {
     describe(`${invariant.id}: ${invariant.says} (${invariant.source})`, () => {
