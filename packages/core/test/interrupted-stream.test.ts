@@ -55,4 +55,17 @@ describe('an interrupted tick, as its log streams it', () => {
     expect(streamed.map((e) => e.code)).toEqual(outcome.events.map((e) => e.code));
     expect(streamed.at(-1)?.message).toMatch(/^interrupted by SIGINT before the settled guard read /);
   });
+
+  it('a mirror tick calls no port: a signal given before it changes nothing, it ends mirrorInert', async () => {
+    // drive-tick's "the last write landed" check needs a call made: here the
+    // machine goes from checkingMirror to mirrorInert without one.
+    const config = simConfig({ IMAGE_REGISTRY: 'registry.corp.example:5000' });
+    const world = new SimWorld(config);
+    const controller = new AbortController();
+    controller.abort(interruptedBy('SIGTERM'));
+    const outcome = await runTick(config, simPorts(world), { signal: controller.signal });
+    expect(outcome.result).toBe('mirrorInert');
+    expect(outcome.exitCode).toBe(0);
+    expect(world.calls).toEqual([]);
+  });
 });
