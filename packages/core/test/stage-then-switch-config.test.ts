@@ -31,6 +31,8 @@ describe('PLATFORM_CHECK and PREPULL configuration', () => {
       timeoutMs: 5_400_000,
       parallel: 3,
     });
+    // More than one digit: a site with a fat link may pull on a dozen nodes at once.
+    expect(simConfig({ PREPULL: 'on', PREPULL_PARALLEL: '12' }).staging?.prepull?.parallel).toBe(12);
   });
 
   it('anything but off or on is exit 2, named', () => {
