@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION } from '../src/domain/workloads.js';
-import { simDigest } from '../src/sim/index.js';
+import { SIM_HALT_REPO, SIM_HALT_TAG, simDigest } from '../src/sim/index.js';
 import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
 // Issue 7, RECONCILE_LIVE: the reference trusts its own annotation alone, so a
@@ -53,6 +53,21 @@ describe('RECONCILE_LIVE: a Helm re-render that undid a pin', () => {
       type: 'Warning',
       count: 1,
     });
+  });
+
+  it('nothing resolved (the registry down for every image): no live repair either, even where a fleet halt is still judged', async () => {
+    // docs/behaviour.md §3.3: nothing resolved, nothing to compare or record — the live pass included.
+    // With FLEET_HALT_REF set the tick goes on to judge the halt (§3.4b), past the live pass.
+    const edge = await pinnedEdge('1', {
+      FLEET_HALT_REF: `docker.io/${SIM_HALT_REPO}:${SIM_HALT_TAG}`,
+      SIGNATURE_PUBLIC_KEYS: '/etc/image-refresh/keys/sim.pub',
+    });
+    edge.world.helmRerender('jobs-manager');
+    for (const repo of [JM, PM, RM]) edge.world.injectRegistryFault(repo, 'Transport');
+    const outcome = await edge.tick();
+    expect(outcome.reimages).toEqual([]);
+    expect(outcome.events.filter((e) => e.code === 'LIVE_DRIFT')).toEqual([]);
+    expect(edge.world.calls.filter((c) => c.op === 'setImages')).toEqual([]);
   });
 
   it('report mode says so and writes nothing', async () => {

@@ -110,6 +110,14 @@ describe('VERIFY_SIGNATURES=enforce', () => {
     expect(reimaged?.message).toContain(`(signature verified by ${SIM_SIGNING_KEY})`);
   });
 
+  it('a steady tick checks no signature: nothing changed, nothing first seen, no request (the check costs only new digests)', async () => {
+    const edge = await aSteadyEdge(ENFORCE);
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('complete');
+    expect(edge.world.calls.filter((c) => c.op === 'verifySignature')).toEqual([]);
+    expect(outcome.events.filter((e) => e.code.startsWith('SIGNATURE'))).toEqual([]);
+  });
+
   it('once signed, the next tick re-images it', async () => {
     const edge = await aSteadyEdge(ENFORCE);
     edge.world.publish(JM, JM2);
