@@ -10,7 +10,10 @@ export default {
   // pnpm does not hoist the runner where Stryker's plugin discovery looks.
   plugins: ['@stryker-mutator/vitest-runner'],
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.stryker.config.ts' },
+  // `related: false`: a mutant run names its test files (per-test coverage) or
+  // runs them all (a static mutant); vitest's own guess at the files related
+  // to the mutated one is not needed on top.
+  vitest: { configFile: 'vitest.stryker.config.ts', related: false },
   // The tick and everything it decides with. Not mutated:
   // - src/sim/**: the simulated cluster is test equipment (the world the
   //   property suite and the examples run against), not the product; a mutant
