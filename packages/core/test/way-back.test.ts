@@ -187,6 +187,8 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
     expect(outcome.result).toBe('rollbackFailed');
     expect(edge.writes()).toEqual(['writeRefreshAttempt 1', `setImages jobs-manager api=${ref(JM, JM2)}`]);
     expect(edge.line('ROLLBACK_FAILED')).toContain('holds "edited-by-hand"); a rollback would have to guess');
+    // Nothing to go back to, so nothing is promised up front either (announceRevertReady).
+    expect(edge.codes()).not.toContain('REVERT_READY');
   });
 
   it('under keep (the default) a failed rollout is left as it is, as the script', async () => {
@@ -230,6 +232,10 @@ describe('ROLLOUT_STABLE_FOR: a rollout counts once it stayed complete for the w
     const outcome = await edge.tick();
     expect(outcome.result).toBe('complete');
     expect(edge.ops().filter((op) => op === 'watchStability')).toHaveLength(2);
+    expect(outcome.events.filter((e) => e.code === 'STABILITY_WATCH').map((e) => e.message)).toEqual([
+      'deployment/stg-jobs-manager rollout complete; it must stay complete for ROLLOUT_STABLE_FOR=1m30s before the re-image counts',
+      'deployment/stg-requests-proxy rollout complete; it must stay complete for ROLLOUT_STABLE_FOR=1m30s before the re-image counts',
+    ]);
     expect(edge.world.clockMs - before).toBeGreaterThanOrEqual(2 * 90_000);
     expect(edge.world.annotations[JM_KEY]).toBe(JM2);
   });
