@@ -171,6 +171,30 @@ describe('VERIFY_SIGNATURES=enforce', () => {
       'no signature port (TickPorts.signatures)',
     );
   });
+
+  it('a signature port that throws fails the whole check closed: every changed digest waits, the WARN names the defect', async () => {
+    const world = new SimWorld(simConfig(ENFORCE));
+    const ports = simPorts(world);
+    await runTick(world.config, ports);
+    world.publish(JM, JM2);
+    world.sign(JM, JM2);
+    world.publish(RM, RM2);
+    world.sign(RM, RM2);
+    const outcome = await runTick(world.config, {
+      ...ports,
+      signatures: {
+        verify: () => {
+          throw new Error('boom');
+        },
+      },
+    });
+    expect(outcome.reimages).toEqual([]);
+    expect(world.calls.filter((c) => c.op === 'setImages')).toEqual([]);
+    expect(outcome.events.filter((e) => e.code === 'SIGNATURE_CHECK_FAILED').map((e) => e.message)).toEqual([
+      expect.stringMatching(/^WARN: .*tracebloc\/jobs-manager@sha256:.*unexpected failure: Error: boom/),
+      expect.stringMatching(/^WARN: .*tracebloc\/resource-monitor@sha256:.*unexpected failure: Error: boom/),
+    ]);
+  });
 });
 
 const anUnsignedFreshInstall = () => new SimWorld(simConfig(ENFORCE));
