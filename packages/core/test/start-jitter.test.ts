@@ -42,6 +42,17 @@ describe('START_JITTER (issue 17)', () => {
     );
   });
 
+  it('a read that carries no uid waits the delay of the empty uid: bounded and the same every tick, never skipped', async () => {
+    const { config, world, ports } = jittered('edge-a');
+    const readJobsManager: TickPorts['cluster']['readJobsManager'] = (settleWithinMs) => async () => {
+      const answer = await ports.cluster.readJobsManager(settleWithinMs)();
+      return E.map(({ uid: _, ...withoutUid }: { uid?: string }) => withoutUid)(answer) as typeof answer;
+    };
+    await runTick(config, { ...ports, cluster: { ...ports.cluster, readJobsManager } });
+    expect(sleeps(world)).toEqual([startJitterDelayMs('', 600_000)]);
+    expect(startJitterDelayMs('', 600_000)).toBeGreaterThan(0);
+  });
+
   it('another edge (another uid) waits another delay', async () => {
     const a = jittered('edge-a');
     const b = jittered('edge-b');
