@@ -52,7 +52,7 @@ describe('PLATFORM_CHECK and PREPULL configuration', () => {
     expect(problemsOf({ ...on, PREPULL_TIMEOUT: '24h1s' })).toEqual([
       `PREPULL_TIMEOUT="24h1s": must be at most 24h (it is waited for inside one tick, which the Job's activeDeadlineSeconds must hold)`,
     ]);
-    for (const parallel of ['0', '-1', '1.5', 'all', ' 2']) {
+    for (const parallel of ['0', '-1', '1.5', 'all', ' 2', '2 ', '2e1']) {
       expect(problemsOf({ ...on, PREPULL_PARALLEL: parallel })).toEqual([
         `PREPULL_PARALLEL=${JSON.stringify(parallel)}: must be a whole number of at least 1 (nodes pulling at once)`,
       ]);
