@@ -1,5 +1,6 @@
-// `node tools/surviving-mutants.mjs [reports/mutation/mutation.json]`: the
-// survivors of a Stryker run (Survived and NoCoverage), keyed by the guard,
+// `node tools/surviving-mutants.mjs [report.json...]` (default
+// reports/mutation/mutation.json; several for the parts of one run,
+// tools/mutation-in-parts.sh): the survivors (Survived and NoCoverage), keyed by the guard,
 // action or function they live in rather than by line, as
 // packages/core/test/spec/EQUIVALENT_MUTANTS.md lists them: a line number goes
 // stale with every edit above it, a name moves with its code (issue 29).
@@ -8,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ts from 'typescript';
 
-const reportPath = resolve(process.argv[2] ?? 'reports/mutation/mutation.json');
-const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+const reportPaths = process.argv.length > 2 ? process.argv.slice(2) : ['reports/mutation/mutation.json'];
+const files = Object.assign({}, ...reportPaths.map((p) => JSON.parse(readFileSync(resolve(p), 'utf8')).files));
 const LEFT = new Set(['Survived', 'NoCoverage']);
 
 /** The names of the declarations enclosing `offset`, outermost first. */
@@ -79,7 +80,7 @@ const offsetOf = (text, { line, column }) => {
 };
 
 let total = 0;
-for (const [path, file] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+for (const [path, file] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
   const left = file.mutants.filter((m) => LEFT.has(m.status));
   if (left.length === 0) continue;
   const source = ts.createSourceFile(path, file.source, ts.ScriptTarget.Latest, true);
