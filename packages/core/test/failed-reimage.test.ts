@@ -10,6 +10,13 @@ import { aSteadyEdge, JM, RM } from './support/edge.js';
 
 const JM2 = simDigest(`${JM}#2`);
 
+/** The failedReimage an outcome carries for this workload. */
+const failed = (id: string, why: string, alreadyOnTarget: boolean) => ({
+  workload: expect.objectContaining({ id }),
+  why,
+  alreadyOnTarget,
+});
+
 const aFailingReimage = async (env: Record<string, string> = {}) => {
   const edge = await aSteadyEdge(env);
   edge.world.publish(JM, JM2);
@@ -24,11 +31,7 @@ describe("the outcome names the workload that failed the tick's re-image, and wh
     const edge = await aFailingReimage();
     edge.world.setBehaviour('jobs-manager', behaviour);
     const outcome = await edge.tick();
-    expect(outcome.failedReimage).toEqual({
-      workload: expect.objectContaining({ id: 'jobs-manager' }),
-      why,
-      alreadyOnTarget: false,
-    });
+    expect(outcome.failedReimage).toEqual(failed('jobs-manager', why, false));
   });
 
   it('a rollout the cluster reports failed (ProgressDeadlineExceeded): rolloutFailed', async () => {
@@ -57,11 +60,7 @@ describe("the outcome names the workload that failed the tick's re-image, and wh
     const edge = await aFailingReimage();
     edge.world.injectClusterFault('setImages', 'Forbidden');
     const outcome = await edge.tick();
-    expect(outcome.failedReimage).toEqual({
-      workload: expect.objectContaining({ id: 'jobs-manager' }),
-      why: 'setImageRefused',
-      alreadyOnTarget: false,
-    });
+    expect(outcome.failedReimage).toEqual(failed('jobs-manager', 'setImageRefused', false));
   });
 
   it('the retry tick of a rollout still not done patched nothing: alreadyOnTarget', async () => {
@@ -70,11 +69,7 @@ describe("the outcome names the workload that failed the tick's re-image, and wh
     edge.world.setBehaviour('resource-monitor', 'stalls');
     expect((await edge.tick()).failedReimage?.alreadyOnTarget).toBe(false);
     const outcome = await edge.tick();
-    expect(outcome.failedReimage).toEqual({
-      workload: expect.objectContaining({ id: 'resource-monitor' }),
-      why: 'rolloutTimedOut',
-      alreadyOnTarget: true,
-    });
+    expect(outcome.failedReimage).toEqual(failed('resource-monitor', 'rolloutTimedOut', true));
   });
 
   it('a re-image that completes carries none', async () => {
