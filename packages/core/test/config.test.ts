@@ -18,7 +18,7 @@ const problems = (env: Record<string, string | undefined>): readonly ConfigError
 describe('parseTickConfig', () => {
   it('takes the chart defaults for what the chart may leave out', () => {
     const parsed = parseTickConfig({ RELEASE_NAME: 'stg', RELEASE_NAMESPACE: 'tracebloc', IMAGE_TAG: 'prod' });
-    expect(parsed).toEqual(
+    expect(parsed).toStrictEqual(
       E.right({
         releaseName: 'stg',
         releaseNamespace: 'tracebloc',

@@ -80,7 +80,14 @@ describe('fleet-safe rollout configuration (issue 17)', () => {
       ),
     ]);
     expect(problemsOf({ ROLLOUT_RING: '1000', RING_DELAY: '24h' })).toEqual([
-      expect.stringMatching(/^ROLLOUT_RING="1000": makes the required age .* = 24000h, more than 720h/),
+      expect.stringMatching(
+        /^ROLLOUT_RING="1000": makes the required age .* = 0s \+ 1000 × 24h = 24000h, more than 720h/,
+      ),
+    ]);
+    // Another variable's problem does not stop the sum being judged: every problem at once (I18).
+    expect(problemsOf({ IMAGE_TAG: 'no spaces', ROLLOUT_RING: '1000', RING_DELAY: '24h' })).toEqual([
+      expect.stringMatching(/^IMAGE_TAG="no spaces": /),
+      expect.stringMatching(/^ROLLOUT_RING="1000": makes the required age/),
     ]);
     // A part that did not parse is named on its own; the sum is not judged from a guess.
     expect(problemsOf({ MIN_DIGEST_AGE: '1x', ROLLOUT_RING: '1000', RING_DELAY: '24h' })).toEqual([

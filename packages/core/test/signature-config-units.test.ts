@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSignatureConfig } from '../src/config/signature-config.js';
+import { parseSignatureConfig, verifiesNothing } from '../src/config/signature-config.js';
 
 // VERIFY_SIGNATURES and its trust variables (issue 15, docs/behaviour.md §3.4a
 // step 3) as the config and the problems parseSignatureConfig returns: which
@@ -72,5 +72,19 @@ describe('parseSignatureConfig', () => {
     const parsed = keyless('/[/');
     expect(parsed.config).toStrictEqual({ mode: 'enforce', publicKeyFiles: [] });
     expect(parsed.problems.map((p) => p.variable)).toEqual(['SIGNATURE_IDENTITY']);
+  });
+});
+
+describe('verifiesNothing', () => {
+  // The CLI loads no verifier and reads no key file exactly when this holds; any trust, or any mode
+  // but off, needs the verifier (a fleet halt verifies with trust parsed under off, §3.4b).
+  const keyless = { identity: { exact: 'ci@example.org' }, issuer: ISSUER, trustedRootFile: ROOT };
+
+  it('holds only for off with neither keys nor keyless trust', () => {
+    expect(verifiesNothing({ mode: 'off', publicKeyFiles: [] })).toBe(true);
+    expect(verifiesNothing({ mode: 'warn', publicKeyFiles: [] })).toBe(false);
+    expect(verifiesNothing({ mode: 'enforce', publicKeyFiles: [] })).toBe(false);
+    expect(verifiesNothing({ mode: 'off', publicKeyFiles: ['/k/a.pem'] })).toBe(false);
+    expect(verifiesNothing({ mode: 'off', publicKeyFiles: [], keyless })).toBe(false);
   });
 });

@@ -141,7 +141,8 @@ const requiredAgeWithinLimit = (
 ): void => {
   const { minDigestAgeMs, rolloutRing, ringDelayMs } = parts;
   const required = minDigestAgeMs + rolloutRing * ringDelayMs;
-  if (rolloutRing === 0 || required <= MAX_DIGEST_AGE_MS) return;
+  // Ring 0's required age is MIN_DIGEST_AGE alone, which its own limit already holds.
+  if (required <= MAX_DIGEST_AGE_MS) return;
   const said = (ms: number) => (ms === 0 ? '0s' : formatDuration(ms));
   problems.add(
     ENV.rolloutRing,
@@ -342,8 +343,10 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
     // Both off, the config is the one it always was (I43).
     ...(staging.config.platformCheck || staging.config.prepull !== undefined ? { staging: staging.config } : {}),
   };
-  // Each part parsed (a part that did not is 0 and named already): the sum has the same limit.
-  if (problems.list.every((p) => p.variable !== ENV.minDigestAge && p.variable !== ENV.ringDelay)) {
+  // The sum has the same limit, judged from parts that parsed. A part that did not is 0 and named
+  // already: a RING_DELAY or ROLLOUT_RING at 0 leaves MIN_DIGEST_AGE alone, inside its own limit, but a
+  // MIN_DIGEST_AGE at 0 would judge ROLLOUT_RING × RING_DELAY alone, a guess.
+  if (problems.list.every((p) => p.variable !== ENV.minDigestAge)) {
     requiredAgeWithinLimit(env, problems, config);
   }
   return problems.list.length > 0 ? E.left(problems.list) : E.right(config);

@@ -55,12 +55,11 @@ export const verifiesNothing = (signatures: SignatureConfig): boolean =>
 const MODES: readonly SignatureMode[] = ['off', 'warn', 'enforce'];
 
 /** `/…/` is a regular expression (cosign's --certificate-identity-regexp, unanchored); anything else is exact. */
-const REGEX_DELIMITED = /^\/(.+)\/$/s;
+const REGEX_DELIMITED = /^\/.+\/$/s;
 
 const identityOf = (value: string, problems: ConfigError[]): SignatureIdentity | undefined => {
-  const delimited = REGEX_DELIMITED.exec(value);
-  if (delimited === null) return { exact: value };
-  const source = delimited[1] ?? '';
+  if (!REGEX_DELIMITED.test(value)) return { exact: value };
+  const source = value.slice(1, -1);
   try {
     new RegExp(source);
   } catch (error) {
@@ -134,7 +133,10 @@ export const parseSignatureConfig = (
   const trustedRootFile = readVar(env, SIGNATURE_ENV.sigstoreTrustedRoot);
   const keylessGiven = [identityRaw, issuer, trustedRootFile].filter((v) => v !== undefined).length;
   let keyless: KeylessConfig | undefined;
-  if (keylessGiven > 0 && keylessGiven < 3) {
+  if (identityRaw !== undefined && issuer !== undefined && trustedRootFile !== undefined) {
+    const identity = identityOf(identityRaw, problems);
+    if (identity !== undefined) keyless = { identity, issuer, trustedRootFile };
+  } else if (keylessGiven > 0) {
     const missing = [
       identityRaw === undefined ? SIGNATURE_ENV.signatureIdentity : undefined,
       issuer === undefined ? SIGNATURE_ENV.signatureIssuer : undefined,
@@ -147,9 +149,6 @@ export const parseSignatureConfig = (
         problem: `is required with the other keyless variables (${SIGNATURE_ENV.signatureIdentity}, ${SIGNATURE_ENV.signatureIssuer} and ${SIGNATURE_ENV.sigstoreTrustedRoot} go together)`,
       });
     }
-  } else if (identityRaw !== undefined && issuer !== undefined && trustedRootFile !== undefined) {
-    const identity = identityOf(identityRaw, problems);
-    if (identity !== undefined) keyless = { identity, issuer, trustedRootFile };
   }
 
   if (publicKeyFiles.length === 0 && keylessGiven === 0) {

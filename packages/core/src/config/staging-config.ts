@@ -35,7 +35,7 @@ export const STAGING_DEFAULTS = { prepullTimeout: '30m', prepullParallel: 1 } as
 
 const readVar = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
   const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
+  return value === '' ? undefined : value;
 };
 
 const onOff = (env: Readonly<Record<string, string | undefined>>, name: string, problems: ConfigError[]): boolean => {
