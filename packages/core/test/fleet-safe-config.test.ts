@@ -48,6 +48,11 @@ describe('fleet-safe rollout configuration (issue 17)', () => {
 
   it('durations take a unit; MIN_DIGEST_AGE and START_JITTER may be 0s, RING_DELAY may not', () => {
     expect(problemsOf({ MIN_DIGEST_AGE: '0s', START_JITTER: '0s' })).toEqual([]);
+    // A switch whose 0s is off says so in its example; a bound's example starts above zero.
+    expect(problemsOf({ START_JITTER: '5', RING_DELAY: '5' })).toEqual([
+      'RING_DELAY="5": is not a duration (use a unit, e.g. 30s, 10m, 1h30m)',
+      'START_JITTER="5": is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)',
+    ]);
     expect(problemsOf({ MIN_DIGEST_AGE: '60' })).toEqual([
       'MIN_DIGEST_AGE="60": is not a duration (use a unit, e.g. 0s, 30s, 10m, 1h30m)',
     ]);

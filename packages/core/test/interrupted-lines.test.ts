@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import type { BookkeepingChanges } from '../src/domain/bookkeeping.js';
 import { settled } from '../src/domain/settledness.js';
 import { ANNOTATION, type WorkloadRef } from '../src/domain/workloads.js';
-import { type InterruptedContext, interruptedBy, interruptedOutcome } from '../src/machine/interrupted.js';
+import {
+  type InterruptedContext,
+  interruptedAfterTheTick,
+  interruptedBy,
+  interruptedOutcome,
+} from '../src/machine/interrupted.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { JM, RM } from './support/edge.js';
@@ -355,6 +360,39 @@ describe('an interrupted outcome from parts the machine does not send today', ()
     );
   });
 
+  it.each([
+    ['watchStability', 'while watching deployment/stg-jobs-manager stay complete (ROLLOUT_STABLE_FOR)'],
+    ['verifySignatures', 'while checking signatures of new digests (nothing of them was acted on)'],
+    ['waitStartJitter', 'while waiting START_JITTER before the registry'],
+    ['readClock', 'while reading the clock'],
+    ['readFleetHalt', 'while reading the fleet halt (nothing of it was acted on)'],
+    ['readPlatforms', 'while reading the platforms of new digests (nothing of them was acted on)'],
+    ['recordStagingEvent', 'while recording the RefreshStaging Event (nothing was switched)'],
+    ['stageImages', 'while staging the new images on their nodes (no pod was switched)'],
+  ])('a signal during %s says: %s', (src, where) => {
+    const jobsManager = { id: 'jobs-manager', kind: 'Deployment', name: 'stg-jobs-manager', namespace: 'tracebloc' };
+    expect(say(src, { workload: jobsManager }, {}, 'during' as never)).toBe(
+      `interrupted by SIGTERM ${where}: refresh-attempt unchanged, digests not recorded`,
+    );
+  });
+
+  it.each([
+    ['writeSkipStreak', 'writing refresh-skip-streak'],
+    ['clearSkipStreak', 'clearing refresh-skip-streak'],
+    ['writeRefreshAttempt', 'writing refresh-attempt'],
+    ['markFlapDetected', 'writing refresh-flap-detected'],
+    ['clearFlapState', 'clearing refresh-attempt and refresh-flap-detected'],
+    ['recordDigests', 'recording the digests'],
+    ['quarantineDigests', 'writing the quarantine of the failed digest'],
+    ['writePendingDigests', 'writing the pending digests'],
+    ['recordFleetHalt', 'recording the verified fleet halt'],
+    ['liftFleetHalt', 'removing the record of the lifted fleet halt'],
+  ])('a signal before the write %s names it: %s', (kind, words) => {
+    expect(say('patchBookkeeping', { write: { kind, annotations: {} } })).toBe(
+      `interrupted by SIGTERM before ${words}: refresh-attempt unchanged, digests not recorded`,
+    );
+  });
+
   it('an attempt write that removed the key does not count as a value that stays', () => {
     const writes = [{ kind: 'writeRefreshAttempt' as const, annotations: { [ANNOTATION.refreshAttempt]: null } }];
     expect(say('resolveDigests', {}, { writes })).toBe(
@@ -399,6 +437,29 @@ describe('an interrupted re-image under ON_ROLLOUT_FAILURE=revert says what the 
     );
   });
 
+  it('during the set image too: each call of a re-image is one a signal leaves half-rolled', () => {
+    for (const src of ['setImages', 'waitForRollout', 'watchStability']) {
+      expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1) }, src)).toContain(
+        '; no rollback was made (ON_ROLLOUT_FAILURE=revert rolls back a rollout that failed, and this one was cut short): the next tick retries this build as attempt 2/3',
+      );
+    }
+  });
+
+  it('counts from the last attempt the tick wrote, else from the one it read', () => {
+    const next = (parts: Partial<InterruptedContext>) =>
+      /as attempt (\d)\/3|FLAP DETECTED/.exec(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, parts) ?? '')?.[0];
+    // A decoupled pass writes refresh-attempt, then puts back the count it found (I25): the last one stands.
+    expect(next({ writes: [...attemptWritten(3), ...attemptWritten(1)] })).toBe('as attempt 2/3');
+    expect(next({ attempt: 2 })).toBe('as attempt 3/3');
+    expect(
+      next({
+        attempt: 1,
+        writes: [{ kind: 'writeRefreshAttempt', annotations: { 'tracebloc.io/refresh-attempt': null } }],
+      }),
+    ).toBe('as attempt 2/3');
+    expect(next({ attempt: 3 })).toBe('FLAP DETECTED');
+  });
+
   it('during the rollback itself: it is unfinished, nothing quarantined', () => {
     expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1), rollingBack: true })).toMatch(
       /refresh-attempt=1 stays, digests not recorded; the rollback to the recorded digests was cut short and nothing was quarantined: /,
@@ -412,5 +473,44 @@ describe('an interrupted re-image under ON_ROLLOUT_FAILURE=revert says what the 
     expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1) }, 'readJobsManager')).not.toContain(
       'rollback',
     );
+  });
+});
+
+// A tick that ended on its own, then a signal while the shell pushed its metrics or recorded its
+// Events (docs/behaviour.md §3, Signals): the first signal wins, and the tick's own account stays.
+describe('a signal after the tick ended', () => {
+  const ended = async () => {
+    const { config, world } = drifting();
+    return runTick(config, simPorts(world));
+  };
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('%s: result interrupted, exit %i, one line that names what the tick ended with', async (signal, exit) => {
+    const outcome = await ended();
+    expect(outcome.result).toBe('complete');
+    const stopped = interruptedAfterTheTick(outcome, interruptedBy(signal), 'while pushing the metrics');
+    expect(stopped).toEqual({
+      ...outcome,
+      result: 'interrupted',
+      exitCode: exit,
+      events: [
+        ...outcome.events,
+        {
+          level: 'warn',
+          code: 'INTERRUPTED',
+          message: `interrupted by ${signal} while pushing the metrics: the tick had already ended complete (exit 0); what it wrote stands`,
+        },
+      ],
+    });
+  });
+
+  it('a tick already interrupted, or whose config was refused, keeps its own outcome', async () => {
+    const outcome = await ended();
+    for (const result of ['interrupted', 'configInvalid'] as const) {
+      const own = { ...outcome, result, exitCode: 2 as const };
+      expect(interruptedAfterTheTick(own, SIGTERM, 'while pushing the metrics')).toBe(own);
+    }
   });
 });

@@ -60,3 +60,30 @@ describe('Kubernetes Event reason per event code', () => {
     expect(verifiedBy).toEqual(['the-right-key', 'the-right-key']);
   });
 });
+
+// EVENT_REASONS is the table docs/events.md is rendered from (the CLI's test holds the file to it);
+// here it is held to kubernetesEventsFor, which records the Events. Loaded inside the test: a table
+// that throws while it is built fails it by name (variables-table.test.ts says why).
+describe('the table of Event reasons', () => {
+  it('lists each reason once, with exactly the codes kubernetesEventsFor records under it', async () => {
+    const { EVENT_REASONS } = await import('../src/machine/kubernetes-events.js');
+    const outcome = await aQuietOutcome();
+    const keys = EVENT_REASONS.map((r) => `${r.type} ${r.reason}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const byCode = EVENT_REASONS.filter((r) => r.reason !== 'RefreshReimaged');
+    // Every code the contract above names is in the table, so the table is not a subset of it.
+    expect(byCode.flatMap((r) => r.codes)).toEqual(expect.arrayContaining(CONTRACT.map(([code]) => code)));
+    for (const { reason, type, codes } of byCode) {
+      expect(codes.length, reason).toBeGreaterThan(0);
+      for (const code of codes) {
+        expect(eventsOf(outcome, code), code).toEqual([{ type, reason, message: `the ${code} line` }]);
+      }
+    }
+  });
+
+  it('ends with RefreshReimaged, made per re-imaged workload rather than from a code', async () => {
+    const { EVENT_REASONS } = await import('../src/machine/kubernetes-events.js');
+    expect(EVENT_REASONS.at(-1)).toEqual({ reason: 'RefreshReimaged', type: 'Normal', codes: [] });
+    expect(EVENT_REASONS.filter((r) => r.reason === 'RefreshReimaged')).toHaveLength(1);
+  });
+});

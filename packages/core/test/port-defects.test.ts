@@ -40,6 +40,16 @@ describe('an actor the machine was not given', () => {
   });
 });
 
+describe('every actor of the machine, left unprovided', () => {
+  // The wiring's mistake reaches the tick's line by the actor's own name (above); each actor beyond
+  // the five spec calls, too, fails rather than answers, and names itself.
+  it.each(Object.keys(tickActors) as (keyof typeof tickActors)[])('%s fails naming itself', async (name) => {
+    const logic = tickActors[name] as unknown as Parameters<typeof createActor>[0];
+    const actor = createActor(logic, { input: {} }).start();
+    await expect(toPromise(actor)).rejects.toThrow(`actor ${name} was not provided`);
+  });
+});
+
 describe('a rollout wait that fails with something other than a rollout error', () => {
   it.each([
     [null, 'Transport: unexpected failure: null'],

@@ -41,6 +41,8 @@ describe('parseSignatureConfig', () => {
     expect(missing({ SIGNATURE_ISSUER: ISSUER })).toEqual(['SIGNATURE_IDENTITY', 'SIGSTORE_TRUSTED_ROOT']);
     expect(missing({ SIGSTORE_TRUSTED_ROOT: ROOT })).toEqual(['SIGNATURE_IDENTITY', 'SIGNATURE_ISSUER']);
     expect(missing({ SIGNATURE_IDENTITY: 'x', SIGNATURE_ISSUER: ISSUER })).toEqual(['SIGSTORE_TRUSTED_ROOT']);
+    expect(missing({ SIGNATURE_IDENTITY: 'x', SIGSTORE_TRUSTED_ROOT: ROOT })).toEqual(['SIGNATURE_ISSUER']);
+    expect(missing({ SIGNATURE_ISSUER: ISSUER, SIGSTORE_TRUSTED_ROOT: ROOT })).toEqual(['SIGNATURE_IDENTITY']);
     const partial = parseSignatureConfig({ VERIFY_SIGNATURES: 'enforce', SIGNATURE_IDENTITY: 'x' });
     expect(partial.config).toStrictEqual({ mode: 'enforce', publicKeyFiles: [] });
   });

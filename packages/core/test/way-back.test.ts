@@ -103,6 +103,8 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
       ),
       expect.stringMatching(/^ROLLED BACK deployment\/stg-requests-proxy from /),
     ]);
+    // jobs-manager's own rollout completed, but the rollback set it back: no RefreshReimaged for it.
+    expect(kubernetesEventsFor(outcome).map((e) => e.reason)).not.toContain('RefreshReimaged');
   });
 
   it('every container the tick moved goes back, the other image of the failed workload included', async () => {
