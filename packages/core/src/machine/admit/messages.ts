@@ -377,7 +377,7 @@ export const digestAgeLines = (c: TickConfig, decision: DigestAgeDecision, nowMs
 /** Each image's verdict in the plan (with the check that held it, if one did), then what runs live. */
 export const planLines = (c: TickConfig, plan: RefreshPlan, holds: Holds, pins: HaltPins = {}): TickEvent[] => [
   ...plan.verdicts.flatMap((v) => [
-    verdict(imageSpec(v.image), v, v._tag === 'Unchanged' ? undefined : holds[v.image], pins[v.image]),
+    verdict(imageSpec(v.image), v, holds[v.image], pins[v.image]),
     ...(v._tag === 'Drift' && v.image === 'jobs-manager' && c.pins.requestsProxy ? [requestsProxyPinned()] : []),
   ]),
   ...plan.live.map((finding) => liveDrift(c, finding)),
