@@ -24,7 +24,11 @@ const RUN_TIMEOUT_MS = 20_000;
 
 const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
 
-export const runBundle = (args: readonly string[], env: Readonly<Record<string, string>>): Promise<BundleRun> =>
+export const runBundle = (
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  timeoutMs = RUN_TIMEOUT_MS,
+): Promise<BundleRun> =>
   new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(BUNDLE_NODE, [BUNDLE, ...args], {
@@ -40,7 +44,7 @@ export const runBundle = (args: readonly string[], env: Readonly<Record<string, 
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
