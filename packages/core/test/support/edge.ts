@@ -9,7 +9,8 @@ import { type SpecOp, specCalls } from './spec-calls.js';
 // One simulated edge per test: each case states the cluster it describes and
 // shares nothing with the others (the seeds' bats practice). Every tick also
 // goes through the property suite's invariant checker: an example scenario
-// that breaks I1–I20 fails even if its own assertions missed it. Calls are
+// that breaks I1–I20 fails even if its own assertions missed it, and one whose
+// outcome lists other writes than the cluster accepted fails too. Calls are
 // read with each bookkeeping patch named by what it writes (spec-calls.ts).
 
 export const WRITE_OPS: readonly SpecOp[] = [
