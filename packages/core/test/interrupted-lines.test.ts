@@ -7,6 +7,7 @@ import { settled } from '../src/domain/settledness.js';
 import { ANNOTATION, type WorkloadRef } from '../src/domain/workloads.js';
 import {
   type InterruptedContext,
+  type InterruptPoint,
   interruptedAfterTheTick,
   interruptedBy,
   interruptedOutcome,
@@ -69,6 +70,14 @@ const stoppingAt = (
 };
 
 const SIGTERM = interruptedBy('SIGTERM');
+
+/** The jobs-manager Deployment as the machine hands it to a call's input. */
+const jobsManager: WorkloadRef = {
+  id: 'jobs-manager',
+  kind: 'Deployment',
+  name: 'stg-jobs-manager',
+  namespace: 'tracebloc',
+};
 
 const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
 const RM_RECORD = 'tracebloc.io/last-refreshed-resource-monitor-digest';
@@ -339,8 +348,12 @@ describe('an interrupted outcome from parts the machine does not send today', ()
     rollingBack: false,
     ...parts,
   });
-  const say = (src: string, input: unknown, parts: Partial<InterruptedContext> = {}, phase = 'before' as const) =>
-    interruptedOutcome(context(parts), { src, input, phase }, interruptedBy('SIGTERM')).events.at(-1)?.message;
+  const say = (
+    src: string,
+    input: unknown,
+    parts: Partial<InterruptedContext> = {},
+    phase: InterruptPoint['phase'] = 'before',
+  ) => interruptedOutcome(context(parts), { src, input, phase }, interruptedBy('SIGTERM')).events.at(-1)?.message;
 
   it('a call it has no words for is named by its actor', () => {
     expect(say('verifySignature', { settleWithinMs: 5 })).toBe(
@@ -370,8 +383,7 @@ describe('an interrupted outcome from parts the machine does not send today', ()
     ['recordStagingEvent', 'while recording the RefreshStaging Event (nothing was switched)'],
     ['stageImages', 'while staging the new images on their nodes (no pod was switched)'],
   ])('a signal during %s says: %s', (src, where) => {
-    const jobsManager = { id: 'jobs-manager', kind: 'Deployment', name: 'stg-jobs-manager', namespace: 'tracebloc' };
-    expect(say(src, { workload: jobsManager }, {}, 'during' as never)).toBe(
+    expect(say(src, { workload: jobsManager }, {}, 'during')).toBe(
       `interrupted by SIGTERM ${where}: refresh-attempt unchanged, digests not recorded`,
     );
   });
@@ -405,7 +417,6 @@ describe('an interrupted outcome from parts the machine does not send today', ()
 // that failed, so nothing is rolled back; the line says so, and what the next
 // tick does with the build it leaves half-rolled (docs/behaviour.md §3, Signals).
 describe('an interrupted re-image under ON_ROLLOUT_FAILURE=revert says what the way back did not do', () => {
-  const jobsManager = { id: 'jobs-manager', kind: 'Deployment', name: 'stg-jobs-manager', namespace: 'tracebloc' };
   const attemptWritten = (n: number) => [
     { kind: 'writeRefreshAttempt' as const, annotations: { 'tracebloc.io/refresh-attempt': String(n) } },
   ];
