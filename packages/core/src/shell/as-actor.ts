@@ -15,8 +15,9 @@ import type { TickOptions, TickPorts, Timers } from './tick-ports.js';
 
 /**
  * The machine with every named actor bound to its port call, for running it
- * as an xstate actor (inspection, a UI, your own interpreter). runTick does the
- * same without spawning actors; a test holds the two to the same outcomes.
+ * as an xstate actor (inspection, a UI, your own interpreter). runTick drives
+ * the same machine through its own driver (drive-tick.ts), which also stops
+ * on the tick's signal; a test holds the two to the same outcomes.
  */
 export const provideTickPorts = (ports: TickPorts, config: TickConfig, timers: Timers = platformTimers()) => {
   const calls = portCalls(ports, portBounds(config));
