@@ -170,6 +170,9 @@ describe('a malformed environment', () => {
     expect(outcome.events.map((e) => e.message)).toEqual([
       'ERROR: configuration: MAX_SKIP_TICKS="abc": must be a whole number of at least 1 (a ceiling that is not a number would disable its guard)',
     ]);
+    // Nothing was done: the outcome says so in every list, and its one finding is its one line.
+    expect(outcome.findings).toEqual(outcome.events);
+    expect([outcome.writes, outcome.reimages, outcome.digestChanges]).toEqual([[], [], []]);
     expect(built).toBe(0);
     expect(world.calls).toEqual([]);
   });

@@ -4,9 +4,12 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, toPromise } from 'xstate';
 import { timeout } from '../src/domain/port-error.js';
+import { portBounds } from '../src/machine/port-bounds.js';
 import { tickActors } from '../src/machine/tick-actors.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import { provideTickPorts, runTick, type TickPorts } from '../src/run-tick.js';
+import { platformTimers } from '../src/shell/backstop.js';
+import { callPort, portCalls } from '../src/shell/port-calls.js';
 import { simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { anEdge, JM } from './support/edge.js';
 
@@ -139,5 +142,37 @@ describe('the backstop timers', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('a port call that throws as it starts, not as it is built', () => {
+  it('is that call failed with the thrown error: the tick ends unreadable, naming it, and does not reject', async () => {
+    const edge = anEdge();
+    const sim = simPorts(edge.world);
+    const ports: TickPorts = {
+      ...sim,
+      cluster: {
+        ...sim.cluster,
+        readJobsManager: () => () => {
+          throw new Error('the socket closed as the request started');
+        },
+      },
+    };
+    const outcome = await runTick(edge.config, ports);
+    expect(outcome.result).toBe('deploymentUnreadable');
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.findings.map((e) => e.message)).toEqual([
+      expect.stringContaining('Error: the socket closed as the request started'),
+    ]);
+  });
+});
+
+describe('a port call asked for by a name the table does not have', () => {
+  it('fails with an error naming that actor, and calls nothing', async () => {
+    const edge = anEdge();
+    const calls = portCalls(simPorts(edge.world), portBounds(edge.config));
+    const answer = await callPort(calls, platformTimers(), 'readMinds', {});
+    expect(answer).toEqual(E.left(new Error('no port call behind actor readMinds')));
+    expect(edge.world.calls).toEqual([]);
   });
 });
