@@ -217,6 +217,8 @@ describe('flap back-off (#563, #626)', () => {
     expect(outcome.result).toBe('attemptUnreadable');
     expect(edge.line('ATTEMPT_UNREADABLE')).toContain('skipping the re-image this tick');
     expect(edge.writes()).toEqual([]);
+    // The script's safe branch logs "tick complete" before its exit 0, as a normal end does.
+    expect(outcome.events.at(-1)?.message).toBe('tick complete');
   });
 
   it('a flap marker that cannot be written fails the tick and still re-images nothing', async () => {
@@ -241,6 +243,8 @@ describe('recorded digests are read fail-closed (docs/behaviour.md §5)', () => 
     expect(outcome.result).toBe('recordedDigestsUnreadable');
     expect(edge.line('RECORDED_DIGESTS_UNREADABLE')).toContain('nothing is recorded or re-imaged');
     expect(edge.writes()).toEqual([]);
+    // An exit 0 that acted on nothing still ends as every exit-0 tick does.
+    expect(outcome.events.at(-1)?.message).toBe('tick complete');
   });
 });
 
@@ -413,5 +417,7 @@ describe('private mirror (#569, I14)', () => {
     expect(outcome.result).toBe('mirrorInert');
     expect(edge.line('MIRROR_INERT')).toContain("private mirror 'registry.corp.example:5000'");
     expect(edge.calls()).toEqual([]);
+    // The script logs "tick complete" after the mirror note, before its exit 0.
+    expect(outcome.events.map((e) => e.code).slice(-2)).toEqual(['MIRROR_INERT', 'TICK_COMPLETE']);
   });
 });
