@@ -431,6 +431,26 @@ describe('expired, lifted, kept', () => {
     expect(edge.codes()).toContain('FLEET_HALT_NONE');
   });
 
+  it('a failed removal of a lifted halt is a WARN: nothing halts, the drift goes on, the next tick removes it', async () => {
+    const edge = await aSteadyHaltEdge();
+    edge.publishHalt({ [JM]: { digests: [JM2] } });
+    await edge.tick();
+    edge.liftHalt();
+    edge.world.publish(JM, JM2);
+    edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.fleetHaltDigest}-`);
+    const lifted = await edge.tick();
+    expect(lifted.exitCode).toBe(0);
+    expect(edge.line('FLEET_HALT_WRITE_FAILED')).toMatch(
+      /^WARN: could not remove the record of the lifted fleet halt on deployment\/stg-jobs-manager \(Forbidden \(HTTP 403\): .*\); nothing is halted, and the next tick tries again\.$/,
+    );
+    expect(lifted.writes.map((w) => w.kind)).not.toContain('liftFleetHalt');
+    // jobs-manager and requests-proxy follow the build the halt held.
+    expect(setImages(edge.calls())).toHaveLength(2);
+    const after = await edge.tick();
+    expect(after.writes.map((w) => w.kind)).toContain('liftFleetHalt');
+    expect(edge.world.annotations[ANNOTATION.fleetHaltDigest]).toBeUndefined();
+  });
+
   it('a halt that names nothing lifts one: published, verified, kept; the drift goes on', async () => {
     const edge = await aSteadyHaltEdge();
     edge.publishHalt({ [JM]: { digests: [JM2] } });
