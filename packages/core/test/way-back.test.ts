@@ -105,6 +105,15 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
     ]);
     // jobs-manager's own rollout completed, but the rollback set it back: no RefreshReimaged for it.
     expect(kubernetesEventsFor(outcome).map((e) => e.reason)).not.toContain('RefreshReimaged');
+    // Each workload set back is waited for and said complete before the next is touched.
+    const wayBack = outcome.events.slice(outcome.events.findIndex((e) => e.code === 'ROLLING_BACK'));
+    const steps = wayBack.filter((e) => e.code === 'ROLLING_BACK' || e.code === 'ROLLOUT_COMPLETE');
+    expect(steps.map((e) => e.message.replace(/:.*/, ''))).toEqual([
+      'rolling back deployment/stg-jobs-manager',
+      'deployment/stg-jobs-manager rollout complete',
+      'rolling back deployment/stg-requests-proxy',
+      'deployment/stg-requests-proxy rollout complete',
+    ]);
   });
 
   it('every container the tick moved goes back, the other image of the failed workload included', async () => {
