@@ -117,3 +117,16 @@ describe('START_JITTER (issue 17)', () => {
     );
   });
 });
+
+describe('START_JITTER on the decoupled pass (DECOUPLED_REFRESH past an unsettled jobs-manager)', () => {
+  it("waits this edge's own delay too: the uid of the unsettled read, not the empty uid's", async () => {
+    const { config, world, ports } = jittered('1b4e28ba-2fa1-11d2-883f-0016d3cca427', {
+      START_JITTER: '10m',
+      DECOUPLED_REFRESH: '1',
+    });
+    world.setBehaviour('jobs-manager', 'neverReady');
+    const outcome = await runTick(config, ports);
+    expect(outcome.result).toBe('skipped');
+    expect(sleeps(world)).toEqual([startJitterDelayMs('1b4e28ba-2fa1-11d2-883f-0016d3cca427', 600_000)]);
+  });
+});
