@@ -451,6 +451,18 @@ describe('expired, lifted, kept', () => {
     expect(edge.world.annotations[ANNOTATION.fleetHaltDigest]).toBeUndefined();
   });
 
+  it('with no image resolved the halt is still judged against its record: a deleted tag removes it', async () => {
+    const edge = await aSteadyHaltEdge();
+    edge.publishHalt({ [JM]: { digests: [JM2] } });
+    await edge.tick();
+    edge.liftHalt();
+    for (const repo of [JM, 'tracebloc/pods-monitor', RM]) edge.world.injectRegistryFault(repo, 'Transport', 3);
+    const lifted = await edge.tick();
+    expect(edge.codes()).toContain('FLEET_HALT_LIFTED');
+    expect(lifted.writes.map((w) => w.kind)).toEqual(['liftFleetHalt']);
+    expect(edge.world.annotations[ANNOTATION.fleetHaltDigest]).toBeUndefined();
+  });
+
   it('a halt that names nothing lifts one: published, verified, kept; the drift goes on', async () => {
     const edge = await aSteadyHaltEdge();
     edge.publishHalt({ [JM]: { digests: [JM2] } });
