@@ -211,6 +211,18 @@ describe('PREPULL=on', () => {
     expect(edge.world.nodes.stagingPods.size).toBe(0);
   });
 
+  it('nothing staged but a first observation to record: the record is written, no attempt, no set image', async () => {
+    const edge = await aSteadyEdge(ON);
+    edge.world.nodes.failing.add(`${JM2} edge-1`);
+    edge.world.publish(JM, JM2);
+    edge.world.setAnnotation('tracebloc.io/last-refreshed-resource-monitor-digest', undefined);
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.writes()).toEqual([
+      `recordDigests {"tracebloc.io/last-refreshed-resource-monitor-digest":"${simDigest(`${RM}#1`)}"}`,
+    ]);
+  });
+
   it('the staging call failing as a whole stages nothing, so switches nothing (fail closed)', async () => {
     const edge = await aSteadyEdge(ON);
     edge.world.injectClusterFault('stageImages', 'Forbidden');
