@@ -223,6 +223,23 @@ describe('PREPULL=on', () => {
     ]);
   });
 
+  it('a workload with two new images not staged names both, comma separated', async () => {
+    const edge = await aSteadyEdge(ON);
+    edge.world.injectClusterFault('stageImages', 'Forbidden');
+    edge.world.publish(JM, JM2);
+    edge.world.publish(PM, PM2);
+    const outcome = await edge.tick();
+    expect(outcome.events.filter((e) => e.code === 'STAGING_FAILED').map((e) => e.message)).toEqual(
+      [
+        [`${ref(JM, JM2)}, ${ref(PM, PM2)}`, 'deployment/stg-jobs-manager'],
+        [ref(JM, JM2), 'deployment/stg-requests-proxy'],
+      ].map(
+        ([images, w]) =>
+          `WARN: could not stage ${images} for ${w} (Forbidden: simulated Forbidden on the staging pods); not switching it this tick, no attempt spent. Will retry next tick.`,
+      ),
+    );
+  });
+
   it('the staging call failing as a whole stages nothing, so switches nothing (fail closed)', async () => {
     const edge = await aSteadyEdge(ON);
     edge.world.injectClusterFault('stageImages', 'Forbidden');

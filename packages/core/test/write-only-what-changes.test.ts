@@ -80,3 +80,21 @@ describe('write only what changes (docs/behaviour.md §3.6)', () => {
     expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#1`));
   });
 });
+
+describe('a workload already on the target of both its images', () => {
+  it('is said to run each of them, in its container order, space separated', async () => {
+    const edge = await aSteadyEdge();
+    const PM = 'tracebloc/pods-monitor';
+    edge.world.publish(JM, simDigest(`${JM}#2`));
+    edge.world.publish(PM, simDigest(`${PM}#2`));
+    // Someone set jobs-manager by hand to the builds the registry now answers.
+    edge.world.workloads['jobs-manager'].images.api = at(JM, 2);
+    edge.world.workloads['jobs-manager'].images['pods-monitor-container'] = at(PM, 2);
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(setImageCalls(edge)).toEqual(['jobs-manager unchanged', 'requests-proxy ok']);
+    expect(outcome.events.filter((e) => e.code === 'ALREADY_ON_TARGET').map((e) => e.message)).toEqual([
+      `deployment/stg-jobs-manager already runs ${at(JM, 2)} ${at(PM, 2)}; not re-imaged`,
+    ]);
+  });
+});
