@@ -40,6 +40,19 @@ describe('PLATFORM_CHECK=on', () => {
     expect(fresh.calls.map((c) => c.op)).not.toContain('readPlatforms');
   });
 
+  it('several platforms lacking and several provided are each listed, comma separated', async () => {
+    const edge = await aSteadyEdge(ON);
+    const s390x = { os: 'linux', architecture: 's390x' };
+    const riscv64 = { os: 'linux', architecture: 'riscv64' };
+    edge.world.publishFor(JM, JM1, [amd64, arm64, s390x]);
+    edge.world.publishFor(JM, JM2, [amd64, riscv64]);
+    await edge.tick();
+    expect(edge.line('PLATFORM_MISMATCH').split('\n').slice(0, 2)).toEqual([
+      `ERROR: PLATFORM MISMATCH ${JM}@${JM2}: lacks linux/arm64, linux/s390x`,
+      `it provides linux/amd64, linux/riscv64; the recorded sha256:${JM1.slice(7, 19)}… ran on this edge with linux/arm64, linux/s390x too. Not re-imaged (PLATFORM_CHECK=on), no attempt spent; the other images go on.`,
+    ]);
+  });
+
   it('a digest that drops linux arm64: PLATFORM MISMATCH, exit 1, not re-imaged, no attempt spent, nothing recorded', async () => {
     const edge = await aSteadyEdge(ON);
     edge.world.publishFor(JM, JM2, [amd64]);
