@@ -151,7 +151,7 @@ export const signatureVerified = (repo: string, digest: string, by: string): Tic
 });
 
 /** VERIFY_SIGNATURES=enforce (or the fleet halt's pin, always): a finding, and the image is not re-imaged. */
-export const signatureRejected = (repo: string, digest: string, why: string, pin = false): TickEvent => ({
+export const signatureRejected = (repo: string, digest: string, why: string, pin: boolean): TickEvent => ({
   level: 'error',
   code: 'SIGNATURE_REJECTED',
   message: `ERROR: SIGNATURE NOT VERIFIED for ${at(repo, digest)}: ${why}`,
