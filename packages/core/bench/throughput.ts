@@ -1,14 +1,13 @@
 import { runTick } from '../src/index.js';
-import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { SimWorld, simPorts } from '../src/sim/index.js';
+import { type BenchCase, benchConfig as config, reimageTick, steadyTick } from './sim-cases.js';
 
 // `pnpm bench`: simulator throughput, as `<case>: <N> ticks/s` lines. Target
 // on the 2-core CI machine: ≥ 10,000 steady-state ticks/s, so the property
 // suite can explore hundreds of thousands of ticks per run.
 
-const config = simConfig();
-
 /** One world and its ports for the whole run, reset before every tick, as a property-test sequence does. */
-const measure = async (label: string, reset: (world: SimWorld) => void, seconds = 2): Promise<void> => {
+const measure = async ({ label, reset }: BenchCase, seconds = 2): Promise<void> => {
   const world = new SimWorld(config);
   const ports = simPorts(world);
   const tick = async () => {
@@ -27,26 +26,5 @@ const measure = async (label: string, reset: (world: SimWorld) => void, seconds 
   console.log(`${label}: ${perSecond} ticks/s`);
 };
 
-/** Settled, digests recorded, nothing new: what 15-minute ticks almost always are. */
-const steadyWorld = async (): Promise<SimWorld> => {
-  const world = new SimWorld(config);
-  await runTick(config, simPorts(world));
-  return world;
-};
-
-const steady = await steadyWorld();
-const steadyAnnotations = { ...steady.annotations };
-
-await measure('steady-state tick', (world) => {
-  world.annotations = { ...steadyAnnotations };
-  world.calls.length = 0;
-});
-
-let generation = 2;
-await measure('re-image tick', (world) => {
-  world.annotations = { ...steadyAnnotations };
-  world.calls.length = 0;
-  generation += 1;
-  world.publish('tracebloc/jobs-manager', simDigest(`tracebloc/jobs-manager#${generation}`));
-  world.publish('tracebloc/resource-monitor', simDigest(`tracebloc/resource-monitor#${generation}`));
-});
+await measure(steadyTick);
+await measure(reimageTick);

@@ -1,65 +1,28 @@
 import { type ActorLogic, type AnyStateMachine, createActor, type InspectionEvent, setup, toPromise } from 'xstate';
 import { runTick } from '../src/index.js';
 import { provideTickPorts } from '../src/run-tick.js';
-import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { SimWorld, simPorts } from '../src/sim/index.js';
+import { type BenchCase, benchConfig as config, reimageTick, steadyTick } from './sim-cases.js';
 
 // `pnpm bench:floor`: what xstate alone costs for the path a tick takes, on
 // this machine, now. It counts a steady and a re-image tick's port calls and
 // transitions through xstate's inspection API, builds a flat machine of that
 // shape that decides nothing — one invoked actor per port call, answered at
 // once, then one eventless transition per remaining step, no guard, no action
-// — and folds the tick and that machine in the same process, alternately.
+// — and folds the tick and that machine in the same process, alternately
+// (the ticks of bench/sim-cases.ts, which `pnpm bench` folds too).
 // The floor leaves out the tick's assigns and its nesting, so it is lower than
 // what xstate spends on the tick: a speed goal above it cannot be met without
 // a machine that takes fewer steps (README.md, Benchmarks).
-
-const config = simConfig();
 
 interface Shape {
   readonly portCalls: number;
   readonly transitions: number;
 }
 
-/** A world and what resets it before each tick, as bench/throughput.ts does. */
-interface Case {
-  readonly label: string;
-  readonly world: SimWorld;
-  readonly reset: (world: SimWorld) => void;
-}
-
-/** The steady world's annotations, after a first tick recorded every digest. */
-const steadyAnnotations = async (): Promise<Record<string, string>> => {
-  const world = new SimWorld(config);
-  await runTick(config, simPorts(world));
-  return { ...world.annotations };
-};
-
-const recorded = await steadyAnnotations();
-let generation = 2;
-const cases: readonly Case[] = [
-  {
-    label: 'steady-state tick',
-    world: new SimWorld(config),
-    reset: (world) => {
-      world.annotations = { ...recorded };
-      world.calls.length = 0;
-    },
-  },
-  {
-    label: 're-image tick',
-    world: new SimWorld(config),
-    reset: (world) => {
-      world.annotations = { ...recorded };
-      world.calls.length = 0;
-      generation += 1;
-      world.publish('tracebloc/jobs-manager', simDigest(`tracebloc/jobs-manager#${generation}`));
-      world.publish('tracebloc/resource-monitor', simDigest(`tracebloc/resource-monitor#${generation}`));
-    },
-  },
-];
-
 /** Run one tick of a case as an inspected actor: how many port calls and transitions it took. */
-const shapeOf = async ({ world, reset }: Case): Promise<Shape> => {
+const shapeOf = async ({ reset }: BenchCase): Promise<Shape> => {
+  const world = new SimWorld(config);
   reset(world);
   return inspectedRun(provideTickPorts(simPorts(world), config), config);
 };
@@ -108,7 +71,7 @@ const floorOf = async (shape: Shape): Promise<AnyStateMachine> => {
   return flatMachine(shape.portCalls, Math.max(0, shape.transitions - bare.transitions));
 };
 
-/** Runs per second of `run` over `ms`, after a warm-up. */
+/** Runs per second of `run` over `ms` (the caller warms up first). */
 const perSecond = async (run: () => Promise<unknown>, ms: number): Promise<number> => {
   let runs = 0;
   const started = performance.now();
@@ -127,12 +90,13 @@ const median = (xs: readonly number[]): number => {
 
 const rounds = Number.parseInt(process.env.BENCH_ROUNDS ?? '5', 10);
 console.log(`Node ${process.version}, ${rounds} alternating rounds of 1 s each, medians`);
-for (const c of cases) {
+for (const c of [steadyTick, reimageTick]) {
   const shape = await shapeOf(c);
   const floor = await floorOf(shape);
-  const ports = simPorts(c.world);
+  const world = new SimWorld(config);
+  const ports = simPorts(world);
   const tick = async () => {
-    c.reset(c.world);
+    c.reset(world);
     await runTick(config, ports);
   };
   const fold = () => toPromise(createActor(floor).start());
