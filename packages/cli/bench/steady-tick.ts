@@ -3,8 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ANNOTATION, renderFleetHalt } from '../../core/src/index.js';
-import { SIM_ENVIRONMENT } from '../../core/src/sim/index.js';
+import { renderFleetHalt } from '../../core/src/index.js';
+import { SIM_ENVIRONMENT, simConfig } from '../../core/src/sim/index.js';
 import { startChartCluster } from '../../k8s-adapter/test/support/fake-api-chart.js';
 import { listenLocal } from '../../k8s-adapter/test/support/registry-local-server.js';
 import { referenceScript } from './reference-script.js';
@@ -159,8 +159,8 @@ const haltCluster = FLEET_HALT
             digest,
           ]),
         ),
-        [ANNOTATION.fleetHaltDigest]: HALT_DIGEST,
-        [ANNOTATION.fleetHaltDocument]: JSON.stringify(JSON.parse(keptHalt)),
+        [simConfig().topology.keys.fleetHaltDigest]: HALT_DIGEST,
+        [simConfig().topology.keys.fleetHaltDocument]: JSON.stringify(JSON.parse(keptHalt)),
       },
     })
   : undefined;

@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IMAGES, runTick } from '@image-refresh/core';
+import { runTick } from '@image-refresh/core';
 import { SIM_HALT_REPO, SIM_HALT_TAG, SimWorld, simConfig, simDigest, simPorts } from '@image-refresh/core/sim';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
+import { IMAGES } from '../../core/test/support/chart.js';
 import { emptyObservations, observePorts } from '../src/metrics/observations.js';
 import { tickMetrics } from '../src/metrics/tick-metrics.js';
 import { requireBinary } from './support/require-binary.js';
@@ -57,7 +58,7 @@ const pushedNames = async (): Promise<Set<string>> => {
     if (stage !== 'frozen') world.publish('tracebloc/jobs-manager', simDigest('tracebloc/jobs-manager#2'));
     else world.setBehaviour('jobs-manager', 'neverReady');
     const observed = emptyObservations();
-    const outcome = await runTick(config, observePorts(simPorts(world), observed));
+    const outcome = await runTick(config, observePorts(simPorts(world), observed, config.topology));
     const requests = { kubernetes: 1, events: 0, registry: 0, token: 0 };
     for (const gauge of tickMetrics({ outcome, observed, requests, startedAtMs: 0, endedAtMs: 1 }, config)) {
       if (gauge.samples.length > 0) names.add(gauge.name);

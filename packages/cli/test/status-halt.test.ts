@@ -2,9 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ANNOTATION } from '@image-refresh/core';
 import { SIM_HALT_REPO, SIM_HALT_TAG, simDigest, simHaltDocument } from '@image-refresh/core/sim';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../../core/test/support/chart.js';
 import { aWorld, runCli, theLine } from './support/sim-connection.js';
 
 // FLEET_HALT_REF in the CLI (docs/behaviour.md §3.4b): what `status` and

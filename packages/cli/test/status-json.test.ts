@@ -1,6 +1,6 @@
-import { ANNOTATION } from '@image-refresh/core';
 import { simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../../core/test/support/chart.js';
 import { aWorld, runCli } from './support/sim-connection.js';
 
 // `status --json`: the facts `status` prints, with the README's field names,
@@ -78,7 +78,7 @@ describe('image-refresh status --json', () => {
 
   it('an unreadable jobs-manager: readable false with the cause, the rest null, exit 0 (as status)', async () => {
     const world = aWorld();
-    world.deleteJobsManager();
+    world.deleteGate();
     const { exitCode, stdout } = await runCli(['status', '--json'], world);
     expect(exitCode).toBe(0);
     const facts = JSON.parse(stdout[0] ?? '');

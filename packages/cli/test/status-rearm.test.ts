@@ -1,6 +1,6 @@
-import { ANNOTATION } from '@image-refresh/core';
 import { simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../../core/test/support/chart.js';
 import { aWorld, runCli, theLine } from './support/sim-connection.js';
 
 const JM = 'tracebloc/jobs-manager';
@@ -49,7 +49,7 @@ describe('image-refresh status', () => {
 
   it('an unreadable jobs-manager is said with its cause; the report still exits 0 (issue 5)', async () => {
     const world = aWorld();
-    world.deleteJobsManager();
+    world.deleteGate();
     const { exitCode, stdout } = await runCli(['status'], world);
     expect(exitCode).toBe(0);
     expect(theLine(stdout, 'cannot read it')).toContain('NotFound (HTTP 404)');

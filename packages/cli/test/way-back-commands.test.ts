@@ -1,6 +1,6 @@
-import { ANNOTATION } from '@image-refresh/core';
 import { simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../../core/test/support/chart.js';
 import { main } from '../src/main.js';
 import { aWorld, runCli, theLine } from './support/sim-connection.js';
 

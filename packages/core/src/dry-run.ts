@@ -30,7 +30,9 @@ export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (acti
   const cluster: ClusterPort = {
     ...ports.cluster,
     patchBookkeeping: (changes) =>
-      pretend(`annotate deployment/${config.deploymentName} -n ${config.releaseNamespace} ${describeChanges(changes)}`),
+      pretend(
+        `annotate ${describeWorkload(config.topology.gate)} -n ${config.topology.gate.namespace} ${describeChanges(changes)}`,
+      ),
     setImages: (workload, images) => {
       wouldDo(
         `set image ${describeWorkload(workload)} -n ${workload.namespace} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,

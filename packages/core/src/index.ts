@@ -10,6 +10,20 @@ export { MAX_TICK_DURATION_MS } from './config/duration-limit.js';
 export { ENV, type Environment } from './config/environment.js';
 export { type FleetHaltConfig, parseFleetHaltReference } from './config/fleet-halt-config.js';
 export { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS, parseTickConfig, parseTrustConfig } from './config/parse-config.js';
+export { type ChartNames, DEFAULT_PROFILE } from './config/profile/chart-profile.js';
+export { describeProfileProblem, type ProfileProblem, parseProfile } from './config/profile/parse-profile.js';
+export type { Profile, ProfileImage, ProfileWorkload, WorkloadKind } from './config/profile/profile.js';
+export {
+  type ImageSpec,
+  type ManagedContainer,
+  type MappedContainer,
+  type Topology,
+  type TopologyInputs,
+  type TopologyWorkload,
+  topologyOf,
+  type WorkloadRef,
+} from './config/profile/topology.js';
+export type { ImageKeys, TickKeys } from './config/profile/topology-keys.js';
 export {
   type KeylessConfig,
   parseSignatureConfig,
@@ -90,19 +104,11 @@ export {
 export type { SignatureCheckReport, SignatureResult } from './domain/signature-admission.js';
 export { startJitterDelayMs } from './domain/start-jitter.js';
 export {
-  ANNOTATION,
-  CONTAINER,
   type ContainerImage,
   describeWorkload,
-  IMAGES,
-  type ImageName,
-  type ImageSpec,
+  imageOf,
   type LiveWorkload,
-  type PinName,
-  type WorkloadId,
-  type WorkloadKind,
-  type WorkloadRef,
-  workloadRef,
+  workloadOf,
 } from './domain/workloads.js';
 export { dryRunPorts } from './dry-run.js';
 export { mermaidDiagram } from './machine/diagram.js';
@@ -130,7 +136,7 @@ export type {
   WriteKind,
 } from './machine/tick-outcome.js';
 export type { ClockPort } from './ports/clock-port.js';
-export type { ClusterPort, JobsManagerSnapshot, RolloutError } from './ports/cluster-port.js';
+export type { ClusterPort, GateSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { FleetHaltDocument, FleetHaltPort, FleetHaltTarget } from './ports/fleet-halt-port.js';
 export type { Platform, PlatformAnswer, PlatformPort, PlatformTarget } from './ports/platform-port.js';

@@ -11,7 +11,6 @@ import {
   judgeHaltAnswer,
 } from './domain/fleet-halt-reading.js';
 import { transport } from './domain/port-error.js';
-import { ANNOTATION } from './domain/workloads.js';
 import type { FleetHaltPort } from './ports/fleet-halt-port.js';
 import type { RegistryPort } from './ports/registry-port.js';
 import type { SignaturePort } from './ports/signature-port.js';
@@ -23,7 +22,7 @@ import type { SignaturePort } from './ports/signature-port.js';
 
 /** What `readFleetHalt` says: the tick's report of the halt, and what it halts per repository. */
 export interface FleetHaltView extends HaltReport {
-  /** What this edge kept of the halt it last verified (`tracebloc.io/fleet-halt-digest`). */
+  /** What this edge kept of the halt it last verified (`<prefix>/fleet-halt-digest`). */
   readonly recordedDigest: string | null;
   /** Repository → its halted digests (or `*`) and its pin; null where no halt was verified. */
   readonly repositories: Readonly<Record<string, RepositoryHalt>> | null;
@@ -34,7 +33,7 @@ export interface FleetHaltView extends HaltReport {
  * nothing; undefined when FLEET_HALT_REF is unset. Every registry request is
  * the ports' own (each bounded by REGISTRY_TIMEOUT).
  *
- * @param annotations - the jobs-manager Deployment's, as read: the halt this edge kept.
+ * @param annotations - the gate's, as read: the halt this edge kept.
  * @param nowMs - the wall clock: the halt's expiry is judged at it.
  */
 export const readFleetHalt = async (
@@ -46,7 +45,7 @@ export const readFleetHalt = async (
   const halt = config.fleetHalt;
   if (halt === undefined) return undefined;
   const [answer] = await ports.registry.resolveDigests([{ repo: halt.repo, tag: halt.tag }])();
-  let reading: HaltReading = judgeHaltAnswer(answer, annotations, nowMs);
+  let reading: HaltReading = judgeHaltAnswer(config.topology.keys, answer, annotations, nowMs);
   if (reading._tag === 'Fetching') {
     const target = { repo: halt.repo, digest: reading.digest };
     const document =
@@ -68,7 +67,7 @@ export const readFleetHalt = async (
   if (report === undefined) return undefined;
   return {
     ...report,
-    recordedDigest: annotations[ANNOTATION.fleetHaltDigest] ?? null,
+    recordedDigest: annotations[config.topology.keys.fleetHaltDigest] ?? null,
     repositories: reading._tag === 'Verified' ? reading.halt.repositories : null,
   };
 };

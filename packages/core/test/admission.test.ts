@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { changedDigests, heldImages, withHold } from '../src/domain/admission.js';
 import { type Digest, isWellFormedDigest } from '../src/domain/digest.js';
 import { type ImageResolution, planRefresh } from '../src/domain/plan.js';
-import type { ImageName } from '../src/domain/workloads.js';
 import { simConfig, simDigest } from '../src/sim/index.js';
+import type { ImageName } from './support/chart.js';
 
 // docs/behaviour.md §3.4a: what the admission checks look at (changed digests
 // only) and what a hold does to the plan (the image moves nothing and is not

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Hold } from '../src/domain/admission.js';
 import type { Digest } from '../src/domain/digest.js';
 import type { ImageVerdict } from '../src/domain/plan.js';
-import { imageSpec } from '../src/domain/workloads.js';
 import { verdict } from '../src/machine/admit/messages.js';
+import { imageSpec } from './support/chart.js';
 
 // Each image's verdict line names the check that held its changed digest back (docs/behaviour.md
 // §3.4a): an operator reading one line must know which switch to look at, and the check's own

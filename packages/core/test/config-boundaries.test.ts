@@ -4,6 +4,7 @@ import { parseTickConfig } from '../src/config/parse-config.js';
 import { describeConfigError, type TickConfig } from '../src/config/tick-config.js';
 import { runTickFromEnvironment } from '../src/run-tick.js';
 import { SIM_ENVIRONMENT, SimWorld, simConfig, simPorts } from '../src/sim/index.js';
+import { chartNamesOf, chartPinsOf } from './support/chart.js';
 
 // docs/behaviour.md §2 at its edges: each variable's longest and shortest
 // accepted value and the first one rejected, and the exact sentence an
@@ -82,9 +83,9 @@ describe('the sentence of every kind of configuration error', () => {
 
 describe('names at their edges', () => {
   it('an object name: one character, dots and dashes inside, 253 characters', () => {
-    expect(accepted({ DEPLOYMENT_NAME: 'a' }).deploymentName).toBe('a');
-    expect(accepted({ DEPLOYMENT_NAME: '0-a.b-9' }).deploymentName).toBe('0-a.b-9');
-    expect(accepted({ DEPLOYMENT_NAME: name(253) }).deploymentName).toHaveLength(253);
+    expect(chartNamesOf(accepted({ DEPLOYMENT_NAME: 'a' })).deploymentName).toBe('a');
+    expect(chartNamesOf(accepted({ DEPLOYMENT_NAME: '0-a.b-9' })).deploymentName).toBe('0-a.b-9');
+    expect(chartNamesOf(accepted({ DEPLOYMENT_NAME: name(253) })).deploymentName).toHaveLength(253);
   });
 
   it.each([name(254), '-a', 'a-', '.a', 'a.', 'a_b', 'a b', 'aB'])('object name %j is rejected', (value) => {
@@ -94,9 +95,9 @@ describe('names at their edges', () => {
   });
 
   it('a namespace: one character, dashes inside, 63 characters', () => {
-    expect(accepted({ NODE_AGENTS_NAMESPACE: 'a' }).nodeAgentsNamespace).toBe('a');
-    expect(accepted({ NODE_AGENTS_NAMESPACE: '0-a-9' }).nodeAgentsNamespace).toBe('0-a-9');
-    expect(accepted({ NODE_AGENTS_NAMESPACE: name(63) }).nodeAgentsNamespace).toHaveLength(63);
+    expect(chartNamesOf(accepted({ NODE_AGENTS_NAMESPACE: 'a' })).nodeAgentsNamespace).toBe('a');
+    expect(chartNamesOf(accepted({ NODE_AGENTS_NAMESPACE: '0-a-9' })).nodeAgentsNamespace).toBe('0-a-9');
+    expect(chartNamesOf(accepted({ NODE_AGENTS_NAMESPACE: name(63) })).nodeAgentsNamespace).toHaveLength(63);
   });
 
   it.each([name(64), '-a', 'a-', 'a.b', 'aB', 'a_b'])('namespace %j is rejected', (value) => {
@@ -107,7 +108,7 @@ describe('names at their edges', () => {
 
   it('the workloads are named after the release unless named; a missing release derives nothing to reject', () => {
     const config = accepted({ RELEASE_NAME: 'prod', DEPLOYMENT_NAME: '', RESOURCE_MONITOR_DAEMONSET: '' });
-    expect([config.deploymentName, config.resourceMonitorDaemonSet]).toEqual([
+    expect([chartNamesOf(config).deploymentName, chartNamesOf(config).resourceMonitorDaemonSet]).toEqual([
       'prod-jobs-manager',
       'prod-resource-monitor',
     ]);
@@ -222,7 +223,7 @@ describe('numbers, durations and switches at their edges', () => {
   it('a switch set to "0" is off even where its default is on', () => {
     expect(accepted({ IMAGE_REFRESH_EVENTS: '0' }).kubernetesEvents).toBe(false);
     expect(accepted({ IMAGE_REFRESH_EVENTS: '1' }).kubernetesEvents).toBe(true);
-    expect(accepted({ PODS_MONITOR_PINNED: '1', RESOURCE_MONITOR_PINNED: '1' }).pins).toEqual({
+    expect(chartPinsOf(accepted({ PODS_MONITOR_PINNED: '1', RESOURCE_MONITOR_PINNED: '1' }))).toEqual({
       jobsManager: false,
       podsMonitor: true,
       resourceMonitor: true,

@@ -2,9 +2,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parseDurationMs } from '../src/config/duration.js';
 import { parseTickConfig } from '../src/config/parse-config.js';
+import { DEFAULT_PROFILE } from '../src/config/profile/chart-profile.js';
 import type { ConfigError } from '../src/config/tick-config.js';
 import { runTickFromEnvironment } from '../src/run-tick.js';
 import { SIM_ENVIRONMENT, SimWorld, simConfig, simPorts } from '../src/sim/index.js';
+import { chartPinsOf } from './support/chart.js';
 
 // docs/behaviour.md §2: the chart's environment contract. A malformed value is exit 2 with
 // a message naming the variable — never a silently disabled guard (docs/behaviour.md §5).
@@ -18,39 +20,49 @@ const problems = (env: Record<string, string | undefined>): readonly ConfigError
 describe('parseTickConfig', () => {
   it('takes the chart defaults for what the chart may leave out', () => {
     const parsed = parseTickConfig({ RELEASE_NAME: 'stg', RELEASE_NAMESPACE: 'tracebloc', IMAGE_TAG: 'prod' });
-    expect(parsed).toStrictEqual(
-      E.right({
+    if (E.isLeft(parsed)) throw new Error('expected the chart environment to parse');
+    const { topology, ...rest } = parsed.right;
+    expect(topology.profile).toStrictEqual(
+      DEFAULT_PROFILE({
         releaseName: 'stg',
         releaseNamespace: 'tracebloc',
         deploymentName: 'stg-jobs-manager',
         requestsProxyDeployment: 'stg-requests-proxy',
         resourceMonitorDaemonSet: 'stg-resource-monitor',
         nodeAgentsNamespace: 'tracebloc-node-agents',
-        imageRegistry: 'docker.io',
-        imageTag: 'prod',
-        rolloutTimeoutMs: 600_000,
-        maxRefreshAttempts: 3,
-        maxSkipTicks: 8,
-        pins: { jobsManager: false, podsMonitor: false, resourceMonitor: false, requestsProxy: false },
-        settleTimeoutMs: 10_000,
-        apiTimeoutMs: 15_000,
-        registryTimeoutMs: 10_000,
-        registryUrl: 'https://registry-1.docker.io',
-        authUrl: undefined,
-        flapLockoutIsFinding: false,
-        registryBudgetFloor: 10,
-        registryBudgetGuard: true,
-        kubernetesEvents: true,
-        reconcileLive: 'off',
-        decoupledRefresh: false,
-        onRolloutFailure: 'keep',
-        rolloutStableForMs: 0,
-        minDigestAgeMs: 0,
-        rolloutRing: 0,
-        ringDelayMs: 3_600_000,
-        startJitterMs: 0,
       }),
     );
+    expect(chartPinsOf(parsed.right)).toEqual({
+      jobsManager: false,
+      podsMonitor: false,
+      resourceMonitor: false,
+      requestsProxy: false,
+    });
+    expect(rest).toStrictEqual({
+      ignoredVariables: [],
+      imageRegistry: 'docker.io',
+      imageTag: 'prod',
+      rolloutTimeoutMs: 600_000,
+      maxRefreshAttempts: 3,
+      maxSkipTicks: 8,
+      settleTimeoutMs: 10_000,
+      apiTimeoutMs: 15_000,
+      registryTimeoutMs: 10_000,
+      registryUrl: 'https://registry-1.docker.io',
+      authUrl: undefined,
+      flapLockoutIsFinding: false,
+      registryBudgetFloor: 10,
+      registryBudgetGuard: true,
+      kubernetesEvents: true,
+      reconcileLive: 'off',
+      decoupledRefresh: false,
+      onRolloutFailure: 'keep',
+      rolloutStableForMs: 0,
+      minDigestAgeMs: 0,
+      rolloutRing: 0,
+      ringDelayMs: 3_600_000,
+      startJitterMs: 0,
+    });
   });
 
   it('reads every variable of the chart and ours', () => {
@@ -85,7 +97,12 @@ describe('parseTickConfig', () => {
       kubernetesEvents: false,
       reconcileLive: 'report',
       decoupledRefresh: true,
-      pins: { jobsManager: true, podsMonitor: false, resourceMonitor: false, requestsProxy: true },
+    });
+    expect(chartPinsOf(config)).toEqual({
+      jobsManager: true,
+      podsMonitor: false,
+      resourceMonitor: false,
+      requestsProxy: true,
     });
   });
 
@@ -153,7 +170,7 @@ describe('parseTickConfig', () => {
     const config = simConfig({ MAX_SKIP_TICKS: '', IMAGE_REGISTRY: '', PODS_MONITOR_PINNED: '' });
     expect(config.maxSkipTicks).toBe(8);
     expect(config.imageRegistry).toBe('docker.io');
-    expect(config.pins.podsMonitor).toBe(false);
+    expect(chartPinsOf(config).podsMonitor).toBe(false);
   });
 });
 

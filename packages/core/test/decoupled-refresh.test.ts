@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { simDigest } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
 // Issue 7, DECOUPLED_REFRESH (the seeds' "decision 1", safe subset): an
@@ -39,8 +39,8 @@ describe('DECOUPLED_REFRESH=1', () => {
     const edge = await stuckEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
     await edge.tick();
-    expect(edge.world.workloads['requests-proxy'].images.proxy).toBe(at(JM, 2));
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+    expect(edge.world.workload('requests-proxy').images.proxy).toBe(at(JM, 2));
+    expect(edge.world.workload('jobs-manager').images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
     expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#1`));
     // Settled again: the drift is still recorded as drift, so jobs-manager catches up.
     edge.world.setBehaviour('jobs-manager', 'settles');
@@ -50,7 +50,7 @@ describe('DECOUPLED_REFRESH=1', () => {
     expect(edge.line('ALREADY_ON_TARGET')).toBe(
       `deployment/stg-requests-proxy already runs ${at(JM, 2)}; not re-imaged`,
     );
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(at(JM, 2));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(at(JM, 2));
     expect(edge.world.annotations[JM_KEY]).toBe(simDigest(`${JM}#2`));
   });
 

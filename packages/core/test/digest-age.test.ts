@@ -27,7 +27,7 @@ const edge = async (env: Record<string, string>) => {
   return { config, world, ports, tick: () => runTick(config, ports) };
 };
 
-const apiImage = (world: SimWorld): string | undefined => world.workloads['jobs-manager'].images.api;
+const apiImage = (world: SimWorld): string | undefined => world.workload('jobs-manager').images.api;
 const lines = (outcome: { events: readonly { code: string; message: string }[] }, code: string) =>
   outcome.events.filter((e) => e.code === code).map((e) => e.message);
 const pendingWrites = (outcome: { writes: readonly { kind: string; annotations: unknown }[] }) =>
@@ -141,7 +141,7 @@ describe('MIN_DIGEST_AGE and ROLLOUT_RING (issue 17)', () => {
     e.world.publish(JM, build2);
     e.world.annotations[PENDING] = `${build2} ${rfc3339(SIM_EPOCH_MS - 10 * HOUR)}`;
     // The tick's reads: guard, skip streak, recorded digests, then the age check's.
-    e.world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Forbidden', 1);
+    e.world.armClusterFault({ op: 'readGate', readIndex: 3 }, 'Forbidden', 1);
     const outcome = await e.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.reimages).toEqual([]);
@@ -214,6 +214,6 @@ describe('MIN_DIGEST_AGE and ROLLOUT_RING (issue 17)', () => {
     const outcome = await e.tick();
     expect(outcome.reimages.length).toBe(2);
     expect(e.world.calls.slice(before).filter((c) => c.op === 'readClock' || c.op === 'sleep')).toEqual([]);
-    expect(e.world.calls.slice(before).filter((c) => c.op === 'readJobsManager')).toHaveLength(4);
+    expect(e.world.calls.slice(before).filter((c) => c.op === 'readGate')).toHaveLength(4);
   });
 });

@@ -17,6 +17,6 @@ describe('a handler that rejects instead of answering', () => {
         throw defect;
       }),
     ).rejects.toBe(defect);
-    expect(asked).toEqual(['readJobsManager']);
+    expect(asked).toEqual(['readGate']);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { dryRunPorts } from '../src/dry-run.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { JM } from './support/edge.js';
 
 const JM_KEY = 'tracebloc.io/last-refreshed-jobs-manager-digest';

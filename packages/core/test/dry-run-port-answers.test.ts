@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { workloadRef } from '../src/domain/workloads.js';
 import { dryRunPorts } from '../src/dry-run.js';
 import { SimWorld, simConfig, simPorts } from '../src/sim/index.js';
+import { workloadRef } from './support/chart.js';
 
 // What the --dry-run ports answer when called one by one: a stability watch and
 // START_JITTER's wait are said and succeed without waiting; the signature port

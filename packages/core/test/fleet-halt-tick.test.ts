@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { dryRunPorts } from '../src/dry-run.js';
 import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { aHaltEdge, HOUR } from './support/halt-edge.js';
 
 // The fleet halt on a simulated edge (docs/behaviour.md §3.4b): what a tick
@@ -160,7 +160,7 @@ describe('a verified halt in force', () => {
       `setImages jobs-manager api=${ref(JM, JM2)}`,
       `setImages requests-proxy proxy=${ref(JM, JM2)}`,
     ]);
-    expect(edge.world.workloads['resource-monitor'].images['tracebloc-resource-monitor']).toBe(
+    expect(edge.world.workload('resource-monitor').images['tracebloc-resource-monitor']).toBe(
       'docker.io/tracebloc/resource-monitor:stg',
     );
   });
@@ -632,7 +632,7 @@ describe('a halt that does not name what a guard goes back to changes nothing of
     edge.world.breakBuild(JM2);
     const outcome = await edge.tick();
     expect(outcome.result).toBe('rolledBack');
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM1));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM, JM1));
   });
 
   it('an unverified halt stops the live re-pins too (nothing is re-imaged)', async () => {

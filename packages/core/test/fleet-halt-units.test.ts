@@ -35,10 +35,13 @@ import { transport } from '../src/domain/port-error.js';
 import { failedHaltAnswer, haltAnswerOf, hasNothingToJudge, resolveRequests } from '../src/domain/resolutions.js';
 import { judgeSignature, signatureSubjectsOf } from '../src/domain/signature-admission.js';
 import { isFleetHaltOff, isSignatureCheckOff } from '../src/domain/switches.js';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import * as say from '../src/machine/fleet-halt/messages.js';
 import { readFleetHalt } from '../src/read-fleet-halt.js';
 import { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, SimWorld, simConfig, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
+
+/** The chart's topology: what the halt names repositories of. */
+const TOPOLOGY = simConfig().topology;
 
 // The fleet halt's decisions one by one (docs/behaviour.md §3.4b), each with
 // the case that tells it apart: what the HEAD's answer means against the
@@ -74,7 +77,7 @@ const kept = (digest: string, document: string) => ({
 
 describe('judgeHaltAnswer: the HEAD against the bookkeeping', () => {
   it('no answer from the port is unverified, never "no halt"', () => {
-    expect(judgeHaltAnswer(undefined, {}, NOW)).toEqual({
+    expect(judgeHaltAnswer(ANNOTATION, undefined, {}, NOW)).toEqual({
       _tag: 'Unverified',
       why: 'the registry port gave no answer for the halt tag',
     });
@@ -82,16 +85,19 @@ describe('judgeHaltAnswer: the HEAD against the bookkeeping', () => {
 
   it('404 is no halt; with a record, or only a kept document, it is lifted', () => {
     const gone = E.left({ _tag: 'NotFound' as const, message: 'manifest unknown', status: 404 });
-    expect(judgeHaltAnswer(gone, {}, NOW)).toEqual({ _tag: 'None' });
-    expect(judgeHaltAnswer(gone, { [ANNOTATION.fleetHaltDigest]: F }, NOW)).toEqual({ _tag: 'Lifted', digest: F });
-    expect(judgeHaltAnswer(gone, { [ANNOTATION.fleetHaltDocument]: '{}' }, NOW)).toEqual({
+    expect(judgeHaltAnswer(ANNOTATION, gone, {}, NOW)).toEqual({ _tag: 'None' });
+    expect(judgeHaltAnswer(ANNOTATION, gone, { [ANNOTATION.fleetHaltDigest]: F }, NOW)).toEqual({
+      _tag: 'Lifted',
+      digest: F,
+    });
+    expect(judgeHaltAnswer(ANNOTATION, gone, { [ANNOTATION.fleetHaltDocument]: '{}' }, NOW)).toEqual({
       _tag: 'Lifted',
       digest: undefined,
     });
   });
 
   it('a digest that is not an OCI digest is unverified, quoting at most 100 characters of it', () => {
-    const reading = judgeHaltAnswer(answer(`x${'y'.repeat(200)}`), {}, NOW);
+    const reading = judgeHaltAnswer(ANNOTATION, answer(`x${'y'.repeat(200)}`), {}, NOW);
     expect(reading).toEqual({
       _tag: 'Unverified',
       why: `the registry answered "x${'y'.repeat(99)}" for the halt tag, which is not an OCI digest`,
@@ -100,13 +106,17 @@ describe('judgeHaltAnswer: the HEAD against the bookkeeping', () => {
 
   it('the kept digest with a kept document that parses: verified, known; another digest, or none kept: read it', () => {
     const text = doc({ [JM]: { digests: [B] } });
-    expect(judgeHaltAnswer(answer(F), kept(F, text), NOW)).toMatchObject({ _tag: 'Verified', digest: F, known: true });
-    expect(judgeHaltAnswer(answer(C), kept(F, text), NOW)).toEqual({ _tag: 'Fetching', digest: C });
-    expect(judgeHaltAnswer(answer(F), { [ANNOTATION.fleetHaltDigest]: F }, NOW)).toEqual({
+    expect(judgeHaltAnswer(ANNOTATION, answer(F), kept(F, text), NOW)).toMatchObject({
+      _tag: 'Verified',
+      digest: F,
+      known: true,
+    });
+    expect(judgeHaltAnswer(ANNOTATION, answer(C), kept(F, text), NOW)).toEqual({ _tag: 'Fetching', digest: C });
+    expect(judgeHaltAnswer(ANNOTATION, answer(F), { [ANNOTATION.fleetHaltDigest]: F }, NOW)).toEqual({
       _tag: 'Fetching',
       digest: F,
     });
-    expect(judgeHaltAnswer(answer(F), kept(F, '{garbage'), NOW)).toMatchObject({
+    expect(judgeHaltAnswer(ANNOTATION, answer(F), kept(F, '{garbage'), NOW)).toMatchObject({
       _tag: 'Fetching',
       digest: F,
       note: expect.stringMatching(/^the kept document no longer parses \(not JSON/),
@@ -196,17 +206,19 @@ describe('what a reading writes, reports and targets', () => {
   const verified = (known: boolean): HaltReading => ({ _tag: 'Verified', digest: F, text: 'T', halt, known });
 
   it('a halt verified now is kept; a known one writes nothing; a lifted one removes only what is there', () => {
-    expect(haltWriteOf(verified(false), {})).toEqual({
+    expect(haltWriteOf(ANNOTATION, verified(false), {})).toEqual({
       [ANNOTATION.fleetHaltDigest]: F,
       [ANNOTATION.fleetHaltDocument]: 'T',
     });
-    expect(haltWriteOf(verified(true), kept(F, 'T'))).toEqual({});
-    expect(haltWriteOf({ _tag: 'None' }, kept(F, 'T'))).toEqual({});
-    expect(haltWriteOf({ _tag: 'Lifted', digest: F }, kept(F, 'T'))).toEqual({
+    expect(haltWriteOf(ANNOTATION, verified(true), kept(F, 'T'))).toEqual({});
+    expect(haltWriteOf(ANNOTATION, { _tag: 'None' }, kept(F, 'T'))).toEqual({});
+    expect(haltWriteOf(ANNOTATION, { _tag: 'Lifted', digest: F }, kept(F, 'T'))).toEqual({
       [ANNOTATION.fleetHaltDigest]: null,
       [ANNOTATION.fleetHaltDocument]: null,
     });
-    expect(haltWriteOf({ _tag: 'Lifted', digest: undefined }, { [ANNOTATION.fleetHaltDocument]: 'T' })).toEqual({
+    expect(
+      haltWriteOf(ANNOTATION, { _tag: 'Lifted', digest: undefined }, { [ANNOTATION.fleetHaltDocument]: 'T' }),
+    ).toEqual({
       [ANNOTATION.fleetHaltDocument]: null,
     });
   });
@@ -265,22 +277,22 @@ describe('what a reading writes, reports and targets', () => {
 
 describe('a halt in force, answer by answer', () => {
   const recorded = (jm: string | undefined) =>
-    recordedDigestsOf(jm === undefined ? {} : { 'tracebloc.io/last-refreshed-jobs-manager-digest': jm });
+    recordedDigestsOf(TOPOLOGY, jm === undefined ? {} : { 'tracebloc.io/last-refreshed-jobs-manager-digest': jm });
 
   it('an image already held by an earlier check, or not resolved, is neither held again nor sent back', () => {
     const halt = haltOf({ [JM]: { digests: [B], pin: G } });
     const earlier = {
       'jobs-manager': { _tag: 'Quarantined' as const, image: 'jobs-manager' as const, digest: C as never },
     };
-    const decision = admitByFleetHalt([resolved('jobs-manager', C)], recorded(B), earlier, halt);
+    const decision = admitByFleetHalt(TOPOLOGY, [resolved('jobs-manager', C)], recorded(B), earlier, halt);
     expect([decision.holds, decision.pins, decision.stranded, decision.halted]).toEqual([earlier, {}, [], []]);
     const unresolved: ImageResolution = { _tag: 'Unresolved', image: 'jobs-manager', error: transport('503') };
-    expect(admitByFleetHalt([unresolved], recorded(B), {}, halt).pins).toEqual({});
+    expect(admitByFleetHalt(TOPOLOGY, [unresolved], recorded(B), {}, halt).pins).toEqual({});
   });
 
   it('`*` with a pin does not send back an image with no record (a fresh install is never re-imaged, I8)', () => {
     const halt = haltOf({ [JM]: { digests: '*', pin: G } });
-    const decision = admitByFleetHalt([resolved('jobs-manager', C)], recorded(undefined), {}, halt);
+    const decision = admitByFleetHalt(TOPOLOGY, [resolved('jobs-manager', C)], recorded(undefined), {}, halt);
     expect(decision.pins).toEqual({});
     expect(decision.holds['jobs-manager']).toEqual({
       _tag: 'Halted',
@@ -292,7 +304,7 @@ describe('a halt in force, answer by answer', () => {
 
   it('an image on a halted build whose tag answers another halted build goes to the pin, and is not held', () => {
     const halt = haltOf({ [JM]: { digests: [B, C], pin: G } });
-    const decision = admitByFleetHalt([resolved('jobs-manager', C)], recorded(B), {}, halt);
+    const decision = admitByFleetHalt(TOPOLOGY, [resolved('jobs-manager', C)], recorded(B), {}, halt);
     expect(decision.pins).toEqual({ 'jobs-manager': { image: 'jobs-manager', from: B, to: G } });
     expect(decision.holds).toEqual({});
     expect(decision.halted).toEqual([]);
@@ -300,13 +312,13 @@ describe('a halt in force, answer by answer', () => {
 
   it('without a pin: stranded on its build while the tag answers it or another halted one; free to move to a fixed build', () => {
     const halt = haltOf({ [JM]: { digests: [B, C] } });
-    expect(admitByFleetHalt([resolved('jobs-manager', B)], recorded(B), {}, halt).stranded).toEqual([
+    expect(admitByFleetHalt(TOPOLOGY, [resolved('jobs-manager', B)], recorded(B), {}, halt).stranded).toEqual([
       { image: 'jobs-manager', digest: B },
     ]);
-    expect(admitByFleetHalt([resolved('jobs-manager', C)], recorded(B), {}, halt).stranded).toEqual([
+    expect(admitByFleetHalt(TOPOLOGY, [resolved('jobs-manager', C)], recorded(B), {}, halt).stranded).toEqual([
       { image: 'jobs-manager', digest: B },
     ]);
-    const fixed = admitByFleetHalt([resolved('jobs-manager', F)], recorded(B), {}, halt);
+    const fixed = admitByFleetHalt(TOPOLOGY, [resolved('jobs-manager', F)], recorded(B), {}, halt);
     expect([fixed.stranded, fixed.holds, fixed.pins]).toEqual([[], {}, {}]);
   });
 
@@ -314,7 +326,7 @@ describe('a halt in force, answer by answer', () => {
     const holds = {
       'jobs-manager': { _tag: 'HaltUnverified' as const, image: 'jobs-manager' as const, digest: C as never },
     };
-    expect(admitUnderHalt([resolved('jobs-manager', B)], recorded(G), holds, HALT_OFF, NOW)).toEqual({
+    expect(admitUnderHalt(TOPOLOGY, [resolved('jobs-manager', B)], recorded(G), holds, HALT_OFF, NOW)).toEqual({
       holds,
       pins: {},
       halted: [],
@@ -326,7 +338,7 @@ describe('a halt in force, answer by answer', () => {
   it('unverified: every changed or first-observed answer held; an unchanged one is not an answer to hold', () => {
     const holds = holdEveryAnswer(
       [resolved('jobs-manager', B), resolved('pods-monitor', C), resolved('resource-monitor', F)],
-      recordedDigestsOf({
+      recordedDigestsOf(TOPOLOGY, {
         'tracebloc.io/last-refreshed-jobs-manager-digest': G,
         'tracebloc.io/last-refreshed-resource-monitor-digest': F,
       }),
@@ -358,9 +370,9 @@ describe('a halt in force, answer by answer', () => {
       inForce: halt,
       stopsEveryReimage: false,
     });
-    expect(isHaltedFor(undefined, 'jobs-manager', B)).toBe(false);
-    expect(isHaltedFor(halt, 'jobs-manager', B)).toBe(true);
-    expect(isHaltedFor(halt, 'pods-monitor', B)).toBe(false);
+    expect(isHaltedFor(TOPOLOGY, undefined, 'jobs-manager', B)).toBe(false);
+    expect(isHaltedFor(TOPOLOGY, halt, 'jobs-manager', B)).toBe(true);
+    expect(isHaltedFor(TOPOLOGY, halt, 'pods-monitor', B)).toBe(false);
   });
 });
 
@@ -395,17 +407,17 @@ describe('the resolve batch, the switches', () => {
 describe('the signature check’s subjects with a halt’s pins', () => {
   const pins = { 'jobs-manager': { image: 'jobs-manager' as const, from: B, to: G } };
   const answers = [resolved('jobs-manager', G), resolved('pods-monitor', C), resolved('resource-monitor', F)];
-  const records = recordedDigestsOf({
+  const records = recordedDigestsOf(TOPOLOGY, {
     'tracebloc.io/last-refreshed-jobs-manager-digest': B,
     'tracebloc.io/last-refreshed-pods-monitor-digest': G,
   });
 
   it('off: only the pin, marked; on: every changed digest and first observation, the pin marked', () => {
-    expect(signatureSubjectsOf('off', answers, records, {}, pins)).toEqual([
+    expect(signatureSubjectsOf(TOPOLOGY, 'off', answers, records, {}, pins)).toEqual([
       { image: 'jobs-manager', repo: JM, digest: G, gated: true, pin: true },
     ]);
-    expect(signatureSubjectsOf('off', answers, records, {}, {})).toEqual([]);
-    expect(signatureSubjectsOf('warn', answers, records, {}, pins)).toEqual([
+    expect(signatureSubjectsOf(TOPOLOGY, 'off', answers, records, {}, {})).toEqual([]);
+    expect(signatureSubjectsOf(TOPOLOGY, 'warn', answers, records, {}, pins)).toEqual([
       { image: 'jobs-manager', repo: JM, digest: G, gated: true, pin: true },
       { image: 'pods-monitor', repo: 'tracebloc/pods-monitor', digest: C, gated: true },
       { image: 'resource-monitor', repo: 'tracebloc/resource-monitor', digest: F, gated: false },
@@ -413,9 +425,9 @@ describe('the signature check’s subjects with a halt’s pins', () => {
   });
 
   it('a first observation of the pin’s own digest is no pin (only a drift to it is)', () => {
-    expect(signatureSubjectsOf('warn', [resolved('jobs-manager', G)], recordedDigestsOf({}), {}, pins)).toEqual([
-      { image: 'jobs-manager', repo: JM, digest: G, gated: false },
-    ]);
+    expect(
+      signatureSubjectsOf(TOPOLOGY, 'warn', [resolved('jobs-manager', G)], recordedDigestsOf(TOPOLOGY, {}), {}, pins),
+    ).toEqual([{ image: 'jobs-manager', repo: JM, digest: G, gated: false }]);
   });
 
   it('a pin is judged as under enforce; any other changed digest under the mode', () => {

@@ -4,7 +4,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it } from 'vitest';
 import type { BookkeepingChanges } from '../src/domain/bookkeeping.js';
 import { settled } from '../src/domain/settledness.js';
-import { ANNOTATION, type WorkloadRef } from '../src/domain/workloads.js';
+import type { WorkloadRef } from '../src/domain/workloads.js';
 import {
   type InterruptedContext,
   type InterruptPoint,
@@ -14,6 +14,7 @@ import {
 } from '../src/machine/interrupted.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { JM, RM } from './support/edge.js';
 
 // Issue 13's INTERRUPTED line, at every kind of port call a signal can cut
@@ -104,9 +105,8 @@ const unsettled = (env: Record<string, string> = {}, annotations: Record<string,
 const decoupled = (annotations: Record<string, string> = {}) => unsettled({ DECOUPLED_REFRESH: '1' }, annotations);
 
 const settledGuardRead = (op: Op, [settleWithinMs]: readonly unknown[]) =>
-  op === 'readJobsManager' && (settleWithinMs as number) > 0;
-const bookkeepingRead = (op: Op, [settleWithinMs]: readonly unknown[]) =>
-  op === 'readJobsManager' && settleWithinMs === 0;
+  op === 'readGate' && (settleWithinMs as number) > 0;
+const bookkeepingRead = (op: Op, [settleWithinMs]: readonly unknown[]) => op === 'readGate' && settleWithinMs === 0;
 const patchOf =
   (key: string, value?: string | null) =>
   (op: Op, [changes]: readonly unknown[]): boolean =>
@@ -368,7 +368,7 @@ describe('an interrupted outcome from parts the machine does not send today', ()
     expect(say('observeWorkload', undefined)).toMatch(/^interrupted by SIGTERM before reading a workload: /);
     expect(say('patchBookkeeping', undefined)).toMatch(/^interrupted by SIGTERM before a bookkeeping write: /);
     expect(say('patchBookkeeping', {})).toMatch(/^interrupted by SIGTERM before a bookkeeping write: /);
-    expect(say('readJobsManager', undefined)).toMatch(
+    expect(say('readGate', undefined)).toMatch(
       /^interrupted by SIGTERM before reading the bookkeeping of deployment\/stg-jobs-manager: /,
     );
   });
@@ -481,7 +481,7 @@ describe('an interrupted re-image under ON_ROLLOUT_FAILURE=revert says what the 
     expect(lineOf({}, { writes: attemptWritten(1) })).toBe(
       'interrupted by SIGTERM while waiting for deployment/stg-jobs-manager: refresh-attempt=1 stays, digests not recorded',
     );
-    expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1) }, 'readJobsManager')).not.toContain(
+    expect(lineOf({ ON_ROLLOUT_FAILURE: 'revert' }, { writes: attemptWritten(1) }, 'readGate')).not.toContain(
       'rollback',
     );
   });

@@ -1,9 +1,9 @@
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { interruptedBy } from '../src/machine/interrupted.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { JM } from './support/edge.js';
 
 // Issue 13: a tick whose signal aborted starts no further port call and ends
@@ -65,7 +65,7 @@ describe('an interrupted tick', () => {
     expect(outcome.events.at(-1)).toEqual({
       level: 'warn',
       code: 'INTERRUPTED',
-      message: `interrupted by SIGTERM while waiting for deployment/${config.deploymentName}: refresh-attempt=1 stays, digests not recorded`,
+      message: `interrupted by SIGTERM while waiting for deployment/${config.topology.gate.name}: refresh-attempt=1 stays, digests not recorded`,
     });
     expect(outcome.events.some((e) => e.code === 'ROLLOUT_FAILED')).toBe(false);
     // Nothing started after the wait but the RefreshInterrupted Event.
@@ -83,7 +83,7 @@ describe('an interrupted tick', () => {
     const outcome = await runTick(config, ports, { signal: controller.signal });
     expect(outcome.exitCode).toBe(130);
     expect(outcome.events.at(-1)?.message).toBe(
-      `interrupted by SIGINT before set image deployment/${config.deploymentName}: refresh-attempt=1 stays, digests not recorded`,
+      `interrupted by SIGINT before set image deployment/${config.topology.gate.name}: refresh-attempt=1 stays, digests not recorded`,
     );
     expect(world.calls.some((c) => c.op === 'setImages')).toBe(false);
     expect(world.annotations[ANNOTATION.refreshAttempt]).toBe('1');

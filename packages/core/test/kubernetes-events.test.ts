@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { clipNote, kubernetesEventsFor, MAX_NOTE_BYTES } from '../src/machine/kubernetes-events.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import { simDigest } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { anEdge, aSteadyEdge, JM } from './support/edge.js';
 
 // Issue 6: every finding and warning is also a Kubernetes Event on the

@@ -1,8 +1,9 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
-import { liveFindings, parseReference } from '../src/domain/live-drift.js';
-import { type ImageName, imageSpec } from '../src/domain/workloads.js';
+import { parseImageReference } from '../src/config/profile/image-reference.js';
+import { liveFindings } from '../src/domain/live-drift.js';
 import { simConfig, simDigest } from '../src/sim/index.js';
+import { type ImageName, imageSpec } from './support/chart.js';
 import { aSteadyEdge } from './support/edge.js';
 
 // RECONCILE_LIVE (I23): what a container runs, read from its pod template, in
@@ -15,27 +16,28 @@ const RM = 'tracebloc/resource-monitor';
 const D1 = simDigest('build 1');
 const D2 = simDigest('build 2');
 
-describe('I23: parseReference reads every shape of image reference', () => {
+describe('I23: parseImageReference reads every shape of image reference, as Docker normalizes it', () => {
+  const hub = (path: string, rest: { tag?: string; digest?: string } = {}) => ({ host: 'docker.io', path, ...rest });
   it.each([
-    ['the chart after a pin', `docker.io/${JM}@${D1}`, { repo: JM, digest: D1 }],
-    ['the chart on install', `docker.io/${JM}:stg`, { repo: JM, tag: 'stg' }],
-    ['a human, without the registry', `${JM}:prod`, { repo: JM, tag: 'prod' }],
-    ['a human, without a tag', JM, { repo: JM }],
-    ['an official image, no slash, no tag', 'busybox', { repo: 'busybox' }],
-    ['an official image with a tag', 'busybox:1.36', { repo: 'busybox', tag: '1.36' }],
-    ['docker.io by its index name', `index.docker.io/${JM}:stg`, { repo: JM, tag: 'stg' }],
-    ['a tag and a digest both', `docker.io/${JM}:stg@${D1}`, { repo: JM, tag: 'stg', digest: D1 }],
-    ['a registry with a port and a tag', `host:5000/${JM}:stg`, { repo: `host:5000/${JM}`, tag: 'stg' }],
-    ['a registry with a port, no tag', `host:5000/${JM}`, { repo: `host:5000/${JM}` }],
-    ['a registry with a port and a digest', `host:5000/${JM}@${D1}`, { repo: `host:5000/${JM}`, digest: D1 }],
+    ['the chart after a pin', `docker.io/${JM}@${D1}`, hub(JM, { digest: D1 })],
+    ['the chart on install', `docker.io/${JM}:stg`, hub(JM, { tag: 'stg' })],
+    ['a human, without the registry', `${JM}:prod`, hub(JM, { tag: 'prod' })],
+    ['a human, without a tag', JM, hub(JM)],
+    ['an official image, no slash, no tag', 'busybox', hub('library/busybox')],
+    ['an official image with a tag', 'busybox:1.36', hub('library/busybox', { tag: '1.36' })],
+    ['docker.io by its index name', `index.docker.io/${JM}:stg`, hub(JM, { tag: 'stg' })],
+    ['a tag and a digest both', `docker.io/${JM}:stg@${D1}`, hub(JM, { tag: 'stg', digest: D1 })],
+    ['a registry with a port and a tag', `host:5000/${JM}:stg`, { host: 'host:5000', path: JM, tag: 'stg' }],
+    ['a registry with a port, no tag', `host:5000/${JM}`, { host: 'host:5000', path: JM }],
+    ['a registry with a port and a digest', `host:5000/${JM}@${D1}`, { host: 'host:5000', path: JM, digest: D1 }],
     [
       'a mirror whose path contains docker.io (not a prefix: another registry)',
       `mirror.example/docker.io/${JM}:stg`,
-      { repo: `mirror.example/docker.io/${JM}`, tag: 'stg' },
+      { host: 'mirror.example', path: `docker.io/${JM}`, tag: 'stg' },
     ],
-    ['a host that ends in docker.io', `notdocker.io/${JM}`, { repo: `notdocker.io/${JM}` }],
-    ['a digest with no name at all', `@${D1}`, { repo: '', digest: D1 }],
-  ])('%s: %s', (_, reference, parts) => expect(parseReference(reference)).toStrictEqual(parts));
+    ['a host that ends in docker.io', `notdocker.io/${JM}`, { host: 'notdocker.io', path: JM }],
+    ['a digest with no name at all', `@${D1}`, { host: '', path: '', digest: D1 }],
+  ])('%s: %s', (_, reference, parts) => expect(parseImageReference(reference)).toStrictEqual(parts));
 });
 
 const config = simConfig({ RECONCILE_LIVE: '1' });

@@ -6,7 +6,6 @@ import type { LiveFinding } from '../src/domain/live-drift.js';
 import type { ImageResolution } from '../src/domain/plan.js';
 import { forbidden, malformed, notFound, timeout, transport } from '../src/domain/port-error.js';
 import { registryBudgetOf } from '../src/domain/registry-budget.js';
-import { imageSpec, workloadRef } from '../src/domain/workloads.js';
 import * as actLines from '../src/machine/act/messages.js';
 import * as admitLines from '../src/machine/admit/messages.js';
 import * as haltLines from '../src/machine/fleet-halt/messages.js';
@@ -18,6 +17,7 @@ import type { TickEvent } from '../src/machine/tick-event.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import * as tickWideLines from '../src/machine/tick-wide/messages.js';
 import { simConfig } from '../src/sim/index.js';
+import { imageSpec, workloadRef } from './support/chart.js';
 
 /** Every phase's operator lines (machine/<phase>/messages.ts), under one name. */
 const say = {
@@ -126,7 +126,7 @@ const operatorLines = (): readonly TickEvent[] => [
   say.settledAgain(edge, '5'),
   say.skipStreakUnreadableOnSettle(edge, garbage),
   say.skipStreakClearFailed(edge, denied),
-  say.checkingImage(edge, JM),
+  say.checkingImage(JM),
   say.imagePinned(PM),
   say.resolveFailed(edge, JM, { _tag: 'RateLimited', message: 'HEAD …: 429' }),
   say.resolveFailed(edge, PM, reset),
@@ -145,8 +145,8 @@ const operatorLines = (): readonly TickEvent[] => [
       { _tag: 'Unresolved', image: 'pods-monitor', error: { _tag: 'RateLimited', message: '429' } },
     ]),
   ),
-  say.requestsProxyPinned(),
-  say.attemptUnreadable(garbage),
+  say.workloadPinned({ id: 'requests-proxy', pinnedBy: 'REQUESTS_PROXY_PINNED' }),
+  say.attemptUnreadable(edge, garbage),
   say.flapDetected(edge, 3, false),
   say.flapDetected(edge, 3, true),
   say.flapMarkFailed(edge, 3, denied),
@@ -166,7 +166,7 @@ const operatorLines = (): readonly TickEvent[] => [
   say.successResetFailed(edge, denied),
   say.attemptKept(edge, 2),
   say.attemptKeepFailed(edge, 2, denied),
-  say.recordingDigests({
+  say.recordingDigests(edge, {
     'tracebloc.io/last-refreshed-jobs-manager-digest': D2,
     'tracebloc.io/last-refreshed-resource-monitor-digest': D3,
   }),
@@ -177,10 +177,10 @@ const operatorLines = (): readonly TickEvent[] => [
   say.liveDrift(repair, finding('otherDigest', 'jobs-manager')),
   say.liveDrift(edge, { ...finding('foreign', 'jobs-manager'), live: 'docker.io/library/nginx:1.27' }),
   say.pinMarkersUnreadable(edge, denied),
-  say.liveUnreadable(edge, 'requests-proxy', gone),
-  say.decoupledRefresh(),
-  say.decoupledNotSettled(edge, 'resource-monitor', waiting),
-  say.decoupledUnreadable(edge, 'resource-monitor', slow),
+  say.liveUnreadable(workloadRef(edge, 'requests-proxy'), gone),
+  say.decoupledRefresh(edge),
+  say.decoupledNotSettled(workloadRef(edge, 'resource-monitor'), waiting),
+  say.decoupledUnreadable(edge, workloadRef(edge, 'resource-monitor'), slow),
   say.haltNone(watching),
   say.haltReading(watching, haltDigest, undefined),
   say.haltReading(watching, haltDigest, 'the kept document no longer parses (not JSON)'),
@@ -199,8 +199,8 @@ const operatorLines = (): readonly TickEvent[] => [
   say.haltWriteFailed(watching, true, denied),
   say.digestHalted(watching, 'jobs-manager', D2, halt.reason),
   say.digestHalted(strict, 'jobs-manager', D2, halt.reason),
-  say.haltPinned({ image: 'jobs-manager', from: D2, to: D1 }, halt.reason),
-  say.haltStranded('resource-monitor', D3),
+  say.haltPinned(watching, { image: 'jobs-manager', from: D2, to: D1 }, halt.reason),
+  say.haltStranded(watching, 'resource-monitor', D3),
   say.verdict(
     JM,
     { _tag: 'Drift', image: 'jobs-manager', from: D1, to: D2 },

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { forbidden, timeout, transport } from '../src/domain/port-error.js';
 import { registryBudgetOf } from '../src/domain/registry-budget.js';
 import type { Settledness } from '../src/domain/settledness.js';
-import { imageSpec, workloadRef } from '../src/domain/workloads.js';
 import * as actLines from '../src/machine/act/messages.js';
 import * as admitLines from '../src/machine/admit/messages.js';
 import * as observeLines from '../src/machine/observe/messages.js';
@@ -10,6 +9,7 @@ import * as recordLines from '../src/machine/record/messages.js';
 import * as resolveLines from '../src/machine/resolve/messages.js';
 import * as tickWideLines from '../src/machine/tick-wide/messages.js';
 import { simConfig } from '../src/sim/index.js';
+import { imageSpec, workloadRef } from './support/chart.js';
 
 /** Every phase's operator lines (machine/<phase>/messages.ts), under one name. */
 const say = { ...tickWideLines, ...observeLines, ...resolveLines, ...admitLines, ...actLines, ...recordLines };
@@ -35,7 +35,7 @@ describe('the banner and the mirror', () => {
     expect(head(banner)).toEqual(['info', 'TICK_START']);
     expect(banner.message).toBe('release=stg namespace=tracebloc deployment=stg-jobs-manager');
     expect(banner.hints).toEqual([
-      'client images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on docker.io under tag=stg',
+      'images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on docker.io under tag=stg',
       'also reconciling: deployment/stg-requests-proxy (jobs-manager image), daemonset/stg-resource-monitor in tracebloc-node-agents',
     ]);
   });

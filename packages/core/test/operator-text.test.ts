@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { simDigest } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM } from './support/edge.js';
 
 // Issue 13: when the success reset and then the record both failed, one line

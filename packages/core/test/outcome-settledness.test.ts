@@ -11,7 +11,7 @@ describe('the settledness an outcome reports', () => {
   it('is absent when the jobs-manager Deployment could not be read', async () => {
     const config = simConfig();
     const world = new SimWorld(config);
-    world.deleteJobsManager();
+    world.deleteGate();
     const outcome = await runTick(config, simPorts(world));
     expect([outcome.result, outcome.exitCode]).toEqual(['deploymentUnreadable', 1]);
     expect(outcome).not.toHaveProperty('settledness');

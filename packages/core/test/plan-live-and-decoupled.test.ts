@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { type Digest, isWellFormedDigest } from '../src/domain/digest.js';
 import type { LiveFinding } from '../src/domain/live-drift.js';
 import { type ImageResolution, type PlanScope, planRefresh, verdictOf } from '../src/domain/plan.js';
-import type { ImageName, WorkloadId } from '../src/domain/workloads.js';
 import { simConfig, simDigest } from '../src/sim/index.js';
+import type { ImageName, WorkloadId } from './support/chart.js';
 
 // The plan a tick acts on, from the registry's verdicts, the live view
 // (RECONCILE_LIVE, I23) and a decoupled pass's settled workloads

@@ -188,7 +188,7 @@ describe('PLATFORM_CHECK=on', () => {
       return answer._tag === 'Right' ? { ok: true, value: answer.right } : { ok: false, error: answer.left };
     });
     // The guard's read, the resolve, the recorded digests' read: no readPlatforms.
-    expect(invoked).toEqual(['readJobsManager', 'readJobsManager', 'resolveDigests', 'readJobsManager']);
+    expect(invoked).toEqual(['readGate', 'readGate', 'resolveDigests', 'readGate']);
   });
 
   it('comes after the signature check: a digest the signature held is not read', async () => {

@@ -19,7 +19,7 @@ import { anEdge, JM } from './support/edge.js';
 
 /** The port calls of docs/behaviour.md §3, each reached by the drifting edge below. */
 const SPEC_ACTORS = [
-  'readJobsManager',
+  'readGate',
   'patchBookkeeping',
   'resolveDigests',
   'setImages',
@@ -153,7 +153,7 @@ describe('a port call that throws as it starts, not as it is built', () => {
       ...sim,
       cluster: {
         ...sim.cluster,
-        readJobsManager: () => () => {
+        readGate: () => () => {
           throw new Error('the socket closed as the request started');
         },
       },

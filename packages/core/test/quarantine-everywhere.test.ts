@@ -44,7 +44,7 @@ describe('I30: a quarantined digest is never recorded, re-pinned or rolled back 
     edge.world.calls.length = 0;
     await edge.tick();
     expect(edge.writes().filter((w) => w.startsWith('setImages'))).toEqual([]);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM1));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM1));
   });
 
   it('a record edited to the quarantined digest: the live drift is reported, never re-pinned onto it', async () => {
@@ -53,7 +53,7 @@ describe('I30: a quarantined digest is never recorded, re-pinned or rolled back 
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(edge.writes().filter((w) => w.startsWith('setImages') || w.startsWith('writeRefreshAttempt'))).toEqual([]);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM1));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM1));
     expect(edge.line('LIVE_DRIFT')).toMatch(
       new RegExp(
         `not the recorded ${JM}@${JM2}; not re-pinning it: the recorded digest is the one quarantined \\(${QUARANTINE_KEY}\\)`,

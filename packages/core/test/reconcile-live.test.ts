@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { SIM_HALT_REPO, SIM_HALT_TAG, simDigest } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
 // Issue 7, RECONCILE_LIVE: the reference trusts its own annotation alone, so a
@@ -43,7 +43,7 @@ describe('RECONCILE_LIVE: a Helm re-render that undid a pin', () => {
       'writeRefreshAttempt 1',
       `setImages jobs-manager api=${at(JM, 2)} pods-monitor-container=${at(PM, 2)}`,
     ]);
-    expect(edge.world.workloads['jobs-manager'].images).toEqual({
+    expect(edge.world.workload('jobs-manager').images).toEqual({
       api: at(JM, 2),
       'pods-monitor-container': at(PM, 2),
     });
@@ -127,7 +127,7 @@ describe('RECONCILE_LIVE: the first-tick contract is not drift', () => {
     const outcome = await edge.tick();
     expect(outcome.events.map((e) => e.code)).not.toContain('LIVE_DRIFT');
     expect(edge.writes()).toEqual([]);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+    expect(edge.world.workload('jobs-manager').images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
   });
 });
 
@@ -155,7 +155,7 @@ describe('RECONCILE_LIVE: requests-proxy / jobs-manager skew', () => {
     const next = await edge.tick();
     expect(next.events.map((e) => e.code)).not.toContain('LIVE_DRIFT');
     expect(edge.ops()).not.toContain('setImages');
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+    expect(edge.world.workload('jobs-manager').images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
   });
 
   it('never when requests-proxy is pinned', async () => {
@@ -178,7 +178,7 @@ describe('RECONCILE_LIVE: requests-proxy / jobs-manager skew', () => {
     const edge = await pinnedEdge('1');
     edge.world.helmRerender('jobs-manager');
     edge.world.publish(RM, simDigest(`${RM}#2`));
-    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport');
+    edge.world.armClusterFault({ op: 'readGate', readIndex: 3 }, 'Transport');
     await edge.tick();
     expect(edge.line('PIN_MARKERS_UNREADABLE')).toContain('live images are not reconciled this tick');
     expect(edge.writes().filter((w) => w.startsWith('setImages'))).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { simDigest } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
 // docs/behaviour.md §3.3–§3.8: resolve, compare, flap back-off, re-image, success reset,
@@ -24,7 +24,7 @@ describe('first observation (#569)', () => {
         [RM_KEY]: simDigest(`${RM}#1`),
       })}`,
     ]);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+    expect(edge.world.workload('jobs-manager').images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
   });
 
   it('a steady tick writes nothing at all', async () => {
@@ -211,7 +211,7 @@ describe('flap back-off (#563, #626)', () => {
   it('an unreadable attempt counter re-images nothing and exits 0 — the safe branch (I11)', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport');
+    edge.world.armClusterFault({ op: 'readGate', readIndex: 3 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.result).toBe('attemptUnreadable');
@@ -237,7 +237,7 @@ describe('recorded digests are read fail-closed (docs/behaviour.md §5)', () => 
   it('unreadable records re-image nothing and record nothing: never "first observation"', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(JM, simDigest(`${JM}#2`));
-    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 2 }, 'Transport');
+    edge.world.armClusterFault({ op: 'readGate', readIndex: 2 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.result).toBe('recordedDigestsUnreadable');
@@ -398,7 +398,9 @@ describe('pins (#569, I13)', () => {
     expect(edge.writes().filter((w) => w.startsWith('setImages'))).toEqual([
       `setImages jobs-manager api=${ref(JM, jm2)}`,
     ]);
-    expect(edge.line('REQUESTS_PROXY_PINNED')).toContain('not following this digest');
+    expect(edge.line('WORKLOAD_PINNED')).toBe(
+      'requests-proxy is pinned by REQUESTS_PROXY_PINNED=1; not following this digest',
+    );
   });
 
   it('everything pinned: the registry is never asked and nothing is written', async () => {

@@ -11,8 +11,8 @@ import {
   signatureResultOf,
   signatureSubjects,
 } from '../src/domain/signature-admission.js';
-import { workloadRef } from '../src/domain/workloads.js';
 import { simConfig } from '../src/sim/index.js';
+import { workloadRef } from './support/chart.js';
 import { repeatedDigest } from './support/repeated-digest.js';
 
 // The way back (docs/behaviour.md §3.6, I29/I30) and the signature gate
@@ -86,9 +86,9 @@ describe('planRevert', () => {
     }
   });
 
-  it('refuses (Left) a container image-refresh does not manage, naming jobs-manager as its image', () => {
+  it('refuses (Left) a container image-refresh does not manage, naming no image for it', () => {
     expect(planRevert(config, [jm(BAD, 'sidecar')], 0, recorded())).toEqual(
-      E.left({ workload: 'jobs-manager', container: 'sidecar', image: 'jobs-manager', recorded: undefined }),
+      E.left({ workload: 'jobs-manager', container: 'sidecar', image: undefined, recorded: undefined }),
     );
   });
 
@@ -98,7 +98,7 @@ describe('planRevert', () => {
       images: [{ container: 'api', image: `docker.io/tracebloc/jobs-manager@${BAD}` }],
     };
     expect(planRevert(config, [misplaced], 0, recorded())).toEqual(
-      E.left({ workload: 'resource-monitor', container: 'api', image: 'jobs-manager', recorded: undefined }),
+      E.left({ workload: 'resource-monitor', container: 'api', image: undefined, recorded: undefined }),
     );
   });
 
@@ -154,6 +154,7 @@ describe('signature admission', () => {
 
   it('asks about changed digests (gated) and first observations (report-only), never an unchanged one', () => {
     const subjects = signatureSubjects(
+      simConfig().topology,
       [resolved('jobs-manager', BAD), resolved('pods-monitor', d('f')), resolved('resource-monitor', RM_GOOD)],
       recorded(),
       {},

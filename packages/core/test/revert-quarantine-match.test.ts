@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedDigests } from '../src/domain/bookkeeping.js';
 import type { WorkloadChange } from '../src/domain/plan.js';
 import { planRevert } from '../src/domain/revert.js';
-import { workloadRef } from '../src/domain/workloads.js';
 import { simConfig } from '../src/sim/index.js';
+import { workloadRef } from './support/chart.js';
 import { repeatedDigest } from './support/repeated-digest.js';
 
 // I30: the way back refuses only a record that IS the image's quarantined

@@ -1,10 +1,10 @@
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it, vi } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import type { TickPorts } from '../src/run-tick.js';
 import { runTick, runTickAsActor } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { JM, RM } from './support/edge.js';
 
 // The runner: a plain fold over port answers (I20), bounded whatever the ports
@@ -59,7 +59,7 @@ describe('runTick', () => {
     try {
       const never = () => () => new Promise<never>(() => undefined);
       const { config, ports } = simEdgeWith(
-        (sim) => ({ cluster: { ...sim.cluster, readJobsManager: never } }),
+        (sim) => ({ cluster: { ...sim.cluster, readGate: never } }),
         simConfig({ API_TIMEOUT: '20ms', SETTLE_TIMEOUT: '10ms' }),
       );
       let outcome: TickOutcome | undefined;
@@ -73,7 +73,7 @@ describe('runTick', () => {
       await ended;
       expect(outcome?.result).toBe('deploymentUnreadable');
       expect(outcome?.findings.map((f) => f.message)).toEqual([
-        "ERROR: cannot read deployment/stg-jobs-manager (Timeout: readJobsManager gave no answer within 2030 ms (the tick's own bound)) -- not a benign skip; failing the tick so it is visible",
+        "ERROR: cannot read deployment/stg-jobs-manager (Timeout: readGate gave no answer within 2030 ms (the tick's own bound)) -- not a benign skip; failing the tick so it is visible",
       ]);
     } finally {
       vi.useRealTimers();
@@ -85,8 +85,8 @@ describe('runTick', () => {
       cluster: {
         ...sim.cluster,
         // The guard's read answers; the streak read (no settle window) throws.
-        readJobsManager: (settleWithinMs) => {
-          if (settleWithinMs > 0) return sim.cluster.readJobsManager(settleWithinMs);
+        readGate: (settleWithinMs) => {
+          if (settleWithinMs > 0) return sim.cluster.readGate(settleWithinMs);
           throw new Error('boom');
         },
       },
@@ -111,7 +111,7 @@ describe('runTick', () => {
     const { config, ports } = simEdgeWith((sim) => ({
       cluster: {
         ...sim.cluster,
-        readJobsManager: () =>
+        readGate: () =>
           TE.left({ _tag: 'Forbidden', status: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden' }),
       },
     }));

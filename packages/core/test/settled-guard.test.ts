@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
+import { ANNOTATION } from './support/chart.js';
 import { anEdge } from './support/edge.js';
 
 // docs/behaviour.md §3.2 — every case of the reference's bats suite
@@ -89,7 +89,7 @@ describe('settled guard: an unsettled jobs-manager is a skip that counts (#546, 
     // Fail-open here would reset the streak every tick, so the ceiling would
     // never be reached: the freeze would become permanent AND unreported.
     const edge = unsettledWithStreak('6');
-    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 1 }, 'Transport');
+    edge.world.armClusterFault({ op: 'readGate', readIndex: 1 }, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('SKIP_STREAK_UNCOUNTABLE')).toContain('skip streak cannot be counted');
@@ -129,7 +129,7 @@ describe('settled guard: an unsettled jobs-manager is a skip that counts (#546, 
 describe('settled guard: an unreadable jobs-manager is not a benign skip (#571)', () => {
   it('a MISSING deployment is exit 1 naming NotFound, and nothing is written', async () => {
     const edge = anEdge();
-    edge.world.deleteJobsManager();
+    edge.world.deleteGate();
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('deploymentUnreadable');
@@ -146,7 +146,7 @@ describe('settled guard: an unreadable jobs-manager is not a benign skip (#571)'
     ['Malformed', 'Malformed: simulated Malformed'],
   ] as const)('a %s read names the real cause and writes nothing (I2)', async (fault, cause) => {
     const edge = anEdge();
-    edge.world.injectClusterFault('readJobsManager', fault);
+    edge.world.injectClusterFault('readGate', fault);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('DEPLOYMENT_UNREADABLE')).toContain(cause);
@@ -155,11 +155,11 @@ describe('settled guard: an unreadable jobs-manager is not a benign skip (#571)'
 
   it('a hung API read ends as a Timeout at the request bound, not a hung tick (I17)', async () => {
     const edge = anEdge();
-    edge.world.injectClusterFault('readJobsManager', 'Hang');
+    edge.world.injectClusterFault('readGate', 'Hang');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(edge.line('DEPLOYMENT_UNREADABLE')).toContain('Timeout');
-    expect(edge.world.calls.find((c) => c.op === 'readJobsManager')?.at).toBe(edge.config.apiTimeoutMs);
+    expect(edge.world.calls.find((c) => c.op === 'readGate')?.at).toBe(edge.config.apiTimeoutMs);
   });
 });
 
@@ -204,7 +204,7 @@ describe('settled guard: settling ends the streak by itself (#1964, #2007)', () 
 
   it('an unreadable streak on a settled tick is a WARNING and the tick goes on', async () => {
     const edge = anEdge();
-    edge.world.armClusterFault({ op: 'readJobsManager', readIndex: 1 }, 'Timeout');
+    edge.world.armClusterFault({ op: 'readGate', readIndex: 1 }, 'Timeout');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(edge.line('SKIP_STREAK_UNREADABLE')).toContain('WARNING');

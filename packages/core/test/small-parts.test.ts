@@ -9,6 +9,7 @@ import { isWellFormedDigest, shortDigest } from '../src/domain/digest.js';
 import { describePortError, forbidden, isPortError, notFound } from '../src/domain/port-error.js';
 import { daemonSetSettledness, deploymentSettledness } from '../src/domain/settledness.js';
 import { SIM_ENVIRONMENT } from '../src/sim/index.js';
+import { chartNamesOf } from './support/chart.js';
 
 // The small pure parts the guards stand on, at the edges Stryker showed no
 // scenario reached (pnpm mutation, test/spec/README.md): a counter read one
@@ -148,11 +149,13 @@ describe('configuration edges (docs/behaviour.md §2)', () => {
     ]));
 
   it('one-character names are valid Kubernetes names', () =>
-    expect(configOf({ RELEASE_NAME: 'a', DEPLOYMENT_NAME: 'b', NODE_AGENTS_NAMESPACE: 'c' })).toMatchObject({
-      releaseName: 'a',
-      deploymentName: 'b',
-      nodeAgentsNamespace: 'c',
-    }));
+    expect(
+      ((config) => [
+        config.topology.profile.release,
+        chartNamesOf(config).deploymentName,
+        chartNamesOf(config).nodeAgentsNamespace,
+      ])(configOf({ RELEASE_NAME: 'a', DEPLOYMENT_NAME: 'b', NODE_AGENTS_NAMESPACE: 'c' })),
+    ).toEqual(['a', 'b', 'c']));
 
   it('names the rule a bad name breaks, for namespaces and for objects', () => {
     expect(problemsOf({ NODE_AGENTS_NAMESPACE: 'ns-' })).toEqual([
@@ -181,8 +184,8 @@ describe('configuration edges (docs/behaviour.md §2)', () => {
         IMAGE_TAG: 'no spaces',
       }),
     ).toEqual([
-      'PODS_MONITOR_PINNED="yes": must be "1" (pinned) or "0" (refreshed)',
       'IMAGE_TAG="no spaces": is not a valid image tag',
+      'PODS_MONITOR_PINNED="yes": must be "1" (pinned) or "0" (refreshed)',
       'ROLLOUT_TIMEOUT="300": is not a duration (use a unit, e.g. 30s, 10m, 1h30m)',
       'API_TIMEOUT="0s": must be longer than zero',
     ]));

@@ -6,6 +6,7 @@ import { decideDigestAges, unjudgedHold } from '../src/domain/digest-age.js';
 import { parsePendingDigest, rfc3339 } from '../src/domain/pending-digest.js';
 import type { ImageResolution } from '../src/domain/plan.js';
 import { startJitterDelayMs } from '../src/domain/start-jitter.js';
+import { simConfig } from '../src/sim/index.js';
 import { repeatedDigest } from './support/repeated-digest.js';
 
 // The soak (docs/behaviour.md §3.4a step 2, issue 17) and START_JITTER
@@ -26,7 +27,7 @@ const resolved: ImageResolution[] = [
   { _tag: 'Resolved', image: 'jobs-manager', digest: NEW, rateLimitRemaining: O.none },
 ];
 const decide = (annotations: Record<string, string>, nowMs: number) =>
-  decideDigestAges([change], resolved, recorded, annotations, nowMs, HOUR);
+  decideDigestAges(simConfig().topology, [change], resolved, recorded, annotations, nowMs, HOUR);
 
 describe('decideDigestAges', () => {
   it('a first sighting is too young and writes exactly one pending record, with no unparsable field', () => {
@@ -38,7 +39,7 @@ describe('decideDigestAges', () => {
   });
 
   it('a first sighting is never old enough, even when the required age is shorter than the part-second the record drops', () => {
-    const decision = decideDigestAges([change], resolved, recorded, {}, T0 + 999, 500);
+    const decision = decideDigestAges(simConfig().topology, [change], resolved, recorded, {}, T0 + 999, 500);
     expect(decision.verdicts).toStrictEqual([
       { _tag: 'TooYoung', change, pending: { digest: NEW, firstSeenMs: T0 }, dueMs: T0 + 500, firstSighting: true },
     ]);

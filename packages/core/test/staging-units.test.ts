@@ -10,8 +10,8 @@ import {
   stagingTargetsOf,
   withStagingHolds,
 } from '../src/domain/staging.js';
-import { workloadRef } from '../src/domain/workloads.js';
 import { simConfig } from '../src/sim/index.js';
+import { workloadRef } from './support/chart.js';
 
 // docs/behaviour.md §3.5a, the decisions alone: what staging is asked, what
 // its answers hold back, and how a failure is worded.
@@ -118,7 +118,7 @@ describe('what a staging failure holds back', () => {
         result: { _tag: 'NotStaged' as const, failures: [{ node: 'edge-2', reason: 'ImagePullBackOff' }], staged: [] },
       },
     ];
-    expect(withStagingHolds({}, plan, reports)).toEqual({
+    expect(withStagingHolds(simConfig().topology, {}, plan, reports)).toEqual({
       'jobs-manager': {
         _tag: 'NotStaged',
         image: 'jobs-manager',
@@ -126,8 +126,8 @@ describe('what a staging failure holds back', () => {
         why: 'not staged for deployment/stg-requests-proxy on node edge-2 (ImagePullBackOff)',
       },
     });
-    expect(withStagingHolds({}, plan, [reports[0] as (typeof reports)[number]])).toEqual({});
+    expect(withStagingHolds(simConfig().topology, {}, plan, [reports[0] as (typeof reports)[number]])).toEqual({});
     // A workload not staged whose references are not drift (a live re-pin) holds no image.
-    expect(withStagingHolds({}, { ...plan, drift: {} }, reports)).toEqual({});
+    expect(withStagingHolds(simConfig().topology, {}, { ...plan, drift: {} }, reports)).toEqual({});
   });
 });

@@ -44,11 +44,11 @@ describe('START_JITTER (issue 17)', () => {
 
   it('a read that carries no uid waits the delay of the empty uid: bounded and the same every tick, never skipped', async () => {
     const { config, world, ports } = jittered('edge-a');
-    const readJobsManager: TickPorts['cluster']['readJobsManager'] = (settleWithinMs) => async () => {
-      const answer = await ports.cluster.readJobsManager(settleWithinMs)();
+    const readGate: TickPorts['cluster']['readGate'] = (settleWithinMs) => async () => {
+      const answer = await ports.cluster.readGate(settleWithinMs)();
       return E.map(({ uid: _, ...withoutUid }: { uid?: string }) => withoutUid)(answer) as typeof answer;
     };
-    await runTick(config, { ...ports, cluster: { ...ports.cluster, readJobsManager } });
+    await runTick(config, { ...ports, cluster: { ...ports.cluster, readGate } });
     expect(sleeps(world)).toEqual([startJitterDelayMs('', 600_000)]);
     expect(startJitterDelayMs('', 600_000)).toBeGreaterThan(0);
   });

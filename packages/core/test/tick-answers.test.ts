@@ -78,8 +78,8 @@ describe('what the plan leaves alone, said once', () => {
   it('a pinned requests-proxy is said to stay when jobs-manager moves, and is not patched', async () => {
     const { config, world } = drifting({ REQUESTS_PROXY_PINNED: '1' });
     const outcome = await runTick(config, simPorts(world));
-    expect(lineOf(outcome, 'REQUESTS_PROXY_PINNED')).toEqual([
-      'requests-proxy is pinned by images.requestsProxy.digest; not following this digest',
+    expect(lineOf(outcome, 'WORKLOAD_PINNED')).toEqual([
+      'requests-proxy is pinned by REQUESTS_PROXY_PINNED=1; not following this digest',
     ]);
     expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager']);
   });
@@ -87,14 +87,14 @@ describe('what the plan leaves alone, said once', () => {
   it('nothing is said of requests-proxy when only pods-monitor moved', async () => {
     const { config, world } = drifting({ REQUESTS_PROXY_PINNED: '1' }, [PM]);
     const outcome = await runTick(config, simPorts(world));
-    expect(lineOf(outcome, 'REQUESTS_PROXY_PINNED')).toEqual([]);
+    expect(lineOf(outcome, 'WORKLOAD_PINNED')).toEqual([]);
     expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager']);
   });
 
   it('nothing is said of requests-proxy when it is not pinned', async () => {
     const { config, world } = drifting();
     const outcome = await runTick(config, simPorts(world));
-    expect(lineOf(outcome, 'REQUESTS_PROXY_PINNED')).toEqual([]);
+    expect(lineOf(outcome, 'WORKLOAD_PINNED')).toEqual([]);
     expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
   });
 

@@ -1,11 +1,12 @@
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { ANNOTATION, type WorkloadRef } from '../src/domain/workloads.js';
+import type { WorkloadRef } from '../src/domain/workloads.js';
 import { tickMachine } from '../src/index.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { JM, RM } from './support/edge.js';
 
 // The lines an operator reads for the steps that only speak — a re-image

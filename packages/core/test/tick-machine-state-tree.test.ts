@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../src/config/environment.js';
-import type { WorkloadId } from '../src/domain/workloads.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import type { TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
@@ -34,7 +33,7 @@ const aCheckedEdge = async (env: Environment) => {
   expect((await run()).result).toBe('complete');
   world.calls.length = 0;
   /** The same ports, `onWait` run as each rollout wait (counted from 1) starts. */
-  const hooked = (onWait: (workload: WorkloadId, n: number) => void): TickPorts => {
+  const hooked = (onWait: (workload: string, n: number) => void): TickPorts => {
     let waits = 0;
     return {
       ...sim,
@@ -87,7 +86,7 @@ describe('a rollback whose own patch is refused (§3.6)', () => {
       `setImages jobs-manager api=${ref(JM1)}`,
     ]);
     expect(world.annotations[QUARANTINE_KEY]).toBeUndefined();
-    expect(world.workloads['jobs-manager'].images.api).toBe(ref(JM2));
+    expect(world.workload('jobs-manager').images.api).toBe(ref(JM2));
     expect(line('ROLLBACK_FAILED')).toBe(
       `ERROR: ROLLBACK FAILED: rolling deployment/stg-jobs-manager back to api=${ref(JM1)} after its rollout did not complete within ROLLOUT_TIMEOUT=10m (RolloutTimedOut: Waiting for deployment "stg-jobs-manager" rollout to finish: 0 of 1 updated replicas are available...) failed in its turn (Forbidden (HTTP 403): simulated Forbidden on setImages). Nothing else is touched: no quarantine is written, the attempt counter stays incremented (the flap lockout applies as ever) and the new digests are not recorded.`,
     );
@@ -268,7 +267,7 @@ describe('RECONCILE_LIVE on a decoupled pass (issue 7)', () => {
     expect(outcome.result).toBe('skipped');
     expect(outcome.exitCode).toBe(0);
     expect(edge.writes()).toEqual(['writeSkipStreak 1']);
-    expect(edge.world.workloads['requests-proxy'].images.proxy).toBe(PROXY_ON_BUILD_7);
+    expect(edge.world.workload('requests-proxy').images.proxy).toBe(PROXY_ON_BUILD_7);
     expect(edge.codes()).not.toContain('LIVE_DRIFT');
   });
 });

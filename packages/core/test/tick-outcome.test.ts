@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { runTickFromEnvironment } from '../src/run-tick.js';
 import { SIM_ENVIRONMENT, SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { anEdge, aSteadyEdge, JM } from './support/edge.js';
 
 // What a tick hands back besides its exit code — the account the CLI prints
@@ -35,7 +35,7 @@ describe('the outcome of a tick', () => {
 
   it('an unreadable jobs-manager reports no settledness at all', async () => {
     const edge = anEdge();
-    edge.world.deleteJobsManager();
+    edge.world.deleteGate();
     expect((await edge.tick()).settledness).toBeUndefined();
   });
 
@@ -96,7 +96,7 @@ describe('the digest changes a tick reports', () => {
 
   it('are none when the tick never got to compare', async () => {
     const edge = anEdge();
-    edge.world.deleteJobsManager();
+    edge.world.deleteGate();
     expect((await edge.tick()).digestChanges).toEqual([]);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkloadChange } from '../src/domain/plan.js';
 import type { RevertPlan } from '../src/domain/revert.js';
-import { workloadRef } from '../src/domain/workloads.js';
 import { watchingStability } from '../src/machine/act/messages.js';
 import { digestQuarantined } from '../src/machine/admit/messages.js';
 import {
@@ -14,6 +13,7 @@ import {
   rollingBack,
 } from '../src/machine/way-back/messages.js';
 import { simConfig } from '../src/sim/index.js';
+import { workloadRef } from './support/chart.js';
 import { repeatedDigest } from './support/repeated-digest.js';
 
 // The way back's operator lines (ON_ROLLOUT_FAILURE=revert, ROLLOUT_STABLE_FOR,
@@ -104,7 +104,7 @@ describe('the way back says each step in one exact line', () => {
       ],
       bad: { 'jobs-manager': BAD },
     };
-    expect(rolledBack(config, plan, 'its rollout failed (RolloutFailed: ProgressDeadlineExceeded)')).toEqual([
+    expect(rolledBack(plan, 'its rollout failed (RolloutFailed: ProgressDeadlineExceeded)')).toEqual([
       {
         level: 'error',
         code: 'ROLLED_BACK',
@@ -172,7 +172,7 @@ describe('the way back says each step in one exact line', () => {
   });
 
   it('QUARANTINE_STARTED lists every bad digest by repo, comma separated, at info', () => {
-    expect(quarantineStarted({ 'jobs-manager': BAD, 'resource-monitor': RM_BAD })).toEqual({
+    expect(quarantineStarted(simConfig(), { 'jobs-manager': BAD, 'resource-monitor': RM_BAD })).toEqual({
       level: 'info',
       code: 'QUARANTINE_STARTED',
       message: `quarantined tracebloc/jobs-manager@${BAD}, tracebloc/resource-monitor@${RM_BAD}: not re-applied while the registry answers it; a new build under the tag is ordinary drift (image-refresh rearm lifts it)`,

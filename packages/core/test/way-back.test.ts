@@ -40,8 +40,8 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
     ]);
     expect(edge.ops().filter((op) => op === 'waitForRollout')).toHaveLength(2);
     // Never back to repo:tag, which names the bad build now.
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM1));
-    expect(edge.world.workloads['requests-proxy'].images.proxy).toBe('docker.io/tracebloc/jobs-manager:stg');
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM, JM1));
+    expect(edge.world.workload('requests-proxy').images.proxy).toBe('docker.io/tracebloc/jobs-manager:stg');
     // refresh-attempt as persisted before the re-image; the record as it was (I7).
     expect(edge.world.annotations[ATTEMPT_KEY]).toBe('1');
     expect(edge.world.annotations[JM_KEY]).toBe(JM1);
@@ -66,15 +66,15 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
     expect(edge.writes()).toEqual([]);
     expect(edge.line('DIGEST_QUARANTINED')).toContain(`latest=${JM2} is quarantined (${QUARANTINE_KEY}`);
     expect(kubernetesEventsFor(held).map((e) => e.reason)).not.toContain('RefreshQuarantined');
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM1));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM, JM1));
 
     edge.world.publish(JM, JM3);
     edge.world.calls.length = 0;
     const fixed = await edge.tick();
     expect(fixed.result).toBe('complete');
     expect(fixed.exitCode).toBe(0);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM3));
-    expect(edge.world.workloads['requests-proxy'].images.proxy).toBe(ref(JM, JM3));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM, JM3));
+    expect(edge.world.workload('requests-proxy').images.proxy).toBe(ref(JM, JM3));
     expect(edge.world.annotations[JM_KEY]).toBe(JM3);
     expect(edge.world.annotations[ATTEMPT_KEY]).toBeUndefined();
     // The stale quarantine stays until rearm: it still holds the bad build back should the tag point at it again.
@@ -95,8 +95,8 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
       `setImages requests-proxy proxy=${ref(JM, JM1)}`,
       `quarantineDigests ${JSON.stringify({ [QUARANTINE_KEY]: JM2 })}`,
     ]);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM1));
-    expect(edge.world.workloads['requests-proxy'].images.proxy).toBe(ref(JM, JM1));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM, JM1));
+    expect(edge.world.workload('requests-proxy').images.proxy).toBe(ref(JM, JM1));
     expect(outcome.events.filter((e) => e.code === 'ROLLED_BACK').map((e) => e.message)).toEqual([
       expect.stringMatching(
         /^ROLLED BACK deployment\/stg-jobs-manager from .* it did not stay complete for ROLLOUT_STABLE_FOR=1m/,
@@ -121,7 +121,7 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
     const pm2 = simDigest(`${PM}#2`);
     edge.world.publish(PM, pm2);
     await edge.tick();
-    expect(edge.world.workloads['jobs-manager'].images).toEqual({
+    expect(edge.world.workload('jobs-manager').images).toEqual({
       api: ref(JM, JM1),
       'pods-monitor-container': ref(PM, simDigest(`${PM}#1`)),
     });
@@ -166,7 +166,7 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
   it('a set image refused after an earlier workload completed: that one goes back, nothing is quarantined', async () => {
     const edge = await aSteadyEdge(REVERT);
     edge.world.publish(JM, JM2);
-    edge.world.workloads['requests-proxy'].exists = false;
+    edge.world.workload('requests-proxy').exists = false;
     const outcome = await edge.tick();
     expect(outcome.result).toBe('rolledBack');
     expect(edge.writes()).toEqual([
@@ -175,7 +175,7 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
       `setImages requests-proxy proxy=${ref(JM, JM2)}`,
       `setImages jobs-manager api=${ref(JM, JM1)}`,
     ]);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM1));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM, JM1));
     expect(edge.world.annotations[QUARANTINE_KEY]).toBeUndefined();
     expect(edge.line('ROLLED_BACK')).toContain(
       `from ${JM2} to ${JM1}: set image on deployment/stg-requests-proxy was refused (NotFound`,
@@ -208,7 +208,7 @@ describe('ON_ROLLOUT_FAILURE=revert: a failed rollout goes back to the recorded 
     expect(outcome.result).toBe('reimageFailed');
     expect(outcome.reverts).toBeUndefined();
     expect(edge.writes()).toEqual(['writeRefreshAttempt 1', `setImages jobs-manager api=${ref(JM, JM2)}`]);
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe(ref(JM, JM2));
+    expect(edge.world.workload('jobs-manager').images.api).toBe(ref(JM, JM2));
   });
 });
 
@@ -266,7 +266,7 @@ describe('the way back beside the ports', () => {
     expect(ready).toBe(
       `ON_ROLLOUT_FAILURE=revert: should a rollout of this tick fail, each workload it moved goes back to its recorded digest: deployment/stg-jobs-manager api=${ref(JM, JM1)}; deployment/stg-requests-proxy proxy=${ref(JM, JM1)}`,
     );
-    expect(edge.world.workloads['jobs-manager'].images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
+    expect(edge.world.workload('jobs-manager').images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
     expect(said.filter((l) => l.startsWith('set image'))).toHaveLength(2);
   });
 

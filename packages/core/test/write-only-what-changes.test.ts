@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION } from '../src/domain/workloads.js';
 import { simDigest } from '../src/sim/index.js';
+import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM, RM } from './support/edge.js';
 
 // docs/behaviour.md §3.6 (issue 14): a set image whose containers already run
@@ -37,15 +37,15 @@ describe('write only what changes (docs/behaviour.md §3.6)', () => {
     // Its rollout completes after the tick gave up on it.
     edge.world.setBehaviour('requests-proxy', 'settles');
     const generations = {
-      jm: edge.world.workloads['jobs-manager'].generation,
-      proxy: edge.world.workloads['requests-proxy'].generation,
+      jm: edge.world.workload('jobs-manager').generation,
+      proxy: edge.world.workload('requests-proxy').generation,
     };
     const retry = await edge.tick();
     expect(retry.exitCode).toBe(0);
     expect(setImageCalls(edge)).toEqual(['jobs-manager unchanged', 'requests-proxy unchanged', 'resource-monitor ok']);
-    expect(edge.world.workloads['jobs-manager'].generation).toBe(generations.jm);
-    expect(edge.world.workloads['requests-proxy'].generation).toBe(generations.proxy);
-    expect(edge.world.workloads['resource-monitor'].images['tracebloc-resource-monitor']).toBe(at(RM, 2));
+    expect(edge.world.workload('jobs-manager').generation).toBe(generations.jm);
+    expect(edge.world.workload('requests-proxy').generation).toBe(generations.proxy);
+    expect(edge.world.workload('resource-monitor').images['tracebloc-resource-monitor']).toBe(at(RM, 2));
     // Counted and evented as one re-image; the two already on target are said so.
     expect(retry.reimages.map((r) => r.workload.id)).toEqual(['resource-monitor']);
     expect(retry.events.filter((e) => e.code === 'SET_IMAGE').map((e) => e.message)).toEqual([
@@ -88,8 +88,8 @@ describe('a workload already on the target of both its images', () => {
     edge.world.publish(JM, simDigest(`${JM}#2`));
     edge.world.publish(PM, simDigest(`${PM}#2`));
     // Someone set jobs-manager by hand to the builds the registry now answers.
-    edge.world.workloads['jobs-manager'].images.api = at(JM, 2);
-    edge.world.workloads['jobs-manager'].images['pods-monitor-container'] = at(PM, 2);
+    edge.world.workload('jobs-manager').images.api = at(JM, 2);
+    edge.world.workload('jobs-manager').images['pods-monitor-container'] = at(PM, 2);
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(setImageCalls(edge)).toEqual(['jobs-manager unchanged', 'requests-proxy ok']);

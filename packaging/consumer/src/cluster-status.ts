@@ -1,22 +1,19 @@
 // A status-like summary of one edge on the real ports: where the cluster is,
 // whether each workload is settled and what it runs, the guards' counters,
 // and per image the recorded and the registry's digest — then one tick, and
-// the summary again. What a fleet dashboard does per cluster.
+// the summary again. What a fleet dashboard does per cluster, for whatever
+// topology the config follows (the chart's, or a profile's).
 // Usage: node dist/cluster-status.js   (KUBECONFIG and the chart's variables from the environment)
 import {
-  ANNOTATION,
   counterValue,
   describeConfigError,
   describePortError,
   describeWorkload,
-  IMAGES,
   isWellFormedDigest,
   parseTickConfig,
   runTick,
   shortDigest,
   type TickConfig,
-  type WorkloadId,
-  workloadRef,
 } from '@image-refresh/core';
 import {
   createClusterPort,
@@ -30,13 +27,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 
-const WORKLOADS: readonly WorkloadId[] = ['jobs-manager', 'requests-proxy', 'resource-monitor'];
-
 const summary = async (kubeConfig: KubeConfig, config: TickConfig, label: string): Promise<void> => {
   console.log(`== ${label}`);
+  const { topology } = config;
   const annotations: Record<string, string> = {};
-  for (const id of WORKLOADS) {
-    const ref = workloadRef(config, id);
+  for (const ref of topology.workloads) {
     const read = await inspectWorkload(kubeConfig, ref, { apiTimeoutMs: config.apiTimeoutMs })();
     if (E.isLeft(read)) {
       console.log(`${describeWorkload(ref)}: unreadable (${describePortError(read.left)})`);
@@ -45,14 +40,14 @@ const summary = async (kubeConfig: KubeConfig, config: TickConfig, label: string
     const { settledness, images } = read.right;
     const runs = Object.entries(images).map(([container, image]) => `${container}=${image}`);
     console.log(`${describeWorkload(ref)}: ${settledness._tag} ${runs.join(' ')}`);
-    if (id === 'jobs-manager') Object.assign(annotations, read.right.annotations);
+    if (ref.id === topology.gate.id) Object.assign(annotations, read.right.annotations);
   }
   const counter = (key: string) => counterValue(O.fromNullable(annotations[key]));
-  console.log(`skip streak ${counter(ANNOTATION.skipStreak)}/${config.maxSkipTicks}`);
-  console.log(`attempts ${counter(ANNOTATION.refreshAttempt)}/${config.maxRefreshAttempts}`);
+  console.log(`skip streak ${counter(topology.keys.skipStreak)}/${config.maxSkipTicks}`);
+  console.log(`attempts ${counter(topology.keys.refreshAttempt)}/${config.maxRefreshAttempts}`);
   const registry = createRegistryPort({ baseUrl: config.registryUrl, timeoutMs: config.registryTimeoutMs });
-  const answers = await registry.resolveDigests(IMAGES.map((i) => ({ repo: i.repo, tag: config.imageTag })))();
-  IMAGES.forEach((image, index) => {
+  const answers = await registry.resolveDigests(topology.images.map((i) => ({ repo: i.repo, tag: i.tag })))();
+  topology.images.forEach((image, index) => {
     const recorded = annotations[image.recordKey];
     const answer = answers[index];
     const published =

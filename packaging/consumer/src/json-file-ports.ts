@@ -41,7 +41,7 @@ const settled: Settledness = { _tag: 'Settled', message: 'a file is always settl
 
 const cluster: ClusterPort = {
   // Every read: the whole object, bookkeeping annotations included; a file is always settled.
-  readJobsManager: () =>
+  readGate: () =>
     TE.fromIO(() => {
       const state = load();
       return {

@@ -10,5 +10,5 @@ world.publish('tracebloc/jobs-manager', simDigest('jobs-manager build 2'));
 const second = await runTick(world.config, ports);
 console.log(`first ${first.result} reimages=${first.reimages.length}`);
 console.log(
-  `second ${second.result} reimages=${second.reimages.length} api=${world.workloads['jobs-manager'].images.api}`,
+  `second ${second.result} reimages=${second.reimages.length} api=${world.workload('jobs-manager').images.api}`,
 );

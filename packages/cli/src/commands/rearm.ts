@@ -1,11 +1,9 @@
 import {
-  ANNOTATION,
   describePortError,
+  describeWorkload,
   flapStateRemoved,
-  IMAGES,
   quarantinesRemoved,
   type TickConfig,
-  workloadRef,
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Connect } from '../connection.js';
@@ -14,36 +12,38 @@ import type { CommandResult, Output } from './command.js';
 
 export const REARM_HELP = `Usage: image-refresh rearm
 
-The human action the flap lockout asks for (the chart's guard, its PR #563): removes
-tracebloc.io/refresh-attempt and tracebloc.io/refresh-flap-detected from the
-jobs-manager Deployment, in one write, and says what it removed. The next tick
-with drift re-images again, as attempt 1. The same write lifts every
-quarantine (tracebloc.io/quarantined-<image>-digest, ON_ROLLOUT_FAILURE=revert)
-and says which digests it lets back in.
+The human action the flap lockout asks for: removes <prefix>/refresh-attempt
+and <prefix>/refresh-flap-detected from the gate (the chart's jobs-manager
+Deployment, tracebloc.io/ its prefix), in one write, and says what it
+removed. The next tick with drift re-images again, as attempt 1. The same
+write lifts every quarantine (<prefix>/quarantined-<image>-digest, written by
+ON_ROLLOUT_FAILURE=revert) and says which digests it lets back in.
 `;
 
 export const rearm = async (config: TickConfig, connect: Connect, out: Output): Promise<CommandResult> => {
   const connection = connect(config);
-  const target = `deployment/${config.deploymentName} in ${config.releaseNamespace}`;
-  const inspected = await connection.inspect(workloadRef(config, 'jobs-manager'));
+  const { gate, keys, images } = config.topology;
+  const target = `${describeWorkload(gate)} in ${gate.namespace}`;
+  const inspected = await connection.inspect(gate);
   if (E.isLeft(inspected)) {
     out.stderr(`${PREFIX} ERROR: cannot read ${target} (${describePortError(inspected.left)}); nothing was changed`);
     return { exitCode: 1 };
   }
-  const present = [ANNOTATION.refreshAttempt, ANNOTATION.flapDetected].filter(
+  const present = [keys.refreshAttempt, keys.flapDetected].filter(
     (key) => inspected.right.annotations[key] !== undefined,
   );
   // Issue 16: the quarantines a rollback wrote are lifted by the same human action.
-  const quarantined = IMAGES.filter((image) => inspected.right.annotations[image.quarantineKey] !== undefined);
+  const quarantined = images.filter((image) => inspected.right.annotations[image.quarantineKey] !== undefined);
   if (present.length === 0 && quarantined.length === 0) {
-    out.stdout(
-      `nothing to re-arm: neither ${ANNOTATION.refreshAttempt} nor ${ANNOTATION.flapDetected} is set on ${target}`,
-    );
+    out.stdout(`nothing to re-arm: neither ${keys.refreshAttempt} nor ${keys.flapDetected} is set on ${target}`);
     return { exitCode: 0 };
   }
   const changes = {
-    ...(present.length === 0 ? {} : flapStateRemoved),
-    ...quarantinesRemoved(quarantined.map((image) => image.name)),
+    ...(present.length === 0 ? {} : flapStateRemoved(config.topology)),
+    ...quarantinesRemoved(
+      config.topology,
+      quarantined.map((image) => image.name),
+    ),
   };
   const cleared = await connection
     .ports({ onProgress: () => undefined, onRateLimit: () => undefined })

@@ -1,4 +1,4 @@
-import { ANNOTATION, type FleetHaltView, readFleetHalt, shortDigest, type TickConfig } from '@image-refresh/core';
+import { type FleetHaltView, readFleetHalt, shortDigest, type TickConfig } from '@image-refresh/core';
 import type { Connection } from '../connection.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 
@@ -25,7 +25,7 @@ export const readHaltForStatus = async (
     return {
       state: 'notAsked',
       reference: config.fleetHalt.reference,
-      recordedDigest: annotations[ANNOTATION.fleetHaltDigest] ?? null,
+      recordedDigest: annotations[config.topology.keys.fleetHaltDigest] ?? null,
     };
   }
   const ports = connection.ports({

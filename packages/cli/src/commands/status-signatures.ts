@@ -51,7 +51,7 @@ export const checkSignaturesForStatus = async (
   }).signatures;
   const checked = new Map<string, StatusSignature>();
   for (const image of images) {
-    if (config.pins[image.pin]) {
+    if (image.pinned || !config.topology.managed.some((m) => m.image === image.name)) {
       checked.set(image.name, notChecked('pinned'));
       continue;
     }

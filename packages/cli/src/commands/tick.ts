@@ -97,7 +97,7 @@ export const tick = async (
       ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
       ...(trust === undefined ? {} : { signatureTrust: trust }),
     });
-    const observed = metrics === undefined ? connected : metrics.observe(connected);
+    const observed = metrics === undefined ? connected : metrics.observe(connected, config.topology);
     if (options.dryRun !== true) return observed;
     note('DRY_RUN', 'dry-run: reading and deciding only; nothing will be written or re-imaged');
     return dryRunPorts(observed, config, (action) => note('DRY_RUN', `  dry-run: would ${action}`));

@@ -1,4 +1,4 @@
-import type { ConfigError } from '@image-refresh/core';
+import type { ConfigError, Topology } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 
 // The push's switches (docs/behaviour.md §6): PUSHGATEWAY_URL turns it on,
@@ -18,8 +18,8 @@ export interface MetricsConfig {
   /** The Pushgateway's base URL, without a trailing slash. */
   readonly url: string;
   readonly job: string;
-  /** Grouping labels in order: the release's namespace and name unless METRICS_GROUPING says otherwise. */
-  readonly grouping: readonly (readonly [string, string])[];
+  /** Grouping labels in order, as METRICS_GROUPING gives them; undefined: the topology's default ({@link defaultGrouping}). */
+  readonly grouping: readonly (readonly [string, string])[] | undefined;
 }
 
 const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
@@ -63,10 +63,7 @@ export const parseMetricsConfig = (env: Env): E.Either<ConfigError[], MetricsCon
   }
   const job = read(env, METRICS_ENV.job) ?? DEFAULT_METRICS_JOB;
   const rawGrouping = read(env, METRICS_ENV.grouping);
-  let grouping: [string, string][] = [
-    ['namespace', env.RELEASE_NAMESPACE ?? ''],
-    ['release', env.RELEASE_NAME ?? ''],
-  ];
+  let grouping: [string, string][] | undefined;
   if (rawGrouping !== undefined) {
     const parsed = parseGrouping(rawGrouping);
     if (E.isLeft(parsed)) problems.push({ variable: METRICS_ENV.grouping, value: rawGrouping, problem: parsed.left });
@@ -85,6 +82,27 @@ const segment = (name: string, value: string): string =>
     ? `${name}@base64/${Buffer.from(value, 'utf8').toString('base64url')}`
     : `${name}/${encodeURIComponent(value)}`;
 
+/**
+ * The grouping without METRICS_GROUPING: the release's namespace and name
+ * where the profile names its release (the chart's: RELEASE_NAMESPACE and
+ * RELEASE_NAME), otherwise the gate's namespace and name — one group per
+ * edge either way, as long as those differ between edges (docs/metrics.md).
+ */
+export const defaultGrouping = (topology: Topology): readonly (readonly [string, string])[] => {
+  const { gate, profile } = topology;
+  return profile.release === undefined
+    ? [
+        ['namespace', gate.namespace],
+        ['gate', gate.name],
+      ]
+    : [
+        ['namespace', gate.namespace],
+        ['release', profile.release],
+      ];
+};
+
 /** `/metrics/job/<job>/<label>/<value>…` under the gateway's URL. */
-export const pushUrl = (config: MetricsConfig): string =>
-  `${config.url}/metrics/${[['job', config.job] as const, ...config.grouping].map(([n, v]) => segment(n, v)).join('/')}`;
+export const pushUrl = (config: MetricsConfig, topology: Topology): string =>
+  `${config.url}/metrics/${[['job', config.job] as const, ...(config.grouping ?? defaultGrouping(topology))]
+    .map(([n, v]) => segment(n, v))
+    .join('/')}`;

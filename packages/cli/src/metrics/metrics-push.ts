@@ -4,6 +4,7 @@ import {
   type TickConfig,
   type TickOutcome,
   type TickPorts,
+  type Topology,
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../render/log-lines.js';
@@ -21,8 +22,8 @@ import { tickMetrics } from './tick-metrics.js';
 // — no exit code, write or Event changes (docs/behaviour.md §6).
 
 export interface MetricsSession {
-  /** The ports the tick runs on, their answers noted for the metrics. */
-  readonly observe: (ports: TickPorts) => TickPorts;
+  /** The ports the tick runs on, their answers noted for the metrics (in the topology's terms). */
+  readonly observe: (ports: TickPorts, topology: Topology) => TickPorts;
   /**
    * Push this tick's metrics, within `bound` (the tick's signal, a signal
    * that cuts it short, and a `timeoutMs` that defaults to API_TIMEOUT); a
@@ -45,14 +46,14 @@ const session = (metrics: MetricsConfig, now: () => number): MetricsSession => {
   const requests = countRequests();
   const observed = emptyObservations();
   return {
-    observe: (ports) => observePorts(ports, observed),
+    observe: (ports, topology) => observePorts(ports, observed, topology),
     push: async (outcome, config, bound = {}) => {
       const endedAtMs = now();
       requests.stop();
       const body = renderExposition(
         tickMetrics({ outcome, observed, requests: requests.counts(), startedAtMs, endedAtMs }, config),
       );
-      const pushed = await pushMetrics(pushUrl(metrics), body, {
+      const pushed = await pushMetrics(pushUrl(metrics, config.topology), body, {
         timeoutMs: bound.timeoutMs ?? config.apiTimeoutMs,
         signal: bound.signal,
         interrupt: bound.interrupt,

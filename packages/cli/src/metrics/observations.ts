@@ -1,14 +1,12 @@
 import {
-  ANNOTATION,
   type BookkeepingChanges,
   counterValue,
-  IMAGES,
-  type ImageName,
   isWellFormedDigest,
   recordedDigestsOf,
   refreshAttemptOf,
   skipStreakOf,
   type TickPorts,
+  type Topology,
   type WorkloadRef,
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
@@ -28,28 +26,29 @@ export interface TickObservations {
   /** refresh-attempt after the tick (read, then written or cleared by the success reset). */
   refreshAttempt?: number;
   /** last-refreshed-<image>-digest after the tick (read, then recorded). */
-  readonly recorded: Partial<Record<ImageName, string>>;
+  readonly recorded: Partial<Record<string, string>>;
   /** The digest the registry answered this tick, where it was well-formed (I19). */
-  readonly registry: Partial<Record<ImageName, string>>;
+  readonly registry: Partial<Record<string, string>>;
   /** The lowest ratelimit-remaining the registry reported this tick. */
   rateLimitRemaining?: number;
   /** `<kind>/<namespace>/<name>/<container>` → the image it runs, for each workload this tick read. */
   readonly live: Record<string, string>;
   /** quarantined-<image>-digest after the tick, per image (read, then written by a rollback); absent until read. */
-  quarantined?: Partial<Record<ImageName, string>>;
+  quarantined?: Partial<Record<string, string>>;
 }
 
 export const emptyObservations = (): TickObservations => ({ recorded: {}, registry: {}, live: {} });
 
-const imageOfRepo = (repo: string): ImageName | undefined => IMAGES.find((i) => i.repo === repo)?.name;
+const imageOfRepo = (topology: Topology, repo: string): string | undefined =>
+  topology.images.find((i) => i.repo === repo)?.name;
 
 /** `docker.io/tracebloc/jobs-manager@sha256:…` → its image and digest; a floating tag names no digest. */
-export const liveDigestOf = (reference: string): { image: ImageName; digest: string } | undefined => {
+export const liveDigestOf = (topology: Topology, reference: string): { image: string; digest: string } | undefined => {
   const at = reference.indexOf('@');
   if (at < 0) return undefined;
   const digest = reference.slice(at + 1);
   const path = reference.slice(0, at);
-  const image = IMAGES.find((i) => path === i.repo || path.endsWith(`/${i.repo}`))?.name;
+  const image = topology.images.find((i) => path === i.repo || path.endsWith(`/${i.repo}`))?.name;
   return image === undefined || !isWellFormedDigest(digest) ? undefined : { image, digest };
 };
 
@@ -69,52 +68,53 @@ const onRight =
 const counterAfter = (value: string | null): number => (value === null ? 0 : counterValue(O.some(value)));
 
 /** A quarantine written (a rollback) or removed, on top of what the tick read. */
-const noteQuarantine = (seen: TickObservations, key: string, value: string | null): void => {
-  const image = IMAGES.find((i) => i.quarantineKey === key);
+const noteQuarantine = (topology: Topology, seen: TickObservations, key: string, value: string | null): void => {
+  const image = topology.images.find((i) => i.quarantineKey === key);
   if (image === undefined || seen.quarantined === undefined) return;
   const { [image.name]: _, ...others } = seen.quarantined;
   seen.quarantined = value === null ? others : { ...others, [image.name]: value };
 };
 
 /** What a successful bookkeeping write changed, in `seen`'s terms. */
-const noteChanges = (seen: TickObservations, changes: BookkeepingChanges): void => {
+const noteChanges = (topology: Topology, seen: TickObservations, changes: BookkeepingChanges): void => {
   for (const [key, value] of Object.entries(changes)) {
-    if (key === ANNOTATION.skipStreak) seen.skipStreak = counterAfter(value);
-    else if (key === ANNOTATION.refreshAttempt) seen.refreshAttempt = counterAfter(value);
-    else if (IMAGES.some((i) => i.quarantineKey === key)) noteQuarantine(seen, key, value);
+    if (key === topology.keys.skipStreak) seen.skipStreak = counterAfter(value);
+    else if (key === topology.keys.refreshAttempt) seen.refreshAttempt = counterAfter(value);
+    else if (topology.images.some((i) => i.quarantineKey === key)) noteQuarantine(topology, seen, key, value);
     else {
-      const image = IMAGES.find((i) => i.recordKey === key);
+      const image = topology.images.find((i) => i.recordKey === key);
       if (image !== undefined && value !== null) seen.recorded[image.name] = value;
     }
   }
 };
 
 /** The same ports, each answer also noted in `seen`. */
-export const observePorts = (ports: TickPorts, seen: TickObservations): TickPorts => {
+export const observePorts = (ports: TickPorts, seen: TickObservations, topology: Topology): TickPorts => {
   const { cluster, registry } = ports;
   return {
     ...ports,
     cluster: {
       ...cluster,
-      // Every read of jobs-manager carries all its annotations: the bookkeeping as the tick found it.
-      readJobsManager: (settleWithinMs) =>
-        onRight(cluster.readJobsManager(settleWithinMs), ({ annotations }) => {
-          seen.skipStreak = counterValue(skipStreakOf(annotations));
-          seen.refreshAttempt = counterValue(refreshAttemptOf(annotations));
-          const recorded = recordedDigestsOf(annotations);
-          for (const { name } of IMAGES) {
+      // Every read of the gate carries all its annotations: the bookkeeping as the tick found it.
+      readGate: (settleWithinMs) =>
+        onRight(cluster.readGate(settleWithinMs), ({ annotations }) => {
+          seen.skipStreak = counterValue(skipStreakOf(topology, annotations));
+          seen.refreshAttempt = counterValue(refreshAttemptOf(topology, annotations));
+          const recorded = recordedDigestsOf(topology, annotations);
+          for (const { name } of topology.images) {
             const value = recorded[name];
-            if (O.isSome(value)) seen.recorded[name] = value.value;
+            if (value !== undefined && O.isSome(value)) seen.recorded[name] = value.value;
           }
           seen.quarantined = Object.fromEntries(
-            IMAGES.flatMap((i) => {
+            topology.images.flatMap((i) => {
               const digest = annotations[i.quarantineKey];
               return digest === undefined ? [] : [[i.name, digest]];
             }),
           );
         }),
       // A write the tick made is the bookkeeping as it left it: exactly the changes it sent.
-      patchBookkeeping: (changes) => onRight(cluster.patchBookkeeping(changes), () => noteChanges(seen, changes)),
+      patchBookkeeping: (changes) =>
+        onRight(cluster.patchBookkeeping(changes), () => noteChanges(topology, seen, changes)),
       observeWorkload: (workload) =>
         onRight(cluster.observeWorkload(workload), (live) => {
           for (const [container, image] of Object.entries(live.images))
@@ -127,7 +127,7 @@ export const observePorts = (ports: TickPorts, seen: TickObservations): TickPort
           .resolveDigests(requests)()
           .then((answers) => {
             answers.forEach((answer, i) => {
-              const image = imageOfRepo(requests[i]?.repo ?? '');
+              const image = imageOfRepo(topology, requests[i]?.repo ?? '');
               if (image === undefined || E.isLeft(answer)) return;
               if (isWellFormedDigest(answer.right.digest)) seen.registry[image] = answer.right.digest;
               const remaining = answer.right.rateLimitRemaining;

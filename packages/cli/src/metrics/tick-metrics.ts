@@ -1,4 +1,4 @@
-import { type HeldReason, IMAGES, type ImageName, type TickConfig, type TickOutcome } from '@image-refresh/core';
+import type { HeldReason, TickConfig, TickOutcome } from '@image-refresh/core';
 import type { Gauge, Sample } from './exposition.js';
 import { containerKey, liveDigestOf, type TickObservations } from './observations.js';
 import { REQUEST_KINDS, type RequestKind } from './request-count.js';
@@ -25,15 +25,15 @@ const heldCount = (outcome: TickOutcome, reason: HeldReason): number =>
   (outcome.held ?? []).filter((h) => h.reason === reason).length;
 
 /** Per image, the digests running now: what the tick read, with what it re-imaged and saw roll out on top. */
-const liveDigests = (facts: TickFacts): Partial<Record<ImageName, string[]>> => {
+const liveDigests = (facts: TickFacts, config: TickConfig): Partial<Record<string, string[]>> => {
   const running = { ...facts.observed.live };
   for (const reimage of facts.outcome.reimages) {
     if (!reimage.rolledOut) continue;
     for (const { container, image } of reimage.images) running[containerKey(reimage.workload, container)] = image;
   }
-  const live: Partial<Record<ImageName, string[]>> = {};
+  const live: Partial<Record<string, string[]>> = {};
   for (const reference of Object.values(running)) {
-    const known = liveDigestOf(reference);
+    const known = liveDigestOf(config.topology, reference);
     if (known === undefined) continue;
     const digests = live[known.image] ?? [];
     if (!digests.includes(known.digest)) live[known.image] = [...digests, known.digest];
@@ -42,10 +42,10 @@ const liveDigests = (facts: TickFacts): Partial<Record<ImageName, string[]>> => 
 };
 
 /** The image digests the tick knows, one series per (image, digest, state). */
-const imageInfo = (facts: TickFacts): Sample[] => {
+const imageInfo = (facts: TickFacts, config: TickConfig): Sample[] => {
   const { observed } = facts;
-  const live = liveDigests(facts);
-  return IMAGES.flatMap(({ name }) => {
+  const live = liveDigests(facts, config);
+  return config.topology.images.flatMap(({ name }) => {
     const recorded = observed.recorded[name];
     const registry = observed.registry[name];
     return [
@@ -127,8 +127,8 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     gauge(
       'image_refresh_image_info',
-      '1 per digest the tick knows, by image and state: recorded (on jobs-manager), registry (what the tag answered), live (running in a workload the tick read or re-imaged).',
-      imageInfo(facts),
+      '1 per digest the tick knows, by image and state: recorded (on the gate), registry (what the tag answered), live (running in a workload the tick read or re-imaged).',
+      imageInfo(facts, config),
     ),
     single(
       'image_refresh_registry_ratelimit_remaining',

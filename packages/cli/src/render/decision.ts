@@ -39,14 +39,15 @@ const failedWords = (outcome: TickOutcome): string => {
 const pinnedBack = (outcome: TickOutcome): string =>
   outcome.events.some((e) => e.code === 'HALT_PIN') ? " (the halt's pin)" : '';
 
-export const decisionOf = (outcome: TickOutcome): string => {
+/** The tick's decision in a phrase; `gateId` names the workload whose read gates the tick. */
+export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
   switch (outcome.result) {
     case 'configInvalid':
       return 'configuration error';
     case 'mirrorInert':
       return 'inert behind a private mirror';
     case 'deploymentUnreadable':
-      return 'jobs-manager unreadable: not a benign skip';
+      return `${gateId} unreadable: not a benign skip`;
     case 'skipStreakUncountable':
       return 'not settled, streak unreadable: failed';
     case 'skipStreakWriteFailed':
@@ -103,7 +104,8 @@ export const decisionOf = (outcome: TickOutcome): string => {
   }
 };
 
-export const jobsManagerState = (outcome: TickOutcome): string => {
+/** What the settled guard saw of the gate this tick. */
+export const gateState = (outcome: TickOutcome): string => {
   if (outcome.result === 'deploymentUnreadable') return 'unreadable';
   if (outcome.settledness === undefined) return 'not checked';
   return outcome.settledness._tag === 'Settled' ? 'settled' : 'not settled';

@@ -1,7 +1,5 @@
 import {
   formatDuration,
-  IMAGES,
-  type ImageName,
   parsePendingDigest,
   requiredDigestAgeMs,
   shortDigest,
@@ -9,12 +7,12 @@ import {
 } from '@image-refresh/core';
 
 // `status` and `status --json` (issue 17): each digest soaking on this edge —
-// its pending record `tracebloc.io/pending-<image>-digest` — and when it
+// its pending record `<prefix>/pending-<image>-digest` — and when it
 // becomes due under this edge's MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY.
 
 /** One pending record as status reports it; the fields are null where the annotation is not `<digest> <RFC 3339>`. */
 export interface PendingFacts {
-  readonly image: ImageName;
+  readonly image: string;
   readonly digest: string | null;
   readonly firstSeen: string | null;
   readonly due: string | null;
@@ -24,7 +22,7 @@ export interface PendingFacts {
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export const pendingDigests = (config: TickConfig, annotations: Readonly<Record<string, string>>): PendingFacts[] =>
-  IMAGES.flatMap((image): PendingFacts[] => {
+  config.topology.images.flatMap((image): PendingFacts[] => {
     const raw = annotations[image.pendingKey];
     if (raw === undefined) return [];
     const parsed = parsePendingDigest(raw);

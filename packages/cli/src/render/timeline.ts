@@ -1,48 +1,54 @@
-import { ANNOTATION, formatDuration, IMAGES, shortDigest, type TickConfig } from '@image-refresh/core';
+import { formatDuration, imageOf, shortDigest, type TickConfig } from '@image-refresh/core';
 import type { TimelineRow } from '@image-refresh/core/sim';
-import { decisionOf, jobsManagerState } from './decision.js';
+import { decisionOf, gateState } from './decision.js';
 
 // `image-refresh simulate`: one row per tick, wide enough to read in a
-// terminal, plain text so it pastes into an issue or the README.
-
-// The jobs-manager record key, as core spells it (its bookkeeping keys live in one file there).
-const JM_RECORD = IMAGES.find((image) => image.name === 'jobs-manager')?.recordKey ?? '';
+// terminal, plain text so it pastes into an issue or the README. The gate's
+// settledness has a column, and so does the record of the gate's first image.
 
 const column = (text: string, width: number): string =>
   text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
 
-const COLUMNS = [
-  ['tick', 4],
-  ['world event', 50],
-  ['jobs-manager', 12],
-  ['decision', 50],
-  ['exit', 4],
-  ['streak', 6],
-  ['attempt', 7],
-  ['flap', 4],
-  ['recorded jobs-manager', 21],
-  ['kubernetes events', 60],
-] as const;
+/** The columns' titles and widths; the gate's and its first image's are named after them. */
+const columnsOf = (config: TickConfig): readonly (readonly [string, number])[] => {
+  const { gate } = config.topology;
+  return [
+    ['tick', 4],
+    ['world event', 50],
+    [gate.id, Math.max(12, gate.id.length)],
+    ['decision', 50],
+    ['exit', 4],
+    ['streak', 6],
+    ['attempt', 7],
+    ['flap', 4],
+    [`recorded ${gate.containers[0]?.image ?? ''}`, 21],
+    ['kubernetes events', 60],
+  ];
+};
 
 export const renderTimeline = (config: TickConfig, rows: readonly TimelineRow[]): string => {
-  const header = COLUMNS.map(([title, width]) => column(title, width)).join('  ');
+  const { gate, keys } = config.topology;
+  const record = imageOf(config.topology, gate.containers[0]?.image ?? '').recordKey;
+  const columns = columnsOf(config);
+  const header = columns.map(([title, width]) => column(title, width)).join('  ');
   const lines = rows.map((row) => {
     const a = row.annotations;
+    const recorded = a[record];
     const cells = [
       String(row.tick),
       // Issue 17: a scenario of several edges names the edge of each row.
       row.edge === undefined ? row.event : `[${row.edge}] ${row.event}`,
-      jobsManagerState(row.outcome),
-      decisionOf(row.outcome),
+      gateState(row.outcome),
+      decisionOf(row.outcome, gate.id),
       String(row.outcome.exitCode),
-      a[ANNOTATION.skipStreak] === undefined ? '-' : `${a[ANNOTATION.skipStreak]}/${config.maxSkipTicks}`,
-      a[ANNOTATION.refreshAttempt] === undefined ? '-' : `${a[ANNOTATION.refreshAttempt]}/${config.maxRefreshAttempts}`,
-      a[ANNOTATION.flapDetected] ?? '-',
-      a[JM_RECORD] === undefined ? '-' : shortDigest(a[JM_RECORD]),
+      a[keys.skipStreak] === undefined ? '-' : `${a[keys.skipStreak]}/${config.maxSkipTicks}`,
+      a[keys.refreshAttempt] === undefined ? '-' : `${a[keys.refreshAttempt]}/${config.maxRefreshAttempts}`,
+      a[keys.flapDetected] ?? '-',
+      recorded === undefined ? '-' : shortDigest(recorded),
       row.kubeEvents.length === 0 ? '-' : row.kubeEvents.join(', '),
     ];
     return cells
-      .map((cell, i) => column(cell, COLUMNS[i]?.[1] ?? 10))
+      .map((cell, i) => column(cell, columns[i]?.[1] ?? 10))
       .join('  ')
       .trimEnd();
   });

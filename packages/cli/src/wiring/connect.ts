@@ -25,7 +25,7 @@ import { systemClock } from './system-clock.js';
 const unreachableCluster = (reason: string): ClusterPort => {
   const fail = <A>(): TE.TaskEither<PortError, A> => TE.left(transport(reason));
   return {
-    readJobsManager: fail,
+    readGate: fail,
     patchBookkeeping: fail,
     setImages: fail,
     waitForRollout: fail,

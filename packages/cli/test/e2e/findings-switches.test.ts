@@ -209,7 +209,7 @@ describeOnStoryRegistry(
         if (found.length !== 1) throw new Error(`expected one ${reason} Event, got ${JSON.stringify(events())}`);
         return found[0] as JsonObject;
       };
-      const jobsManagerUid = () => String((on.cluster.jobsManager().metadata as JsonObject).uid);
+      const gateUid = () => String((on.cluster.jobsManager().metadata as JsonObject).uid);
 
       beforeAll(async () => {
         [on, off, denied] = await Promise.all([newStage(), newStage(), newStage()]);
@@ -251,7 +251,7 @@ describeOnStoryRegistry(
               kind: 'Deployment',
               name: 'stg-jobs-manager',
               namespace: 'tracebloc',
-              uid: jobsManagerUid(),
+              uid: gateUid(),
             },
             reportingComponent: 'tracebloc.io/image-refresh',
             reportingInstance: 'stg-image-refresh-e2e',
@@ -278,7 +278,7 @@ describeOnStoryRegistry(
             expect(byReason('RefreshFrozen'), `frozen tick ${k}`).toMatchObject({
               type: 'Warning',
               message: withoutPrefix(firstLine),
-              involvedObject: { kind: 'Deployment', name: 'stg-jobs-manager', uid: jobsManagerUid() },
+              involvedObject: { kind: 'Deployment', name: 'stg-jobs-manager', uid: gateUid() },
             });
             expect(seriesCount(byReason('RefreshFrozen')), `frozen tick ${k}`).toBe(k);
             // Repeats are counted on the one Event, never piled up as new ones.

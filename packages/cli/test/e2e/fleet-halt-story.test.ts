@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANNOTATION, renderFleetHalt } from '@image-refresh/core';
+import { renderFleetHalt } from '@image-refresh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANNOTATION } from '../../../core/test/support/chart.js';
 import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { annotationsOf, imagesOf } from '../../../k8s-adapter/test/support/fake-api-chart.js';
 import { publishFleetHalt } from '../../../k8s-adapter/test/support/fleet-halt-publish.js';

@@ -1,3 +1,4 @@
+import { simConfig } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { escapeLabelValue, renderExposition } from '../../src/metrics/exposition.js';
 import { parseMetricsConfig, pushUrl } from '../../src/metrics/metrics-config.js';
@@ -39,17 +40,21 @@ describe('PUSHGATEWAY_URL, METRICS_JOB, METRICS_GROUPING', () => {
 
   it('defaults: job image-refresh, grouped by the release namespace and release', () => {
     const parsed = parseMetricsConfig({ ...release, PUSHGATEWAY_URL: 'http://gw:9091/' });
-    expect(parsed).toEqual({
-      _tag: 'Right',
-      right: {
-        url: 'http://gw:9091',
-        job: 'image-refresh',
-        grouping: [
-          ['namespace', 'tracebloc'],
-          ['release', 'stg'],
-        ],
-      },
-    });
+    expect(parsed).toEqual({ _tag: 'Right', right: { url: 'http://gw:9091', job: 'image-refresh', grouping: undefined } });
+    if (parsed?._tag !== 'Right') throw new Error('expected a config');
+    expect(pushUrl(parsed.right, simConfig(release).topology)).toBe(
+      'http://gw:9091/metrics/job/image-refresh/namespace/tracebloc/release/stg',
+    );
+  });
+
+  it("a profile that names no release is grouped by its gate's namespace and name", () => {
+    const parsed = parseMetricsConfig({ PUSHGATEWAY_URL: 'http://gw:9091' });
+    if (parsed?._tag !== 'Right') throw new Error('expected a config');
+    const shop = simConfig().topology;
+    const gate = { ...shop.gate, namespace: 'shop', name: 'web' };
+    expect(pushUrl(parsed.right, { ...shop, gate, profile: { ...shop.profile, release: undefined } } as never)).toBe(
+      'http://gw:9091/metrics/job/image-refresh/namespace/shop/gate/web',
+    );
   });
 
   it('the push URL encodes each value, and a value with "/" in the Pushgateway base64 form', () => {
@@ -60,7 +65,7 @@ describe('PUSHGATEWAY_URL, METRICS_JOB, METRICS_GROUPING', () => {
       METRICS_GROUPING: 'edge=berlin/1,site=b ü',
     });
     if (parsed?._tag !== 'Right') throw new Error(`expected a config, got ${JSON.stringify(parsed)}`);
-    expect(pushUrl(parsed.right)).toBe(
+    expect(pushUrl(parsed.right, simConfig().topology)).toBe(
       `http://gw:9091/metrics/job/edge%20refresh/edge@base64/${Buffer.from('berlin/1').toString('base64url')}/site/b%20%C3%BC`,
     );
   });

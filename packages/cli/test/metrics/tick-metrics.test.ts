@@ -1,4 +1,4 @@
-import { ANNOTATION, IMAGES, runTick, type TickConfig } from '@image-refresh/core';
+import { runTick, type TickConfig } from '@image-refresh/core';
 import {
   SIM_HALT_ENVIRONMENT,
   SIM_HALT_REPO,
@@ -10,6 +10,7 @@ import {
   simPorts,
 } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
+import { ANNOTATION, IMAGES } from '../../../core/test/support/chart.js';
 import { renderExposition } from '../../src/metrics/exposition.js';
 import { emptyObservations, observePorts } from '../../src/metrics/observations.js';
 import { tickMetrics } from '../../src/metrics/tick-metrics.js';
@@ -30,7 +31,7 @@ const recordedAll = (world: SimWorld) => {
 /** One tick on `world`, its metrics as `name{labels} value` lines (HELP/TYPE left out). */
 const metricsOf = async (world: SimWorld, tickConfig: TickConfig = config): Promise<string[]> => {
   const observed = emptyObservations();
-  const outcome = await runTick(tickConfig, observePorts(simPorts(world), observed));
+  const outcome = await runTick(tickConfig, observePorts(simPorts(world), observed, tickConfig.topology));
   const text = renderExposition(
     tickMetrics({ outcome, observed, requests: REQUESTS, startedAtMs: 1_000_000, endedAtMs: 1_002_500 }, tickConfig),
   );
@@ -148,8 +149,8 @@ describe('the metrics of one tick', () => {
     const world = new SimWorld(live);
     recordedAll(world);
     const old = simDigest(`${JM}#1`);
-    world.workloads['jobs-manager'].images.api = `docker.io/${JM}@${old}`;
-    world.workloads['requests-proxy'].images.proxy = `docker.io/${JM}@${old}`;
+    world.workload('jobs-manager').images.api = `docker.io/${JM}@${old}`;
+    world.workload('requests-proxy').images.proxy = `docker.io/${JM}@${old}`;
     const next = simDigest(`${JM}#2`);
     world.publish(JM, next);
     const lines = (await metricsOf(world, live)).filter((l) => l.includes('state="live"'));

@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_VARIABLES, IMAGES, runTick, VARIABLE_SECTIONS, type VariableSection } from '@image-refresh/core';
+import { CONFIG_VARIABLES, runTick, VARIABLE_SECTIONS, type VariableSection } from '@image-refresh/core';
 import { SCENARIOS, SimWorld, simConfig, simDigest, simPorts } from '@image-refresh/core/sim';
 import { EVENT_REASONS } from '../../../core/src/machine/kubernetes-events.js';
+import { IMAGES } from '../../../core/test/support/chart.js';
 import { emptyObservations, observePorts } from '../../src/metrics/observations.js';
 import { tickMetrics } from '../../src/metrics/tick-metrics.js';
 
@@ -76,7 +77,7 @@ const metricsTable = async (): Promise<string> => {
   for (const image of IMAGES) world.setAnnotation(image.recordKey, simDigest(`${image.repo}#1`));
   world.publish('tracebloc/jobs-manager', simDigest('tracebloc/jobs-manager#2'));
   const observed = emptyObservations();
-  const outcome = await runTick(config, observePorts(simPorts(world), observed));
+  const outcome = await runTick(config, observePorts(simPorts(world), observed, config.topology));
   const requests = { kubernetes: 1, events: 0, registry: 0, token: 0 };
   const gauges = tickMetrics({ outcome, observed, requests, startedAtMs: 0, endedAtMs: 1 }, config);
   return markdownTable(

@@ -14,7 +14,7 @@ export const simConnection =
     source: 'simulated cluster',
     ports: () => simPorts(world),
     inspect: async (ref) => {
-      const workload = world.workloads[ref.id];
+      const workload = world.workload(ref.id);
       if (!workload.exists) return E.left(notFound(`deployments.apps "${ref.name}" not found`, 404));
       return E.right({
         settledness: world.settlednessOf(ref.id, 'top-of-tick'),

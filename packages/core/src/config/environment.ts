@@ -21,6 +21,8 @@ export const ENV = {
   podsMonitorPinned: 'PODS_MONITOR_PINNED',
   resourceMonitorPinned: 'RESOURCE_MONITOR_PINNED',
   requestsProxyPinned: 'REQUESTS_PROXY_PINNED',
+  // A topology of one's own (docs/profiles.md).
+  profile: 'IMAGE_REFRESH_PROFILE',
   // Ours, beyond the chart's.
   settleTimeout: 'SETTLE_TIMEOUT',
   apiTimeout: 'API_TIMEOUT',

@@ -3,9 +3,13 @@ import { formatDuration } from './duration.js';
 import { type DurationLimit, judgeDuration, TICK_WAIT, type ZeroDuration } from './duration-limit.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import { parseFleetHaltConfig } from './fleet-halt-config.js';
+import { type ChartNames, DEFAULT_PROFILE } from './profile/chart-profile.js';
+import { describeProfileProblem, parseProfile } from './profile/parse-profile.js';
+import type { Profile } from './profile/profile.js';
+import { type Topology, topologyOf } from './profile/topology.js';
 import { parseSignatureConfig } from './signature-config.js';
 import { parseStagingConfig } from './staging-config.js';
-import type { ConfigError, PinName, TickConfig } from './tick-config.js';
+import type { ConfigError, TickConfig } from './tick-config.js';
 
 // Every problem at once, each naming the variable and its value: an operator
 // fixing a values file should not have to redeploy once per typo. Nothing here
@@ -241,20 +245,10 @@ export const parseTrustConfig = (env: Environment): ReturnType<typeof parseSigna
 };
 
 /**
- * Parse and validate the chart's environment (docs/behaviour.md §2) into a
- * {@link TickConfig}. Pure: reads only `env`.
- *
- * Returns `Left` with every problem at once, each naming its variable and
- * value (`describeConfigError` words it): a required variable missing
- * (`RELEASE_NAME`, `RELEASE_NAMESPACE`, `IMAGE_TAG`), a name that is not a
- * valid Kubernetes name, a ceiling that is not a whole number ≥ 1, a pin or
- * switch that is not `0`/`1`, a duration without a unit or not above zero, a
- * registry or token realm URL that is not http(s). Nothing is silently defaulted or disabled
- * — the reference's non-integer ceiling turned its guard off (docs/behaviour.md §5); here
- * it is a configuration error, exit 2 (I18).
+ * The chart's names of its three workloads (docs/behaviour.md §2): RELEASE_NAME and
+ * RELEASE_NAMESPACE required, the rest derived from the release unless set.
  */
-export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError[], TickConfig> => {
-  const problems = new Problems();
+const chartNamesOf = (env: Environment, problems: Problems): ChartNames => {
   const releaseName = kubernetesName(
     problems,
     ENV.releaseName,
@@ -270,18 +264,116 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
   const derived = (suffix: string): string => (releaseName === '' ? '' : `${releaseName}-${suffix}`);
   const objectName = (variable: string, suffix: string): string =>
     kubernetesName(problems, variable, read(env, variable) ?? derived(suffix), OBJECT_NAME);
-
-  const pins: Record<PinName, boolean> = {
-    jobsManager: pin(env, problems, ENV.jobsManagerPinned),
-    podsMonitor: pin(env, problems, ENV.podsMonitorPinned),
-    resourceMonitor: pin(env, problems, ENV.resourceMonitorPinned),
-    requestsProxy: pin(env, problems, ENV.requestsProxyPinned),
+  return {
+    releaseName,
+    releaseNamespace,
+    deploymentName: objectName(ENV.deploymentName, 'jobs-manager'),
+    requestsProxyDeployment: objectName(ENV.requestsProxyDeployment, 'requests-proxy'),
+    resourceMonitorDaemonSet: objectName(ENV.resourceMonitorDaemonSet, 'resource-monitor'),
+    nodeAgentsNamespace: kubernetesName(
+      problems,
+      ENV.nodeAgentsNamespace,
+      read(env, ENV.nodeAgentsNamespace) ?? DEFAULTS.nodeAgentsNamespace,
+      NAMESPACE,
+    ),
   };
+};
 
-  const imageTag = required(env, problems, ENV.imageTag, 'the floating tag to follow');
+/** The chart's variables that name its topology: with a profile they mean nothing, and a tick says so. */
+export const CHART_TOPOLOGY_VARIABLES: readonly string[] = [
+  ENV.releaseName,
+  ENV.releaseNamespace,
+  ENV.deploymentName,
+  ENV.requestsProxyDeployment,
+  ENV.resourceMonitorDaemonSet,
+  ENV.nodeAgentsNamespace,
+  ENV.imageRegistry,
+  ENV.jobsManagerPinned,
+  ENV.podsMonitorPinned,
+  ENV.resourceMonitorPinned,
+  ENV.requestsProxyPinned,
+];
+
+/** The variables a profile pins its images and workloads with, each once, in the profile's order. */
+const pinVariablesOf = (profile: Profile): readonly string[] => [
+  ...new Set(
+    [...profile.images, ...profile.workloads].flatMap((entry) =>
+      entry.pinnedBy === undefined ? [] : [entry.pinnedBy],
+    ),
+  ),
+];
+
+/**
+ * The profile the tick follows: the document given (IMAGE_REFRESH_PROFILE's,
+ * read by the caller), checked whole, or the chart's built from its
+ * variables. Undefined when it has problems, each added.
+ */
+const profileOf = (env: Environment, problems: Problems, document: unknown): Profile | undefined => {
+  const file = read(env, ENV.profile);
+  if (document === undefined) {
+    if (file !== undefined) {
+      problems.add(
+        ENV.profile,
+        file,
+        'is set, but no profile document was read from it (the image-refresh CLI reads the file; a library caller passes the document to parseTickConfig)',
+      );
+      return undefined;
+    }
+    return DEFAULT_PROFILE(chartNamesOf(env, problems));
+  }
+  const parsed = parseProfile(document);
+  if (E.isRight(parsed)) return parsed.right;
+  for (const problem of parsed.left) problems.add(ENV.profile, file, describeProfileProblem(problem));
+  return undefined;
+};
+
+/** A profile's pins as this edge sets them, each variable `1` or `0` (I13); a placeholder topology when there is no profile. */
+const topologyFrom = (
+  env: Environment,
+  problems: Problems,
+  profile: Profile | undefined,
+  imageTag: string,
+): Topology | undefined => {
+  if (profile === undefined) return undefined;
+  const pinned = new Set(pinVariablesOf(profile).filter((variable) => pin(env, problems, variable)));
+  return topologyOf(profile, { imageTag, isPinned: (variable) => pinned.has(variable) });
+};
+
+/**
+ * Parse and validate the environment (docs/behaviour.md §2) and, when one is
+ * given, the profile document (docs/profiles.md) into a {@link TickConfig}.
+ * Pure: reads only `env` and `profile`.
+ *
+ * `profile` is the IMAGE_REFRESH_PROFILE file as a YAML or JSON parser made
+ * it (core reads no file); absent, the tick follows the chart's topology
+ * ({@link DEFAULT_PROFILE}) named by RELEASE_NAME and its siblings. With a
+ * profile those chart variables are not required, and the ones set are
+ * listed in `ignoredVariables`.
+ *
+ * Returns `Left` with every problem at once, each naming its variable and
+ * value (`describeConfigError` words it; a profile's problems name their
+ * path in the document): a required variable missing (`RELEASE_NAME`,
+ * `RELEASE_NAMESPACE` without a profile, `IMAGE_TAG` unless every image of
+ * the profile names its own tag), a name that is not a valid Kubernetes name,
+ * a ceiling that is not a whole number ≥ 1, a pin or switch that is not
+ * `0`/`1`, a duration without a unit or not above zero, a registry or token
+ * realm URL that is not http(s). Nothing is silently defaulted or disabled —
+ * the reference's non-integer ceiling turned its guard off (docs/behaviour.md
+ * §5); here it is a configuration error, exit 2 (I18).
+ */
+export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<readonly ConfigError[], TickConfig> => {
+  const problems = new Problems();
+  const followed = profileOf(env, problems, profile);
+  const ownTags = followed?.images.every((image) => image.tag !== undefined) === true;
+  const imageTag = ownTags
+    ? (read(env, ENV.imageTag) ?? '')
+    : required(env, problems, ENV.imageTag, 'the floating tag to follow');
   if (imageTag !== '' && !IMAGE_TAG.test(imageTag)) {
     problems.add(ENV.imageTag, imageTag, 'is not a valid image tag');
   }
+  const topology = topologyFrom(env, problems, followed, imageTag);
+  const chartOnly = profile !== undefined;
+  const pinVariables = followed === undefined ? [] : pinVariablesOf(followed);
   const registryUrl = read(env, ENV.registryUrl) ?? DEFAULTS.registryUrl;
   if (!HTTP_URL.test(registryUrl)) {
     problems.add(ENV.registryUrl, registryUrl, 'must be an http(s) URL such as https://registry-1.docker.io');
@@ -302,24 +394,16 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
   const staging = parseStagingConfig(env);
   problems.list.push(...staging.problems);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
-  const config: TickConfig = {
-    releaseName,
-    releaseNamespace,
-    deploymentName: objectName(ENV.deploymentName, 'jobs-manager'),
-    requestsProxyDeployment: objectName(ENV.requestsProxyDeployment, 'requests-proxy'),
-    resourceMonitorDaemonSet: objectName(ENV.resourceMonitorDaemonSet, 'resource-monitor'),
-    nodeAgentsNamespace: kubernetesName(
-      problems,
-      ENV.nodeAgentsNamespace,
-      read(env, ENV.nodeAgentsNamespace) ?? DEFAULTS.nodeAgentsNamespace,
-      NAMESPACE,
-    ),
-    imageRegistry: read(env, ENV.imageRegistry) ?? DEFAULTS.imageRegistry,
+  const settings: Omit<TickConfig, 'topology'> = {
+    ignoredVariables: chartOnly
+      ? CHART_TOPOLOGY_VARIABLES.filter((v) => read(env, v) !== undefined && !pinVariables.includes(v))
+      : [],
+    // A profile's repositories say their registry; IMAGE_REGISTRY is the chart's (I14).
+    imageRegistry: chartOnly ? DEFAULTS.imageRegistry : (read(env, ENV.imageRegistry) ?? DEFAULTS.imageRegistry),
     imageTag,
     rolloutTimeoutMs: duration(env, problems, ENV.rolloutTimeout, DEFAULTS.rolloutTimeout),
     maxRefreshAttempts: ceiling(env, problems, ENV.maxRefreshAttempts, DEFAULTS.maxRefreshAttempts),
     maxSkipTicks: ceiling(env, problems, ENV.maxSkipTicks, DEFAULTS.maxSkipTicks),
-    pins,
     settleTimeoutMs: duration(env, problems, ENV.settleTimeout, DEFAULTS.settleTimeout),
     apiTimeoutMs: duration(env, problems, ENV.apiTimeout, DEFAULTS.apiTimeout),
     registryTimeoutMs: duration(env, problems, ENV.registryTimeout, DEFAULTS.registryTimeout),
@@ -347,7 +431,9 @@ export const parseTickConfig = (env: Environment): E.Either<readonly ConfigError
   // already: a RING_DELAY or ROLLOUT_RING at 0 leaves MIN_DIGEST_AGE alone, inside its own limit, but a
   // MIN_DIGEST_AGE at 0 would judge ROLLOUT_RING × RING_DELAY alone, a guess.
   if (problems.list.every((p) => p.variable !== ENV.minDigestAge)) {
-    requiredAgeWithinLimit(env, problems, config);
+    requiredAgeWithinLimit(env, problems, settings);
   }
-  return problems.list.length > 0 ? E.left(problems.list) : E.right(config);
+  return problems.list.length > 0 || topology === undefined
+    ? E.left(problems.list)
+    : E.right({ topology, ...settings });
 };

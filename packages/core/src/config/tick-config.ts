@@ -1,25 +1,23 @@
 import type { FleetHaltConfig } from './fleet-halt-config.js';
+import type { Topology } from './profile/topology.js';
 import type { SignatureConfig } from './signature-config.js';
 import type { StagingConfig } from './staging-config.js';
 
-/** The keys of `TickConfig.pins`, one per `*_PINNED` variable. */
-export type PinName = 'jobsManager' | 'podsMonitor' | 'resourceMonitor' | 'requestsProxy';
-
 /** Everything one tick needs to know, parsed and validated (see parseTickConfig). */
 export interface TickConfig {
-  /** RELEASE_NAME: the Helm release; the workloads' default names derive from it. */
-  readonly releaseName: string;
-  /** RELEASE_NAMESPACE: where jobs-manager and requests-proxy run. */
-  readonly releaseNamespace: string;
-  /** The jobs-manager Deployment; all bookkeeping annotations live on it. */
-  readonly deploymentName: string;
-  /** REQUESTS_PROXY_DEPLOYMENT (default `<release>-requests-proxy`). */
-  readonly requestsProxyDeployment: string;
-  /** RESOURCE_MONITOR_DAEMONSET (default `<release>-resource-monitor`). */
-  readonly resourceMonitorDaemonSet: string;
-  /** NODE_AGENTS_NAMESPACE: where the resource-monitor DaemonSet runs. */
-  readonly nodeAgentsNamespace: string;
-  /** The registry the chart renders into pod images; anything but docker.io makes the tick inert (I14). */
+  /**
+   * The topology the tick follows (docs/profiles.md): the profile's images,
+   * workloads, gate and bookkeeping keys, with this edge's pins applied —
+   * IMAGE_REFRESH_PROFILE's, or the chart's (DEFAULT_PROFILE) without one.
+   */
+  readonly topology: Topology;
+  /**
+   * Chart variables that are set but mean nothing because a profile names
+   * the workloads (RELEASE_NAME, …, IMAGE_REGISTRY, the chart's `*_PINNED`):
+   * the tick says each one, once (docs/profiles.md).
+   */
+  readonly ignoredVariables: readonly string[];
+  /** The registry the chart renders into pod images; anything but docker.io makes the tick inert (I14). docker.io with a profile. */
   readonly imageRegistry: string;
   /** IMAGE_TAG: the floating tag whose digest is followed. */
   readonly imageTag: string;
@@ -29,8 +27,6 @@ export interface TickConfig {
   readonly maxRefreshAttempts: number;
   /** MAX_SKIP_TICKS: unsettled ticks in a row before "IMAGE REFRESH IS FROZEN" (I3, I5). */
   readonly maxSkipTicks: number;
-  /** `*_PINNED`: a pinned image is neither resolved nor re-imaged (I13). */
-  readonly pins: Readonly<Record<PinName, boolean>>;
   /** The settled guard's window (the reference's `rollout status --timeout=10s`). */
   readonly settleTimeoutMs: number;
   /** Bound of every non-watch Kubernetes API request. */

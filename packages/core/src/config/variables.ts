@@ -16,6 +16,7 @@ import { STAGING_DEFAULTS, STAGING_ENV } from './staging-config.js';
 /** Where a variable belongs, in the order the lists show them. */
 export type VariableSection =
   | 'chart'
+  | 'profile'
   | 'bounds'
   | 'registry'
   | 'findings'
@@ -40,6 +41,7 @@ export interface ConfigVariable {
 /** Each section's heading, in order. */
 export const VARIABLE_SECTIONS: Readonly<Record<VariableSection, string>> = {
   chart: "The chart's variables (the script's names and meaning)",
+  profile: 'A topology of your own',
   bounds: 'Bounds of the calls a tick makes',
   registry: 'The registry',
   findings: 'Findings',
@@ -88,6 +90,11 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
   podsMonitorPinned: chart('`0`', '`1`: pods-monitor is neither resolved nor re-imaged'),
   resourceMonitorPinned: chart('`0`', '`1`: resource-monitor is neither resolved nor re-imaged'),
   requestsProxyPinned: chart('`0`', '`1`: requests-proxy does not follow the jobs-manager digest'),
+  profile: row(
+    'profile',
+    "unset: the chart's three workloads",
+    "a profile file (YAML or JSON, docs/profiles.md): the images, workloads and gate to follow instead of the chart's; the chart's name variables and pins are then ignored",
+  ),
   settleTimeout: row(
     'bounds',
     `\`${DEFAULTS.settleTimeout}\``,

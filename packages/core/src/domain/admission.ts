@@ -1,7 +1,6 @@
-import type { RecordedDigests } from './bookkeeping.js';
+import { type RecordedDigests, recordOf } from './bookkeeping.js';
 import type { Digest } from './digest.js';
 import { type ImageResolution, type ImageVerdict, verdictOf } from './plan.js';
-import type { ImageName } from './workloads.js';
 
 // docs/behaviour.md §3.4a: before a changed digest is planned, it passes the
 // admission checks in one fixed order — halted (§3.4b)? → quarantined? → old
@@ -16,15 +15,15 @@ import type { ImageName } from './workloads.js';
 /** Why one image's new digest is not acted on this tick; each admission check adds its own variant. */
 export type Hold =
   /** The fleet halt (FLEET_HALT_REF, docs/behaviour.md §3.4b): a verified, unexpired halt names this digest. */
-  | { readonly _tag: 'Halted'; readonly image: ImageName; readonly digest: Digest; readonly reason: string }
+  | { readonly _tag: 'Halted'; readonly image: string; readonly digest: Digest; readonly reason: string }
   /** The fleet halt could not be verified this tick: fail closed, nothing of this image moves or is recorded (I37). */
-  | { readonly _tag: 'HaltUnverified'; readonly image: ImageName; readonly digest: Digest }
+  | { readonly _tag: 'HaltUnverified'; readonly image: string; readonly digest: Digest }
   /** The way back (ON_ROLLOUT_FAILURE=revert): this digest failed a rollout here before. */
-  | { readonly _tag: 'Quarantined'; readonly image: ImageName; readonly digest: Digest }
+  | { readonly _tag: 'Quarantined'; readonly image: string; readonly digest: Digest }
   /** Fleet-safe rollout (MIN_DIGEST_AGE, ROLLOUT_RING): not yet old enough on this edge. */
   | {
       readonly _tag: 'Soaking';
-      readonly image: ImageName;
+      readonly image: string;
       readonly digest: Digest;
       /** When this edge first saw it (its pending record), and when it is old enough; absent when that could not be judged (fail closed). */
       readonly firstSeenMs?: number;
@@ -33,7 +32,7 @@ export type Hold =
   /** Trust (VERIFY_SIGNATURES=enforce): the digest's signature did not verify, or could not be checked. */
   | {
       readonly _tag: 'SignatureNotVerified';
-      readonly image: ImageName;
+      readonly image: string;
       readonly digest: Digest;
       readonly why: string;
       /**
@@ -51,7 +50,7 @@ export type Hold =
    */
   | {
       readonly _tag: 'PlatformMismatch';
-      readonly image: ImageName;
+      readonly image: string;
       readonly digest: Digest;
       readonly why: string;
       readonly check: 'Lacks' | 'Unchecked';
@@ -61,14 +60,14 @@ export type Hold =
    * every node of a workload that runs it before the switch; held after the
    * plan was made, so no attempt is spent on it (I41).
    */
-  | { readonly _tag: 'NotStaged'; readonly image: ImageName; readonly digest: Digest; readonly why: string };
+  | { readonly _tag: 'NotStaged'; readonly image: string; readonly digest: Digest; readonly why: string };
 
 /** Image → why it is held back this tick. At most one hold per image: the first check that holds it wins. */
-export type Holds = Readonly<Partial<Record<ImageName, Hold>>>;
+export type Holds = Readonly<Partial<Record<string, Hold>>>;
 
 /** A digest the registry answered that differs from the one recorded: what the admission checks look at. */
 export interface ChangedDigest {
-  readonly image: ImageName;
+  readonly image: string;
   readonly from: string;
   readonly to: Digest;
 }
@@ -85,7 +84,7 @@ export const unheldVerdicts = (
   resolutions.flatMap((resolution): ImageVerdict[] =>
     resolution._tag !== 'Resolved' || holds[resolution.image] !== undefined
       ? []
-      : [verdictOf(resolution.digest, recorded[resolution.image], resolution.image)],
+      : [verdictOf(resolution.digest, recordOf(recorded, resolution.image), resolution.image)],
   );
 
 /**
@@ -104,7 +103,7 @@ export const changedDigests = (
 
 /** A digest this tick would act on: one to move containers to, or one to record as a baseline. */
 export interface AnsweredDigest {
-  readonly image: ImageName;
+  readonly image: string;
   readonly to: Digest;
 }
 
@@ -127,7 +126,7 @@ export const answeredDigests = (
   });
 
 /** The images held back this tick, for the plan (`PlanScope.held`). */
-export const heldImages = (holds: Holds): ReadonlySet<ImageName> => new Set(Object.keys(holds) as ImageName[]);
+export const heldImages = (holds: Holds): ReadonlySet<string> => new Set(Object.keys(holds));
 
 /** Add one hold; an image already held keeps its first reason (the check order decides, §3.4a). */
 export const withHold = (holds: Holds, hold: Hold): Holds =>

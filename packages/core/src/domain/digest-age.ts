@@ -1,6 +1,7 @@
+import type { Topology } from '../config/profile/topology.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { type ChangedDigest, type Hold, type Holds, withHold } from './admission.js';
-import type { Annotations, BookkeepingChanges, RecordedDigests } from './bookkeeping.js';
+import { type Annotations, type BookkeepingChanges, type RecordedDigests, recordOf } from './bookkeeping.js';
 import {
   hasPendingDigests,
   type PendingDigest,
@@ -11,7 +12,6 @@ import {
   toWholeSeconds,
 } from './pending-digest.js';
 import { type ImageResolution, verdictOf } from './plan.js';
-import type { ImageName } from './workloads.js';
 
 // The second admission check (docs/behaviour.md §3.4a step 2, issue 17): is a
 // changed digest old enough on this edge? Its age is judged by this edge's
@@ -67,14 +67,15 @@ const judge = (change: ChangedDigest, raw: string | undefined, nowMs: number, re
  * tag that flips back and forth never ages a digest it left (I34).
  */
 const supersededByRecord = (
+  topology: Topology,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
   annotations: Annotations,
-): readonly ImageName[] =>
-  resolutions.flatMap((r): ImageName[] =>
+): readonly string[] =>
+  resolutions.flatMap((r): string[] =>
     r._tag === 'Resolved' &&
-    pendingDigestOf(annotations, r.image) !== undefined &&
-    verdictOf(r.digest, recorded[r.image], r.image)._tag === 'Unchanged'
+    pendingDigestOf(topology, annotations, r.image) !== undefined &&
+    verdictOf(r.digest, recordOf(recorded, r.image), r.image)._tag === 'Unchanged'
       ? [r.image]
       : [],
   );
@@ -86,6 +87,7 @@ const supersededByRecord = (
  * (superseded by the recorded digest).
  */
 export const decideDigestAges = (
+  topology: Topology,
   changed: readonly ChangedDigest[],
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
@@ -94,16 +96,16 @@ export const decideDigestAges = (
   requiredMs: number,
 ): DigestAgeDecision => {
   const verdicts = changed.map((change) =>
-    judge(change, pendingDigestOf(annotations, change.image), nowMs, requiredMs),
+    judge(change, pendingDigestOf(topology, annotations, change.image), nowMs, requiredMs),
   );
   const writes = verdicts.flatMap((v) =>
-    v._tag === 'TooYoung' && v.firstSighting ? [pendingDigestSet(v.change.image, v.pending)] : [],
+    v._tag === 'TooYoung' && v.firstSighting ? [pendingDigestSet(topology, v.change.image, v.pending)] : [],
   );
   return {
     verdicts,
     changes: Object.assign(
       {},
-      pendingDigestsRemoved(supersededByRecord(resolutions, recorded, annotations)),
+      pendingDigestsRemoved(topology, supersededByRecord(topology, resolutions, recorded, annotations)),
       ...writes,
     ) as BookkeepingChanges,
   };
@@ -126,8 +128,11 @@ export const unjudgedHold = (change: ChangedDigest): Hold => ({
 });
 
 /** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
-export const hasNoDigestAgeToJudge = (changed: readonly ChangedDigest[], annotations: Annotations): boolean =>
-  changed.length === 0 && !hasPendingDigests(annotations);
+export const hasNoDigestAgeToJudge = (
+  topology: Topology,
+  changed: readonly ChangedDigest[],
+  annotations: Annotations,
+): boolean => changed.length === 0 && !hasPendingDigests(topology, annotations);
 
 /** The soak's holds: every too-young digest held back (its line says why and until when). */
 export const withSoakingHolds = (holds: Holds, decision: DigestAgeDecision): Holds =>

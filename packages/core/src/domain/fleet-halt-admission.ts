@@ -1,11 +1,12 @@
 import * as O from 'fp-ts/lib/Option.js';
+import type { Topology } from '../config/profile/topology.js';
 import { type AnsweredDigest, answeredDigests, type ChangedDigest, type Holds, withHold } from './admission.js';
-import type { RecordedDigests } from './bookkeeping.js';
+import { type RecordedDigests, recordOf } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import { type FleetHalt, isHaltedDigest, pinOf } from './fleet-halt.js';
 import { type HaltReading, haltInForce, isHaltUnverified } from './fleet-halt-reading.js';
 import type { ImageResolution } from './plan.js';
-import { type ImageName, imageSpec } from './workloads.js';
+import { imageOf } from './workloads.js';
 
 // docs/behaviour.md §3.4b, the first admission check: what a verified,
 // unexpired halt does to this tick's answers. A changed or first-observed
@@ -20,12 +21,12 @@ import { type ImageName, imageSpec } from './workloads.js';
 
 /** One image sent back to the halt's pin: from the halted digest it runs (its record) to the pin. */
 export interface HaltPin {
-  readonly image: ImageName;
+  readonly image: string;
   readonly from: Digest;
   readonly to: Digest;
 }
 
-export type HaltPins = Readonly<Partial<Record<ImageName, HaltPin>>>;
+export type HaltPins = Readonly<Partial<Record<string, HaltPin>>>;
 
 export const NO_HALT_PINS: HaltPins = {};
 
@@ -38,14 +39,14 @@ export interface HaltAdmission {
   /** The answers held: a halted digest the tag answers (changed, or first observed). */
   readonly halted: readonly AnsweredDigest[];
   /** Images that run a halted digest (their record) and stay on it: the halt names no pin for them. */
-  readonly stranded: readonly { readonly image: ImageName; readonly digest: Digest }[];
+  readonly stranded: readonly { readonly image: string; readonly digest: Digest }[];
   /** The halt's reason, for the lines. */
   readonly reason: string;
 }
 
 /** The recorded digest of an image, if it is one (I19): a malformed record names nothing the halt could halt. */
-const recordedDigest = (recorded: RecordedDigests, image: ImageName): Digest | undefined =>
-  O.toUndefined(O.filter(isWellFormedDigest)(recorded[image]));
+const recordedDigest = (recorded: RecordedDigests, image: string): Digest | undefined =>
+  O.toUndefined(O.filter(isWellFormedDigest)(recordOf(recorded, image)));
 
 /**
  * The halt's verdict on each resolved image no earlier check held (docs/behaviour.md §3.4b):
@@ -53,21 +54,22 @@ const recordedDigest = (recorded: RecordedDigests, image: ImageName): Digest | u
  * otherwise held where the tag answers a halted digest; left alone otherwise.
  */
 export const admitByFleetHalt = (
+  topology: Topology,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
   holds: Holds,
   halt: FleetHalt,
 ): HaltAdmission => {
   const halted = answeredDigests(resolutions, recorded, holds).filter((a) =>
-    isHaltedDigest(halt, imageSpec(a.image).repo, a.to),
+    isHaltedDigest(halt, imageOf(topology, a.image).repo, a.to),
   );
-  const pins: Partial<Record<ImageName, HaltPin>> = {};
-  const stranded: { image: ImageName; digest: Digest }[] = [];
+  const pins: Partial<Record<string, HaltPin>> = {};
+  const stranded: { image: string; digest: Digest }[] = [];
   for (const resolution of resolutions) {
     if (resolution._tag !== 'Resolved' || holds[resolution.image] !== undefined) continue;
     const { image } = resolution;
     const runs = recordedDigest(recorded, image);
-    const repo = imageSpec(image).repo;
+    const repo = imageOf(topology, image).repo;
     if (runs === undefined || !isHaltedDigest(halt, repo, runs)) continue;
     const pin = pinOf(halt, repo);
     if (pin !== undefined) pins[image] = { image, from: runs, to: pin };
@@ -90,6 +92,7 @@ export const admitByFleetHalt = (
 
 /** The halt's verdict when one is in force at `nowMs` (admitByFleetHalt); the holds untouched otherwise. */
 export const admitUnderHalt = (
+  topology: Topology,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
   holds: Holds,
@@ -99,7 +102,7 @@ export const admitUnderHalt = (
   const halt = haltInForce(reading, nowMs);
   return halt === undefined
     ? { holds, pins: NO_HALT_PINS, halted: [], stranded: [], reason: '' }
-    : admitByFleetHalt(resolutions, recorded, holds, halt);
+    : admitByFleetHalt(topology, resolutions, recorded, holds, halt);
 };
 
 /**
@@ -145,5 +148,5 @@ export const haltScopeOf = (reading: HaltReading, nowMs: number | undefined): Ha
 });
 
 /** `digest` is a digest of `image` the halt in force names: no set image may move a container to it (I36). */
-export const isHaltedFor = (halt: FleetHalt | undefined, image: ImageName, digest: string): boolean =>
-  halt !== undefined && isHaltedDigest(halt, imageSpec(image).repo, digest);
+export const isHaltedFor = (topology: Topology, halt: FleetHalt | undefined, image: string, digest: string): boolean =>
+  halt !== undefined && isHaltedDigest(halt, imageOf(topology, image).repo, digest);

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { FleetHaltConfig } from '../config/fleet-halt-config.js';
+import type { TickKeys } from '../config/profile/topology-keys.js';
 import type { Annotations, BookkeepingChanges } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import {
@@ -12,12 +13,11 @@ import {
 import { describePortError, type PortError, type RegistryError } from './port-error.js';
 import type { Resolution } from './registry-answer.js';
 import type { SignatureVerdict } from './signature-verdict.js';
-import { ANNOTATION } from './workloads.js';
 
 // docs/behaviour.md §3.4b, reading the fleet halt: what the halt tag's HEAD
 // (in the tick's one resolve batch) answered, judged against what this edge
 // recorded, step by step as data. A digest seen before, with its verified
-// document kept beside it (`tracebloc.io/fleet-halt-document`), costs
+// document kept beside it (`<prefix>/fleet-halt-document`), costs
 // nothing more; a new one is read and its signature checked; 404 is no halt
 // (and lifts one that was recorded). Everything else fails closed (I37).
 
@@ -49,9 +49,9 @@ export const HALT_OFF: HaltReading = { _tag: 'Off' };
 export const haltUnverified = (why: string): HaltReading => ({ _tag: 'Unverified', why });
 
 /** What this edge recorded of the last halt it verified: its digest and its document, as read. */
-const recordedHalt = (bookkeeping: Annotations) => ({
-  digest: bookkeeping[ANNOTATION.fleetHaltDigest],
-  document: bookkeeping[ANNOTATION.fleetHaltDocument],
+const recordedHalt = (keys: TickKeys, bookkeeping: Annotations) => ({
+  digest: bookkeeping[keys.fleetHaltDigest],
+  document: bookkeeping[keys.fleetHaltDocument],
 });
 
 /**
@@ -61,12 +61,13 @@ const recordedHalt = (bookkeeping: Annotations) => ({
  * that still parses is verified already; anything else is read.
  */
 export const judgeHaltAnswer = (
+  keys: TickKeys,
   answer: E.Either<RegistryError, Resolution> | undefined,
   bookkeeping: Annotations,
   nowMs: number,
 ): HaltReading => {
   if (answer === undefined) return haltUnverified('the registry port gave no answer for the halt tag');
-  const recorded = recordedHalt(bookkeeping);
+  const recorded = recordedHalt(keys, bookkeeping);
   if (E.isLeft(answer)) {
     if (answer.left._tag !== 'NotFound')
       return haltUnverified(`the halt tag could not be read (${describePortError(answer.left)})`);
@@ -125,13 +126,13 @@ export const haltInForce = (reading: HaltReading, nowMs: number | undefined): Fl
   reading._tag === 'Verified' && nowMs !== undefined && haltIsInForce(reading.halt, nowMs) ? reading.halt : undefined;
 
 /** The write a verdict asks for: a halt verified this tick is recorded, a lifted one removed; otherwise none. */
-export const haltWriteOf = (reading: HaltReading, bookkeeping: Annotations): BookkeepingChanges => {
+export const haltWriteOf = (keys: TickKeys, reading: HaltReading, bookkeeping: Annotations): BookkeepingChanges => {
   if (reading._tag === 'Verified' && !reading.known) {
-    return { [ANNOTATION.fleetHaltDigest]: reading.digest, [ANNOTATION.fleetHaltDocument]: reading.text };
+    return { [keys.fleetHaltDigest]: reading.digest, [keys.fleetHaltDocument]: reading.text };
   }
   if (reading._tag !== 'Lifted') return {};
   return Object.fromEntries(
-    [ANNOTATION.fleetHaltDigest, ANNOTATION.fleetHaltDocument]
+    [keys.fleetHaltDigest, keys.fleetHaltDocument]
       .filter((key) => bookkeeping[key] !== undefined)
       .map((key) => [key, null]),
   );

@@ -1,5 +1,4 @@
 import type { Hold, Holds } from './admission.js';
-import type { ImageName } from './workloads.js';
 
 // docs/behaviour.md §3.4a: a tick that ran through but held a digest back
 // ends under the hold's own name, so the summary's `outcome=` and the pushed
@@ -31,7 +30,7 @@ export type HeldReason =
 
 /** One digest the admission checks held back this tick. */
 export interface HeldDigest {
-  readonly image: ImageName;
+  readonly image: string;
   readonly digest: string;
   readonly reason: HeldReason;
 }
@@ -56,7 +55,7 @@ const reasonOf = (hold: Hold): HeldReason => {
 };
 
 /** The holds of a tick as the outcome reports them, in the images' order. */
-export const heldDigestsOf = (holds: Holds, order: readonly ImageName[]): readonly HeldDigest[] =>
+export const heldDigestsOf = (holds: Holds, order: readonly string[]): readonly HeldDigest[] =>
   order.flatMap((image): HeldDigest[] => {
     const hold = holds[image];
     return hold === undefined ? [] : [{ image, digest: hold.digest, reason: reasonOf(hold) }];

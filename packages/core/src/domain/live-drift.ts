@@ -1,15 +1,17 @@
 import * as O from 'fp-ts/lib/Option.js';
+import { parseImageReference, sameRepository } from '../config/profile/image-reference.js';
 import type { TickConfig } from '../config/tick-config.js';
-import { isQuarantinedDigest, type RecordedDigests } from './bookkeeping.js';
+import { isQuarantinedDigest, type RecordedDigests, recordOf } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import { type FleetHalt, isHaltedDigest } from './fleet-halt.js';
-import { CONTAINER, type ImageName, imageSpec, type LiveWorkload, type WorkloadId } from './workloads.js';
+import { imageOf, type LiveWorkload, type ManagedContainer } from './workloads.js';
 
 // RECONCILE_LIVE (issue 7): the reference trusts its own annotation alone, so
 // two things go unseen until the next upstream release (its header calls
 // them known limitations): a `helm upgrade` re-rendering `repo:tag` over a
-// pin, and requests-proxy running another build than jobs-manager. Here each
-// managed container's live image is compared with the recorded digest.
+// pin, and a workload running another build of an image than the gate's.
+// Here each managed container's live image is compared with the recorded
+// digest.
 //
 // A container still on `repo:tag` is drift only if image-refresh pinned that
 // image before (its pin marker says so): on a fresh install the tag is the
@@ -18,35 +20,7 @@ import { CONTAINER, type ImageName, imageSpec, type LiveWorkload, type WorkloadI
 // container on another repository altogether was changed on purpose by
 // someone; it is reported and never touched.
 
-export interface ManagedContainer {
-  readonly workload: WorkloadId;
-  readonly container: string;
-  readonly image: ImageName;
-}
-
-/** Every container image-refresh keeps on a digest, given the pins of the config. */
-export const managedContainers = (config: TickConfig): ManagedContainer[] => [
-  ...(config.pins.jobsManager
-    ? []
-    : [
-        { workload: 'jobs-manager' as const, container: CONTAINER.api, image: 'jobs-manager' as const },
-        ...(config.pins.requestsProxy
-          ? []
-          : [{ workload: 'requests-proxy' as const, container: CONTAINER.proxy, image: 'jobs-manager' as const }]),
-      ]),
-  ...(config.pins.podsMonitor
-    ? []
-    : [{ workload: 'jobs-manager' as const, container: CONTAINER.podsMonitor, image: 'pods-monitor' as const }]),
-  ...(config.pins.resourceMonitor
-    ? []
-    : [
-        {
-          workload: 'resource-monitor' as const,
-          container: CONTAINER.resourceMonitor,
-          image: 'resource-monitor' as const,
-        },
-      ]),
-];
+export type { ManagedContainer };
 
 export type LiveFinding = ManagedContainer & {
   /** What runs now. */
@@ -76,41 +50,27 @@ export type LiveFinding = ManagedContainer & {
   readonly recordedHalted?: true;
 };
 
-/** `docker.io/tracebloc/x@sha256:…` → { repo: 'tracebloc/x', digest }, `…:tag` → { repo, tag }. */
-export const parseReference = (reference: string): { repo: string; digest?: string; tag?: string } => {
-  const at = reference.indexOf('@');
-  const name = at < 0 ? reference : reference.slice(0, at);
-  const digest = at < 0 ? undefined : reference.slice(at + 1);
-  const lastSlash = name.lastIndexOf('/');
-  const colon = name.lastIndexOf(':');
-  const path = colon > lastSlash ? name.slice(0, colon) : name;
-  const tag = colon > lastSlash ? name.slice(colon + 1) : undefined;
-  // docker.io is the default registry: `tracebloc/x`, `docker.io/tracebloc/x`
-  // and `index.docker.io/tracebloc/x` name the same repository.
-  const repo = path.replace(/^(?:index\.)?docker\.io\//, '');
-  return { repo, ...(digest === undefined ? {} : { digest }), ...(tag === undefined ? {} : { tag }) };
-};
-
 /** The recorded digest of an image, if it is one (I19): a malformed record is no record. */
-const recordedDigest = (recorded: RecordedDigests, image: ImageName): Digest | undefined =>
-  O.toUndefined(O.filter(isWellFormedDigest)(recorded[image]));
+const recordedDigest = (recorded: RecordedDigests, image: string): Digest | undefined =>
+  O.toUndefined(O.filter(isWellFormedDigest)(recordOf(recorded, image)));
 
 /** The containers whose live image is not what image-refresh recorded, and why. */
 export const liveFindings = (
   config: TickConfig,
   recorded: RecordedDigests,
   pins: RecordedDigests,
-  live: Readonly<Partial<Record<WorkloadId, LiveWorkload>>>,
+  live: Readonly<Record<string, LiveWorkload>>,
   quarantined: Partial<RecordedDigests> = {},
   halt?: FleetHalt,
 ): LiveFinding[] =>
-  managedContainers(config).flatMap((managed): LiveFinding[] => {
+  config.topology.managed.flatMap((managed): LiveFinding[] => {
     const expected = recordedDigest(recorded, managed.image);
     const running = live[managed.workload]?.images[managed.container];
     if (expected === undefined || running === undefined) return [];
     // Stryker disable next-line OptionalChaining: reached only when the line above found the workload's container
     const owner = live[managed.workload]?.imageOwners[managed.container];
-    const parsed = parseReference(running);
+    const parsed = parseImageReference(running);
+    const followed = imageOf(config.topology, managed.image);
     const finding = (kind: LiveFinding['kind']): LiveFinding[] => [
       {
         ...managed,
@@ -119,14 +79,12 @@ export const liveFindings = (
         owner,
         kind,
         ...(isQuarantinedDigest(quarantined, managed.image, expected) ? { recordedQuarantined: true } : {}),
-        ...(halt !== undefined && isHaltedDigest(halt, imageSpec(managed.image).repo, expected)
-          ? { recordedHalted: true }
-          : {}),
+        ...(halt !== undefined && isHaltedDigest(halt, followed.repo, expected) ? { recordedHalted: true } : {}),
       },
     ];
-    if (parsed.repo !== imageSpec(managed.image).repo) return finding('foreign');
+    if (!sameRepository(parsed, { host: followed.host, path: followed.repo })) return finding('foreign');
     if (parsed.digest !== undefined) return parsed.digest === expected ? [] : finding('otherDigest');
-    return O.isSome(pins[managed.image]) ? finding('reverted') : [];
+    return O.isSome(recordOf(pins, managed.image)) ? finding('reverted') : [];
   });
 
 /** A finding image-refresh may repair: never another repository, never onto a quarantined (I30) or halted (I36) digest. */

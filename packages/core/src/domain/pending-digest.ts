@@ -1,6 +1,7 @@
+import type { Topology } from '../config/profile/topology.js';
 import type { Annotations, BookkeepingChanges } from './bookkeeping.js';
 import { isWellFormedDigest } from './digest.js';
-import { IMAGES, type ImageName, imageSpec } from './workloads.js';
+import { imageOf } from './workloads.js';
 
 // Fleet-safe rollout (issue 17, docs/behaviour.md §3.4a step 2): the first
 // time this edge sees a tag answer a changed digest, it writes that down in
@@ -38,16 +39,16 @@ export const parsePendingDigest = (value: string): PendingDigest | undefined => 
 };
 
 /** The raw pending annotation of one image, as a read returned it. */
-export const pendingDigestOf = (annotations: Annotations, image: ImageName): string | undefined =>
-  annotations[imageSpec(image).pendingKey];
+export const pendingDigestOf = (topology: Topology, annotations: Annotations, image: string): string | undefined =>
+  annotations[imageOf(topology, image).pendingKey];
 
 /** Whether any image has a pending record: only then can one be superseded (issue 17). */
-export const hasPendingDigests = (annotations: Annotations): boolean =>
-  IMAGES.some(({ pendingKey }) => annotations[pendingKey] !== undefined);
+export const hasPendingDigests = (topology: Topology, annotations: Annotations): boolean =>
+  topology.images.some(({ pendingKey }) => annotations[pendingKey] !== undefined);
 
 /** First sighting (or a tag that moved again): this digest, seen now. One write, on that tick only. */
-export const pendingDigestSet = (image: ImageName, pending: PendingDigest): BookkeepingChanges => ({
-  [imageSpec(image).pendingKey]: formatPendingDigest(pending),
+export const pendingDigestSet = (topology: Topology, image: string, pending: PendingDigest): BookkeepingChanges => ({
+  [imageOf(topology, image).pendingKey]: formatPendingDigest(pending),
 });
 
 /**
@@ -55,8 +56,8 @@ export const pendingDigestSet = (image: ImageName, pending: PendingDigest): Book
  * quarantined ({@link withPendingClearedFor} folds that into the quarantine
  * write, issue 16).
  */
-export const pendingDigestsRemoved = (images: readonly ImageName[]): BookkeepingChanges =>
-  Object.fromEntries(images.map((image) => [imageSpec(image).pendingKey, null]));
+export const pendingDigestsRemoved = (topology: Topology, images: readonly string[]): BookkeepingChanges =>
+  Object.fromEntries(images.map((image) => [imageOf(topology, image).pendingKey, null]));
 
 /**
  * The record write, with the pending annotation of every image it records
@@ -65,13 +66,14 @@ export const pendingDigestsRemoved = (images: readonly ImageName[]): Bookkeeping
  * so with the defaults the record is exactly the script's.
  */
 export const withPendingCleared = (
+  topology: Topology,
   record: Readonly<Record<string, string>>,
   bookkeeping: Annotations,
 ): BookkeepingChanges => {
-  const recorded = IMAGES.filter(
-    ({ recordKey, pendingKey }) => record[recordKey] !== undefined && bookkeeping[pendingKey] !== undefined,
-  ).map(({ name }) => name);
-  return recorded.length === 0 ? record : { ...record, ...pendingDigestsRemoved(recorded) };
+  const recorded = topology.images
+    .filter(({ recordKey, pendingKey }) => record[recordKey] !== undefined && bookkeeping[pendingKey] !== undefined)
+    .map(({ name }) => name);
+  return recorded.length === 0 ? record : { ...record, ...pendingDigestsRemoved(topology, recorded) };
 };
 
 /**
@@ -81,10 +83,11 @@ export const withPendingCleared = (
  * show it as coming due (docs/behaviour.md §3.4a).
  */
 export const withPendingClearedFor = (
+  topology: Topology,
   changes: BookkeepingChanges,
-  images: readonly ImageName[],
+  images: readonly string[],
   bookkeeping: Annotations,
 ): BookkeepingChanges => {
-  const soaking = images.filter((image) => bookkeeping[imageSpec(image).pendingKey] !== undefined);
-  return soaking.length === 0 ? changes : { ...changes, ...pendingDigestsRemoved(soaking) };
+  const soaking = images.filter((image) => bookkeeping[imageOf(topology, image).pendingKey] !== undefined);
+  return soaking.length === 0 ? changes : { ...changes, ...pendingDigestsRemoved(topology, soaking) };
 };

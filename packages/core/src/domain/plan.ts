@@ -1,40 +1,30 @@
 import type { Option } from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
-import type { RecordedDigests } from './bookkeeping.js';
+import { type DigestsByImage, type RecordedDigests, recordOf } from './bookkeeping.js';
 import type { Digest } from './digest.js';
-import { isRepairable, type LiveFinding, type ManagedContainer, managedContainers } from './live-drift.js';
+import { isRepairable, type LiveFinding, type ManagedContainer } from './live-drift.js';
 import type { RegistryError } from './port-error.js';
-import {
-  CONTAINER,
-  type ContainerImage,
-  IMAGES,
-  type ImageName,
-  imageSpec,
-  WORKLOAD_ORDER,
-  type WorkloadId,
-  type WorkloadRef,
-  workloadRef,
-} from './workloads.js';
+import { type ContainerImage, imageOf, managedOf, type WorkloadRef } from './workloads.js';
 
 // docs/behaviour.md §3.4: compare what the registry reports with what was recorded, and turn
 // drift into per-workload patches. Pure; the machine only asks.
 
 export type ImageResolution =
-  | { readonly _tag: 'Pinned'; readonly image: ImageName }
+  | { readonly _tag: 'Pinned'; readonly image: string }
   /** Not needed by this (decoupled) pass. */
-  | { readonly _tag: 'NotAsked'; readonly image: ImageName }
-  | { readonly _tag: 'Unresolved'; readonly image: ImageName; readonly error: RegistryError }
+  | { readonly _tag: 'NotAsked'; readonly image: string }
+  | { readonly _tag: 'Unresolved'; readonly image: string; readonly error: RegistryError }
   | {
       readonly _tag: 'Resolved';
-      readonly image: ImageName;
+      readonly image: string;
       readonly digest: Digest;
       readonly rateLimitRemaining: Option<number>;
     };
 
 export type ImageVerdict =
-  | { readonly _tag: 'FirstObservation'; readonly image: ImageName; readonly digest: Digest }
-  | { readonly _tag: 'Unchanged'; readonly image: ImageName; readonly digest: Digest }
-  | { readonly _tag: 'Drift'; readonly image: ImageName; readonly from: string; readonly to: Digest };
+  | { readonly _tag: 'FirstObservation'; readonly image: string; readonly digest: Digest }
+  | { readonly _tag: 'Unchanged'; readonly image: string; readonly digest: Digest }
+  | { readonly _tag: 'Drift'; readonly image: string; readonly from: string; readonly to: Digest };
 
 export interface WorkloadChange {
   readonly workload: WorkloadRef;
@@ -48,13 +38,13 @@ export interface RefreshPlan {
   /** RECONCILE_LIVE: live images that are not what was recorded (reported; repaired in repair mode). */
   readonly live: readonly LiveFinding[];
   /** Recorded whether or not anything is re-imaged: recording pulls nothing (I8). */
-  readonly firstObservations: Readonly<Partial<Record<ImageName, Digest>>>;
+  readonly firstObservations: Readonly<Partial<Record<string, Digest>>>;
   /** Recorded only after every rollout of the tick completed (I7). */
-  readonly drift: Readonly<Partial<Record<ImageName, Digest>>>;
+  readonly drift: Readonly<Partial<Record<string, Digest>>>;
   /** In re-image order; only workloads that change. */
   readonly changes: readonly WorkloadChange[];
   /** RECONCILE_LIVE: pin markers to record with the digests, once every rollout completed. */
-  readonly pins: Readonly<Partial<Record<ImageName, Digest>>>;
+  readonly pins: Readonly<Partial<Record<string, Digest>>>;
 }
 
 /** What narrows or widens a plan beyond the registry's verdicts (issue 7). */
@@ -65,28 +55,31 @@ export interface PlanScope {
   /** RECONCILE_LIVE on: record pin markers for what this tick pins. */
   readonly markPins?: boolean;
   /** RECONCILE_LIVE: what each observed workload runs now, container → image. */
-  readonly liveImages?: Readonly<Partial<Record<WorkloadId, Readonly<Record<string, string>>>>>;
+  readonly liveImages?: Readonly<Partial<Record<string, Readonly<Record<string, string>>>>>;
   /**
-   * DECOUPLED_REFRESH pass on an unsettled jobs-manager: only these settled
-   * workloads may change, jobs-manager's own containers never, a
-   * requests-proxy already on the target (per `liveImages`) is not patched
-   * again, and the jobs-manager image's digest is not recorded (its api
-   * container did not move, so the record would lie, #569).
+   * DECOUPLED_REFRESH pass on an unsettled gate: only these settled
+   * decoupled workloads may change, the gate's own containers never; an
+   * image with a container outside them is not recorded (that container did
+   * not move, so the record would lie, #569), and its containers already on
+   * the target (per `liveImages`) are not patched again (I25).
    */
-  readonly decoupled?: { readonly settled: ReadonlySet<WorkloadId> };
+  readonly decoupled?: { readonly settled: ReadonlySet<string> };
   /**
    * Images the admission checks held back this tick (docs/behaviour.md
    * §3.4a): their drift (or, quarantined, their first observation) is
    * reported as a verdict but moves no container and is not recorded, as if
    * the registry still answered the recorded digest.
    */
-  readonly held?: ReadonlySet<ImageName>;
+  readonly held?: ReadonlySet<string>;
 }
 
-export const imageReference = (config: TickConfig, image: ImageName, digest: Digest): string =>
-  `${config.imageRegistry}/${imageSpec(image).repo}@${digest}`;
+export const imageReference = (config: TickConfig, image: string, digest: Digest): string =>
+  `${config.imageRegistry}/${imageOf(config.topology, image).repo}@${digest}`;
 
-export const verdictOf = (resolved: Digest, recorded: Option<string>, image: ImageName): ImageVerdict => {
+/** A workload's identity alone: what a patch and a rollout name. */
+const refOf = ({ id, kind, name, namespace }: WorkloadRef): WorkloadRef => ({ id, kind, name, namespace });
+
+export const verdictOf = (resolved: Digest, recorded: Option<string>, image: string): ImageVerdict => {
   // Empty counts as absent, as in the reference's `[ -z "$recorded" ]`.
   if (recorded._tag === 'None' || recorded.value === '') {
     return { _tag: 'FirstObservation', image, digest: resolved };
@@ -103,74 +96,57 @@ export const planRefresh = (
   scope: PlanScope = {},
 ): RefreshPlan => {
   const verdicts: ImageVerdict[] = [];
-  const firstObservations: Partial<Record<ImageName, Digest>> = {};
-  const drift: Partial<Record<ImageName, Digest>> = {};
-  const pins: Partial<Record<ImageName, Digest>> = {};
-  const containers: Record<WorkloadId, ContainerImage[]> = {
-    'jobs-manager': [],
-    'requests-proxy': [],
-    'resource-monitor': [],
-  };
+  const firstObservations: Partial<Record<string, Digest>> = {};
+  const drift: Partial<Record<string, Digest>> = {};
+  const pins: Partial<Record<string, Digest>> = {};
+  const { topology } = config;
+  const containers = new Map<string, ContainerImage[]>(topology.workloads.map((w) => [w.id, []]));
+  const patchOf = (id: string): ContainerImage[] => containers.get(id) ?? [];
   const decoupled = scope.decoupled;
-  const mayChange = (id: WorkloadId): boolean =>
-    decoupled === undefined || (id !== 'jobs-manager' && decoupled.settled.has(id));
-  const runsLive = (id: WorkloadId, container: string, image: string): boolean =>
-    scope.liveImages?.[id]?.[container] === image;
-  const set = (id: WorkloadId, container: string, image: string): boolean => {
-    if (!mayChange(id)) return false;
-    containers[id].push({ container, image });
+  // I22: the gate's own containers never move in a decoupled pass, whatever the pass lists as settled.
+  const passes = new Set(topology.workloads.filter((w) => w.decoupled && w.id !== topology.gate.id).map((w) => w.id));
+  const mayChange = (id: string): boolean => decoupled === undefined || (passes.has(id) && decoupled.settled.has(id));
+  const runsLive = (m: ManagedContainer, image: string): boolean =>
+    scope.liveImages?.[m.workload]?.[m.container] === image;
+  const set = (m: ManagedContainer, image: string): boolean => {
+    if (!mayChange(m.workload)) return false;
+    patchOf(m.workload).push({ container: m.container, image });
     return true;
   };
 
-  for (const { name } of IMAGES) {
+  for (const { name } of topology.images) {
     const resolution = resolutions.find((r) => r.image === name);
     if (resolution?._tag !== 'Resolved') continue;
-    const verdict = verdictOf(resolution.digest, recorded[name], name);
+    const verdict = verdictOf(resolution.digest, recordOf(recorded, name), name);
     verdicts.push(verdict);
     // A held image is neither recorded nor moved: a quarantined first
     // observation is held too (I30), the other checks hold only drift.
     if (scope.held?.has(name) === true) continue;
-    // In a decoupled pass jobs-manager's image is only followed, never recorded.
-    const recordable = decoupled === undefined || name !== 'jobs-manager';
+    const mine = managedOf(topology, name);
+    // In a decoupled pass an image is recorded only when every container
+    // that runs it may move: one left behind on the gate would make the
+    // record lie (#569).
+    const recordable = mine.every((m) => mayChange(m.workload));
     if (verdict._tag === 'FirstObservation' && recordable) firstObservations[name] = verdict.digest;
     if (verdict._tag !== 'Drift') continue;
     const image = imageReference(config, name, verdict.to);
-    // Stryker disable next-line BooleanLiteral: every case of the switch below assigns it before it is read
-    let moved = false;
-    switch (name) {
-      case 'jobs-manager':
-        moved = set('jobs-manager', CONTAINER.api, image);
-        // requests-proxy runs the same image and follows its digest unless
-        // pinned on its own (I13, I16) — and, in a decoupled pass, unless it
-        // already runs it: that pass cannot record the digest (jobs-manager's
-        // api has not moved), so the drift outlives it and every later pass
-        // would patch the proxy in place, a no-op whose "completed rollout"
-        // reset the flap counter a failing jobs-manager was building (I25,
-        // issue 7). resource-monitor keeps its in-place retry: its own record
-        // is pending, and the retry's rollout wait is what counts a flapping
-        // DaemonSet towards the lockout.
-        {
-          const proxyAlreadyOnIt = decoupled !== undefined && runsLive('requests-proxy', CONTAINER.proxy, image);
-          if (!config.pins.requestsProxy && !proxyAlreadyOnIt)
-            // Stryker disable next-line LogicalOperator: moved is read only when recordable, i.e. outside a decoupled pass, where api always moved
-            moved = set('requests-proxy', CONTAINER.proxy, image) || moved;
-        }
-        break;
-      case 'pods-monitor':
-        moved = set('jobs-manager', CONTAINER.podsMonitor, image);
-        break;
-      case 'resource-monitor':
-        moved = set('resource-monitor', CONTAINER.resourceMonitor, image);
-        break;
-    }
-    if (moved && recordable) drift[name] = verdict.to;
+    // A decoupled pass that cannot record the image leaves its drift to
+    // outlive the pass, so every later pass would patch its containers in
+    // place again: a no-op whose "completed rollout" reset the flap counter
+    // a failing gate was building (I25). A container already on the target
+    // is therefore left alone then; an image the pass records keeps its
+    // in-place retry, whose rollout wait is what counts a flapping
+    // workload towards the lockout.
+    const alreadyOn = (m: ManagedContainer) => decoupled !== undefined && !recordable && runsLive(m, image);
+    const moved = mine.filter((m) => !alreadyOn(m)).map((m) => set(m, image));
+    if (moved.some(Boolean) && recordable) drift[name] = verdict.to;
   }
 
   // RECONCILE_LIVE=1: re-pin what drifted live to its recorded digest, unless
   // the registry's drift already moves that container to a newer one.
   for (const finding of scope.repairLive === true ? (scope.live ?? []).filter(isRepairable) : []) {
-    if (containers[finding.workload].some((c) => c.container === finding.container)) continue;
-    set(finding.workload, finding.container, imageReference(config, finding.image, finding.recorded));
+    if (patchOf(finding.workload).some((c) => c.container === finding.container)) continue;
+    set(finding, imageReference(config, finding.image, finding.recorded));
   }
 
   // A pin marker says "image-refresh pinned this image's containers": only
@@ -181,32 +157,34 @@ export const planRefresh = (
   // now. And a marker only beside a record: a drift always has one (a Drift
   // verdict needs it), a live repair has one when its finding came from it.
   if (scope.markPins === true) {
-    for (const { name } of IMAGES) {
-      const mine = managedContainers(config).filter((m) => m.image === name);
-      const patched = (m: ManagedContainer) => containers[m.workload].find((c) => c.container === m.container)?.image;
+    for (const { name } of topology.images) {
+      const mine = managedOf(topology, name);
+      const patched = (m: ManagedContainer) => patchOf(m.workload).find((c) => c.container === m.container)?.image;
       const target = mine.map(patched).find((image) => image !== undefined);
       if (target === undefined) continue;
       const endsOnTarget = (m: ManagedContainer) =>
         (patched(m) ?? scope.liveImages?.[m.workload]?.[m.container]) === target;
       const digest = target.slice(target.indexOf('@') + 1);
-      if (mine.every(endsOnTarget) && recorded[name]._tag === 'Some') pins[name] = digest as Digest;
+      if (mine.every(endsOnTarget) && recordOf(recorded, name)._tag === 'Some') pins[name] = digest as Digest;
     }
   }
 
-  const changes = WORKLOAD_ORDER.filter((id) => containers[id].length > 0).map((id) => {
-    const live = scope.liveImages?.[id];
-    const previous = Object.fromEntries(
-      containers[id].flatMap(({ container }) => {
-        const image = live?.[container];
-        return image === undefined ? [] : [[container, image]];
-      }),
-    );
-    return {
-      workload: workloadRef(config, id),
-      images: containers[id],
-      ...(Object.keys(previous).length > 0 ? { previous } : {}),
-    };
-  });
+  const changes = topology.workloads
+    .filter((w) => patchOf(w.id).length > 0)
+    .map((workload) => {
+      const live = scope.liveImages?.[workload.id];
+      const previous = Object.fromEntries(
+        patchOf(workload.id).flatMap(({ container }) => {
+          const image = live?.[container];
+          return image === undefined ? [] : [[container, image]];
+        }),
+      );
+      return {
+        workload: refOf(workload),
+        images: patchOf(workload.id),
+        ...(Object.keys(previous).length > 0 ? { previous } : {}),
+      };
+    });
   return { verdicts, live: scope.live ?? [], firstObservations, drift, changes, pins };
 };
 
@@ -214,7 +192,7 @@ export const planRefresh = (
 export const hasDrift = (plan: RefreshPlan): boolean => plan.changes.length > 0;
 
 /** Everything to record: first observations and drift (pin markers travel with them, see RefreshPlan.pins). */
-export const digestsToRecord = (plan: RefreshPlan): Partial<Record<ImageName, Digest>> => ({
+export const digestsToRecord = (plan: RefreshPlan): DigestsByImage => ({
   ...plan.firstObservations,
   ...plan.drift,
 });

@@ -1,10 +1,11 @@
 import type { Either } from 'fp-ts/lib/Either.js';
+import type { Topology } from '../config/profile/topology.js';
 import { type Holds, unheldVerdicts, withHold } from './admission.js';
 import type { RecordedDigests } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import type { ImageResolution } from './plan.js';
 import { describePortError, type RegistryError } from './port-error.js';
-import { type ImageName, imageSpec } from './workloads.js';
+import { imageOf } from './workloads.js';
 
 // docs/behaviour.md §3.4a step 4 (PLATFORM_CHECK): a tag re-pushed for one
 // architecture turns every edge of another into `exec format error`. Before a
@@ -79,7 +80,7 @@ export const lackingPlatforms = (
 
 /** One changed digest the check asks about, with the recorded digest it is compared with. */
 export interface PlatformSubject {
-  readonly image: ImageName;
+  readonly image: string;
   readonly repo: string;
   /** The recorded digest (as recorded: a hand edit may have left something that is not a digest). */
   readonly from: string;
@@ -92,13 +93,14 @@ export interface PlatformSubject {
  * digest to compare with and rolls no pod (I8): it is not checked.
  */
 export const platformSubjects = (
+  topology: Topology,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
   holds: Holds,
 ): readonly PlatformSubject[] =>
   unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): PlatformSubject[] =>
     verdict._tag === 'Drift'
-      ? [{ image: verdict.image, repo: imageSpec(verdict.image).repo, from: verdict.from, to: verdict.to }]
+      ? [{ image: verdict.image, repo: imageOf(topology, verdict.image).repo, from: verdict.from, to: verdict.to }]
       : [],
   );
 

@@ -1,5 +1,6 @@
+import type { Topology } from '../config/profile/topology.js';
 import { type AnsweredDigest, answeredDigests, type Holds, withHold } from './admission.js';
-import type { RecordedDigests } from './bookkeeping.js';
+import type { DigestsByImage, RecordedDigests } from './bookkeeping.js';
 import {
   type Annotations,
   type BookkeepingChanges,
@@ -9,7 +10,6 @@ import {
 } from './bookkeeping.js';
 import { withPendingClearedFor } from './pending-digest.js';
 import type { ImageResolution } from './plan.js';
-import { IMAGES, type ImageName } from './workloads.js';
 
 // docs/behaviour.md §3.4a, the first admission check (ON_ROLLOUT_FAILURE,
 // issue 16): a changed digest equal to the digest quarantined for its image
@@ -23,20 +23,23 @@ import { IMAGES, type ImageName } from './workloads.js';
 
 /** The answered digests (changed, or first observed) that are the very digest quarantined for their image. */
 export const quarantinedAnswers = (
+  topology: Topology,
   answered: readonly AnsweredDigest[],
   bookkeeping: Annotations,
 ): readonly AnsweredDigest[] => {
-  const quarantined = quarantinedDigestsOf(bookkeeping);
+  const quarantined = quarantinedDigestsOf(topology, bookkeeping);
   return answered.filter((c) => isQuarantinedDigest(quarantined, c.image, c.to));
 };
 
 /** §3.4a — this tick's changed or first-observed digests that are the very digest quarantined for their image (I30). */
 export const quarantinedThisTick = (
+  topology: Topology,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
   holds: Holds,
   bookkeeping: Annotations,
-): readonly AnsweredDigest[] => quarantinedAnswers(answeredDigests(resolutions, recorded, holds), bookkeeping);
+): readonly AnsweredDigest[] =>
+  quarantinedAnswers(topology, answeredDigests(resolutions, recorded, holds), bookkeeping);
 
 /** Each quarantined digest held back: not re-applied (I30, issue 16). */
 export const withQuarantineHolds = (holds: Holds, quarantined: readonly AnsweredDigest[]): Holds =>
@@ -48,11 +51,13 @@ export const withQuarantineHolds = (holds: Holds, quarantined: readonly Answered
  * would otherwise age a build that failed here, issue 17).
  */
 export const quarantineWriteOf = (
-  bad: Readonly<Partial<Record<ImageName, string>>>,
+  topology: Topology,
+  bad: DigestsByImage,
   bookkeeping: Annotations,
 ): BookkeepingChanges =>
   withPendingClearedFor(
-    quarantineSet(bad),
-    IMAGES.filter(({ name }) => bad[name] !== undefined).map(({ name }) => name),
+    topology,
+    quarantineSet(topology, bad),
+    topology.images.filter(({ name }) => bad[name] !== undefined).map(({ name }) => name),
     bookkeeping,
   );

@@ -1,6 +1,6 @@
 import type { WorkloadChange } from './plan.js';
 import type { PortError, RolloutError } from './port-error.js';
-import type { ContainerImage, WorkloadId, WorkloadRef } from './workloads.js';
+import type { ContainerImage, WorkloadRef } from './workloads.js';
 
 // docs/behaviour.md §3.6: the re-image runs the plan's changes in order, each
 // patch followed by its rollout wait (and, under ROLLOUT_STABLE_FOR, its
@@ -49,7 +49,7 @@ export const patched = (change: WorkloadChange): Reimage => {
 };
 
 /** The workload waited for rolled out; it is a re-image only if the port changed it (then it is in the list). */
-export const withRolledOut = (reimages: readonly Reimage[], id: WorkloadId): readonly Reimage[] =>
+export const withRolledOut = (reimages: readonly Reimage[], id: string): readonly Reimage[] =>
   reimages.map((r) => (r.workload.id === id ? { ...r, rolledOut: true } : r));
 
 /**

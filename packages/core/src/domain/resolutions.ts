@@ -4,29 +4,34 @@ import { isWellFormedDigest } from './digest.js';
 import type { ImageResolution } from './plan.js';
 import { malformed, type PortError, type RegistryError } from './port-error.js';
 import type { DigestRequest, Resolution } from './registry-answer.js';
-import { IMAGES, type ImageSpec, type WorkloadId } from './workloads.js';
+import { type ImageSpec, managedOf } from './workloads.js';
 
 // docs/behaviour.md §3.3: which images a tick asks the registry about, and
 // what each answer means for that image alone (I13, I15, I19).
 
 /**
+ * An image the tick follows on this edge: not pinned itself, and run by a
+ * container whose workload is not pinned either (I13).
+ */
+const isFollowed = (config: TickConfig, image: ImageSpec): boolean =>
+  !image.pinned && managedOf(config.topology, image.name).length > 0;
+
+/**
  * The images a tick asks the registry about. A pinned image is not even
  * resolved (I13): it costs no registry request. In a decoupled pass
- * (DECOUPLED_REFRESH, unsettled jobs-manager) only the images a settled
- * decoupled workload would follow: jobs-manager's for requests-proxy,
- * resource-monitor's for the DaemonSet — never pods-monitor's (issue 7).
+ * (DECOUPLED_REFRESH, unsettled gate) only the images a settled decoupled
+ * workload runs — never one the gate alone runs (issue 7).
  */
-export const imagesToResolve = (config: TickConfig, decoupledSettled?: readonly WorkloadId[]): ImageSpec[] =>
-  IMAGES.filter((image) => {
-    if (config.pins[image.pin]) return false;
-    if (decoupledSettled === undefined) return true;
-    if (image.name === 'jobs-manager') return !config.pins.requestsProxy && decoupledSettled.includes('requests-proxy');
-    if (image.name === 'resource-monitor') return decoupledSettled.includes('resource-monitor');
-    return false;
-  });
+export const imagesToResolve = (config: TickConfig, decoupledSettled?: readonly string[]): ImageSpec[] =>
+  config.topology.images.filter(
+    (image) =>
+      isFollowed(config, image) &&
+      (decoupledSettled === undefined ||
+        managedOf(config.topology, image.name).some((m) => decoupledSettled.includes(m.workload))),
+  );
 
-export const unpinnedRequests = (config: TickConfig, decoupledSettled?: readonly WorkloadId[]): DigestRequest[] =>
-  imagesToResolve(config, decoupledSettled).map((image) => ({ repo: image.repo, tag: config.imageTag }));
+export const unpinnedRequests = (config: TickConfig, decoupledSettled?: readonly string[]): DigestRequest[] =>
+  imagesToResolve(config, decoupledSettled).map((image) => ({ repo: image.repo, tag: image.tag }));
 
 /**
  * The tick's one resolve batch: the unpinned images, then — with
@@ -34,7 +39,7 @@ export const unpinnedRequests = (config: TickConfig, decoupledSettled?: readonly
  * token where the realm is the same (docs/behaviour.md §3.4b). Unset, the
  * batch is the images alone (I35).
  */
-export const resolveRequests = (config: TickConfig, decoupledSettled?: readonly WorkloadId[]): DigestRequest[] => [
+export const resolveRequests = (config: TickConfig, decoupledSettled?: readonly string[]): DigestRequest[] => [
   ...unpinnedRequests(config, decoupledSettled),
   ...(config.fleetHalt === undefined ? [] : [{ repo: config.fleetHalt.repo, tag: config.fleetHalt.tag }]),
 ];
@@ -43,7 +48,7 @@ export const resolveRequests = (config: TickConfig, decoupledSettled?: readonly 
 export const haltAnswerOf = (
   config: TickConfig,
   answers: readonly Either<RegistryError, Resolution>[],
-  decoupledSettled?: readonly WorkloadId[],
+  decoupledSettled?: readonly string[],
 ): Either<RegistryError, Resolution> | undefined =>
   config.fleetHalt === undefined ? undefined : answers[imagesToResolve(config, decoupledSettled).length];
 
@@ -55,12 +60,12 @@ export const haltAnswerOf = (
 export const acceptResolutions = (
   config: TickConfig,
   answers: readonly Either<RegistryError, Resolution>[],
-  decoupledSettled?: readonly WorkloadId[],
+  decoupledSettled?: readonly string[],
 ): ImageResolution[] => {
   let next = 0;
   const asked = imagesToResolve(config, decoupledSettled);
-  return IMAGES.map((image): ImageResolution => {
-    if (config.pins[image.pin]) return { _tag: 'Pinned', image: image.name };
+  return config.topology.images.map((image): ImageResolution => {
+    if (!isFollowed(config, image)) return { _tag: 'Pinned', image: image.name };
     if (!asked.includes(image)) return { _tag: 'NotAsked', image: image.name };
     const answer = answers[next++];
     if (answer === undefined) {
@@ -90,7 +95,7 @@ export const acceptResolutions = (
 export const failedResolutions = (
   config: TickConfig,
   error: PortError,
-  decoupledSettled?: readonly WorkloadId[],
+  decoupledSettled?: readonly string[],
 ): ImageResolution[] =>
   acceptResolutions(
     config,

@@ -1,29 +1,28 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { TickConfig } from '../config/tick-config.js';
-import { isQuarantinedDigest, type RecordedDigests } from './bookkeeping.js';
+import { type DigestsByImage, isQuarantinedDigest, type RecordedDigests, recordOf } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import type { FleetHalt } from './fleet-halt.js';
 import { isHaltedFor } from './fleet-halt-admission.js';
-import { managedContainers } from './live-drift.js';
 import { imageReference, type WorkloadChange } from './plan.js';
 import type { ReimageFailure } from './reimage-run.js';
-import type { ContainerImage, ImageName, WorkloadId } from './workloads.js';
+import type { ContainerImage } from './workloads.js';
 
 // The way back (ON_ROLLOUT_FAILURE=revert, issue 16; docs/behaviour.md §3.6):
 // when a rollout of this tick fails, every container the tick's plan moved,
 // up to and including the failed workload, goes back to the last recorded
 // digest of its image, as `docker.io/<repo>@<digest>` — never `repo:tag`,
 // which now names the bad build. Workloads that completed on the same bad
-// digest (requests-proxy follows jobs-manager) go back with it; so do those
+// digest (a workload sharing the image with it) go back with it; so do those
 // that completed on another new digest, so that after the tick every
 // container it touched runs what was recorded (I29) and the record, left as
 // it was (I7), tells the truth. Pure: the machine computes this once.
 
 /** One container moved back: what it was set to this tick, and the recorded digest it goes back to. */
 export interface ContainerRevert {
-  readonly workload: WorkloadId;
+  readonly workload: string;
   readonly container: string;
-  readonly image: ImageName;
+  readonly image: string;
   /** The digest this tick set (the bad one, for the failed workload). */
   readonly from: string;
   readonly to: Digest;
@@ -35,14 +34,15 @@ export interface RevertPlan {
   /** Every container moved back. */
   readonly containers: readonly ContainerRevert[];
   /** The new digests the failed workload was rolling to: what is quarantined (I30). */
-  readonly bad: Readonly<Partial<Record<ImageName, Digest>>>;
+  readonly bad: DigestsByImage;
 }
 
 /** Why no revert can be made: a container the tick moved has no recorded digest to go back to. */
 export interface NoRevertTarget {
-  readonly workload: WorkloadId;
+  readonly workload: string;
   readonly container: string;
-  readonly image: ImageName;
+  /** Its image; undefined for a container the topology does not manage (the plan sets none such). */
+  readonly image: string | undefined;
   /** The record as it reads (`undefined`: absent). */
   readonly recorded: string | undefined;
   /** The record is well formed but is the digest quarantined for the image (a hand edit): no way back to a bad build (I30). */
@@ -53,8 +53,9 @@ export interface NoRevertTarget {
 
 const digestOf = (reference: string): string => reference.slice(reference.indexOf('@') + 1);
 
-const imageOf = (config: TickConfig, workload: WorkloadId, container: string): ImageName | undefined =>
-  managedContainers(config).find((m) => m.workload === workload && m.container === container)?.image;
+/** The image a managed container runs; undefined for a container the topology does not manage. */
+const imageAt = (config: TickConfig, workload: string, container: string): string | undefined =>
+  config.topology.managed.find((m) => m.workload === workload && m.container === container)?.image;
 
 /**
  * The revert of a tick: every change up to `changes[throughIndex]`, each
@@ -82,14 +83,14 @@ export const planRevert = (
   for (const change of changes.slice(0, throughIndex + 1)) {
     const images: ContainerImage[] = [];
     for (const { container, image: reference } of change.images) {
-      const image = imageOf(config, change.workload.id, container);
-      const record = image === undefined ? undefined : recorded[image];
+      const image = imageAt(config, change.workload.id, container);
+      const record = image === undefined ? undefined : recordOf(recorded, image);
       const value = record?._tag === 'Some' ? record.value : undefined;
       if (image === undefined || value === undefined || !isWellFormedDigest(value))
-        return E.left({ workload: change.workload.id, container, image: image ?? 'jobs-manager', recorded: value });
+        return E.left({ workload: change.workload.id, container, image, recorded: value });
       if (isQuarantinedDigest(quarantined, image, value))
         return E.left({ workload: change.workload.id, container, image, recorded: value, quarantined: true });
-      if (isHaltedFor(halt, image, value))
+      if (isHaltedFor(config.topology, halt, image, value))
         return E.left({ workload: change.workload.id, container, image, recorded: value, halted: true });
       containers.push({ workload: change.workload.id, container, image, from: digestOf(reference), to: value });
       images.push({ container, image: imageReference(config, image, value) });
@@ -97,7 +98,7 @@ export const planRevert = (
     reverted.push({ workload: change.workload, images });
   }
   const failedWorkload = failed === null ? undefined : changes[failed]?.workload.id;
-  const bad: Partial<Record<ImageName, Digest>> = {};
+  const bad: Partial<Record<string, Digest>> = {};
   for (const c of containers) {
     // A live re-pin (RECONCILE_LIVE=1) moves a container TO its recorded
     // digest: that digest is the good one, never quarantined.

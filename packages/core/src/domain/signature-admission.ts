@@ -1,4 +1,5 @@
 import type { Either } from 'fp-ts/lib/Either.js';
+import type { Topology } from '../config/profile/topology.js';
 import type { SignatureMode } from '../config/signature-config.js';
 import { type Holds, unheldVerdicts, withHold } from './admission.js';
 import type { RecordedDigests } from './bookkeeping.js';
@@ -7,7 +8,7 @@ import type { HaltPins } from './fleet-halt-admission.js';
 import type { ImageResolution } from './plan.js';
 import type { RegistryError } from './port-error.js';
 import type { SignatureFormat, SignatureVerdict } from './signature-verdict.js';
-import { type ImageName, imageSpec } from './workloads.js';
+import { imageOf } from './workloads.js';
 
 // docs/behaviour.md §3.4a step 3 (issue 15), as data: which digests the
 // signature check asks about, and what each answer does. A changed digest
@@ -20,7 +21,7 @@ import { type ImageName, imageSpec } from './workloads.js';
 
 /** One digest the signature check asks about. */
 export interface SignatureSubject {
-  readonly image: ImageName;
+  readonly image: string;
   readonly repo: string;
   readonly digest: Digest;
   /** A changed digest (gated); false: a first observation, checked report-only. */
@@ -41,7 +42,7 @@ export type SignatureResult =
 
 /** One digest's check, as the tick outcome reports it. */
 export interface SignatureCheckReport {
-  readonly image: ImageName;
+  readonly image: string;
   readonly repo: string;
   readonly digest: Digest;
   readonly gated: boolean;
@@ -56,6 +57,7 @@ export interface SignatureCheckReport {
  * (report-only). An unchanged digest was checked when it changed.
  */
 export const signatureSubjects = (
+  topology: Topology,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
   holds: Holds,
@@ -63,7 +65,9 @@ export const signatureSubjects = (
   unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): SignatureSubject[] => {
     if (verdict._tag === 'Unchanged') return [];
     const digest = verdict._tag === 'Drift' ? verdict.to : verdict.digest;
-    return [{ image: verdict.image, repo: imageSpec(verdict.image).repo, digest, gated: verdict._tag === 'Drift' }];
+    return [
+      { image: verdict.image, repo: imageOf(topology, verdict.image).repo, digest, gated: verdict._tag === 'Drift' },
+    ];
   });
 
 /**
@@ -72,13 +76,14 @@ export const signatureSubjects = (
  * marked so that it is judged as under `enforce`.
  */
 export const signatureSubjectsOf = (
+  topology: Topology,
   mode: SignatureMode,
   resolutions: readonly ImageResolution[],
   recorded: RecordedDigests,
   holds: Holds,
   pins: HaltPins,
 ): readonly SignatureSubject[] =>
-  signatureSubjects(resolutions, recorded, holds).flatMap((subject): SignatureSubject[] => {
+  signatureSubjects(topology, resolutions, recorded, holds).flatMap((subject): SignatureSubject[] => {
     const isPin = subject.gated && pins[subject.image]?.to === subject.digest;
     if (isPin) return [{ ...subject, pin: true }];
     return mode === 'off' ? [] : [subject];

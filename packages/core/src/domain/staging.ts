@@ -1,11 +1,11 @@
 import { formatDuration } from '../config/duration.js';
+import type { Topology } from '../config/profile/topology.js';
 import type { PrepullConfig } from '../config/staging-config.js';
 import { type Holds, withHold } from './admission.js';
 import type { Digest } from './digest.js';
-import { managedContainers } from './live-drift.js';
 import type { RefreshPlan } from './plan.js';
 import { planTick, type TickPlanInputs } from './tick-plan.js';
-import { describeWorkload, IMAGES, type ImageName, type WorkloadId, type WorkloadRef } from './workloads.js';
+import { describeWorkload, type WorkloadRef } from './workloads.js';
 
 // docs/behaviour.md §3.5a (PREPULL): on a slow or lossy link a re-image
 // switched first waits out ROLLOUT_TIMEOUT while the nodes pull, the old pods
@@ -107,10 +107,14 @@ export const describeFailures = (result: Extract<StagingResult, { _tag: 'NotStag
 /**
  * The drifted images a target that was not staged carries: held, so that no
  * workload is switched to them this tick and they are not recorded (I7, I16:
- * requests-proxy stays with jobs-manager).
+ * every container of an image follows one digest together).
  */
-const unstagedDrift = (plan: RefreshPlan, reports: readonly StagingReport[]): readonly [ImageName, Digest, string][] =>
-  IMAGES.flatMap(({ name, repo }): [ImageName, Digest, string][] => {
+const unstagedDrift = (
+  topology: Topology,
+  plan: RefreshPlan,
+  reports: readonly StagingReport[],
+): readonly [string, Digest, string][] =>
+  topology.images.flatMap(({ name, repo }): [string, Digest, string][] => {
     const digest = plan.drift[name];
     if (digest === undefined) return [];
     const failed = reports.find((r) => isNotStaged(r) && r.images.some((image) => image.endsWith(`${repo}@${digest}`)));
@@ -119,21 +123,24 @@ const unstagedDrift = (plan: RefreshPlan, reports: readonly StagingReport[]): re
   });
 
 /** The holds staging adds: each drifted image a workload that was not staged carries. */
-export const withStagingHolds = (holds: Holds, plan: RefreshPlan, reports: readonly StagingReport[]): Holds =>
-  unstagedDrift(plan, reports).reduce(
+export const withStagingHolds = (
+  topology: Topology,
+  holds: Holds,
+  plan: RefreshPlan,
+  reports: readonly StagingReport[],
+): Holds =>
+  unstagedDrift(topology, plan, reports).reduce(
     (acc, [image, digest, why]) => withHold(acc, { _tag: 'NotStaged', image, digest, why }),
     holds,
   );
 
 /** The images whose containers a workload's change moves: what a pin marker of theirs speaks of. */
-const imagesMovedIn = (plan: RefreshPlan, workload: WorkloadId, inputs: TickPlanInputs): ReadonlySet<ImageName> => {
+const imagesMovedIn = (plan: RefreshPlan, workload: string, inputs: TickPlanInputs): ReadonlySet<string> => {
   const moved = new Set(
     plan.changes.filter((c) => c.workload.id === workload).flatMap((c) => c.images.map((i) => i.container)),
   );
   return new Set(
-    managedContainers(inputs.config)
-      .filter((m) => m.workload === workload && moved.has(m.container))
-      .map((m) => m.image),
+    inputs.config.topology.managed.filter((m) => m.workload === workload && moved.has(m.container)).map((m) => m.image),
   );
 };
 
@@ -149,7 +156,7 @@ export const replanAfterStaging = (
   plan: RefreshPlan,
   reports: readonly StagingReport[],
 ): { readonly holds: Holds; readonly plan: RefreshPlan } => {
-  const holds = withStagingHolds(inputs.holds, plan, reports);
+  const holds = withStagingHolds(inputs.config.topology, inputs.holds, plan, reports);
   const failed = new Set(reports.filter(isNotStaged).map((r) => r.workload.id));
   // Made again whatever staging said: with nothing held and nothing failed it is the same plan.
   const again = planTick({ ...inputs, holds });
@@ -159,7 +166,7 @@ export const replanAfterStaging = (
     plan: {
       ...again,
       changes: again.changes.filter((c) => !failed.has(c.workload.id)),
-      pins: Object.fromEntries(Object.entries(again.pins).filter(([image]) => !unpinned.has(image as ImageName))),
+      pins: Object.fromEntries(Object.entries(again.pins).filter(([image]) => !unpinned.has(image))),
     },
   };
 };

@@ -10,18 +10,12 @@ import type { HaltPins } from './fleet-halt-admission.js';
 /** §3.1 — behind a private mirror a docker.io digest may be unpullable (I14, #569). */
 export const isPrivateMirror = (config: TickConfig): boolean => config.imageRegistry !== 'docker.io';
 
-/** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled jobs-manager (issue 7). */
+/** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled gate (issue 7). */
 export const isDecoupledRefreshOn = (config: TickConfig): boolean => config.decoupledRefresh;
 
 /** RECONCILE_LIVE on, on a settled tick (no decoupled pass): compare live images with what was pinned (issue 7). */
 export const isLiveReconcileOn = (config: TickConfig, decoupledPass: boolean): boolean =>
   config.reconcileLive !== 'off' && !decoupledPass;
-
-/** requests-proxy has nothing to follow when it, or jobs-manager's image, is pinned. */
-export const isRequestsProxyUnmanaged = (config: TickConfig): boolean =>
-  config.pins.requestsProxy || config.pins.jobsManager;
-
-export const isResourceMonitorUnmanaged = (config: TickConfig): boolean => config.pins.resourceMonitor;
 
 /**
  * VERIFY_SIGNATURES=off (the default, the script's behaviour): no check, no

@@ -3,7 +3,7 @@ import type { TickConfig } from '../config/tick-config.js';
 import type { WorkloadChange } from '../domain/plan.js';
 import type { Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
-import { ANNOTATION, describeWorkload, type WorkloadRef } from '../domain/workloads.js';
+import { describeWorkload, type WorkloadRef } from '../domain/workloads.js';
 import type { TickContext } from './tick-context.js';
 import type { TickEvent } from './tick-event.js';
 import { isFinding } from './tick-event.js';
@@ -85,12 +85,12 @@ export const interruptedView = (context: TickContext): InterruptedContext => ({
   rollingBack: context.wayBack.begun,
 });
 
-const jobsManagerOf = (context: InterruptedContext): string => `deployment/${context.config.deploymentName}`;
+/** The gate, as kubectl names it. */
+const gateOf = (context: InterruptedContext): string => describeWorkload(context.config.topology.gate);
 
 /** The settled guard's read watches the settle window; a bookkeeping read of the same object does not. */
 const isSettledGuardRead = (point: InterruptPoint): boolean =>
-  point.src === 'readJobsManager' &&
-  ((point.input as { settleWithinMs?: number } | undefined)?.settleWithinMs ?? 0) > 0;
+  point.src === 'readGate' && ((point.input as { settleWithinMs?: number } | undefined)?.settleWithinMs ?? 0) > 0;
 
 /** The bookkeeping write a patchBookkeeping call carries (the machine names each, e.g. writeSkipStreak). */
 const writeKindOf = (input: unknown): WriteKind | undefined =>
@@ -123,12 +123,12 @@ const whereOf = (point: InterruptPoint, context: InterruptedContext): string => 
   const when = PHASE_WORD[point.phase];
   if (isSettledGuardRead(point)) {
     return point.phase === 'during'
-      ? `while the settled guard waited for ${jobsManagerOf(context)}`
-      : `before the settled guard read ${jobsManagerOf(context)}`;
+      ? `while the settled guard waited for ${gateOf(context)}`
+      : `before the settled guard read ${gateOf(context)}`;
   }
   switch (point.src) {
-    case 'readJobsManager':
-      return `${when} reading the bookkeeping of ${jobsManagerOf(context)}`;
+    case 'readGate':
+      return `${when} reading the bookkeeping of ${gateOf(context)}`;
     case 'patchBookkeeping': {
       const kind = writeKindOf(point.input);
       return `${when} ${kind === undefined ? 'a bookkeeping write' : WRITE_WORDS[kind]}`;
@@ -168,7 +168,7 @@ const ROLLOUT_CALLS = new Set(['setImages', 'waitForRollout', 'watchStability'])
 /** refresh-attempt as the tick left it: what it wrote, else what it read (0 until the flap back-off read it). */
 const attemptLeft = (context: InterruptedContext): number => {
   const written = [...context.writes].reverse().find((w) => w.kind === 'writeRefreshAttempt');
-  const value = written?.annotations[ANNOTATION.refreshAttempt];
+  const value = written?.annotations[context.config.topology.keys.refreshAttempt];
   return value === undefined || value === null ? context.attempt : Number(value);
 };
 
@@ -191,26 +191,26 @@ const wayBackOf = (point: InterruptPoint, context: InterruptedContext): string =
   const next =
     attempt >= max
       ? `the next tick finds refresh-attempt at MAX_REFRESH_ATTEMPTS=${max}: FLAP DETECTED, no retry and no rollback (image-refresh rearm once the build is fixed)`
-      : `the next tick retries this build as attempt ${attempt + 1}/${max} once ${jobsManagerOf(context)} is settled, and rolls it back if its rollout fails`;
+      : `the next tick retries this build as attempt ${attempt + 1}/${max} once ${gateOf(context)} is settled, and rolls it back if its rollout fails`;
   return `; no rollback was made (ON_ROLLOUT_FAILURE=revert rolls back a rollout that failed, and this one was cut short): ${next}`;
 };
 
 /** What the tick's own writes left behind, in the annotations' words. */
 const bookkeepingOf = (point: InterruptPoint, context: InterruptedContext): string => {
   const last = (kind: WriteKind) => [...context.writes].reverse().find((w) => w.kind === kind);
-  const streakKey = ANNOTATION.skipStreak.split('/')[1];
+  const streakKey = context.config.topology.keys.skipStreak.split('/')[1];
   const counted = last('writeSkipStreak');
   const skip =
     counted === undefined
       ? 'the skip was not counted'
-      : `the skip was counted (${streakKey}=${counted.annotations[ANNOTATION.skipStreak]})`;
+      : `the skip was counted (${streakKey}=${counted.annotations[context.config.topology.keys.skipStreak]})`;
   // On an unsettled tick the skip streak is read, then written: the skip's own bookkeeping.
   const unsettled = context.settledness._tag === 'Some' && context.settledness.value._tag !== 'Settled';
   const guardOnly =
     isSettledGuardRead(point) || (unsettled && (counted === undefined || !context.config.decoupledRefresh));
   if (guardOnly) return counted === undefined ? `${skip}, nothing was written` : skip;
-  const attemptKey = ANNOTATION.refreshAttempt.split('/')[1];
-  const persisted = last('writeRefreshAttempt')?.annotations[ANNOTATION.refreshAttempt];
+  const attemptKey = context.config.topology.keys.refreshAttempt.split('/')[1];
+  const persisted = last('writeRefreshAttempt')?.annotations[context.config.topology.keys.refreshAttempt];
   // context.attempt is 0 until the flap back-off has read the counter: "unchanged" then, never a guessed 0.
   const attempt =
     last('clearFlapState') !== undefined

@@ -1,5 +1,5 @@
+import { parseImageReference } from '../config/profile/image-reference.js';
 import { shortDigest } from '../domain/digest.js';
-import { parseReference } from '../domain/live-drift.js';
 import { describeWorkload } from '../domain/workloads.js';
 import type { KubeEvent } from '../ports/events-port.js';
 import type { EventCode, TickEvent } from './tick-event.js';
@@ -138,7 +138,7 @@ const movedFrom = (outcome: TickOutcome, reimage: Reimage, container: string, di
   if (recorded !== undefined) return shortDigest(recorded);
   const live = reimage.previous?.[container];
   if (live === undefined) return '?';
-  const before = parseReference(live).digest;
+  const before = parseImageReference(live).digest;
   return before === undefined ? live : shortDigest(before);
 };
 

@@ -1,6 +1,6 @@
 import type { TickConfig } from '../config/tick-config.js';
 import type { WorkloadChange } from '../domain/plan.js';
-import { ANNOTATION, describeWorkload, type WorkloadRef, workloadRef } from '../domain/workloads.js';
+import { describeWorkload, type WorkloadRef } from '../domain/workloads.js';
 import { tickEvent } from './tick-event.js';
 
 // Words every phase's operator lines share, spelled once: the workloads as
@@ -8,9 +8,12 @@ import { tickEvent } from './tick-event.js';
 
 export const event = tickEvent;
 
-export const jobsManager = (c: TickConfig): string => describeWorkload(workloadRef(c, 'jobs-manager'));
-export const requestsProxy = (c: TickConfig): string => describeWorkload(workloadRef(c, 'requests-proxy'));
-export const resourceMonitor = (c: TickConfig): string => describeWorkload(workloadRef(c, 'resource-monitor'));
+/** The gate, as kubectl names it: `deployment/stg-jobs-manager`. */
+export const gate = (c: TickConfig): string => describeWorkload(c.topology.gate);
+
+/** `a`, `a and b`, `a, b and c`: a list in an operator's sentence. */
+export const listed = (items: readonly string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 
 /**
  * The script's own form of a patched workload: a DaemonSet says its
@@ -20,13 +23,17 @@ export const resourceMonitor = (c: TickConfig): string => describeWorkload(workl
 export const where = (workload: WorkloadRef): string =>
   `${describeWorkload(workload)}${workload.kind === 'DaemonSet' ? ` in ${workload.namespace}` : ''}`;
 
+/** `kubectl annotate deployment -n <ns> <name>`: the command that edits the gate's bookkeeping by hand. */
+export const annotateGate = (c: TickConfig): string =>
+  `kubectl annotate ${c.topology.gate.kind === 'Deployment' ? 'deployment' : 'daemonset'} -n ${c.topology.gate.namespace} ${c.topology.gate.name}`;
+
 /** `container=image …`, as `kubectl set image` is given it. */
 export const patchText = (change: WorkloadChange): string =>
   change.images.map((i) => `${i.container}=${i.image}`).join(' ');
 
 /** How a human re-arms refresh after the flap lockout or a failed success reset (#563). */
 export const rearmCommand = (c: TickConfig): string =>
-  `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}- ${ANNOTATION.flapDetected}-   (or: image-refresh rearm)`;
+  `${annotateGate(c)} ${c.topology.keys.refreshAttempt}- ${c.topology.keys.flapDetected}-   (or: image-refresh rearm)`;
 
 /** What a failed re-image tick leaves (I7, I9): said by every line that ends one. */
 export const NOTHING_RECORDED = 'the attempt counter stays incremented and the new digests are not recorded';

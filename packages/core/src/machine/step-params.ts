@@ -9,7 +9,7 @@ import { outcomeOf } from './tick-outcome-of.js';
 // a final state's outcome.
 
 /**
- * readJobsManager serves two reads of the one Deployment: the settled guard's
+ * readGate serves two reads of the one Deployment: the settled guard's
  * watch, which may wait out SETTLE_TIMEOUT for it to settle (docs/behaviour.md
  * §3.2), and every bookkeeping read after it, one request each. The input
  * says which; the bound (port-calls.ts) and an interrupted tick's line

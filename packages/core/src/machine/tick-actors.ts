@@ -4,8 +4,8 @@ import type { WorkloadChange } from '../domain/plan.js';
 import type { PlatformAnswer, PlatformTarget } from '../domain/platforms.js';
 import { isPortError, type PortError, type RegistryError, transport } from '../domain/port-error.js';
 import type { StagingRequest, StagingResult } from '../domain/staging.js';
-import type { ImageName, LiveWorkload, WorkloadRef } from '../domain/workloads.js';
-import type { JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
+import type { LiveWorkload, WorkloadRef } from '../domain/workloads.js';
+import type { GateSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { KubeEvent } from '../ports/events-port.js';
 import type { FleetHaltDocument, FleetHaltTarget } from '../ports/fleet-halt-port.js';
 import type { DigestRequest, Resolution } from '../ports/registry-port.js';
@@ -23,13 +23,12 @@ export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
 export type SignatureAnswers = readonly Either<RegistryError, SignatureVerdict>[];
 /** One answer per platform target, in request order (PLATFORM_CHECK, docs/behaviour.md §3.4a step 4). */
 export type PlatformAnswers = readonly Either<RegistryError, PlatformAnswer>[];
-export type DigestsToRecord = Readonly<Partial<Record<ImageName, string>>>;
 
 const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
 
 export const tickActors = {
   /** Every read of the jobs-manager Deployment: the guard's (within the settle window) and the bookkeeping's. */
-  readJobsManager: fromPromise<JobsManagerSnapshot, { settleWithinMs: number }>(unprovided('readJobsManager')),
+  readGate: fromPromise<GateSnapshot, { settleWithinMs: number }>(unprovided('readGate')),
   /** Every bookkeeping write: hands `write.annotations` to the port and answers the write it sent. */
   patchBookkeeping: fromPromise<AnnotationWrite, { write: AnnotationWrite }>(unprovided('patchBookkeeping')),
   resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),

@@ -13,6 +13,7 @@ export type EventLevel = 'info' | 'warn' | 'error';
  */
 export type EventCode =
   | 'TICK_START'
+  | 'VARIABLES_IGNORED'
   | 'CONFIG_INVALID'
   | 'MIRROR_INERT'
   | 'DEPLOYMENT_UNREADABLE'
@@ -27,10 +28,11 @@ export type EventCode =
   | 'IMAGE_PINNED'
   | 'RESOLVE_FAILED'
   | 'RECORDED_DIGESTS_UNREADABLE'
+  | 'ORPHANED_BOOKKEEPING'
   | 'FIRST_OBSERVATION'
   | 'DIGEST_UNCHANGED'
   | 'DIGEST_CHANGED'
-  | 'REQUESTS_PROXY_PINNED'
+  | 'WORKLOAD_PINNED'
   | 'REGISTRY_BUDGET_LOW'
   | 'ATTEMPT_UNREADABLE'
   | 'FLAP_DETECTED'

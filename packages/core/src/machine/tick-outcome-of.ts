@@ -3,7 +3,6 @@ import { heldDigestsOf, heldResultOf } from '../domain/held-result.js';
 import type { RefreshPlan } from '../domain/plan.js';
 import { failedReimageOf } from '../domain/reimage-run.js';
 import { skipResultOf } from '../domain/skip-streak.js';
-import { IMAGES } from '../domain/workloads.js';
 import type { TickContext } from './tick-context.js';
 import { isFinding } from './tick-event.js';
 import type { DigestChange, TickOutcome, TickResult } from './tick-outcome.js';
@@ -27,7 +26,7 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
   const findings = context.events.filter(isFinding);
   const held = heldDigestsOf(
     admit.holds,
-    IMAGES.map((image) => image.name),
+    context.config.topology.images.map((image) => image.name),
   );
   // A decoupled pass that ran through still ends as the skip it followed; a
   // tick that ran through holding a digest back ends under the hold's name.

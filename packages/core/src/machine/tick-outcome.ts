@@ -3,7 +3,6 @@ import type { HeldDigest } from '../domain/held-result.js';
 import type { FailedReimage, Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { SignatureCheckReport } from '../domain/signature-admission.js';
-import type { ImageName } from '../domain/workloads.js';
 import type { TickEvent } from './tick-event.js';
 
 export type { HaltReport } from '../domain/fleet-halt-reading.js';
@@ -86,7 +85,7 @@ export interface AnnotationWrite {
 
 /** A digest the registry moved to, against the one recorded; acted on unless the tick says otherwise. */
 export interface DigestChange {
-  readonly image: ImageName;
+  readonly image: string;
   readonly from: string;
   readonly to: string;
 }

@@ -9,24 +9,23 @@ import type { ContainerImage, LiveWorkload, WorkloadRef } from '../domain/worklo
 // What a tick needs from the cluster, as logical operations. Each may fail on
 // its own (the simulator injects faults per operation), and each result is a
 // plain snapshot value: the Kubernetes adapter serves every read below from one
-// GET of the jobs-manager Deployment per tick, so a steady tick costs one
-// request.
+// GET of the gate workload per tick, so a steady tick costs one request.
 //
 // "Absent" is `Right(none)`, "could not read" is `Left(error)`: the two can
 // never be confused, which is the bug class behind #626 and #1964.
 
-/** The jobs-manager Deployment as one read shows it: a live workload and its bookkeeping annotations. */
-export interface JobsManagerSnapshot extends LiveWorkload {
-  /** Every annotation of the Deployment; image-refresh reads only its own keys (workloads.ts). */
+/** The gate workload as one read shows it: a live workload and its bookkeeping annotations. */
+export interface GateSnapshot extends LiveWorkload {
+  /** Every annotation of the gate; image-refresh reads only its own keys (the topology's). */
   readonly annotations: Readonly<Record<string, string>>;
   /** metadata.uid: unique per install where every edge shares the names; START_JITTER derives from it (issue 17). */
   readonly uid?: string;
 }
 
 /**
- * What a tick needs from the cluster, as logical operations on the
- * jobs-manager Deployment's annotations (its bookkeeping) and on the three
- * workloads. Every operation returns a `TaskEither`: `Left` is "could not"
+ * What a tick needs from the cluster, as logical operations on the gate's
+ * annotations (its bookkeeping, docs/profiles.md) and on the workloads of
+ * the topology. Every operation returns a `TaskEither`: `Left` is "could not"
  * (a {@link PortError} naming the server's own words), `Right` the answer, and
  * absent is `Right(none)` — so "absent" and "failed" can never be confused
  * (#626, #1964). A read is fail-closed in the tick: a `Left` from a
@@ -38,19 +37,20 @@ export interface JobsManagerSnapshot extends LiveWorkload {
  */
 export interface ClusterPort {
   /**
-   * The jobs-manager Deployment as it is now: settledness, annotations (the
-   * bookkeeping), container images and who set them. With `settleWithinMs`
-   * above 0 it is the settled guard's question (docs/behaviour.md §3.2): an
-   * unsettled Deployment is re-read until it settles or that window closes.
+   * The gate workload (the topology's `gate`) as it is now: settledness,
+   * annotations (the bookkeeping), container images and who set them. With
+   * `settleWithinMs` above 0 it is the settled guard's question
+   * (docs/behaviour.md §3.2): an unsettled gate is re-read until it settles
+   * or that window closes.
    * With 0 it is a bookkeeping read: the adapter may answer from this tick's
    * last read or write of the object. `Left` only when it cannot be read
    * (NotFound, Forbidden, API or transport error, #571); the tick never takes
    * a failed read for absent annotations (I4, I11).
    */
-  readonly readJobsManager: (settleWithinMs: number) => TaskEither<PortError, JobsManagerSnapshot>;
+  readonly readGate: (settleWithinMs: number) => TaskEither<PortError, GateSnapshot>;
 
   /**
-   * Change the bookkeeping annotations of the jobs-manager Deployment in one
+   * Change the bookkeeping annotations of the gate in one
    * write: each key of `changes` is set to its value, or removed where the
    * value is `null`. The tick decides every change and what its failure
    * means (I3, I6, I9, I10, I12); an implementation writes exactly these keys
@@ -60,7 +60,7 @@ export interface ClusterPort {
 
   /**
    * A workload as it runs now: settledness (within the settle window),
-   * container images and who set them. For jobs-manager the adapter answers
+   * container images and who set them. For the gate the adapter answers
    * from the tick's one read.
    */
   readonly observeWorkload: (workload: WorkloadRef) => TaskEither<PortError, LiveWorkload>;

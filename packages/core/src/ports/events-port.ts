@@ -1,11 +1,11 @@
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { PortError } from '../domain/port-error.js';
 
-// Kubernetes Events on the jobs-manager Deployment: where operators already
+// Kubernetes Events on the gate workload: where operators already
 // look (`kubectl describe`, `kubectl get events`) — so "images did not update"
 // is never visible only from the Job's colour (#1964, issue 6).
 
-/** A Kubernetes Event to record on the jobs-manager Deployment (`kubernetesEventsFor` makes them). */
+/** A Kubernetes Event to record on the gate workload (`kubernetesEventsFor` makes them). */
 export interface KubeEvent {
   /** `Warning` for findings and warnings, `Normal` for skips and successful re-images. */
   readonly type: 'Normal' | 'Warning';

@@ -28,11 +28,8 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
   const noClock = TE.left(transport('this tick was given no clock port (TickPorts.clock)'));
   return {
     // The guard's read may watch the settle window; a bookkeeping read is one request.
-    readJobsManager: (input: { settleWithinMs: number }) =>
-      [
-        input.settleWithinMs > 0 ? bounds.observeMs : bounds.apiMs,
-        cluster.readJobsManager(input.settleWithinMs),
-      ] as const,
+    readGate: (input: { settleWithinMs: number }) =>
+      [input.settleWithinMs > 0 ? bounds.observeMs : bounds.apiMs, cluster.readGate(input.settleWithinMs)] as const,
     patchBookkeeping: (input: { write: AnnotationWrite }) => {
       // The write the machine reports is the object the port was handed (issue 12).
       const sent = cluster.patchBookkeeping(input.write.annotations);

@@ -1,5 +1,4 @@
 import type { Environment } from '../config/environment.js';
-import { ANNOTATION } from '../domain/workloads.js';
 import { simDigest } from './sim-digest.js';
 import { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
 import { SIM_EPOCH_MS } from './sim-ports.js';
@@ -122,8 +121,8 @@ export const SCENARIOS: readonly Scenario[] = [
         act: (w) => {
           publish(JM, 3)(w);
           w.setBehaviour('jobs-manager', 'settles');
-          w.setAnnotation(ANNOTATION.refreshAttempt, undefined);
-          w.setAnnotation(ANNOTATION.flapDetected, undefined);
+          w.setAnnotation(w.config.topology.keys.refreshAttempt, undefined);
+          w.setAnnotation(w.config.topology.keys.flapDetected, undefined);
         },
       },
       quiet,
@@ -161,14 +160,14 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: 'fresh install' },
       {
         event: 'Role edited: get deployments is Forbidden',
-        act: (w) => w.injectClusterFault('readJobsManager', 'Forbidden'),
+        act: (w) => w.injectClusterFault('readGate', 'Forbidden'),
       },
-      { event: 'API server hangs on the read', act: (w) => w.injectClusterFault('readJobsManager', 'Hang') },
+      { event: 'API server hangs on the read', act: (w) => w.injectClusterFault('readGate', 'Hang') },
       {
         event: `publish ${JM} build 2; the attempt-counter write fails`,
         act: (w) => {
           publish(JM, 2)(w);
-          w.injectClusterFault('patchBookkeeping', 'Transport', 1, `${ANNOTATION.refreshAttempt}=`);
+          w.injectClusterFault('patchBookkeeping', 'Transport', 1, `${w.config.topology.keys.refreshAttempt}=`);
         },
       },
       { event: 'API healthy again' },

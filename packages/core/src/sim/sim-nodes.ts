@@ -1,4 +1,4 @@
-import type { WorkloadId } from '../domain/workloads.js';
+import type { Topology } from '../config/profile/topology.js';
 
 // The simulated edge's nodes (docs/behaviour.md §3.5a): which nodes each
 // workload's pods run on, what each node's image cache holds, and how long a
@@ -11,9 +11,12 @@ import type { WorkloadId } from '../domain/workloads.js';
 /** Never: a pull that fails (the registry refuses it, the manifest has no image for this node's platform). */
 const NEVER = Number.POSITIVE_INFINITY;
 
+/** The edge's nodes: a DaemonSet runs on every one of them. */
+export const SIM_NODE_NAMES: readonly string[] = ['edge-1', 'edge-2', 'edge-3'];
+
 /** A staging pod as the simulated API server holds it, until it is deleted. */
 export interface SimStagingPod {
-  readonly workload: WorkloadId;
+  readonly workload: string;
   readonly node: string;
   /** The image references it pulls, joined by a space (its digest label, in the adapter). */
   readonly images: string;
@@ -25,12 +28,8 @@ export interface SimStagingPod {
  * the API server, and the time each workload's pods were unavailable.
  */
 export class SimNodes {
-  /** Each workload's nodes: jobs-manager and requests-proxy share one, the DaemonSet runs on all three. */
-  readonly of: Record<WorkloadId, string[]> = {
-    'jobs-manager': ['edge-1'],
-    'requests-proxy': ['edge-1'],
-    'resource-monitor': ['edge-1', 'edge-2', 'edge-3'],
-  };
+  /** Each workload's nodes, by id: a Deployment's one replica runs on the first node, a DaemonSet on all three. */
+  readonly of: Record<string, string[]>;
   /** How long a pull of a digest takes over the link, by digest; absent: at once (the default, as before). */
   readonly pullMs = new Map<string, number>();
   /** Digests whose pull fails on every node (or, `digest node`, on one node). */
@@ -39,12 +38,25 @@ export class SimNodes {
   readonly readyAt = new Map<string, Map<string, number>>();
   /** Staging pods left on the API server by a tick that was killed mid-staging (or still being made), by name. */
   readonly stagingPods = new Map<string, SimStagingPod>();
-  /** Virtual ms each workload spent in a rollout wait with its new pods not yet available (the `slow-link` measure). */
-  readonly unavailableMs: Record<WorkloadId, number> = {
-    'jobs-manager': 0,
-    'requests-proxy': 0,
-    'resource-monitor': 0,
-  };
+  /** Virtual ms each workload spent in a rollout wait with its new pods not yet available (the `slow-link` measure), by id. */
+  readonly unavailableMs: Record<string, number>;
+
+  constructor(topology: Topology) {
+    this.of = Object.fromEntries(
+      topology.workloads.map((w) => [w.id, w.kind === 'DaemonSet' ? [...SIM_NODE_NAMES] : ['edge-1']]),
+    );
+    this.unavailableMs = Object.fromEntries(topology.workloads.map((w) => [w.id, 0]));
+  }
+
+  /** The nodes a workload's pods run on. */
+  nodesOf(id: string): readonly string[] {
+    return this.of[id] ?? [];
+  }
+
+  /** Its pods were unavailable for `ms` more of a rollout wait. */
+  addUnavailable(id: string, ms: number): void {
+    this.unavailableMs[id] = (this.unavailableMs[id] ?? 0) + ms;
+  }
 
   /** Every node of the edge. */
   get all(): readonly string[] {
@@ -88,10 +100,8 @@ export class SimNodes {
   }
 
   copyInto(copy: SimNodes): void {
-    for (const id of Object.keys(this.of) as WorkloadId[]) {
-      copy.of[id] = [...this.of[id]];
-      copy.unavailableMs[id] = this.unavailableMs[id];
-    }
+    for (const [id, nodes] of Object.entries(this.of)) copy.of[id] = [...nodes];
+    for (const [id, ms] of Object.entries(this.unavailableMs)) copy.unavailableMs[id] = ms;
     for (const [digest, ms] of this.pullMs) copy.pullMs.set(digest, ms);
     for (const digest of this.failing) copy.failing.add(digest);
     for (const [node, cache] of this.readyAt) copy.readyAt.set(node, new Map(cache));

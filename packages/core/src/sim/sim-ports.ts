@@ -3,9 +3,9 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import { type BookkeepingChanges, describeChanges } from '../domain/bookkeeping.js';
 import { notFound, type PortError, type PortErrorTag, type RegistryError, timeout } from '../domain/port-error.js';
-import type { LiveWorkload, WorkloadId } from '../domain/workloads.js';
+import type { LiveWorkload } from '../domain/workloads.js';
 import type { ClockPort } from '../ports/clock-port.js';
-import type { ClusterPort, JobsManagerSnapshot, RolloutError } from '../ports/cluster-port.js';
+import type { ClusterPort, GateSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { FleetHaltDocument, FleetHaltPort } from '../ports/fleet-halt-port.js';
 import type { Resolution } from '../ports/registry-port.js';
@@ -46,11 +46,13 @@ const errorOf = (tag: PortErrorTag, op: string): PortError => ({
 export const simPorts = (world: SimWorld): TickPorts => {
   const { config } = world;
 
-  /** One API request against the jobs-manager Deployment (or another workload). */
+  const gate = config.topology.gate;
+
+  /** One API request against the gate (or another workload). */
   const request = <A>(
     op: ClusterOp,
     detail: string,
-    target: WorkloadId,
+    target: string,
     act: () => E.Either<PortError, A>,
     changes?: BookkeepingChanges,
     readIndex?: number,
@@ -64,9 +66,9 @@ export const simPorts = (world: SimWorld): TickPorts => {
     } else if (fault !== undefined) {
       world.clockMs += SIM_REQUEST_MS;
       result = E.left(errorOf(fault, op));
-    } else if (!world.workloads[target].exists) {
+    } else if (!world.workload(target).exists) {
       world.clockMs += SIM_REQUEST_MS;
-      result = E.left(notFound(`deployments.apps "${world.nameOf(target)}" not found`, 404));
+      result = E.left(notFound(`${world.kindOf(target)}s.apps "${world.nameOf(target)}" not found`, 404));
     } else {
       world.clockMs += SIM_REQUEST_MS;
       result = act();
@@ -84,16 +86,16 @@ export const simPorts = (world: SimWorld): TickPorts => {
   };
 
   const cluster: ClusterPort = {
-    readJobsManager: (settleWithinMs) =>
+    readGate: (settleWithinMs) =>
       request(
-        'readJobsManager',
+        'readGate',
         settleWithinMs > 0 ? `settle ${settleWithinMs}` : '',
-        'jobs-manager',
-        (): E.Either<PortError, JobsManagerSnapshot> => {
-          const settledness = world.settlednessOf('jobs-manager', 'top-of-tick');
-          // The adapter watches an unsettled Deployment for the whole window it was given.
+        gate.id,
+        (): E.Either<PortError, GateSnapshot> => {
+          const settledness = world.settlednessOf(gate.id, 'top-of-tick');
+          // The adapter watches an unsettled gate for the whole window it was given.
           if (settledness._tag !== 'Settled') world.clockMs += settleWithinMs;
-          const w = world.workloads['jobs-manager'];
+          const w = world.workload(gate.id);
           return E.right({
             settledness,
             annotations: { ...world.annotations },
@@ -106,13 +108,13 @@ export const simPorts = (world: SimWorld): TickPorts => {
         world.nextReadIndex(settleWithinMs),
       ),
     patchBookkeeping: (changes) =>
-      request('patchBookkeeping', describeChanges(changes), 'jobs-manager', annotate(changes), changes),
+      request('patchBookkeeping', describeChanges(changes), gate.id, annotate(changes), changes),
     observeWorkload: (workload) =>
       request('observeWorkload', workload.id, workload.id, (): E.Either<PortError, LiveWorkload> => {
         const settledness = world.settlednessOf(workload.id, 'top-of-tick');
-        // jobs-manager comes from the tick's one read; the others are watched for the window.
-        if (settledness._tag !== 'Settled' && workload.id !== 'jobs-manager') world.clockMs += config.settleTimeoutMs;
-        const w = world.workloads[workload.id];
+        // The gate comes from the tick's one read; the others are watched for the window.
+        if (settledness._tag !== 'Settled' && workload.id !== gate.id) world.clockMs += config.settleTimeoutMs;
+        const w = world.workload(workload.id);
         return E.right({ settledness, images: { ...w.images }, imageOwners: { ...w.imageOwners } });
       }),
     setImages: (workload, images) =>
@@ -121,7 +123,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
         `${workload.id} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
         workload.id,
         (): E.Either<PortError, { readonly changed: boolean }> => {
-          const w = world.workloads[workload.id];
+          const w = world.workload(workload.id);
           const changed = images.some(({ container, image }) => w.images[container] !== image);
           // Already on target, the adapter sends no patch (docs/behaviour.md §3.6): no write, no new
           // generation, no rollout, the field manager untouched.
@@ -133,7 +135,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
           w.generation += 1;
           w.rolloutPending = true;
           // The new pods' nodes start pulling what they do not hold (docs/behaviour.md §3.5a).
-          world.nodes.readyEverywhere(world.nodes.of[workload.id], Object.values(w.images), world.clockMs);
+          world.nodes.readyEverywhere(world.nodes.nodesOf(workload.id), Object.values(w.images), world.clockMs);
           return E.right({ changed });
         },
         undefined,
@@ -143,7 +145,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
       ),
     waitForRollout: (workload, timeoutMs) => {
       const fault = world.takeClusterFault('waitForRollout');
-      const w = world.workloads[workload.id];
+      const w = world.workload(workload.id);
       let result: E.Either<RolloutError, void>;
       if (fault === 'Hang') {
         world.clockMs += config.apiTimeoutMs;
@@ -158,7 +160,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
         const pending = w.rolloutPending;
         // New pods first wait for their images on every node (a slow link: `slow-link`, docs/behaviour.md §3.5a).
         const pulled = pending
-          ? world.nodes.readyEverywhere(world.nodes.of[workload.id], Object.values(w.images), world.clockMs)
+          ? world.nodes.readyEverywhere(world.nodes.nodesOf(workload.id), Object.values(w.images), world.clockMs)
           : world.clockMs;
         // Only a pull makes the wait run out: a rollout with its images in place takes SIM_ROLLOUT_MS whatever the bound (as before staging).
         if (pulled > startedAt && pulled - startedAt + SIM_ROLLOUT_MS > timeoutMs) {
@@ -183,7 +185,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
           }
         }
         // Its pods were unavailable while the wait lasted: the old ones replaced, the new ones not Ready (`slow-link`'s measure).
-        if (pending) world.nodes.unavailableMs[workload.id] += world.clockMs - startedAt;
+        if (pending) world.nodes.addUnavailable(workload.id, world.clockMs - startedAt);
       }
       world.log({ op: 'waitForRollout', detail: workload.id, outcome: E.isRight(result) ? 'ok' : result.left._tag });
       return done(result);
@@ -192,7 +194,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
     // for the whole window; one that falls apart is caught halfway through it.
     watchStability: (workload, stableForMs) => {
       const fault = world.takeClusterFault('watchStability');
-      const w = world.workloads[workload.id];
+      const w = world.workload(workload.id);
       let result: E.Either<RolloutError, void>;
       if (fault === 'Hang') {
         world.clockMs += config.apiTimeoutMs;

@@ -56,8 +56,10 @@ export const simPlatformPort = (world: SimWorld): PlatformPort => ({
 
 /** A rollout wait that ran out while new pods waited for a pull: the adapter's words, the node and the image named. */
 export const stillPulling = (world: SimWorld, workload: WorkloadRef, timeoutMs: number): string => {
-  const images = Object.values(world.workloads[workload.id].images);
-  const node = world.nodes.of[workload.id].find((n) => images.some((r) => !world.nodes.present(n, r, world.clockMs)));
+  const images = Object.values(world.workload(workload.id).images);
+  const node = world.nodes
+    .nodesOf(workload.id)
+    .find((n) => images.some((r) => !world.nodes.present(n, r, world.clockMs)));
   const image = images.find((r) => node !== undefined && !world.nodes.present(node, r, world.clockMs));
   return `${describeWorkload(workload)} did not finish rolling out within ${formatDuration(timeoutMs)}: new pods on ${node ?? '?'} are waiting for ${image ?? '?'} to be pulled (ContainerCreating)`;
 };
@@ -80,20 +82,20 @@ const stageTarget = (
   const timeout = `PREPULL_TIMEOUT=${formatDuration(request.timeoutMs)}`;
   // As the adapter: a workload whose turn comes after the deadline is not even looked at.
   if (world.clockMs >= deadline) {
-    for (const node of nodes.of[id])
+    for (const node of nodes.nodesOf(id))
       world.log({ op: 'stageImage', detail: `${id} ${node} ${images}`, outcome: 'NotStaged' });
     return { _tag: 'NotStaged', failures: [{ reason: `${timeout} passed before its turn` }], staged: [] };
   }
   // Pods an earlier tick left: one of this very staging is reused (its pull goes on), any other is removed.
   for (const [name, pod] of [...nodes.stagingPods]) {
-    if (pod.workload !== id || (pod.images === images && nodes.of[id].includes(pod.node))) continue;
+    if (pod.workload !== id || (pod.images === images && nodes.nodesOf(id).includes(pod.node))) continue;
     nodes.stagingPods.delete(name);
     world.clockMs += SIM_REQUEST_MS;
     world.log({ op: 'deleteStagingPod', detail: `${id} ${pod.node} ${pod.images}`, outcome: 'ok' });
   }
   const staged: string[] = [];
   const failures: StagingFailure[] = [];
-  const all = nodes.of[id];
+  const all = nodes.nodesOf(id);
   for (let from = 0; from < all.length; from += request.parallel) {
     const batch = all.slice(from, from + request.parallel);
     const startedAt = world.clockMs;
@@ -144,7 +146,7 @@ export const simStagingPort = (world: SimWorld): StagingPort => ({
     } else {
       answer = E.right(
         request.targets.map((target) =>
-          world.workloads[target.workload.id].exists
+          world.workload(target.workload.id).exists
             ? stageTarget(world, target, deadline, request)
             : {
                 _tag: 'NotStaged',

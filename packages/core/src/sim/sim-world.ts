@@ -1,3 +1,4 @@
+import type { TopologyWorkload } from '../config/profile/topology.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { type BookkeepingChanges, changeMatches } from '../domain/bookkeeping.js';
 import type { Platform } from '../domain/platforms.js';
@@ -9,15 +10,16 @@ import {
   deploymentSettledness,
   type Settledness,
 } from '../domain/settledness.js';
-import { CONTAINER, IMAGES, type WorkloadId, type WorkloadKind } from '../domain/workloads.js';
+import { imageOf, type WorkloadKind, workloadOf } from '../domain/workloads.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import { simDigest } from './sim-digest.js';
-import { SimNodes } from './sim-nodes.js';
+import { SIM_NODE_NAMES, SimNodes } from './sim-nodes.js';
 
-// An in-memory edge cluster and registry. Workloads carry a generation, spec
-// images, a rollout behaviour that decides their status, and (jobs-manager)
-// the bookkeeping annotations; the registry maps repo:tag to a digest. Faults
-// are injected per port operation. Every port call is logged.
+// An in-memory edge cluster and registry, shaped by the config's topology
+// (docs/profiles.md). Workloads carry a generation, spec images, a rollout
+// behaviour that decides their status, and (the gate) the bookkeeping
+// annotations; the registry maps repo:tag to a digest. Faults are injected per
+// port operation. Every port call is logged.
 
 /**
  * How a workload's rollouts behave:
@@ -52,14 +54,14 @@ export interface FaultTarget {
   readonly op: ClusterOp;
   readonly key?: string;
   /**
-   * For `readJobsManager`: only the read with this index in its tick. A tick
-   * reads the jobs-manager Deployment several times — the settled guard's
+   * For `readGate`: only the read with this index in its tick. A tick
+   * reads the gate several times — the settled guard's
    * read (0, the one with a settle window), then the skip streak, the
    * recorded digests, the pin markers, refresh-attempt (docs/behaviour.md
    * §3.2–§3.5) — and `readIndex` picks one of them, tick after tick.
    */
   readonly readIndex?: number;
-  /** The read's index on a tick whose guard found jobs-manager unsettled (a decoupled pass has no live pass), when it differs. */
+  /** The read's index on a tick whose guard found the gate unsettled (a decoupled pass has no live pass), when it differs. */
   readonly unsettledReadIndex?: number;
 }
 
@@ -125,7 +127,7 @@ export interface SimCall {
 
 /** A simulated workload; mutable on purpose, for world events a test stages. */
 export interface SimWorkload {
-  readonly id: WorkloadId;
+  readonly id: string;
   readonly kind: WorkloadKind;
   /** False once deleted: every read of it is NotFound. */
   exists: boolean;
@@ -157,35 +159,28 @@ const slotOf = (target: FaultTarget): string =>
       ? `${target.op} #${target.readIndex}`
       : target.op;
 
-/** Nodes the resource-monitor DaemonSet runs on. */
-const NODES = 3;
-
-const CONTAINERS: Record<WorkloadId, readonly { container: string; repo: string }[]> = {
-  'jobs-manager': [
-    { container: CONTAINER.api, repo: 'tracebloc/jobs-manager' },
-    { container: CONTAINER.podsMonitor, repo: 'tracebloc/pods-monitor' },
-  ],
-  'requests-proxy': [{ container: CONTAINER.proxy, repo: 'tracebloc/jobs-manager' }],
-  'resource-monitor': [{ container: CONTAINER.resourceMonitor, repo: 'tracebloc/resource-monitor' }],
+/** The image reference a fresh install renders: `repo:tag` (the first-tick contract, #569), owned by helm. */
+const renderedImage = (config: TickConfig, image: string): string => {
+  const spec = imageOf(config.topology, image);
+  return `${config.imageRegistry}/${spec.repo}:${spec.tag}`;
 };
 
-const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
-  id,
-  kind: id === 'resource-monitor' ? 'DaemonSet' : 'Deployment',
+const freshWorkload = (workload: TopologyWorkload, config: TickConfig): SimWorkload => ({
+  id: workload.id,
+  kind: workload.kind,
   exists: true,
   generation: 1,
-  // A fresh install runs repo:tag (the first-tick contract, #569).
   images: Object.fromEntries(
-    CONTAINERS[id].map(({ container, repo }) => [container, `${config.imageRegistry}/${repo}:${config.imageTag}`]),
+    workload.containers.map(({ container, image }) => [container, renderedImage(config, image)]),
   ),
-  imageOwners: Object.fromEntries(CONTAINERS[id].map(({ container }) => [container, 'helm'])),
+  imageOwners: Object.fromEntries(workload.containers.map(({ container }) => [container, 'helm'])),
   behaviour: 'settles',
   rolloutPending: false,
 });
 
 /**
- * An in-memory edge cluster and registry for {@link simPorts}: the chart's
- * three workloads (fresh install: `repo:tag`, settled), the jobs-manager
+ * An in-memory edge cluster and registry for {@link simPorts}: the
+ * topology's workloads (fresh install: `repo:tag`, settled), the gate's
  * annotations, a registry with build 1 of every image published, a virtual
  * clock, and faults armed per operation. Deterministic: the same world and
  * the same ticks give the same calls and outcomes (I20).
@@ -201,11 +196,11 @@ const freshWorkload = (id: WorkloadId, config: TickConfig): SimWorkload => ({
 export class SimWorld {
   /** Virtual time in ms; the simulated ports advance it as real requests and waits would take. */
   clockMs = 0;
-  /** The jobs-manager Deployment's metadata.uid (issue 17: START_JITTER derives from it); a recreate gives a new one. */
+  /** The gate's metadata.uid (issue 17: START_JITTER derives from it); a recreate gives a new one. */
   uid = '6f1c2a4e-0000-4000-8000-000000000001';
-  /** The chart's workloads by id. */
-  readonly workloads: Record<WorkloadId, SimWorkload>;
-  /** Annotations of the jobs-manager Deployment. */
+  /** The topology's workloads by id; {@link SimWorld.workload} reads one. */
+  readonly workloads: Record<string, SimWorkload>;
+  /** Annotations of the gate. */
   annotations: Record<string, string> = {};
   /** `repo:tag` → digest */
   readonly registry = new Map<string, string>();
@@ -213,7 +208,7 @@ export class SimWorld {
   rateLimitRemaining: number | undefined = 100;
   /** Every port call, in order. */
   readonly calls: SimCall[] = [];
-  /** Kubernetes Events recorded on the jobs-manager Deployment, one per reason. */
+  /** Kubernetes Events recorded on the gate, one per reason. */
   readonly kubeEvents: SimKubeEvent[] = [];
   private readonly clusterFaults = new Map<string, ArmedClusterFault>();
   private readsThisTick = 0;
@@ -228,18 +223,27 @@ export class SimWorld {
   readonly haltDocuments = new Map<string, string>();
   private readonly haltDocumentFaults: Armed<HaltDocumentFault>[] = [];
   /** The edge's nodes, their image caches and the link's pull times (PREPULL, docs/behaviour.md §3.5a). */
-  readonly nodes = new SimNodes();
+  readonly nodes: SimNodes;
   /** What a digest provides (PLATFORM_CHECK), where it is not {@link SIM_PLATFORMS}; a string: its manifest cannot be read. */
   readonly platformsByDigest = new Map<string, readonly Platform[] | string>();
   private readonly platformFaults = new Map<string, Armed<PlatformFault>>();
 
   constructor(readonly config: TickConfig) {
-    this.workloads = {
-      'jobs-manager': freshWorkload('jobs-manager', config),
-      'requests-proxy': freshWorkload('requests-proxy', config),
-      'resource-monitor': freshWorkload('resource-monitor', config),
-    };
-    for (const { repo } of IMAGES) this.publish(repo, simDigest(`${repo}#1`));
+    this.workloads = Object.fromEntries(config.topology.workloads.map((w) => [w.id, freshWorkload(w, config)]));
+    this.nodes = new SimNodes(config.topology);
+    for (const { repo, tag } of config.topology.images) this.publish(repo, simDigest(`${repo}#1`), tag);
+  }
+
+  /** One workload of the topology; throws for an id it does not have (a defect of the test). */
+  workload(id: string): SimWorkload {
+    const workload = this.workloads[id];
+    if (workload === undefined) throw new Error(`the simulated edge has no workload ${id}`);
+    return workload;
+  }
+
+  /** The gate's id: the workload whose annotations hold the bookkeeping. */
+  get gateId(): string {
+    return this.config.topology.gate.id;
   }
 
   // --- world events ---------------------------------------------------------
@@ -255,8 +259,8 @@ export class SimWorld {
   }
 
   /** Whether a workload runs a crash-looping build in any container. */
-  runsBrokenBuild(id: WorkloadId): boolean {
-    return Object.values(this.workloads[id].images).some((image) =>
+  runsBrokenBuild(id: string): boolean {
+    return Object.values(this.workload(id).images).some((image) =>
       this.brokenDigests.has(image.slice(image.indexOf('@') + 1)),
     );
   }
@@ -325,9 +329,9 @@ export class SimWorld {
   }
 
   /** Whether every node of the workload holds every image its pod spec names now: new pods wait for a pull otherwise. */
-  imagesPulled(id: WorkloadId): boolean {
-    const images = Object.values(this.workloads[id].images);
-    return this.nodes.of[id].every((node) => images.every((ref) => this.nodes.present(node, ref, this.clockMs)));
+  imagesPulled(id: string): boolean {
+    const images = Object.values(this.workload(id).images);
+    return this.nodes.nodesOf(id).every((node) => images.every((ref) => this.nodes.present(node, ref, this.clockMs)));
   }
 
   /** A trusted key signs `repo@digest` (cosign sign, issue 15). */
@@ -351,8 +355,8 @@ export class SimWorld {
   }
 
   /** Change how a workload's rollouts go from now on; `settles` or `flaps` also finishes a stalled rollout. */
-  setBehaviour(id: WorkloadId, behaviour: RolloutBehaviour): void {
-    const workload = this.workloads[id];
+  setBehaviour(id: string, behaviour: RolloutBehaviour): void {
+    const workload = this.workload(id);
     workload.behaviour = behaviour;
     // A workload that starts settling finishes the rollout it was stuck in.
     if (behaviour === 'settles' || behaviour === 'flaps') workload.rolloutPending = false;
@@ -397,36 +401,37 @@ export class SimWorld {
    * back on repo:tag, owned by helm — undoing any pin (issue 7). A spec
    * change, so a rollout like any other.
    */
-  helmRerender(id: WorkloadId): void {
-    const w = this.workloads[id];
-    const changed = CONTAINERS[id].some(
-      ({ container, repo }) => w.images[container] !== `${this.config.imageRegistry}/${repo}:${this.config.imageTag}`,
+  helmRerender(id: string): void {
+    const w = this.workload(id);
+    const { containers } = workloadOf(this.config.topology, id);
+    const changed = containers.some(
+      ({ container, image }) => w.images[container] !== renderedImage(this.config, image),
     );
-    for (const { container, repo } of CONTAINERS[id]) {
-      w.images[container] = `${this.config.imageRegistry}/${repo}:${this.config.imageTag}`;
+    for (const { container, image } of containers) {
+      w.images[container] = renderedImage(this.config, image);
       w.imageOwners[container] = 'helm';
     }
     if (changed) w.generation += 1;
   }
 
   /** Someone sets one container's image by hand (`kubectl set image`). */
-  setLiveImage(id: WorkloadId, container: string, image: string, owner = 'kubectl-set'): void {
-    const w = this.workloads[id];
+  setLiveImage(id: string, container: string, image: string, owner = 'kubectl-set'): void {
+    const w = this.workload(id);
     if (w.images[container] === image) return;
     w.images[container] = image;
     w.imageOwners[container] = owner;
     w.generation += 1;
   }
 
-  /** The jobs-manager Deployment is deleted: every read of it is NotFound (I2), its annotations are gone. */
-  deleteJobsManager(): void {
-    this.workloads['jobs-manager'].exists = false;
+  /** The gate is deleted: every read of it is NotFound (I2), its annotations are gone. */
+  deleteGate(): void {
+    this.workload(this.gateId).exists = false;
     this.annotations = {};
   }
 
-  /** `helm upgrade` re-creating it: repo:tag again, no annotations. */
-  recreateJobsManager(): void {
-    this.workloads['jobs-manager'] = freshWorkload('jobs-manager', this.config);
+  /** `helm upgrade` re-creating the gate: repo:tag again, no annotations. */
+  recreateGate(): void {
+    this.workloads[this.gateId] = freshWorkload(this.config.topology.gate, this.config);
     this.annotations = {};
   }
 
@@ -437,8 +442,7 @@ export class SimWorld {
     copy.uid = this.uid;
     copy.readsThisTick = this.readsThisTick;
     copy.tickSettled = this.tickSettled;
-    for (const id of Object.keys(this.workloads) as WorkloadId[]) {
-      const w = this.workloads[id];
+    for (const [id, w] of Object.entries(this.workloads)) {
       copy.workloads[id] = { ...w, images: { ...w.images }, imageOwners: { ...w.imageOwners } };
     }
     copy.annotations = { ...this.annotations };
@@ -479,7 +483,7 @@ export class SimWorld {
   /**
    * Takes the armed fault a call meets, if any: for a bookkeeping patch, a
    * fault on a change it makes comes before one on the whole operation; for
-   * a read of the jobs-manager Deployment (`readIndex`, its place in the
+   * a read of the gate (`readIndex`, its place in the
    * tick), a fault on that read before one on the next read.
    */
   takeClusterFault(op: ClusterOp, changes?: BookkeepingChanges, readIndex?: number): ClusterFault | undefined {
@@ -498,14 +502,14 @@ export class SimWorld {
   }
 
   /**
-   * The index a read of the jobs-manager Deployment has in its tick: the
+   * The index a read of the gate has in its tick: the
    * guard's read (with a settle window) is 0, and what it finds decides
    * whether a fault's `unsettledReadIndex` applies for the rest of the tick.
    */
   nextReadIndex(settleWithinMs: number): number {
     if (settleWithinMs > 0) {
       this.readsThisTick = 0;
-      this.tickSettled = this.settlednessOf('jobs-manager', 'top-of-tick')._tag === 'Settled';
+      this.tickSettled = this.settlednessOf(this.gateId, 'top-of-tick')._tag === 'Settled';
     } else this.readsThisTick += 1;
     return this.readsThisTick;
   }
@@ -516,8 +520,8 @@ export class SimWorld {
   }
 
   /** What kubectl's rules say of a workload now, at the top of a tick or during a rollout wait (flaps differ). */
-  settlednessOf(id: WorkloadId, phase: StatusPhase): Settledness {
-    const w = this.workloads[id];
+  settlednessOf(id: string, phase: StatusPhase): Settledness {
+    const w = this.workload(id);
     // New pods that wait for their image to be pulled are not available (docs/behaviour.md §3.5a).
     const status =
       this.runsBrokenBuild(id) || (w.rolloutPending && !this.imagesPulled(id))
@@ -530,9 +534,9 @@ export class SimWorld {
         updateStrategy: 'RollingUpdate',
         generation: w.generation,
         observedGeneration: w.generation,
-        desiredNumberScheduled: NODES,
-        updatedNumberScheduled: status.updated ? NODES : 0,
-        numberAvailable: status.available ? NODES : 0,
+        desiredNumberScheduled: SIM_NODE_NAMES.length,
+        updatedNumberScheduled: status.updated ? SIM_NODE_NAMES.length : 0,
+        numberAvailable: status.available ? SIM_NODE_NAMES.length : 0,
       };
       return daemonSetSettledness(view);
     }
@@ -550,15 +554,13 @@ export class SimWorld {
   }
 
   /** The workload's object name under the config. */
-  nameOf(id: WorkloadId): string {
-    switch (id) {
-      case 'jobs-manager':
-        return this.config.deploymentName;
-      case 'requests-proxy':
-        return this.config.requestsProxyDeployment;
-      case 'resource-monitor':
-        return this.config.resourceMonitorDaemonSet;
-    }
+  nameOf(id: string): string {
+    return workloadOf(this.config.topology, id).name;
+  }
+
+  /** The workload's kind as the API's resource names it: `deployment`, `daemonset`. */
+  kindOf(id: string): string {
+    return workloadOf(this.config.topology, id).kind.toLowerCase();
   }
 
   /** Append a call to {@link SimWorld.calls}, stamped with the clock. */

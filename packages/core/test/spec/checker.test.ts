@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config/environment.js';
-import { ANNOTATION } from '../../src/domain/workloads.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
+import { ANNOTATION } from '../support/chart.js';
 import type { SpecCall } from '../support/spec-calls.js';
 import { INVARIANTS } from './invariants.js';
 import { SpecChecker } from './spec-checker.js';
@@ -66,7 +66,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     breaks: ['I2'],
     trace: 'a write after the jobs-manager Deployment could not be read',
     tampered: async () => {
-      const { checker, record } = await recorded((w) => w.injectClusterFault('readJobsManager', 'Forbidden'));
+      const { checker, record } = await recorded((w) => w.injectClusterFault('readGate', 'Forbidden'));
       return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
     },
   },
@@ -102,7 +102,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded((w) => {
         w.setBehaviour('jobs-manager', 'neverReady');
-        w.armClusterFault({ op: 'readJobsManager', readIndex: 1 }, 'Transport');
+        w.armClusterFault({ op: 'readGate', readIndex: 1 }, 'Transport');
       });
       return { checker, record: withCalls(record, [...record.calls, call('writeSkipStreak', '1')]) };
     },
@@ -210,7 +210,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded((w) => {
         w.publish(JM, simDigest(`${JM}#2`));
-        w.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Timeout');
+        w.armClusterFault({ op: 'readGate', readIndex: 3 }, 'Timeout');
       });
       const calls = [
         ...record.calls,
@@ -368,7 +368,7 @@ const WRONG_TRACES: readonly WrongTrace[] = [
       const { checker, record } = await recorded(
         (w) => {
           w.publish(JM, simDigest(`${JM}#2`));
-          w.workloads['requests-proxy'].images.proxy = `docker.io/${JM}@${simDigest(`${JM}#2`)}`;
+          w.workload('requests-proxy').images.proxy = `docker.io/${JM}@${simDigest(`${JM}#2`)}`;
           w.setAnnotation(ANNOTATION.refreshAttempt, '2');
           w.setBehaviour('jobs-manager', 'neverReady');
         },

@@ -1,7 +1,7 @@
 import type { TickConfig } from '../../src/config/tick-config.js';
 import { isHaltedDigest } from '../../src/domain/fleet-halt.js';
-import { ANNOTATION, IMAGES } from '../../src/domain/workloads.js';
 import { SIM_HALT_REPO } from '../../src/sim/index.js';
+import { ANNOTATION, IMAGES } from '../support/chart.js';
 import {
   attemptBefore,
   everyRolloutCompleted,

@@ -1,12 +1,13 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
 import { type FleetHalt, isHaltedDigest, parseFleetHalt, pinOf } from '../../src/domain/fleet-halt.js';
-import { ANNOTATION, IMAGES, type ImageSpec } from '../../src/domain/workloads.js';
+import type { ImageSpec } from '../../src/domain/workloads.js';
 import type { TickOutcome } from '../../src/machine/tick-outcome.js';
 import { runTick, type TickPorts } from '../../src/run-tick.js';
 import type { HaltDocumentFault, RegistryFault, SignatureFault, SimCall, SimWorld } from '../../src/sim/index.js';
 import { SIM_HALT_REPO, SIM_HALT_TAG } from '../../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
+import { ANNOTATION, IMAGES } from '../support/chart.js';
 
 // What the world says of the fleet halt at one tick (docs/behaviour.md
 // §3.4b, I36–I39): read from the registry, the bookkeeping and the armed

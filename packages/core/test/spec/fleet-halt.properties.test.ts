@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isHaltedDigest } from '../../src/domain/fleet-halt.js';
-import { ANNOTATION, IMAGES } from '../../src/domain/workloads.js';
 import {
   type HaltDocumentFault,
   type RegistryFault,
@@ -17,6 +16,7 @@ import {
   simPorts,
 } from '../../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
+import { ANNOTATION, IMAGES } from '../support/chart.js';
 import { HALT_INVARIANTS } from './fleet-halt-invariants.js';
 import { type HaltTick, inForce, pinnedBack, recordHaltTick } from './fleet-halt-truth.js';
 

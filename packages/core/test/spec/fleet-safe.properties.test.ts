@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { isWellFormedDigest } from '../../src/domain/digest.js';
 import { requiredDigestAgeMs } from '../../src/domain/digest-age.js';
 import { parsePendingDigest, rfc3339, toWholeSeconds } from '../../src/domain/pending-digest.js';
-import { IMAGES, type ImageName } from '../../src/domain/workloads.js';
 import { runTick, type TickPorts } from '../../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
+import { IMAGES } from '../support/chart.js';
 
 // Issue 17's invariants (docs/behaviour.md §4, I32–I34), on the simulator's
 // clock, which these sequences drive: time passes between ticks, the tag
@@ -84,7 +84,7 @@ const apply = (world: SimWorld, timeline: Timeline, step: Step): void => {
       return;
     case 'pendingReadFails':
       // The tick's fourth read of jobs-manager is the age check's (guard, streak, records, pending).
-      world.armClusterFault({ op: 'readJobsManager', readIndex: 3 }, 'Transport', 1);
+      world.armClusterFault({ op: 'readGate', readIndex: 3 }, 'Transport', 1);
       return;
     case 'pendingWriteFails':
       world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, 'tracebloc.io/pending-');
@@ -110,8 +110,8 @@ const judged = { ticks: 0, reimages: 0 };
  */
 type Sightings = Map<string, Set<number>>;
 
-const recordKeyOf = (image: ImageName) => IMAGES.find((i) => i.name === image)?.recordKey ?? '';
-const pendingKeyOf = (image: ImageName) => IMAGES.find((i) => i.name === image)?.pendingKey ?? '';
+const recordKeyOf = (image: string) => IMAGES.find((i) => i.name === image)?.recordKey ?? '';
+const pendingKeyOf = (image: string) => IMAGES.find((i) => i.name === image)?.pendingKey ?? '';
 
 /**
  * Run one tick and say which set-images carried a changed digest younger

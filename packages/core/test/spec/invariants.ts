@@ -1,7 +1,7 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
 import { isWellFormedDigest } from '../../src/domain/digest.js';
-import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
+import { IMAGES, isAnythingPinned, isRequestsProxyPinned, type WorkloadId } from '../support/chart.js';
 
 const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
 /** PREPULL's Event, as the simulated Events port logs it: recorded as staging starts. */
@@ -250,14 +250,14 @@ export const INVARIANTS: readonly Invariant[] = [
     id: 'I13',
     says: 'A pinned image is neither resolved nor re-imaged; a pinned requests-proxy is never re-imaged.',
     source: '#569',
-    appliesTo: (t) => Object.values(t.config.pins).some(Boolean),
+    appliesTo: (t) => isAnythingPinned(t.config),
     violation: (t) => {
       for (const image of IMAGES.filter((i) => t.pinned(i))) {
         if (t.calls('resolveDigest').some((c) => c.detail === image.repo)) return `pinned ${image.repo} was resolved`;
         const own = image.name === 'jobs-manager' ? ['api'] : t.containersOf(image.name);
         if (t.setImageCalls().some((c) => own.some((k) => k in c.images))) return `pinned ${image.name} was re-imaged`;
       }
-      if (t.config.pins.requestsProxy && t.setImageCalls().some((c) => c.workload === 'requests-proxy')) {
+      if (isRequestsProxyPinned(t.config) && t.setImageCalls().some((c) => c.workload === 'requests-proxy')) {
         return 'pinned requests-proxy was re-imaged';
       }
       return undefined;

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { isRequestsProxyPinned } from '../support/chart.js';
 import { INVARIANTS, type Invariant } from './invariants.js';
 import type { TickRecord } from './tick-record.js';
 import { ATTEMPT, type History, NO_HISTORY, STREAK, TickView } from './tick-view.js';
@@ -116,7 +117,7 @@ export const SITUATIONS: readonly Situation[] = [
     invariants: 'I13 I16',
     // Drift found is what puts the pin at stake, whether or not a re-image follows.
     when: (t) =>
-      t.config.pins.requestsProxy &&
+      isRequestsProxyPinned(t.config) &&
       t.record.outcome.events.some(
         (e) => e.code === 'DIGEST_CHANGED' && e.message.startsWith('tracebloc/jobs-manager:'),
       ),

@@ -3,9 +3,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config/environment.js';
 import type { TickConfig } from '../../src/config/tick-config.js';
 import { lackingPlatforms, type Platform, platformName } from '../../src/domain/platforms.js';
-import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
 import { runTick, type TickPorts } from '../../src/run-tick.js';
 import { type SimCall, SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
+import { IMAGES, type WorkloadId } from '../support/chart.js';
 import { describeViolations, SpecChecker } from './spec-checker.js';
 import { recordTick } from './tick-record.js';
 
@@ -163,7 +163,8 @@ const apply = (world: SimWorld, builds: Builds, step: Step): void => {
       world.nodes.of['requests-proxy'] = [step.node];
       return;
     case 'nodeJoins':
-      if (!world.nodes.of['resource-monitor'].includes('edge-4')) world.nodes.of['resource-monitor'].push('edge-4');
+      if (!world.nodes.nodesOf('resource-monitor').includes('edge-4'))
+        world.nodes.of['resource-monitor'] = [...world.nodes.nodesOf('resource-monitor'), 'edge-4'];
       return;
     case 'attemptWriteFails':
       world.injectClusterFault('patchBookkeeping', 'Transport', 1, 'tracebloc.io/refresh-attempt=');
@@ -238,7 +239,7 @@ const STAGING_INVARIANTS: readonly StagingInvariant[] = [
     violation: (t) => {
       for (const set of forwardSetImages(tickCalls(t))) {
         const before = t.log.slice(0, t.from + set.at);
-        for (const node of t.world.nodes.of[set.workload]) {
+        for (const node of t.world.nodes.nodesOf(set.workload)) {
           for (const image of set.images) {
             const staged = before.some(
               (c) =>

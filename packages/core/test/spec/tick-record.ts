@@ -1,6 +1,5 @@
 import type { TickConfig } from '../../src/config/tick-config.js';
 import type { Settledness } from '../../src/domain/settledness.js';
-import { IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
 import type { TickOutcome } from '../../src/machine/tick-outcome.js';
 import type { TickPorts } from '../../src/run-tick.js';
 import { runTick } from '../../src/run-tick.js';
@@ -12,6 +11,7 @@ import {
   SIM_HALT_TAG,
   type SimWorld,
 } from '../../src/sim/index.js';
+import { IMAGES, type WorkloadId } from '../support/chart.js';
 import { readAt, type SpecCall, specCalls } from '../support/spec-calls.js';
 
 // What the invariants look at: the world just before and just after one tick,
@@ -85,7 +85,7 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
       .map(({ target, fault }) => [
         target.key !== undefined
           ? `${target.op} ${target.key}`
-          : target.op === 'readJobsManager'
+          : target.op === 'readGate'
             ? readAt(world.config, target.readIndex ?? 0)
             : target.op,
         fault,

@@ -1,8 +1,9 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
 import { lackingPlatforms, type Platform, platformName } from '../../src/domain/platforms.js';
-import { ANNOTATION, CONTAINER, IMAGES, type ImageName, type ImageSpec } from '../../src/domain/workloads.js';
+import type { ImageSpec } from '../../src/domain/workloads.js';
 import { portBounds } from '../../src/machine/port-bounds.js';
+import { ANNOTATION, CONTAINER, IMAGES, isImagePinned, isRequestsProxyPinned } from '../support/chart.js';
 import type { SpecCall, SpecOp } from '../support/spec-calls.js';
 import type { TickRecord } from './tick-record.js';
 
@@ -116,7 +117,7 @@ export class TickView {
   }
 
   pinned(image: ImageSpec): boolean {
-    return this.config.pins[image.pin];
+    return isImagePinned(this.config, image.name);
   }
   /** Images whose registry answer this tick was a well-formed digest. */
   resolvedImages(): ImageSpec[] {
@@ -328,14 +329,16 @@ export class TickView {
   }
 
   /** The containers an image runs in (requests-proxy follows jobs-manager unless pinned). */
-  containersOf(image: ImageName): string[] {
+  containersOf(image: string): string[] {
     switch (image) {
       case 'jobs-manager':
-        return [CONTAINER.api, ...(this.config.pins.requestsProxy ? [] : [CONTAINER.proxy])];
+        return [CONTAINER.api, ...(isRequestsProxyPinned(this.config) ? [] : [CONTAINER.proxy])];
       case 'pods-monitor':
         return [CONTAINER.podsMonitor];
       case 'resource-monitor':
         return [CONTAINER.resourceMonitor];
+      default:
+        throw new Error(`not an image of the chart: ${image}`);
     }
   }
 

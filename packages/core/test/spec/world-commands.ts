@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { TickConfig } from '../../src/config/tick-config.js';
 import { shortDigest } from '../../src/domain/digest.js';
-import { ANNOTATION, IMAGES, type WorkloadId } from '../../src/domain/workloads.js';
 import type { TickPorts } from '../../src/run-tick.js';
 import {
   type ClusterFault,
@@ -17,6 +16,7 @@ import {
   simPorts,
 } from '../../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
+import { ANNOTATION, IMAGES, type WorkloadId } from '../support/chart.js';
 import { injectFault, type SpecOp } from '../support/spec-calls.js';
 import { describeViolations, type SpecChecker } from './spec-checker.js';
 import { recordTick } from './tick-record.js';
@@ -53,7 +53,7 @@ class Tick implements Command {
     this.said = `tick → exit ${record.outcome.exitCode} (${record.outcome.result})`;
     const violations = edge.checker.check(record, replay);
     if (edge.jobsManagerCrashLoops) {
-      const next = edge.world.workloads['jobs-manager'].behaviour === 'flaps' ? 'neverReady' : 'flaps';
+      const next = edge.world.workload('jobs-manager').behaviour === 'flaps' ? 'neverReady' : 'flaps';
       edge.world.setBehaviour('jobs-manager', next);
     }
     if (violations.length > 0) {
@@ -275,7 +275,7 @@ class HandSetImage implements Command {
 class DeleteJobsManager implements Command {
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    edge.world.deleteJobsManager();
+    edge.world.deleteGate();
   }
   toString = () => 'jobs-manager Deployment is deleted';
 }
@@ -284,7 +284,7 @@ class RecreateJobsManager implements Command {
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     edge.jobsManagerCrashLoops = false;
-    edge.world.recreateJobsManager();
+    edge.world.recreateGate();
   }
   toString = () => 'jobs-manager Deployment is recreated (helm)';
 }

@@ -1,11 +1,11 @@
 import type { TickConfig } from '../../src/config/tick-config.js';
-import { ANNOTATION } from '../../src/domain/workloads.js';
 import type { WriteKind } from '../../src/machine/tick-outcome.js';
 import type { ClusterOp, SimCall, SimWorld } from '../../src/sim/index.js';
+import { ANNOTATION } from './chart.js';
 
 // The simulator logs each call by port primitive: every bookkeeping write is
 // one `patchBookkeeping` with its changes as `key=value key-`, every read of
-// the jobs-manager Deployment one `readJobsManager`. The examples and the
+// the jobs-manager Deployment one `readGate`. The examples and the
 // invariants speak of the steps docs/behaviour.md §3 names — the guard's read,
 // the streak read and write, its clear, the recorded digests, the pin
 // markers, the attempt read and write, the flap mark, the success reset, the
@@ -16,7 +16,7 @@ import type { ClusterOp, SimCall, SimWorld } from '../../src/sim/index.js';
 
 /** A port operation, or a bookkeeping write named by what it changes. */
 export type SpecOp =
-  | Exclude<ClusterOp, 'patchBookkeeping' | 'readJobsManager'>
+  | Exclude<ClusterOp, 'patchBookkeeping' | 'readGate'>
   | 'resolveDigest'
   | 'verifySignature'
   | 'readClock'
@@ -101,14 +101,14 @@ export const specCalls = (calls: readonly SimCall[], config: TickConfig): SpecCa
   let reads = 0;
   return calls.map((c): SpecCall => {
     if (c.op === 'patchBookkeeping') return { ...c, ...writeOf(c.detail) };
-    if (c.op === 'readJobsManager') return { ...c, op: order[reads++] ?? 'readRefreshAttempt', detail: '' };
+    if (c.op === 'readGate') return { ...c, op: order[reads++] ?? 'readRefreshAttempt', detail: '' };
     return { ...c, op: c.op };
   });
 };
 
 /** Which read a fault on the tick's read number `index` hits, by name (on a settled tick). */
 export const readAt = (config: TickConfig, index: number): string =>
-  readOrder(config.reconcileLive !== 'off')[index] ?? `readJobsManager #${index}`;
+  readOrder(config.reconcileLive !== 'off')[index] ?? `readGate #${index}`;
 
 /** Where a fault on one of the named writes is armed: a patch setting (`key=`) or removing (`key-`) its key. */
 export const WRITE_FAULT_KEY: Readonly<Record<WriteKind, string>> = {
@@ -157,8 +157,8 @@ export const injectFault = (
     const unsettledReadIndex = readOrder(false).indexOf(op);
     world.armClusterFault(
       unsettledReadIndex === readIndex || unsettledReadIndex < 0
-        ? { op: 'readJobsManager', readIndex }
-        : { op: 'readJobsManager', readIndex, unsettledReadIndex },
+        ? { op: 'readGate', readIndex }
+        : { op: 'readGate', readIndex, unsettledReadIndex },
       fault,
       times,
     );

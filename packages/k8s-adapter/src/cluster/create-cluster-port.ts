@@ -4,14 +4,13 @@ import {
   describePortError,
   describeWorkload,
   formatDuration,
-  type JobsManagerSnapshot,
+  type GateSnapshot,
   type LiveWorkload,
   notFound,
   type PortError,
   type RolloutError,
   type TickConfig,
   type WorkloadRef,
-  workloadRef,
 } from '@image-refresh/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import * as E from 'fp-ts/lib/Either.js';
@@ -36,7 +35,7 @@ import {
 import { imageOwnersOf, type WorkloadSnapshot, workloadSnapshot } from './workload-snapshot.js';
 
 // core's ClusterPort on the Kubernetes API (docs/behaviour.md §3), one instance per tick.
-// The jobs-manager Deployment is read once per tick: readJobsManager(settleWithinMs) GETs
+// The gate workload is read once per tick: readGate(settleWithinMs) GETs
 // it (re-reading only while it is not settled, within the settle window) and
 // keeps a plain snapshot; the bookkeeping reads are answered from that
 // snapshot, and every write refreshes it from the object the PATCH returns.
@@ -48,7 +47,7 @@ const sameWorkload = (a: WorkloadRef, b: WorkloadRef): boolean =>
 
 /**
  * Core's `ClusterPort` on the Kubernetes API, for one tick (build a new one
- * per tick: it keeps that tick's snapshot of the jobs-manager Deployment).
+ * per tick: it keeps that tick's snapshot of the gate workload).
  *
  * Promises: a steady tick costs one GET; every request is bounded by
  * `config.apiTimeoutMs`, settle and rollout waits by the settle window and
@@ -70,7 +69,8 @@ export const createClusterPort = (
   config: TickConfig,
   options: ClusterPortOptions = {},
 ): Required<ClusterPort> => {
-  const jobsManager = workloadRef(config, 'jobs-manager');
+  const { id, kind, name, namespace } = config.topology.gate;
+  const gate: WorkloadRef = { id, kind, name, namespace };
   const fieldManager = options.fieldManager ?? FIELD_MANAGER;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const progressEveryMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
@@ -87,7 +87,7 @@ export const createClusterPort = (
     pipe(TE.fromEither(apps), TE.chain(use));
 
   const remember = (ref: WorkloadRef, read: WorkloadSnapshot): void => {
-    if (sameWorkload(ref, jobsManager)) snapshot = read;
+    if (sameWorkload(ref, gate)) snapshot = read;
   };
 
   const read = (ref: WorkloadRef): TE.TaskEither<PortError, WorkloadSnapshot> =>
@@ -96,9 +96,9 @@ export const createClusterPort = (
       TE.tap((s) => TE.fromIO(() => remember(ref, s))),
     );
 
-  /** The tick's snapshot of the jobs-manager Deployment; one GET if nothing has read it yet. */
+  /** The tick's snapshot of the gate; one GET if nothing has read it yet. */
   const current = (): TE.TaskEither<PortError, WorkloadSnapshot> =>
-    snapshot === undefined ? read(jobsManager) : TE.right(snapshot);
+    snapshot === undefined ? read(gate) : TE.right(snapshot);
 
   /**
    * A write's answer is the object after the write: it becomes the snapshot.
@@ -106,15 +106,15 @@ export const createClusterPort = (
    * GETs it again) — the write itself succeeded and is not failed for it.
    */
   const refreshFrom = (ref: WorkloadRef) => (object: unknown) => () => {
-    if (!sameWorkload(ref, jobsManager)) return;
+    if (!sameWorkload(ref, gate)) return;
     const checked = workloadSnapshot(ref, object);
     snapshot = E.isRight(checked) ? checked.right : undefined;
   };
 
   const annotate = (changes: AnnotationChanges): TE.TaskEither<PortError, void> =>
     pipe(
-      withApps((api) => patchAnnotations(api, jobsManager, changes, fieldManager)),
-      TE.chainIOK(refreshFrom(jobsManager)),
+      withApps((api) => patchAnnotations(api, gate, changes, fieldManager)),
+      TE.chainIOK(refreshFrom(gate)),
     );
 
   const poll = (ref: WorkloadRef, settings: Omit<PollSettings, 'intervalMs' | 'progressEveryMs' | 'onProgress'>) =>
@@ -136,17 +136,17 @@ export const createClusterPort = (
     );
 
   /**
-   * The jobs-manager Deployment: with a settle window, the guard's read —
+   * The gate: with a settle window, the guard's read —
    * GET it, re-reading while it is not settled, within the window; without
    * one, a bookkeeping read answered from this tick's snapshot (one GET if
    * nothing has read it yet, or a write's answer did not check out).
    */
-  const readJobsManager =
-    (settleWithinMs: number): TE.TaskEither<PortError, JobsManagerSnapshot> =>
+  const readGate =
+    (settleWithinMs: number): TE.TaskEither<PortError, GateSnapshot> =>
     async () => {
-      if (settleWithinMs <= 0) return pipe(await current()(), E.map(jobsManagerOf));
-      const end = await poll(jobsManager, { windowMs: settleWithinMs, firstErrorIsFinal: true });
-      return end._tag === 'Unreadable' ? E.left(end.error) : E.right(jobsManagerOf(end.snapshot));
+      if (settleWithinMs <= 0) return pipe(await current()(), E.map(gateOf));
+      const end = await poll(gate, { windowMs: settleWithinMs, firstErrorIsFinal: true });
+      return end._tag === 'Unreadable' ? E.left(end.error) : E.right(gateOf(end.snapshot));
     };
 
   const live = (s: WorkloadSnapshot): LiveWorkload => ({
@@ -155,21 +155,21 @@ export const createClusterPort = (
     imageOwners: imageOwnersOf(s),
   });
 
-  const jobsManagerOf = (s: WorkloadSnapshot): JobsManagerSnapshot => ({
+  const gateOf = (s: WorkloadSnapshot): GateSnapshot => ({
     ...live(s),
     annotations: s.annotations,
     uid: s.uid,
   });
 
   /**
-   * A workload as it runs now (issue 7). jobs-manager comes from the tick's
+   * A workload as it runs now (issue 7). The gate comes from the tick's
    * one read; another workload is read, and re-read through the settle window
    * while it is not settled — the same question the settled guard asks.
    */
   const observeWorkload =
     (ref: WorkloadRef): TE.TaskEither<PortError, LiveWorkload> =>
     async () => {
-      if (sameWorkload(ref, jobsManager)) return pipe(await current()(), E.map(live));
+      if (sameWorkload(ref, gate)) return pipe(await current()(), E.map(live));
       const end = await poll(ref, { windowMs: config.settleTimeoutMs, firstErrorIsFinal: true });
       return end._tag === 'Unreadable' ? E.left(end.error) : E.right(live(end.snapshot));
     };
@@ -193,7 +193,7 @@ export const createClusterPort = (
     images.length === 0
       ? TE.right({ changed: false })
       : pipe(
-          sameWorkload(ref, jobsManager) ? current() : read(ref),
+          sameWorkload(ref, gate) ? current() : read(ref),
           TE.chainEitherK(checkContainers(ref, images)),
           // The workload as read before the patch says whether the patch moves anything; one that
           // moves nothing is not sent, as `kubectl set image` sends nothing then (docs/behaviour.md
@@ -251,7 +251,7 @@ export const createClusterPort = (
       );
 
   return {
-    readJobsManager,
+    readGate,
     // One JSON merge patch of exactly the changes core decided; nothing to change is no request.
     patchBookkeeping: (changes) => (Object.keys(changes).length === 0 ? TE.right(undefined) : annotate(changes)),
     observeWorkload,

@@ -38,7 +38,7 @@ export interface WorkloadSnapshot {
   readonly settledness: Settledness;
   /** container name → image, in the pod template's order. */
   readonly images: Readonly<Record<string, string>>;
-  /** metadata.annotations; for jobs-manager, the bookkeeping (core's `ANNOTATION`, `IMAGES[].recordKey`). */
+  /** metadata.annotations; for the gate, the bookkeeping (the keys of core's topology). */
   readonly annotations: Readonly<Record<string, string>>;
   /** Field managers that own part of spec.template.spec.containers. */
   readonly containerOwners: readonly ContainerFieldOwner[];

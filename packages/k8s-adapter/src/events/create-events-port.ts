@@ -15,7 +15,7 @@ import { classifyApiError } from '../cluster/classify-api-error.js';
 import { eventName } from './event-name.js';
 import { createEventsApi, type EventsApi } from './events-api.js';
 
-// Kubernetes Events on the jobs-manager Deployment (issue 6), written the way
+// Kubernetes Events on the gate workload (issue 6), written the way
 // client-go's events.k8s.io recorder writes them, because that is all a real
 // apiserver accepts (pkg/apis/core/validation/events.go): a create carries
 // only the v1 fields (the deprecated* ones must be unset, eventTime is a
@@ -53,7 +53,7 @@ const withRbacFix = (e: PortError, namespace: string): PortError => ({
 /**
  * Core's `EventsPort` on the Kubernetes API (events.k8s.io/v1): records the
  * Events a tick hands it (findings, warnings, skips, re-images: core's
- * `kubernetesEventsFor`) on the jobs-manager Deployment, where `kubectl
+ * `kubernetesEventsFor`) on the gate workload, where `kubectl
  * describe` and `kubectl get events` show them. A record whose Event already
  * exists (same Deployment, reason and note shape: `eventName`) counts itself
  * in that Event's series instead of piling up a new one.
@@ -64,7 +64,7 @@ const withRbacFix = (e: PortError, namespace: string): PortError => ({
  * answers the same Forbidden at once, its message naming the fix.
  *
  * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.
- * @param config - names the namespace and Deployment; bounds each request by `apiTimeoutMs`.
+ * @param config - its topology's gate names the object the Events regard; bounds each request by `apiTimeoutMs`.
  * @param options - the reporting instance (the pod name), a clock for tests.
  */
 export const createEventsPort = (
@@ -74,19 +74,24 @@ export const createEventsPort = (
 ): EventsPort => {
   const now = options.now ?? (() => new Date());
   const events: E.Either<PortError, EventsApi> = createEventsApi(kubeConfig, config.apiTimeoutMs, options.signal);
-  const namespace = config.releaseNamespace;
-  const deployment = config.deploymentName;
+  const gate = config.topology.gate;
+  const namespace = gate.namespace;
+  const deployment = gate.name;
   // `kubectl describe deployment` lists the Events whose involvedObject.uid is
-  // the Deployment's; the uid is read once, lazily, and its absence (an
-  // unreadable Deployment is itself a finding) only hides the Event from
-  // describe, never from `kubectl get events`.
+  // the gate's; the uid is read once, lazily, and its absence (an unreadable
+  // gate is itself a finding) only hides the Event from describe, never from
+  // `kubectl get events`.
   let uid: Promise<string | undefined> | undefined;
   const deploymentUid = (): Promise<string | undefined> => {
     uid ??= E.match(
       () => Promise.resolve(undefined),
       (apps: AppsApi) =>
         apps
-          .request('read', (api, o) => api.readNamespacedDeployment({ name: deployment, namespace }, o))
+          .request('read', (api, o) =>
+            gate.kind === 'DaemonSet'
+              ? api.readNamespacedDaemonSet({ name: deployment, namespace }, o)
+              : api.readNamespacedDeployment({ name: deployment, namespace }, o),
+          )
           .then((d) => d.metadata?.uid)
           .catch(() => undefined),
     )(createAppsApi(kubeConfig, config.apiTimeoutMs, { all: options.signal }));
@@ -102,7 +107,7 @@ export const createEventsPort = (
       metadata: { name, namespace },
       regarding: {
         apiVersion: 'apps/v1',
-        kind: 'Deployment',
+        kind: gate.kind,
         name: deployment,
         namespace,
         ...(involvedUid === undefined ? {} : { uid: involvedUid }),

@@ -266,7 +266,7 @@ class StagingRun {
  * cannot be built is a `Left`.
  *
  * @param kubeConfig - as for `createClusterPort`.
- * @param config - the tick's parsed config: bounds and the two namespaces.
+ * @param config - the tick's parsed config: bounds and its workloads' namespaces.
  * @param options - poll and progress intervals, a progress callback, the tick's signals.
  */
 export const createStagingPort = (
@@ -280,7 +280,7 @@ export const createStagingPort = (
     if (E.isLeft(apps)) return apps;
     const core = createCoreApi(kubeConfig, config.apiTimeoutMs, signals);
     if (E.isLeft(core)) return core;
-    const namespaces = [...new Set([config.releaseNamespace, config.nodeAgentsNamespace])];
+    const namespaces = [...new Set(config.topology.workloads.map((w) => w.namespace))];
     const run = new StagingRun(apps.right, core.right, request, options, namespaces);
     try {
       return E.right(await run.all());

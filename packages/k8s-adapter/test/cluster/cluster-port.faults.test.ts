@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { skipStreakSet } from '@image-refresh/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { CHART_TOPOLOGY } from '../../../core/test/support/chart.js';
 import { createClusterPort } from '../../src/cluster/index.js';
 import { JOBS_MANAGER } from '../support/fake-api-chart.js';
 import type { Fault } from '../support/fake-api-faults.js';
@@ -92,7 +93,7 @@ describe('a server that does not answer is cut off at API_TIMEOUT', () => {
     const c = await start();
     c.server.inject({ route: 'patch' }, { kind: 'hang' });
     const began = Date.now();
-    expect(left(await run(portOn(c).patchBookkeeping(skipStreakSet(1))))._tag).toBe('Timeout');
+    expect(left(await run(portOn(c).patchBookkeeping(skipStreakSet(CHART_TOPOLOGY, 1))))._tag).toBe('Timeout');
     expect(Date.now() - began).toBeLessThan(testConfig().apiTimeoutMs + TIMING_SLACK_MS);
   });
 

@@ -1,6 +1,7 @@
 import { refreshAttemptOf, skipStreakOf } from '@image-refresh/core';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
+import { CHART_TOPOLOGY } from '../../../core/test/support/chart.js';
 import { JOBS_MANAGER, NS } from '../support/fake-api-chart.js';
 import {
   bookkeepingRead,
@@ -33,8 +34,8 @@ describe('observeJobsManager and the reads it serves', () => {
   it('GETs the Deployment itself when a read comes before any observe, then serves the rest from it', async () => {
     const c = await start({ annotations: { [STREAK]: '2' } });
     const port = portOn(c);
-    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('2'));
-    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.none);
+    expect(right(await run(bookkeepingRead(port, (a) => skipStreakOf(CHART_TOPOLOGY, a))))).toEqual(O.some('2'));
+    expect(right(await run(bookkeepingRead(port, (a) => refreshAttemptOf(CHART_TOPOLOGY, a))))).toEqual(O.none);
     expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
   });
 
@@ -91,7 +92,7 @@ describe('observeJobsManager and the reads it serves', () => {
       reason: `Waiting for deployment "${JOBS_MANAGER}" spec update to be observed...`,
     });
     const requests = c.server.requests.length;
-    expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('7'));
+    expect(right(await run(bookkeepingRead(port, (a) => skipStreakOf(CHART_TOPOLOGY, a))))).toEqual(O.some('7'));
     expect(c.server.requests.length).toBe(requests);
   });
 

@@ -7,6 +7,7 @@ import {
   refreshAttemptSet,
 } from '@image-refresh/core';
 import { describe, expect, it } from 'vitest';
+import { CHART_TOPOLOGY } from '../../../core/test/support/chart.js';
 import {
   AGENTS_NS,
   annotationsOf,
@@ -56,11 +57,11 @@ describe('annotation writes', () => {
   it('writes refresh-attempt and refresh-flap-detected, and clears both in one write of their own (#626)', async () => {
     const c = await start();
     const port = portOn(c);
-    right(await run(port.patchBookkeeping(refreshAttemptSet(2))));
-    right(await run(port.patchBookkeeping(flapMarked(3))));
+    right(await run(port.patchBookkeeping(refreshAttemptSet(CHART_TOPOLOGY, 2))));
+    right(await run(port.patchBookkeeping(flapMarked(CHART_TOPOLOGY, 3))));
     expect(annotationsOf(c.jobsManager())).toMatchObject({ [ATTEMPT]: '2', [FLAP]: '3' });
     c.server.resetLog();
-    right(await run(port.patchBookkeeping(flapStateRemoved)));
+    right(await run(port.patchBookkeeping(flapStateRemoved(CHART_TOPOLOGY))));
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(FLAP);
     expect(patches(c).map((p) => JSON.parse(p.body))).toEqual([
@@ -70,7 +71,11 @@ describe('annotation writes', () => {
 
   it('records every digest of the tick in one write, under each image recordKey', async () => {
     const c = await start({ annotations: { [RECORD['resource-monitor']]: D1 } });
-    right(await run(portOn(c).patchBookkeeping(recordChanges({ 'jobs-manager': D1, 'pods-monitor': D2 }, {}))));
+    right(
+      await run(
+        portOn(c).patchBookkeeping(recordChanges(CHART_TOPOLOGY, { 'jobs-manager': D1, 'pods-monitor': D2 }, {})),
+      ),
+    );
     expect(annotationsOf(c.jobsManager())).toMatchObject({
       [RECORD['jobs-manager']]: D1,
       [RECORD['pods-monitor']]: D2,
@@ -81,7 +86,7 @@ describe('annotation writes', () => {
 
   it('sends nothing for no change', async () => {
     const c = await start();
-    right(await run(portOn(c).patchBookkeeping(recordChanges({}, {}))));
+    right(await run(portOn(c).patchBookkeeping(recordChanges(CHART_TOPOLOGY, {}, {}))));
     expect(c.server.requests).toEqual([]);
   });
 
@@ -89,10 +94,15 @@ describe('annotation writes', () => {
     const c = await start();
     const port = portOn(c);
     right(await run(guardRead(port)));
-    right(await run(port.patchBookkeeping(refreshAttemptSet(1))));
-    right(await run(port.patchBookkeeping(recordChanges({ 'jobs-manager': D2 }, {}))));
-    expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual({ _tag: 'Some', value: '1' });
-    expect(right(await run(bookkeepingRead(port, recordedDigestsOf)))['jobs-manager']).toEqual({
+    right(await run(port.patchBookkeeping(refreshAttemptSet(CHART_TOPOLOGY, 1))));
+    right(await run(port.patchBookkeeping(recordChanges(CHART_TOPOLOGY, { 'jobs-manager': D2 }, {}))));
+    expect(right(await run(bookkeepingRead(port, (a) => refreshAttemptOf(CHART_TOPOLOGY, a))))).toEqual({
+      _tag: 'Some',
+      value: '1',
+    });
+    expect(
+      right(await run(bookkeepingRead(port, (a) => recordedDigestsOf(CHART_TOPOLOGY, a))))['jobs-manager'],
+    ).toEqual({
       _tag: 'Some',
       value: D2,
     });
@@ -109,7 +119,7 @@ describe('annotation writes', () => {
       { route: 'patch' },
       { kind: 'status', code: 403, message: 'deployments.apps "stg-jobs-manager" is forbidden: cannot patch' },
     );
-    const error = left(await run(portOn(c).patchBookkeeping(refreshAttemptSet(1))));
+    const error = left(await run(portOn(c).patchBookkeeping(refreshAttemptSet(CHART_TOPOLOGY, 1))));
     expect(error).toMatchObject({ _tag: 'Forbidden', status: 403 });
     expect(error.message).toContain('cannot patch');
     expect(annotationsOf(c.jobsManager())).not.toHaveProperty(ATTEMPT);

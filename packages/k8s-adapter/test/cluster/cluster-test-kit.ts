@@ -1,11 +1,12 @@
 import { rmSync } from 'node:fs';
-import { type Annotations, type ClusterPort, type TickConfig, workloadRef } from '@image-refresh/core';
+import type { Annotations, ClusterPort, TickConfig } from '@image-refresh/core';
 import { simConfig } from '@image-refresh/core/sim';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { afterEach, expect } from 'vitest';
+import { workloadRef } from '../../../core/test/support/chart.js';
 import { type ClusterPortOptions, createClusterPort } from '../../src/cluster/index.js';
 import { type ChartCluster, type ChartOptions, startChartCluster } from '../support/fake-api-chart.js';
 import type { FakeKubeconfig } from '../support/fake-api-kubeconfig.js';
@@ -107,13 +108,13 @@ export const chartClusterPerTest = (
 /** The settled guard's read: the jobs-manager Deployment within a settle window (the test config's by default), as its settledness. */
 export const guardRead = (port: ClusterPort, settleWithinMs: number = testConfig().settleTimeoutMs) =>
   pipe(
-    port.readJobsManager(settleWithinMs),
+    port.readGate(settleWithinMs),
     TE.map((s) => s.settledness),
   );
 
 /** A bookkeeping read (no settle window): what `pick` takes from the jobs-manager's annotations. */
 export const bookkeepingRead = <A>(port: ClusterPort, pick: (annotations: Annotations) => A) =>
   pipe(
-    port.readJobsManager(0),
+    port.readGate(0),
     TE.map((s) => pick(s.annotations)),
   );

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describePortError, type PortError, skipStreakSet } from '@image-refresh/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CHART_TOPOLOGY } from '../../../core/test/support/chart.js';
 import { createClusterPort } from '../../src/cluster/index.js';
 import { type ChartCluster, JOBS_MANAGER, startChartCluster } from '../support/fake-api-chart.js';
 import { guardRead, left, portOn, refs, run, testConfig } from './cluster-test-kit.js';
@@ -90,7 +91,7 @@ describe('the bearer token never leaks', () => {
       { route: 'patch' },
       { kind: 'raw', code: 500, contentType: 'text/plain', body: `proxy error for credential ${token}` },
     );
-    const error = left(await run(portOn(c).patchBookkeeping(skipStreakSet(1))));
+    const error = left(await run(portOn(c).patchBookkeeping(skipStreakSet(CHART_TOPOLOGY, 1))));
     expect(error.message).toContain('proxy error for credential [REDACTED]');
     expect(error.message).not.toContain(token);
   });
@@ -141,7 +142,7 @@ describe('the bearer token never leaks', () => {
       { route: 'get' },
       { kind: 'raw', code: 502, contentType: 'text/plain', body: `upstream refused credential ${plain}` },
     );
-    const error = left(await run(createClusterPort(kc, testConfig()).readJobsManager(0)));
+    const error = left(await run(createClusterPort(kc, testConfig()).readGate(0)));
     expect(c.server.requests.map((r) => r.auth)).toEqual(['token']);
     expect(error.message).toContain('upstream refused credential [REDACTED]');
     expect(error.message).not.toContain(plain);

@@ -6,10 +6,10 @@ import {
   skipStreakOf,
   skipStreakRemoved,
   skipStreakSet,
-  workloadRef,
 } from '@image-refresh/core';
 import * as O from 'fp-ts/lib/Option.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CHART_TOPOLOGY, chartNamesOf, workloadRef } from '../../../core/test/support/chart.js';
 import { createClusterPort, inspectWorkload } from '../../src/cluster/index.js';
 import { createEventsPort, eventName, REPORTING_CONTROLLER } from '../../src/events/index.js';
 import { bookkeepingRead, FAST, guardRead, left, right, run, TIMING_SLACK_MS } from '../cluster/cluster-test-kit.js';
@@ -98,9 +98,9 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       const w = await start({ annotations: { [RECORD_JM]: D1 } });
       const port = portOn(w);
       expect(right(await run(guardRead(port)))._tag).toBe('Settled');
-      expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.none);
-      expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.none);
-      const recorded = right(await run(bookkeepingRead(port, recordedDigestsOf)));
+      expect(right(await run(bookkeepingRead(port, (a) => skipStreakOf(CHART_TOPOLOGY, a))))).toEqual(O.none);
+      expect(right(await run(bookkeepingRead(port, (a) => refreshAttemptOf(CHART_TOPOLOGY, a))))).toEqual(O.none);
+      const recorded = right(await run(bookkeepingRead(port, (a) => recordedDigestsOf(CHART_TOPOLOGY, a))));
       expect(recorded['jobs-manager']).toEqual(O.some(D1));
       expect(recorded['pods-monitor']).toEqual(O.none);
       expect(calls(w.requests())).toEqual([`GET get Deployment/${JOBS_MANAGER}`]);
@@ -110,8 +110,10 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       const w = await start({ annotations: { [STREAK]: '4', [ATTEMPT]: 'garbage' } });
       const port = portOn(w);
       await run(guardRead(port));
-      expect(right(await run(bookkeepingRead(port, skipStreakOf)))).toEqual(O.some('4'));
-      expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.some('garbage'));
+      expect(right(await run(bookkeepingRead(port, (a) => skipStreakOf(CHART_TOPOLOGY, a))))).toEqual(O.some('4'));
+      expect(right(await run(bookkeepingRead(port, (a) => refreshAttemptOf(CHART_TOPOLOGY, a))))).toEqual(
+        O.some('garbage'),
+      );
     });
 
     it('is Left NotFound, naming the object, when the Deployment does not exist (#571), after one request', async () => {
@@ -167,7 +169,7 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
     it('writes the skip streak as a merge patch of that one annotation, as field manager image-refresh: no rollout', async () => {
       const w = await start({ annotations: { [ATTEMPT]: '1' } });
       const before = await w.workload('jobs-manager');
-      right(await run(portOn(w).patchBookkeeping(skipStreakSet(3))));
+      right(await run(portOn(w).patchBookkeeping(skipStreakSet(CHART_TOPOLOGY, 3))));
       const after = await w.workload('jobs-manager');
       expect(annotationsOf(after)).toMatchObject({ [STREAK]: '3', [ATTEMPT]: '1' });
       // The real apiserver bumps a Deployment's generation for an annotation change (its strategy copies
@@ -189,8 +191,10 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
     it('removes an annotation with null, leaving every other one, and records digests in one write', async () => {
       const w = await start({ annotations: { [STREAK]: '5', [RECORD_JM]: D1 } });
       const port = portOn(w);
-      right(await run(port.patchBookkeeping(skipStreakRemoved)));
-      right(await run(port.patchBookkeeping(recordChanges({ 'jobs-manager': D2, 'pods-monitor': D1 }, {}))));
+      right(await run(port.patchBookkeeping(skipStreakRemoved(CHART_TOPOLOGY))));
+      right(
+        await run(port.patchBookkeeping(recordChanges(CHART_TOPOLOGY, { 'jobs-manager': D2, 'pods-monitor': D1 }, {}))),
+      );
       const annotations = annotationsOf(await w.workload('jobs-manager'));
       expect(annotations).not.toHaveProperty(STREAK);
       expect(annotations).toMatchObject({ [RECORD_JM]: D2, [RECORD_PM]: D1 });
@@ -202,7 +206,7 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       const port = portOn(w);
       right(await run(guardRead(port)));
       await w.humanAnnotates('example.com/owner', 'team-edge');
-      right(await run(port.patchBookkeeping(skipStreakSet(1))));
+      right(await run(port.patchBookkeeping(skipStreakSet(CHART_TOPOLOGY, 1))));
       expect(annotationsOf(await w.workload('jobs-manager'))).toMatchObject({
         'example.com/owner': 'team-edge',
         [STREAK]: '1',
@@ -214,8 +218,8 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       const w = await start();
       const port = portOn(w);
       right(await run(guardRead(port)));
-      right(await run(port.patchBookkeeping(refreshAttemptSet(1))));
-      expect(right(await run(bookkeepingRead(port, refreshAttemptOf)))).toEqual(O.some('1'));
+      right(await run(port.patchBookkeeping(refreshAttemptSet(CHART_TOPOLOGY, 1))));
+      expect(right(await run(bookkeepingRead(port, (a) => refreshAttemptOf(CHART_TOPOLOGY, a))))).toEqual(O.some('1'));
       expect(calls(w.requests())).toEqual([
         `GET get Deployment/${JOBS_MANAGER}`,
         `PATCH patch Deployment/${JOBS_MANAGER}`,
@@ -270,7 +274,7 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       );
       expect(imagesOf(await w.workload('resource-monitor'))).toEqual({ 'tracebloc-resource-monitor': monitor });
       expect(patches(w).map((p) => [p.kind, p.namespace, p.name])).toEqual([
-        ['DaemonSet', w.config().nodeAgentsNamespace, RESOURCE_MONITOR],
+        ['DaemonSet', chartNamesOf(w.config()).nodeAgentsNamespace, RESOURCE_MONITOR],
       ]);
       const snapshot = right(
         await run(inspectWorkload(w.kubeConfig(), refs(w).resourceMonitor, { apiTimeoutMs: w.config().apiTimeoutMs })),
@@ -294,7 +298,7 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
 
     it('fails a write RBAC refuses, Forbidden with the apiserver words naming the verb and the resource (docs/behaviour.md §3.5)', async () => {
       const w = await start({ refuse: [{ resource: 'deployments', verb: 'patch' }] });
-      const error = left(await run(portOn(w).patchBookkeeping(refreshAttemptSet(1))));
+      const error = left(await run(portOn(w).patchBookkeeping(refreshAttemptSet(CHART_TOPOLOGY, 1))));
       expect(error).toMatchObject({ _tag: 'Forbidden', status: 403 });
       expect(error.message).toContain('cannot patch resource "deployments" in API group "apps"');
       expect(annotationsOf(await w.workload('jobs-manager'))).not.toHaveProperty(ATTEMPT);
@@ -331,7 +335,7 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       const status = (await w.workload('resource-monitor')).status as JsonObject;
       expect(status.updatedNumberScheduled).toBe(status.desiredNumberScheduled);
       expect(status.numberAvailable).toBe(status.desiredNumberScheduled);
-      expect(w.requests().every((r) => r.namespace === w.config().nodeAgentsNamespace)).toBe(true);
+      expect(w.requests().every((r) => r.namespace === chartNamesOf(w.config()).nodeAgentsNamespace)).toBe(true);
     });
 
     it('times out a build that never becomes Ready at ROLLOUT_TIMEOUT, naming the old replica it keeps', async () => {
@@ -396,13 +400,13 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
       expect(written).toMatchObject({
         metadata: {
           name: eventName(JOBS_MANAGER, 'RefreshFrozen', FROZEN.message),
-          namespace: w.config().releaseNamespace,
+          namespace: chartNamesOf(w.config()).releaseNamespace,
         },
         regarding: {
           apiVersion: 'apps/v1',
           kind: 'Deployment',
           name: JOBS_MANAGER,
-          namespace: w.config().releaseNamespace,
+          namespace: chartNamesOf(w.config()).releaseNamespace,
           uid: ((await w.workload('jobs-manager')).metadata as JsonObject).uid,
         },
         type: 'Warning',
@@ -489,7 +493,7 @@ export const describeClusterPortContract = (startWorld: StartWorld, server: stri
         { route: 'patch' },
         { kind: 'raw', code: 500, contentType: 'text/plain', body: 'upstream connect error' },
       );
-      const error = left(await run(portOn(w).patchBookkeeping(skipStreakSet(1))));
+      const error = left(await run(portOn(w).patchBookkeeping(skipStreakSet(CHART_TOPOLOGY, 1))));
       expect(error).toMatchObject({ _tag: 'Transport', status: 500 });
       expect(error.message).toContain('upstream connect error');
       expect(annotationsOf(await w.workload('jobs-manager'))).not.toHaveProperty(STREAK);

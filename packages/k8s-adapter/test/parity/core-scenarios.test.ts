@@ -1,6 +1,7 @@
-import { IMAGES, runTick } from '@image-refresh/core';
+import { runTick } from '@image-refresh/core';
 import { SCENARIOS, type Scenario, SimWorld, simConfig, simPorts } from '@image-refresh/core/sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMAGES } from '../../../core/test/support/chart.js';
 import { JOBS_MANAGER } from '../support/fake-api-chart.js';
 import type { RecordedRequest } from '../support/fake-api-server.js';
 import { armedInSim, type Injected, noteInjected, simKubeEvents, simState, tickView } from './support/compare.js';

@@ -1,7 +1,8 @@
-import { IMAGES, renderFleetHalt, type TickConfig } from '@image-refresh/core';
+import { renderFleetHalt, type TickConfig } from '@image-refresh/core';
 import { simConfig, simDigest } from '@image-refresh/core/sim';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { IMAGES } from '../../../core/test/support/chart.js';
 import { createFleetHaltReader } from '../../src/fleet-halt/read-fleet-halt.js';
 import { createRegistryPort } from '../../src/registry/index.js';
 import { createSignatureVerifier } from '../../src/signatures/create-signature-verifier.js';

@@ -1,6 +1,7 @@
-import { describePortError, type StagingRequest, type StagingResult, workloadRef } from '@image-refresh/core';
+import { describePortError, type StagingRequest, type StagingResult } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { workloadRef } from '../../../core/test/support/chart.js';
 import { createStagingPort, type StagingPortOptions } from '../../src/staging/create-staging-port.js';
 import { kubeConfigAt, testConfig } from '../cluster/cluster-test-kit.js';
 import { writeFakeKubeconfig } from '../support/fake-api-kubeconfig.js';

@@ -36,7 +36,7 @@ export const actActions = {
     act: { ...context.act, attempt: params.attempt },
   })),
   warnAttemptUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
-    events: said(context, say.attemptUnreadable(params.error)),
+    events: said(context, say.attemptUnreadable(context.config, params.error)),
   })),
   announceFlapDetected: tickAssign(({ context }) => ({
     events: said(context, say.flapDetected(context.config, context.act.attempt, context.config.flapLockoutIsFinding)),

@@ -11,15 +11,22 @@ import type { InputArgs, TickContext } from '../tick-context.js';
 // What the act phase's steps hand their actors, and read off their answers.
 
 /** refresh-attempt as the bookkeeping read answered it (absent or garbage = 0, #626). */
-export const attemptRead = ({ event }: { event: { output: { annotations: Annotations } } }) => ({
-  attempt: attemptOf(refreshAttemptOf(event.output.annotations)),
+export const attemptRead = ({
+  context,
+  event,
+}: {
+  context: TickContext;
+  event: { output: { annotations: Annotations } };
+}) => ({
+  attempt: attemptOf(refreshAttemptOf(context.config.topology, event.output.annotations)),
 });
 
-export const flapMark = ({ context }: InputArgs) => write('markFlapDetected', flapMarked(context.act.attempt));
+export const flapMark = ({ context }: InputArgs) =>
+  write('markFlapDetected', flapMarked(context.config.topology, context.act.attempt));
 
 /** Persisted BEFORE any workload is touched: never re-image without it (I9). */
 export const attemptPersisted = ({ context }: InputArgs) =>
-  write('writeRefreshAttempt', refreshAttemptSet(context.act.attempt + 1));
+  write('writeRefreshAttempt', refreshAttemptSet(context.config.topology, context.act.attempt + 1));
 
 const currentChange = (context: TickContext) => changeAt(context.admit.plan.changes, context.act.index);
 

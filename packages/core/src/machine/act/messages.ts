@@ -4,18 +4,9 @@ import type { WorkloadChange } from '../../domain/plan.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
 import type { RegistryBudget } from '../../domain/registry-budget.js';
 import { describeFailures, type StagingReport, type StagingResult } from '../../domain/staging.js';
-import { ANNOTATION, describeWorkload } from '../../domain/workloads.js';
+import { describeWorkload } from '../../domain/workloads.js';
 import type { RolloutError } from '../../ports/cluster-port.js';
-import {
-  event,
-  jobsManager,
-  NOTHING_RECORDED,
-  patchText,
-  rearmCommand,
-  requestsProxy,
-  resourceMonitor,
-  where,
-} from '../operator-words.js';
+import { event, gate, listed, NOTHING_RECORDED, patchText, rearmCommand, where } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The act phase's operator lines (docs/behaviour.md §3.5, §3.6): the pull budget, the flap
@@ -37,18 +28,18 @@ export const registryBudgetLow = (budget: RegistryBudget): TickEvent => {
   );
 };
 
-export const attemptUnreadable = (e: PortError): TickEvent =>
+export const attemptUnreadable = (c: TickConfig, e: PortError): TickEvent =>
   event(
     'warn',
     'ATTEMPT_UNREADABLE',
-    `WARN: could not read ${ANNOTATION.refreshAttempt} annotation (${describePortError(e)}); cannot confirm the rollout attempt count -- skipping the re-image this tick rather than risk churning a flapping workload. Will retry next tick.`,
+    `WARN: could not read ${c.topology.keys.refreshAttempt} annotation (${describePortError(e)}); cannot confirm the rollout attempt count -- skipping the re-image this tick rather than risk churning a flapping workload. Will retry next tick.`,
   );
 
 export const flapDetected = (c: TickConfig, attempt: number, asFinding: boolean): TickEvent =>
   event(
     asFinding ? 'error' : 'warn',
     'FLAP_DETECTED',
-    `${asFinding ? 'ERROR' : 'WARN'}: rollout for the current image digest(s) failed ${attempt} time(s) in a row (>= MAX_REFRESH_ATTEMPTS=${c.maxRefreshAttempts}) -- FLAP DETECTED. NOT re-imaging the control-plane workloads (a workload becomes Ready then crashes; retrying only churns ReplicaSets). MANUAL ATTENTION NEEDED: investigate ${jobsManager(c)}, ${requestsProxy(c)} and ${resourceMonitor(c)}, then clear the ${ANNOTATION.refreshAttempt} annotation on ${jobsManager(c)} to re-arm refresh.`,
+    `${asFinding ? 'ERROR' : 'WARN'}: rollout for the current image digest(s) failed ${attempt} time(s) in a row (>= MAX_REFRESH_ATTEMPTS=${c.maxRefreshAttempts}) -- FLAP DETECTED. NOT re-imaging the workloads (a workload becomes Ready then crashes; retrying only churns ReplicaSets). MANUAL ATTENTION NEEDED: investigate ${listed(c.topology.workloads.map(describeWorkload))}, then clear the ${c.topology.keys.refreshAttempt} annotation on ${gate(c)} to re-arm refresh.`,
     [rearmCommand(c)],
   );
 
@@ -56,18 +47,18 @@ export const flapMarkFailed = (c: TickConfig, attempt: number, e: PortError): Ti
   event(
     'error',
     'FLAP_MARK_FAILED',
-    `ERROR: flap detected after ${attempt} failed attempt(s) but ${ANNOTATION.flapDetected} could not be written on ${jobsManager(c)} (${describePortError(e)}). Nothing was re-imaged.`,
+    `ERROR: flap detected after ${attempt} failed attempt(s) but ${c.topology.keys.flapDetected} could not be written on ${gate(c)} (${describePortError(e)}). Nothing was re-imaged.`,
   );
 
 export const attemptWriteFailed = (c: TickConfig, attempt: number, e: PortError): TickEvent =>
   event(
     'error',
     'ATTEMPT_WRITE_FAILED',
-    `ERROR: could not persist ${ANNOTATION.refreshAttempt}=${attempt} on ${jobsManager(c)} (${describePortError(e)}); not re-imaging without a persisted attempt (#563).`,
+    `ERROR: could not persist ${c.topology.keys.refreshAttempt}=${attempt} on ${gate(c)} (${describePortError(e)}); not re-imaging without a persisted attempt (#563).`,
   );
 
 export const reimaging = (c: TickConfig, attempt: number): TickEvent =>
-  event('info', 'REIMAGING', `re-imaging control-plane workloads (attempt ${attempt}/${c.maxRefreshAttempts})`);
+  event('info', 'REIMAGING', `re-imaging workloads (attempt ${attempt}/${c.maxRefreshAttempts})`);
 
 export const setImage = (change: WorkloadChange): TickEvent =>
   event('info', 'SET_IMAGE', `set image ${where(change.workload)}: ${patchText(change)}`);

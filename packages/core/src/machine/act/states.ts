@@ -40,7 +40,7 @@ export const flapBackoff = tickSetup.createStateConfig({
   states: {
     readingRefreshAttempt: {
       invoke: {
-        src: 'readJobsManager',
+        src: 'readGate',
         input: bookkeepingRead,
         onDone: [
           {

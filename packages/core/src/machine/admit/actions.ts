@@ -25,18 +25,9 @@ import { planInputsOf } from '../tick-wide/plan-inputs.js';
 import * as say from './messages.js';
 
 // The admit phase's named actions (docs/behaviour.md §3.4a, §3.4): each check
-// adds its holds (the first check to hold an image wins), says what it found,
-// and the plan is made once, after the last.
-
-/** The answers every check after the fleet halt judges: an image sent back carries the halt's pin (§3.4b). */
-const answersOf = ({ resolve, admit }: TickContext) => answersAfterHalt(resolve.resolutions, admit.haltPins);
-
-/** The changed digests no earlier check held back: what the digest-age check judges (a halt's pin does not soak). */
-const changedOf = (context: TickContext) =>
-  withoutHaltPins(
-    changedDigests(answersOf(context), context.resolve.recorded, context.admit.holds),
-    context.admit.haltPins,
-  );
+// finds its candidates once as it starts, adds its holds (the first check to
+// hold an image wins) and says what it found; the plan is made once, after
+// the last.
 
 /** Hold what may not go on, say what each check found, and keep the reports for the outcome. */
 const signaturesJudged = (context: TickContext, reports: readonly SignatureCheckReport[]) => {
@@ -47,22 +38,10 @@ const signaturesJudged = (context: TickContext, reports: readonly SignatureCheck
   };
 };
 
-const subjectsOf = (context: TickContext) =>
-  signatureSubjectsOf(
-    signatureModeOf(context.config),
-    answersOf(context),
-    context.resolve.recorded,
-    context.admit.holds,
-    context.admit.haltPins,
-  );
-
 /** docs/behaviour.md §3.4a step 4: each changed digest judged from its two manifests' answers, held or admitted. */
 const platformsJudged = (context: TickContext, answerOf: (index: number) => PlatformAnswers[number] | undefined) => {
-  const { resolve, admit } = context;
-  const reports = platformReportsOf(
-    platformSubjects(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds),
-    answerOf,
-  );
+  const { admit } = context;
+  const reports = platformReportsOf(admit.platformSubjects, answerOf);
   return {
     admit: { ...admit, holds: withPlatformHolds(admit.holds, reports) },
     events: said(context, ...reports.map(say.announcePlatformCheck)),
@@ -70,6 +49,8 @@ const platformsJudged = (context: TickContext, answerOf: (index: number) => Plat
 };
 
 export const admitActions = {
+  /** Admission starts from the registry's answers as they are; a halt in force may send some back to its pin. */
+  takeAnswers: tickAssign(({ context }) => ({ admit: { ...context.admit, answers: context.resolve.resolutions } })),
   /** §3.4b — an unverified halt: every answer held, nothing moves or is recorded this tick (I37). */
   holdEveryAnswerForHalt: tickAssign(({ context }) => {
     const { resolve, admit } = context;
@@ -78,29 +59,61 @@ export const admitActions = {
   /** §3.4b — the halt's verdict on each answer: held, sent back to the pin, or left alone; each said. */
   admitByFleetHalt: tickAssign(({ context }) => {
     const { config, resolve, admit, halt } = context;
-    const decision = admitUnderHalt(resolve.resolutions, resolve.recorded, admit.holds, halt.reading, halt.nowMs);
+    const decision = admitUnderHalt(
+      config.topology,
+      resolve.resolutions,
+      resolve.recorded,
+      admit.holds,
+      halt.reading,
+      halt.nowMs,
+    );
     return {
-      admit: { ...admit, holds: decision.holds, haltPins: decision.pins },
+      admit: {
+        ...admit,
+        holds: decision.holds,
+        haltPins: decision.pins,
+        answers: answersAfterHalt(resolve.resolutions, decision.pins),
+      },
       events: said(context, ...say.haltAdmissionLines(config, decision)),
     };
   }),
+  /** §3.4a — the answered digests (changed, or first observed) that are the quarantined ones (I30). */
+  findQuarantinedDigests: tickAssign(({ context: { config, resolve, admit } }) => ({
+    admit: {
+      ...admit,
+      quarantined: quarantinedThisTick(
+        config.topology,
+        admit.answers,
+        resolve.recorded,
+        admit.holds,
+        resolve.bookkeeping,
+      ),
+    },
+  })),
   holdQuarantinedDigests: tickAssign(({ context }) => {
-    const { resolve, admit } = context;
-    const held = quarantinedThisTick(answersOf(context), resolve.recorded, admit.holds, resolve.bookkeeping);
+    const { admit } = context;
     return {
-      admit: { ...admit, holds: withQuarantineHolds(admit.holds, held) },
-      events: said(context, ...held.map((c) => say.digestQuarantined(context.config, c.image, c.to))),
+      admit: { ...admit, holds: withQuarantineHolds(admit.holds, admit.quarantined) },
+      events: said(context, ...admit.quarantined.map((c) => say.digestQuarantined(context.config, c.image, c.to))),
     };
   }),
+  /** §3.4a step 2 — the changed digests no earlier check held back: what the soak judges (a halt's pin does not soak). */
+  findChangedDigests: tickAssign(({ context: { resolve, admit } }) => ({
+    admit: {
+      ...admit,
+      changed: withoutHaltPins(changedDigests(admit.answers, resolve.recorded, admit.holds), admit.haltPins),
+    },
+  })),
   rememberAgeBookkeeping: tickAssign(({ context }, params: { annotations: Annotations }) => ({
     admit: { ...context.admit, ageBookkeeping: params.annotations },
   })),
   /** Judge every changed digest at `now`: too young → held (Soaking), said once; first sightings to be written. */
   judgeDigestAges: tickAssign(({ context }, params: { nowMs: number }) => {
-    const { resolve, admit } = context;
+    const { config, resolve, admit } = context;
     const decision = decideDigestAges(
-      changedOf(context),
-      answersOf(context),
+      config.topology,
+      admit.changed,
+      admit.answers,
       resolve.recorded,
       admit.ageBookkeeping,
       params.nowMs,
@@ -113,7 +126,7 @@ export const admitActions = {
   }),
   /** Fail closed (docs/behaviour.md §3.4a): an age that cannot be judged holds every changed digest back. */
   holdEveryChangedDigest: tickAssign(({ context }) => ({
-    admit: { ...context.admit, holds: withUnjudgedHolds(context.admit.holds, changedOf(context)) },
+    admit: { ...context.admit, holds: withUnjudgedHolds(context.admit.holds, context.admit.changed) },
   })),
   warnPendingDigestsUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.pendingDigestsUnreadable(context.config, params.error)),
@@ -124,20 +137,41 @@ export const admitActions = {
   warnPendingDigestsWriteFailed: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.pendingDigestsWriteFailed(context.config, params.error)),
   })),
+  /** §3.4a step 3 — the digests to check: every one changed or first observed that no check held, and the halt's pins. */
+  findSignatureSubjects: tickAssign(({ context: { config, resolve, admit } }) => ({
+    admit: {
+      ...admit,
+      signatureSubjects: signatureSubjectsOf(
+        config.topology,
+        signatureModeOf(config),
+        admit.answers,
+        resolve.recorded,
+        admit.holds,
+        admit.haltPins,
+      ),
+    },
+  })),
   /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode (issue 15). */
   admitBySignature: tickAssign(({ context }, params: { answers: SignatureAnswers }) =>
     signaturesJudged(
       context,
-      signatureReportsOf(subjectsOf(context), (index) => params.answers[index]),
+      signatureReportsOf(context.admit.signatureSubjects, (index) => params.answers[index]),
     ),
   ),
   /** The check failed as a whole (a defect of the port): no digest is verified, every one waits (fail closed). */
   holdUncheckedSignatures: tickAssign(({ context }, params: { error: PortError }) =>
     signaturesJudged(
       context,
-      signatureReportsOf(subjectsOf(context), () => ({ _tag: 'Left', left: params.error })),
+      signatureReportsOf(context.admit.signatureSubjects, () => ({ _tag: 'Left', left: params.error })),
     ),
   ),
+  /** §3.4a step 4 — the changed digests the earlier checks left: each is compared with its recorded one. */
+  findPlatformSubjects: tickAssign(({ context: { config, resolve, admit } }) => ({
+    admit: {
+      ...admit,
+      platformSubjects: platformSubjects(config.topology, admit.answers, resolve.recorded, admit.holds),
+    },
+  })),
   /** PLATFORM_CHECK=on: each changed digest provides every platform of the recorded one, or is held. */
   admitByPlatform: tickAssign(({ context }, params: { answers: PlatformAnswers }) =>
     platformsJudged(context, (index) => params.answers[index]),

@@ -1,19 +1,34 @@
-import type { Holds } from '../../domain/admission.js';
+import type { AnsweredDigest, ChangedDigest, Holds } from '../../domain/admission.js';
 import type { Annotations, BookkeepingChanges } from '../../domain/bookkeeping.js';
 import { type HaltPins, NO_HALT_PINS } from '../../domain/fleet-halt-admission.js';
-import { EMPTY_PLAN, type RefreshPlan } from '../../domain/plan.js';
-import type { SignatureCheckReport } from '../../domain/signature-admission.js';
+import { EMPTY_PLAN, type ImageResolution, type RefreshPlan } from '../../domain/plan.js';
+import type { PlatformSubject } from '../../domain/platforms.js';
+import type { SignatureCheckReport, SignatureSubject } from '../../domain/signature-admission.js';
 
-/** What the admit phase decides (docs/behaviour.md §3.4a, §3.4): what is held back and why, and the plan. */
+/**
+ * What the admit phase decides (docs/behaviour.md §3.4a, §3.4): what is held
+ * back and why, and the plan. Each check's candidates are found once, as the
+ * check starts, and its guards, inputs and actions read them from here.
+ */
 export interface AdmitContext {
   /** Images the admission checks held back this tick, and why. */
   readonly holds: Holds;
+  /** The answers every check after the fleet halt judges: an image it sends back carries the halt's pin (§3.4b). */
+  readonly answers: readonly ImageResolution[];
+  /** The answered digests that are the very digest quarantined for their image (I30). */
+  readonly quarantined: readonly AnsweredDigest[];
+  /** The changed digests the digest-age check judges: none held before it, no halt pin (§3.4a step 2). */
+  readonly changed: readonly ChangedDigest[];
   /** The annotations the digest-age check read: its pending records (issue 17). */
   readonly ageBookkeeping: Annotations;
   /** The digest-age check's pending-record write; nothing when the check is off, had nothing to judge, or failed. */
   readonly pendingWrite: BookkeepingChanges;
+  /** The digests the signature check asks about this tick, the halt's pins among them (§3.4a step 3). */
+  readonly signatureSubjects: readonly SignatureSubject[];
   /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
   readonly signatureChecks: readonly SignatureCheckReport[];
+  /** The changed digests the platform check compares with their recorded ones (§3.4a step 4). */
+  readonly platformSubjects: readonly PlatformSubject[];
   /** The fleet halt (docs/behaviour.md §3.4b): the images it sends back to its pin, whose pin every later check judges. */
   readonly haltPins: HaltPins;
   /** The plan, made once after the last check; nothing to do until then. */
@@ -22,9 +37,14 @@ export interface AdmitContext {
 
 export const ADMITTED_NOTHING: AdmitContext = {
   holds: {},
+  answers: [],
+  quarantined: [],
+  changed: [],
   ageBookkeeping: {},
   pendingWrite: {},
+  signatureSubjects: [],
   signatureChecks: [],
+  platformSubjects: [],
   haltPins: NO_HALT_PINS,
   plan: EMPTY_PLAN,
 };

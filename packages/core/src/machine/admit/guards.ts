@@ -1,18 +1,13 @@
-import { signatureModeOf } from '../../config/signature-config.js';
-import { changedDigests } from '../../domain/admission.js';
 import { changesNothing } from '../../domain/bookkeeping.js';
 import { hasNoDigestAgeToJudge } from '../../domain/digest-age.js';
-import { answersAfterHalt, withoutHaltPins } from '../../domain/fleet-halt-admission.js';
 import { haltInForce, isHaltUnverified } from '../../domain/fleet-halt-reading.js';
 import { hasDrift } from '../../domain/plan.js';
-import { platformSubjects } from '../../domain/platforms.js';
-import { quarantinedThisTick } from '../../domain/quarantine.js';
-import { signatureSubjectsOf } from '../../domain/signature-admission.js';
 import { isDigestAgeOff, isPlatformCheckOff, isSignatureCheckOff } from '../../domain/switches.js';
 import { recordGuards } from '../record/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
 
-// The admit phase's named guards (docs/behaviour.md §3.4a, §3.4), each one question to domain/.
+// The admit phase's named guards (docs/behaviour.md §3.4a, §3.4), each one question to domain/
+// or to the candidates its check found as it started (admit/context.ts).
 
 export const admitGuards = {
   /** §3.4b — FLEET_HALT_REF's halt could not be verified this tick: every answer is held (I37). */
@@ -20,42 +15,22 @@ export const admitGuards = {
   /** §3.4b — a verified, unexpired halt: the digests it names are held, a container running one sent to its pin. */
   isFleetHaltInForce: ({ context }: GuardArgs) => haltInForce(context.halt.reading, context.halt.nowMs) !== undefined,
   /** §3.4a — a changed digest is the one quarantined for its image: held, not re-applied (I30, issue 16). */
-  isChangedDigestQuarantined: ({ context: { resolve, admit } }: GuardArgs) =>
-    quarantinedThisTick(
-      answersAfterHalt(resolve.resolutions, admit.haltPins),
-      resolve.recorded,
-      admit.holds,
-      resolve.bookkeeping,
-    ).length > 0,
+  isChangedDigestQuarantined: ({ context }: GuardArgs) => context.admit.quarantined.length > 0,
   /** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
   isDigestAgeOff: ({ context }: GuardArgs) => isDigestAgeOff(context.config),
   /** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
-  hasNoDigestAgeToJudge: ({ context: { resolve, admit } }: GuardArgs) =>
-    hasNoDigestAgeToJudge(
-      withoutHaltPins(
-        changedDigests(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds),
-        admit.haltPins,
-      ),
-      resolve.bookkeeping,
-    ),
+  hasNoDigestAgeToJudge: ({ context: { config, resolve, admit } }: GuardArgs) =>
+    hasNoDigestAgeToJudge(config.topology, admit.changed, resolve.bookkeeping),
   /** §3.4a — the decision writes no pending record (every changed digest already had its own). */
   hasNoPendingDigestsToWrite: ({ context }: GuardArgs) => changesNothing(context.admit.pendingWrite),
   /** VERIFY_SIGNATURES=off (the default, the script's behaviour) and no halt pin: no check, no request, no line (issue 15). */
   isSignatureCheckOff: ({ context }: GuardArgs) => isSignatureCheckOff(context.config, context.admit.haltPins),
   /** Nothing changed and nothing is first observed: no digest to check (an unchanged one was checked when it changed). */
-  hasNoSignaturesToCheck: ({ context: { config, resolve, admit } }: GuardArgs) =>
-    signatureSubjectsOf(
-      signatureModeOf(config),
-      answersAfterHalt(resolve.resolutions, admit.haltPins),
-      resolve.recorded,
-      admit.holds,
-      admit.haltPins,
-    ).length === 0,
+  hasNoSignaturesToCheck: ({ context }: GuardArgs) => context.admit.signatureSubjects.length === 0,
   /** PLATFORM_CHECK=off (the default, the script's behaviour): no manifest read, no line (§3.4a step 4). */
   isPlatformCheckOff: ({ context }: GuardArgs) => isPlatformCheckOff(context.config),
   /** No changed digest left by the earlier checks: nothing to compare (a steady tick reads no manifest). */
-  hasNoPlatformsToCheck: ({ context: { resolve, admit } }: GuardArgs) =>
-    platformSubjects(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds).length === 0,
+  hasNoPlatformsToCheck: ({ context }: GuardArgs) => context.admit.platformSubjects.length === 0,
   /**
    * Every re-image makes the kubelets pull (a DaemonSet: one pull per node);
    * with the registry's pull budget nearly spent, a rollout dies of
@@ -66,8 +41,7 @@ export const admitGuards = {
   /**
    * §3.4 — the plan re-images a workload: a recorded digest differs from the
    * registry's, or (RECONCILE_LIVE=1) a live container must be put back on
-   * its recorded digest. (Named `hasDrift` until issue 12; it also meant the
-   * live repairs.)
+   * its recorded digest.
    */
   hasWorkloadsToReimage: ({ context }: GuardArgs) => hasDrift(context.admit.plan),
   // A plan that re-images nothing may still record first observations.

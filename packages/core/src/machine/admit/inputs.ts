@@ -1,29 +1,18 @@
-import { signatureModeOf } from '../../config/signature-config.js';
-import { answersAfterHalt } from '../../domain/fleet-halt-admission.js';
-import { platformSubjects, platformTargetsOf } from '../../domain/platforms.js';
-import { signatureSubjectsOf } from '../../domain/signature-admission.js';
+import { platformTargetsOf } from '../../domain/platforms.js';
 import { write } from '../step-params.js';
 import type { InputArgs } from '../tick-context.js';
 
-// What the admit phase's steps hand their actors.
+// What the admit phase's steps hand their actors: the candidates each check found as it started.
 
 /** One write on the tick a digest is first seen, none while it waits (issue 17). */
 export const pendingDigestsWrite = ({ context }: InputArgs) => write('writePendingDigests', context.admit.pendingWrite);
 
 /** The digests the signature check asks about this tick (docs/behaviour.md §3.4a step 3), the halt's pins among them. */
-export const signatureTargets = ({ context: { config, resolve, admit } }: InputArgs) => ({
-  targets: signatureSubjectsOf(
-    signatureModeOf(config),
-    answersAfterHalt(resolve.resolutions, admit.haltPins),
-    resolve.recorded,
-    admit.holds,
-    admit.haltPins,
-  ).map(({ repo, digest }) => ({ repo, digest })),
+export const signatureTargets = ({ context }: InputArgs) => ({
+  targets: context.admit.signatureSubjects.map(({ repo, digest }) => ({ repo, digest })),
 });
 
 /** The manifests the platform check reads this tick: each changed digest, then its recorded one (§3.4a step 4). */
-export const platformTargets = ({ context: { resolve, admit } }: InputArgs) => ({
-  targets: platformTargetsOf(
-    platformSubjects(answersAfterHalt(resolve.resolutions, admit.haltPins), resolve.recorded, admit.holds),
-  ),
+export const platformTargets = ({ context }: InputArgs) => ({
+  targets: platformTargetsOf(context.admit.platformSubjects),
 });

@@ -10,8 +10,8 @@ import type { ImageVerdict, RefreshPlan } from '../../domain/plan.js';
 import { type Platform, type PlatformReport, platformName } from '../../domain/platforms.js';
 import { describePortError, type PortError, type RegistryError } from '../../domain/port-error.js';
 import type { SignatureJudgement } from '../../domain/signature-admission.js';
-import { describeWorkload, type ImageName, type ImageSpec, imageSpec, workloadRef } from '../../domain/workloads.js';
-import { event, jobsManager } from '../operator-words.js';
+import { describeWorkload, type ImageSpec, imageOf, workloadOf } from '../../domain/workloads.js';
+import { event, gate } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The admit phase's operator lines (docs/behaviour.md §3.4a, §3.4): the quarantine, the soak
@@ -20,51 +20,51 @@ import type { TickEvent } from '../tick-event.js';
 // operators grep for it) and each image's verdict in the plan.
 
 /** Each tick the registry still answers a quarantined digest (exit 0). */
-export const digestQuarantined = (c: TickConfig, image: ImageName, digest: string): TickEvent =>
+export const digestQuarantined = (c: TickConfig, image: string, digest: string): TickEvent =>
   event(
     'info',
     'DIGEST_QUARANTINED',
-    `${imageSpec(image).repo}: latest=${digest} is quarantined (${imageSpec(image).quarantineKey}: its rollout failed here and was rolled back); not re-applying it -- waiting for another build under tag ${c.imageTag} (image-refresh rearm lifts it)`,
+    `${imageOf(c.topology, image).repo}: latest=${digest} is quarantined (${imageOf(c.topology, image).quarantineKey}: its rollout failed here and was rolled back); not re-applying it -- waiting for another build under tag ${c.imageTag} (image-refresh rearm lifts it)`,
   );
 
 // The fleet halt's admission lines (docs/behaviour.md §3.4b). With FLEET_HALT_EXIT=1 a
 // halt that holds a change back is a finding: its hold line is an error.
 
 /** The tag answers a digest the halt names: not re-imaged, not recorded. */
-export const digestHalted = (c: TickConfig, image: ImageName, digest: string, reason: string): TickEvent =>
+export const digestHalted = (c: TickConfig, image: string, digest: string, reason: string): TickEvent =>
   c.fleetHalt?.exitOnHold === true
     ? event(
         'error',
         'DIGEST_HALTED',
-        `ERROR: FLEET HALT holds back ${imageSpec(image).repo}@${digest} (${reason}); not re-imaging it (FLEET_HALT_EXIT=1)`,
+        `ERROR: FLEET HALT holds back ${imageOf(c.topology, image).repo}@${digest} (${reason}); not re-imaging it (FLEET_HALT_EXIT=1)`,
       )
     : event(
         'info',
         'DIGEST_HALTED',
-        `${imageSpec(image).repo}: latest=${digest} is halted by the fleet halt (${reason}); not re-imaging it`,
+        `${imageOf(c.topology, image).repo}: latest=${digest} is halted by the fleet halt (${reason}); not re-imaging it`,
       );
 
 /** An image that runs a halted digest goes back to the halt's pin: a re-image like any other. */
-export const haltPinned = (pin: HaltPin, reason: string): TickEvent =>
+export const haltPinned = (c: TickConfig, pin: HaltPin, reason: string): TickEvent =>
   event(
     'info',
     'HALT_PIN',
-    `${imageSpec(pin.image).repo}: runs ${pin.from}, which the fleet halt names (${reason}); sending it back to the halt's pin ${pin.to}`,
+    `${imageOf(c.topology, pin.image).repo}: runs ${pin.from}, which the fleet halt names (${reason}); sending it back to the halt's pin ${pin.to}`,
   );
 
 /** It runs a halted digest and the halt gives no pin for it: it stays as it runs. */
-export const haltStranded = (image: ImageName, digest: string): TickEvent =>
+export const haltStranded = (c: TickConfig, image: string, digest: string): TickEvent =>
   event(
     'warn',
     'HALT_NO_PIN',
-    `WARN: ${imageSpec(image).repo}: runs ${digest}, which the fleet halt names, and the halt gives no pin for ${imageSpec(image).repo}: left as it runs`,
+    `WARN: ${imageOf(c.topology, image).repo}: runs ${digest}, which the fleet halt names, and the halt gives no pin for ${imageOf(c.topology, image).repo}: left as it runs`,
   );
 
 /** What the halt in force decided of each answer, worded. */
 export const haltAdmissionLines = (c: TickConfig, decision: HaltAdmission): TickEvent[] => [
   ...decision.halted.map((a) => digestHalted(c, a.image, a.to, decision.reason)),
-  ...Object.values(decision.pins).flatMap((pin) => (pin === undefined ? [] : [haltPinned(pin, decision.reason)])),
-  ...decision.stranded.map((s) => haltStranded(s.image, s.digest)),
+  ...Object.values(decision.pins).flatMap((pin) => (pin === undefined ? [] : [haltPinned(c, pin, decision.reason)])),
+  ...decision.stranded.map((s) => haltStranded(c, s.image, s.digest)),
 ];
 
 /** `1h`, `20m`, `0s`: whole seconds, as an operator reads an age. */
@@ -87,7 +87,8 @@ export const clockTime = (atMs: number, nowMs: number): string => {
 const requiredWords = (c: TickConfig): string =>
   `(MIN_DIGEST_AGE=${words(c.minDigestAgeMs)}, ring ${c.rolloutRing} × RING_DELAY=${words(c.ringDelayMs)})`;
 
-const named = (image: ImageName, digest: string): string => `${imageSpec(image).repo}@${shortDigest(digest)}`;
+const named = (c: TickConfig, image: string, digest: string): string =>
+  `${imageOf(c.topology, image).repo}@${shortDigest(digest)}`;
 
 /**
  * `tracebloc/jobs-manager@sha256:… first seen 20m ago; acting after 13:05Z
@@ -101,7 +102,7 @@ export const digestSoaking = (
 ): TickEvent => ({
   level: 'info',
   code: v.firstSighting ? 'DIGEST_SOAK_STARTED' : 'DIGEST_SOAKING',
-  message: `${named(v.change.image, v.change.to)} first seen ${words(nowMs - v.pending.firstSeenMs)} ago; acting after ${clockTime(v.dueMs, nowMs)} ${requiredWords(c)}`,
+  message: `${named(c, v.change.image, v.change.to)} first seen ${words(nowMs - v.pending.firstSeenMs)} ago; acting after ${clockTime(v.dueMs, nowMs)} ${requiredWords(c)}`,
 });
 
 /** The wait is over: the digest goes on to the next check (and, passing it, is rolled). */
@@ -112,19 +113,19 @@ export const digestSoaked = (
 ): TickEvent => ({
   level: 'info',
   code: 'DIGEST_SOAKED',
-  message: `${named(v.change.image, v.change.to)} first seen ${words(nowMs - v.pending.firstSeenMs)} ago: old enough on this edge ${requiredWords(c)}; acting now`,
+  message: `${named(c, v.change.image, v.change.to)} first seen ${words(nowMs - v.pending.firstSeenMs)} ago: old enough on this edge ${requiredWords(c)}; acting now`,
 });
 
 export const pendingDigestUnparsable = (c: TickConfig, v: Extract<AgeVerdict, { _tag: 'TooYoung' }>): TickEvent => ({
   level: 'warn',
   code: 'PENDING_DIGEST_UNPARSABLE',
-  message: `WARN: ${imageSpec(v.change.image).pendingKey} on ${jobsManager(c)} holds ${JSON.stringify(v.unparsable)}, not "<digest> <RFC 3339 time>"; counting ${shortDigest(v.change.to)} as first seen now.`,
+  message: `WARN: ${imageOf(c.topology, v.change.image).pendingKey} on ${gate(c)} holds ${JSON.stringify(v.unparsable)}, not "<digest> <RFC 3339 time>"; counting ${shortDigest(v.change.to)} as first seen now.`,
 });
 
 export const pendingDigestsUnreadable = (c: TickConfig, e: PortError): TickEvent => ({
   level: 'warn',
   code: 'PENDING_DIGEST_UNREADABLE',
-  message: `WARN: could not read the pending digests on ${jobsManager(c)} (${describePortError(e)}); a changed digest whose age is unknown is not acted on, so nothing is re-imaged this tick. Will retry next tick.`,
+  message: `WARN: could not read the pending digests on ${gate(c)} (${describePortError(e)}); a changed digest whose age is unknown is not acted on, so nothing is re-imaged this tick. Will retry next tick.`,
 });
 
 export const clockUnavailable = (e: PortError): TickEvent => ({
@@ -136,7 +137,7 @@ export const clockUnavailable = (e: PortError): TickEvent => ({
 export const pendingDigestsWriteFailed = (c: TickConfig, e: PortError): TickEvent => ({
   level: 'warn',
   code: 'PENDING_DIGEST_WRITE_FAILED',
-  message: `WARN: could not write the pending digests on ${jobsManager(c)} (${describePortError(e)}); a new digest stays held and counts as first seen on the next tick that records it.`,
+  message: `WARN: could not write the pending digests on ${gate(c)} (${describePortError(e)}); a new digest stays held and counts as first seen on the next tick that records it.`,
 });
 
 // The operator's lines of the signature check (issue 15, docs/behaviour.md
@@ -322,21 +323,27 @@ export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold, pin?: Ha
   }
 };
 
-export const requestsProxyPinned = (): TickEvent =>
-  event(
-    'info',
-    'REQUESTS_PROXY_PINNED',
-    'requests-proxy is pinned by images.requestsProxy.digest; not following this digest',
-  );
+/** A workload pinned on its own keeps its containers of a drifted image where they are (I13). */
+export const workloadPinned = (workload: { readonly id: string; readonly pinnedBy: string | undefined }): TickEvent =>
+  event('info', 'WORKLOAD_PINNED', `${workload.id} is pinned by ${workload.pinnedBy}=1; not following this digest`);
+
+/** The workloads pinned on their own that run `image`: they stay on what they run while the rest follow it. */
+const pinnedFollowersOf = (c: TickConfig, image: string) =>
+  imageOf(c.topology, image).pinned
+    ? []
+    : c.topology.workloads.filter((w) => w.pinned && w.containers.some((m) => m.image === image));
 
 const ownerText = (owner: string | undefined): string => (owner === undefined ? '' : ` (set by ${owner})`);
 
 export const liveDrift = (c: TickConfig, f: LiveFinding): TickEvent => {
-  const where = `${describeWorkload(workloadRef(c, f.workload))} container ${f.container}`;
-  const pinned = `${imageSpec(f.image).repo}@${f.recorded}`;
+  const where = `${describeWorkload(workloadOf(c.topology, f.workload))} container ${f.container}`;
+  const followed = imageOf(c.topology, f.image);
+  const pinned = `${followed.repo}@${f.recorded}`;
+  const gateId = c.topology.gate.id;
+  const skewedFromGate = f.workload !== gateId && c.topology.gate.containers.some((m) => m.image === f.image);
   const repair =
     f.recordedQuarantined === true
-      ? `not re-pinning it: the recorded digest is the one quarantined (${imageSpec(f.image).quarantineKey}), a build whose rollout failed here`
+      ? `not re-pinning it: the recorded digest is the one quarantined (${followed.quarantineKey}), a build whose rollout failed here`
       : f.recordedHalted === true
         ? 'not re-pinning it: the recorded digest is one the fleet halt in force names'
         : c.reconcileLive === 'repair'
@@ -353,15 +360,15 @@ export const liveDrift = (c: TickConfig, f: LiveFinding): TickEvent => {
       return event(
         'warn',
         'LIVE_DRIFT',
-        f.workload === 'requests-proxy'
-          ? `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, another build than jobs-manager's recorded ${pinned} (requests-proxy / jobs-manager skew); ${repair}`
+        skewedFromGate
+          ? `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, another build than ${gateId}'s recorded ${pinned} (${f.workload} / ${gateId} skew); ${repair}`
           : `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not the recorded ${pinned}; ${repair}`,
       );
     case 'foreign':
       return event(
         'warn',
         'LIVE_DRIFT',
-        `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not an image of ${imageSpec(f.image).repo}: changed on purpose, so image-refresh leaves it alone`,
+        `WARN: ${where} runs ${f.live}${ownerText(f.owner)}, not an image of ${followed.repo}: changed on purpose, so image-refresh leaves it alone`,
       );
   }
 };
@@ -377,8 +384,8 @@ export const digestAgeLines = (c: TickConfig, decision: DigestAgeDecision, nowMs
 /** Each image's verdict in the plan (with the check that held it, if one did), then what runs live. */
 export const planLines = (c: TickConfig, plan: RefreshPlan, holds: Holds, pins: HaltPins = {}): TickEvent[] => [
   ...plan.verdicts.flatMap((v) => [
-    verdict(imageSpec(v.image), v, holds[v.image], pins[v.image]),
-    ...(v._tag === 'Drift' && v.image === 'jobs-manager' && c.pins.requestsProxy ? [requestsProxyPinned()] : []),
+    verdict(imageOf(c.topology, v.image), v, holds[v.image], pins[v.image]),
+    ...(v._tag === 'Drift' ? pinnedFollowersOf(c, v.image).map(workloadPinned) : []),
   ]),
   ...plan.live.map((finding) => liveDrift(c, finding)),
 ];

@@ -11,6 +11,7 @@ import { pendingDigestsWrite, platformTargets, signatureTargets } from './inputs
 // switched off passes at once.
 export const admittingDigests = tickSetup.createStateConfig({
   initial: 'checkingHalt',
+  entry: 'takeAnswers',
   states: {
     /**
      * FLEET_HALT_REF (docs/behaviour.md §3.4b): a halt that could not be
@@ -26,6 +27,7 @@ export const admittingDigests = tickSetup.createStateConfig({
     },
     /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (issue 16). */
     checkingQuarantine: {
+      entry: 'findQuarantinedDigests',
       always: [
         { guard: 'isChangedDigestQuarantined', target: 'checkingDigestAge', actions: 'holdQuarantinedDigests' },
         { target: 'checkingDigestAge' },
@@ -38,6 +40,11 @@ export const admittingDigests = tickSetup.createStateConfig({
         decidingDigestAge: {
           always: [
             { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingSignatures' },
+            { target: 'choosingDigestsToAge', actions: 'findChangedDigests' },
+          ],
+        },
+        choosingDigestsToAge: {
+          always: [
             { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingSignatures' },
             { target: 'readingPendingDigests' },
           ],
@@ -45,7 +52,7 @@ export const admittingDigests = tickSetup.createStateConfig({
         // The pending records, read fail-closed: an unreadable one never counts as old enough.
         readingPendingDigests: {
           invoke: {
-            src: 'readJobsManager',
+            src: 'readGate',
             input: bookkeepingRead,
             onDone: {
               target: 'readingClock',
@@ -104,6 +111,11 @@ export const admittingDigests = tickSetup.createStateConfig({
         decidingSignatureCheck: {
           always: [
             { guard: 'isSignatureCheckOff', target: '#tick.admittingDigests.checkingPlatforms' },
+            { target: 'choosingSignatureSubjects', actions: 'findSignatureSubjects' },
+          ],
+        },
+        choosingSignatureSubjects: {
+          always: [
             { guard: 'hasNoSignaturesToCheck', target: '#tick.admittingDigests.checkingPlatforms' },
             // The pull budget is spent: the flap back-off defers every re-image
             // this tick anyway (I7b), so the check's manifest GETs would be
@@ -141,6 +153,11 @@ export const admittingDigests = tickSetup.createStateConfig({
         decidingPlatformCheck: {
           always: [
             { guard: 'isPlatformCheckOff', target: '#tick.comparingDigests' },
+            { target: 'choosingPlatformSubjects', actions: 'findPlatformSubjects' },
+          ],
+        },
+        choosingPlatformSubjects: {
+          always: [
             { guard: 'hasNoPlatformsToCheck', target: '#tick.comparingDigests' },
             // The manifest GETs are pulls on Docker Hub, and the flap back-off
             // defers every re-image of this tick anyway (I7b): checked on the

@@ -20,7 +20,12 @@ import * as say from './messages.js';
 export const fleetHaltActions = {
   /** The HEAD's answer against what this edge recorded, at the tick's clock. */
   judgeHaltAnswer: tickAssign(({ context }, params: { nowMs: number }) => {
-    const reading = judgeHaltAnswer(context.resolve.haltAnswer, context.resolve.bookkeeping, params.nowMs);
+    const reading = judgeHaltAnswer(
+      context.config.topology.keys,
+      context.resolve.haltAnswer,
+      context.resolve.bookkeeping,
+      params.nowMs,
+    );
     return {
       halt: { reading, nowMs: params.nowMs },
       ...(reading._tag === 'Fetching'

@@ -15,7 +15,10 @@ export const haltSignatureTargets = (args: InputArgs) => ({ targets: [target(arg
 
 /** A halt verified this tick recorded beside its digest, or a lifted one's record removed: one write. */
 export const haltRecordWrite = ({ context }: InputArgs) =>
-  write('recordFleetHalt', haltWriteOf(context.halt.reading, context.resolve.bookkeeping));
+  write(
+    'recordFleetHalt',
+    haltWriteOf(context.config.topology.keys, context.halt.reading, context.resolve.bookkeeping),
+  );
 
 export const haltLiftWrite = ({ context }: InputArgs) =>
-  write('liftFleetHalt', haltWriteOf(context.halt.reading, context.resolve.bookkeeping));
+  write('liftFleetHalt', haltWriteOf(context.config.topology.keys, context.halt.reading, context.resolve.bookkeeping));

@@ -3,7 +3,7 @@ import { shortDigest } from '../../domain/digest.js';
 import type { FleetHalt } from '../../domain/fleet-halt.js';
 import { type HaltReading, haltInForce } from '../../domain/fleet-halt-reading.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
-import { jobsManager } from '../operator-words.js';
+import { gate } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The fleet halt phase's operator lines (docs/behaviour.md §3.4b).
@@ -57,7 +57,7 @@ export const haltNone = (c: TickConfig): TickEvent => ({
 export const haltLifted = (c: TickConfig, digest: string | undefined): TickEvent => ({
   level: 'info',
   code: 'FLEET_HALT_LIFTED',
-  message: `fleet halt lifted: ${referenceOf(c)} answers 404${digest === undefined ? '' : `; the halt ${shortDigest(digest)} no longer holds`}, and its record on ${jobsManager(c)} is removed`,
+  message: `fleet halt lifted: ${referenceOf(c)} answers 404${digest === undefined ? '' : `; the halt ${shortDigest(digest)} no longer holds`}, and its record on ${gate(c)} is removed`,
 });
 
 /** A digest not verified here before: read, then checked (the only tick it costs more than its HEAD). */
@@ -71,8 +71,8 @@ export const haltWriteFailed = (c: TickConfig, lifting: boolean, e: PortError): 
   level: 'warn',
   code: 'FLEET_HALT_WRITE_FAILED',
   message: lifting
-    ? `WARN: could not remove the record of the lifted fleet halt on ${jobsManager(c)} (${describePortError(e)}); nothing is halted, and the next tick tries again.`
-    : `WARN: could not record the verified fleet halt on ${jobsManager(c)} (${describePortError(e)}); it holds this tick, and the next tick reads and verifies it again.`,
+    ? `WARN: could not remove the record of the lifted fleet halt on ${gate(c)} (${describePortError(e)}); nothing is halted, and the next tick tries again.`
+    : `WARN: could not record the verified fleet halt on ${gate(c)} (${describePortError(e)}); it holds this tick, and the next tick reads and verifies it again.`,
 });
 
 /** What the phase says once it has its verdict: in force, expired, unverified, lifted or none. */

@@ -1,23 +1,35 @@
 import * as O from 'fp-ts/lib/Option.js';
-import { DECOUPLED_PASS_BEGUN, withDecoupledObservation } from '../../domain/decoupled-pass.js';
+import {
+  DECOUPLED_PASS_BEGUN,
+  nextDecoupled,
+  withDecoupledObservation,
+  withDecoupledUnread,
+} from '../../domain/decoupled-pass.js';
 import type { PortError } from '../../domain/port-error.js';
 import type { Settledness } from '../../domain/settledness.js';
 import { countSkip } from '../../domain/skip-streak.js';
-import type { LiveWorkload, WorkloadId } from '../../domain/workloads.js';
+import type { LiveWorkload, TopologyWorkload } from '../../domain/workloads.js';
 import { tickAssign } from '../tick-assign.js';
-import { said } from '../tick-context.js';
+import { said, type TickContext } from '../tick-context.js';
 import * as say from './messages.js';
 
 // The observe phase's named actions (docs/behaviour.md §3.1, §3.2): what it
-// remembers of jobs-manager and the skip, and the lines it says.
+// remembers of the gate and the skip, and the lines it says.
+
+/** The decoupled workload just read: the pass's next one. */
+const observed = (context: TickContext): TopologyWorkload => {
+  const workload = nextDecoupled(context.config.topology, context.observe.decoupled);
+  if (workload === undefined) throw new RangeError('no decoupled workload was being observed');
+  return workload;
+};
 
 export const observeActions = {
   announceMirrorInert: tickAssign(({ context }) => ({ events: said(context, say.mirrorInert(context.config)) })),
   rememberSettledness: tickAssign(({ context }, params: { settledness: Settledness }) => ({
     observe: { ...context.observe, settledness: params.settledness },
   })),
-  rememberJobsManagerUid: tickAssign(({ context }, params: { uid: string | undefined }) => ({
-    observe: { ...context.observe, jobsManagerUid: params.uid ?? '' },
+  rememberGateUid: tickAssign(({ context }, params: { uid: string | undefined }) => ({
+    observe: { ...context.observe, gateUid: params.uid ?? '' },
   })),
   reportDeploymentUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.deploymentUnreadable(context.config, params.error)),
@@ -50,19 +62,22 @@ export const observeActions = {
   /** The skip is counted; how the tick ends is its verdict's (skipResultOf), whatever the pass refreshes. */
   beginDecoupledPass: tickAssign(({ context }) => ({
     observe: { ...context.observe, decoupled: DECOUPLED_PASS_BEGUN },
-    events: said(context, say.decoupledRefresh()),
+    events: said(context, say.decoupledRefresh(context.config)),
   })),
   /** A decoupled workload is refreshed only if it is settled itself (I24). */
-  rememberDecoupledObservation: tickAssign(({ context }, params: { id: WorkloadId; workload: LiveWorkload }) => ({
+  rememberDecoupledObservation: tickAssign(({ context }, params: { workload: LiveWorkload }) => ({
     observe: {
       ...context.observe,
-      decoupled: withDecoupledObservation(context.observe.decoupled, params.id, params.workload),
+      decoupled: withDecoupledObservation(context.observe.decoupled, observed(context).id, params.workload),
     },
     ...(params.workload.settledness._tag === 'Settled'
       ? {}
-      : { events: said(context, say.decoupledNotSettled(context.config, params.id, params.workload.settledness)) }),
+      : {
+          events: said(context, say.decoupledNotSettled(observed(context), params.workload.settledness)),
+        }),
   })),
-  warnDecoupledUnreadable: tickAssign(({ context }, params: { id: WorkloadId; error: PortError }) => ({
-    events: said(context, say.decoupledUnreadable(context.config, params.id, params.error)),
+  warnDecoupledUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    observe: { ...context.observe, decoupled: withDecoupledUnread(context.observe.decoupled) },
+    events: said(context, say.decoupledUnreadable(context.config, observed(context), params.error)),
   })),
 };

@@ -2,21 +2,21 @@ import { type DecoupledPass, NO_DECOUPLED_PASS } from '../../domain/decoupled-pa
 import type { Settledness } from '../../domain/settledness.js';
 import { NO_SKIP, type SkipCount } from '../../domain/skip-streak.js';
 
-/** What the observe phase learns (docs/behaviour.md §3.2): jobs-manager as the settled guard saw it, and the skip. */
+/** What the observe phase learns (docs/behaviour.md §3.2): the gate as the settled guard saw it, and the skip. */
 export interface ObserveContext {
-  /** What the settled guard saw of jobs-manager; undefined until its read answered. */
+  /** What the settled guard saw of the gate; undefined until its read answered. */
   readonly settledness: Settledness | undefined;
-  /** The jobs-manager Deployment's uid, from the settled guard's read: what START_JITTER is derived from (issue 17). */
-  readonly jobsManagerUid: string;
+  /** The gate's uid, from the settled guard's read: what START_JITTER is derived from (issue 17). */
+  readonly gateUid: string;
   /** The skip an unsettled tick counted, with its verdict against MAX_SKIP_TICKS. */
   readonly skip: SkipCount;
-  /** DECOUPLED_REFRESH: the pass past an unsettled jobs-manager, and the workloads settled themselves (issue 7). */
+  /** DECOUPLED_REFRESH: the pass past an unsettled gate, and the workloads settled themselves (issue 7). */
   readonly decoupled: DecoupledPass;
 }
 
 export const OBSERVED_NOTHING: ObserveContext = {
   settledness: undefined,
-  jobsManagerUid: '',
+  gateUid: '',
   skip: NO_SKIP,
   decoupled: NO_DECOUPLED_PASS,
 };

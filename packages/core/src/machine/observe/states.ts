@@ -1,11 +1,12 @@
 import { and } from 'xstate';
 import { skipStreakOf, skipStreakRemoved, skipStreakSet } from '../../domain/bookkeeping.js';
-import { DECOUPLED, observingWorkload } from '../observing-workload.js';
+import { nextDecoupled } from '../../domain/decoupled-pass.js';
+import { nextWorkloadInput, observingWorkload } from '../observing-workload.js';
 import { bookkeepingRead, outcome, settleWatch, withPortError, write, written } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
 
 // Phase 1, observe (docs/behaviour.md §3.1, §3.2): the mirror guard, the settled guard with its
-// skip streak, the streak cleared on settling, and DECOUPLED_REFRESH's pass past an unsettled jobs-manager. Its steps.
+// skip streak, the streak cleared on settling, and DECOUPLED_REFRESH's pass past an unsettled gate. Its steps.
 
 // §3.1 Mirror guard: inert behind a private mirror, touching and calling nothing (I14).
 export const checkingMirror = tickSetup.createStateConfig({
@@ -16,16 +17,16 @@ export const checkingMirror = tickSetup.createStateConfig({
 // §3.2 Settled guard. Unreadable → exit 1 (#571). Unsettled → count the skip
 // fail-closed and fail at the ceiling (#1964). Settled → clear the streak.
 export const settledGuard = tickSetup.createStateConfig({
-  initial: 'observingJobsManager',
+  initial: 'observingGate',
   states: {
-    observingJobsManager: {
+    observingGate: {
       invoke: {
-        src: 'readJobsManager',
+        src: 'readGate',
         input: settleWatch,
         onDone: [
           {
             guard: {
-              type: 'isJobsManagerSettled',
+              type: 'isGateSettled',
               params: ({ event }) => ({ settledness: event.output.settledness }),
             },
             target: '#tick.clearingStreakOnSettle',
@@ -34,7 +35,7 @@ export const settledGuard = tickSetup.createStateConfig({
                 type: 'rememberSettledness',
                 params: ({ event }) => ({ settledness: event.output.settledness }),
               },
-              { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+              { type: 'rememberGateUid', params: ({ event }) => ({ uid: event.output.uid }) },
             ],
           },
           {
@@ -44,7 +45,7 @@ export const settledGuard = tickSetup.createStateConfig({
                 type: 'rememberSettledness',
                 params: ({ event }) => ({ settledness: event.output.settledness }),
               },
-              { type: 'rememberJobsManagerUid', params: ({ event }) => ({ uid: event.output.uid }) },
+              { type: 'rememberGateUid', params: ({ event }) => ({ uid: event.output.uid }) },
             ],
           },
         ],
@@ -56,13 +57,15 @@ export const settledGuard = tickSetup.createStateConfig({
     },
     readingSkipStreak: {
       invoke: {
-        src: 'readJobsManager',
+        src: 'readGate',
         input: bookkeepingRead,
         onDone: {
           target: 'writingSkipStreak',
           actions: {
             type: 'countSkip',
-            params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+            params: ({ context, event }) => ({
+              streak: skipStreakOf(context.config.topology, event.output.annotations),
+            }),
           },
         },
         onError: {
@@ -74,7 +77,8 @@ export const settledGuard = tickSetup.createStateConfig({
     writingSkipStreak: {
       invoke: {
         src: 'patchBookkeeping',
-        input: ({ context }) => write('writeSkipStreak', skipStreakSet(context.observe.skip.streak)),
+        input: ({ context }) =>
+          write('writeSkipStreak', skipStreakSet(context.config.topology, context.observe.skip.streak)),
         onDone: [
           {
             guard: and(['isAtSkipCeiling', 'isDecoupledRefreshOn']),
@@ -102,25 +106,24 @@ export const settledGuard = tickSetup.createStateConfig({
   },
 });
 
-// Issue 7, DECOUPLED_REFRESH: the streak is counted as always; then
-// requests-proxy (own Deployment) and resource-monitor (own DaemonSet) are
-// refreshed if they are settled themselves. pods-monitor is a sidecar of
-// the unsettled jobs-manager and waits (#1964 "decision 1", safe subset).
+// Issue 7, DECOUPLED_REFRESH: the streak is counted as always; then each
+// workload the profile marks `decoupled` (with something to follow) is read,
+// one after another, and refreshed if it is settled itself (I24). An image
+// the unsettled gate alone runs waits (#1964 "decision 1", safe subset).
 export const decoupledRefresh = tickSetup.createStateConfig({
-  initial: 'observingRequestsProxy',
+  initial: 'choosingDecoupledWorkload',
   states: {
-    observingRequestsProxy: observingWorkload(
-      'requests-proxy',
-      'observingResourceMonitor',
-      DECOUPLED,
-      'isRequestsProxyUnmanaged',
-    ),
-    observingResourceMonitor: observingWorkload(
-      'resource-monitor',
-      '#tick.resolvingDigests',
-      DECOUPLED,
-      'isResourceMonitorUnmanaged',
-    ),
+    choosingDecoupledWorkload: {
+      always: [
+        { guard: 'hasDecoupledWorkloadToObserve', target: 'observingDecoupledWorkload' },
+        { target: '#tick.resolvingDigests' },
+      ],
+    },
+    observingDecoupledWorkload: observingWorkload('choosingDecoupledWorkload', {
+      input: nextWorkloadInput((context) => nextDecoupled(context.config.topology, context.observe.decoupled)),
+      done: 'rememberDecoupledObservation',
+      failed: 'warnDecoupledUnreadable',
+    }),
   },
 });
 
@@ -131,18 +134,22 @@ export const clearingStreakOnSettle = tickSetup.createStateConfig({
   states: {
     readingSkipStreak: {
       invoke: {
-        src: 'readJobsManager',
+        src: 'readGate',
         input: bookkeepingRead,
         onDone: [
           {
             guard: {
               type: 'hasRecordedSkipStreak',
-              params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+              params: ({ context, event }) => ({
+                streak: skipStreakOf(context.config.topology, event.output.annotations),
+              }),
             },
             target: 'clearingSkipStreak',
             actions: {
               type: 'announceSettledAgain',
-              params: ({ event }) => ({ streak: skipStreakOf(event.output.annotations) }),
+              params: ({ context, event }) => ({
+                streak: skipStreakOf(context.config.topology, event.output.annotations),
+              }),
             },
           },
           { target: '#tick.resolvingDigests' },
@@ -156,7 +163,7 @@ export const clearingStreakOnSettle = tickSetup.createStateConfig({
     clearingSkipStreak: {
       invoke: {
         src: 'patchBookkeeping',
-        input: () => write('clearSkipStreak', skipStreakRemoved),
+        input: ({ context }) => write('clearSkipStreak', skipStreakRemoved(context.config.topology)),
         onDone: { target: '#tick.resolvingDigests', actions: { type: 'noteWrite', params: written } },
         onError: {
           target: '#tick.resolvingDigests',

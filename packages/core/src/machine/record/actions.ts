@@ -17,7 +17,13 @@ export const recordActions = {
     events: said(context, say.successResetFailed(context.config, params.error)),
   })),
   announceRecording: tickAssign(({ context }) => ({
-    events: said(context, say.recordingDigests(recordWriteOf(context.admit.plan, context.resolve.bookkeeping))),
+    events: said(
+      context,
+      say.recordingDigests(
+        context.config,
+        recordWriteOf(context.config.topology, context.admit.plan, context.resolve.bookkeeping),
+      ),
+    ),
   })),
   reportRecordFailed: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.recordFailed(context.config, params.error)),

@@ -5,5 +5,6 @@ import type { GuardArgs } from '../tick-assign.js';
 
 export const recordGuards = {
   /** §3.4 — first observations are recorded without a re-image (I8); a plan may have nothing to record. */
-  hasDigestsToRecord: ({ context }: GuardArgs) => hasDigestsToRecord(context.admit.plan, context.resolve.bookkeeping),
+  hasDigestsToRecord: ({ context }: GuardArgs) =>
+    hasDigestsToRecord(context.config.topology, context.admit.plan, context.resolve.bookkeeping),
 };

@@ -7,8 +7,8 @@ import type { InputArgs } from '../tick-context.js';
 
 /** A decoupled pass puts refresh-attempt back to the count it found (I25). */
 export const attemptKept = ({ context }: InputArgs) =>
-  write('writeRefreshAttempt', refreshAttemptSet(context.act.attempt));
+  write('writeRefreshAttempt', refreshAttemptSet(context.config.topology, context.act.attempt));
 
 /** §3.8 — every new and first-observed digest in one write. */
 export const digestRecord = ({ context }: InputArgs) =>
-  write('recordDigests', recordWriteOf(context.admit.plan, context.resolve.bookkeeping));
+  write('recordDigests', recordWriteOf(context.config.topology, context.admit.plan, context.resolve.bookkeeping));

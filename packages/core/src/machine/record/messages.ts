@@ -1,8 +1,7 @@
 import type { TickConfig } from '../../config/tick-config.js';
 import { type BookkeepingChanges, describeChanges } from '../../domain/bookkeeping.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
-import { ANNOTATION } from '../../domain/workloads.js';
-import { event, jobsManager, rearmCommand } from '../operator-words.js';
+import { annotateGate, event, gate, rearmCommand } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The record phase's operator lines (docs/behaviour.md §3.7, §3.8): the success reset, the
@@ -12,7 +11,7 @@ export const successResetFailed = (c: TickConfig, e: PortError): TickEvent =>
   event(
     'error',
     'SUCCESS_RESET_FAILED',
-    `ERROR: every rollout completed but ${ANNOTATION.refreshAttempt}/${ANNOTATION.flapDetected} could not be cleared on ${jobsManager(c)} (${describePortError(e)}). The tick still goes on to record the new digests; a stale attempt count makes the next drift reach the flap lockout sooner.`,
+    `ERROR: every rollout completed but ${c.topology.keys.refreshAttempt}/${c.topology.keys.flapDetected} could not be cleared on ${gate(c)} (${describePortError(e)}). The tick still goes on to record the new digests; a stale attempt count makes the next drift reach the flap lockout sooner.`,
     [rearmCommand(c)],
   );
 
@@ -23,26 +22,28 @@ export const attemptKept = (c: TickConfig, attempt: number): TickEvent =>
   event(
     'info',
     'ATTEMPT_KEPT',
-    `decoupled re-image complete; ${ANNOTATION.refreshAttempt} stays at ${attempt}/${c.maxRefreshAttempts}: the failed attempts before it are not this pass's to clear -- only a successful re-image on a settled ${jobsManager(c)} (or a human) resets them`,
+    `decoupled re-image complete; ${c.topology.keys.refreshAttempt} stays at ${attempt}/${c.maxRefreshAttempts}: the failed attempts before it are not this pass's to clear -- only a successful re-image on a settled ${gate(c)} (or a human) resets them`,
   );
 
 export const attemptKeepFailed = (c: TickConfig, attempt: number, e: PortError): TickEvent =>
   event(
     'error',
     'SUCCESS_RESET_FAILED',
-    `ERROR: the decoupled re-image completed but ${ANNOTATION.refreshAttempt} could not be put back to ${attempt} on ${jobsManager(c)} (${describePortError(e)}). It still reads ${attempt + 1}, so the flap lockout comes one failure sooner. The pass still goes on to record what it may.`,
-    [
-      `kubectl annotate deployment -n ${c.releaseNamespace} ${c.deploymentName} ${ANNOTATION.refreshAttempt}=${attempt} --overwrite`,
-    ],
+    `ERROR: the decoupled re-image completed but ${c.topology.keys.refreshAttempt} could not be put back to ${attempt} on ${gate(c)} (${describePortError(e)}). It still reads ${attempt + 1}, so the flap lockout comes one failure sooner. The pass still goes on to record what it may.`,
+    [`${annotateGate(c)} ${c.topology.keys.refreshAttempt}=${attempt} --overwrite`],
   );
 
 /** kubectl's spelling: `key=value`, and `key-` for a pending record the write removes (issue 17). */
-export const recordingDigests = (changes: BookkeepingChanges): TickEvent =>
-  event('info', 'RECORDING_DIGESTS', `updating deployment annotations: ${describeChanges(changes)}`);
+export const recordingDigests = (c: TickConfig, changes: BookkeepingChanges): TickEvent =>
+  event(
+    'info',
+    'RECORDING_DIGESTS',
+    `updating ${c.topology.gate.kind === 'Deployment' ? 'deployment' : 'daemonset'} annotations: ${describeChanges(changes)}`,
+  );
 
 export const recordFailed = (c: TickConfig, e: PortError): TickEvent =>
   event(
     'error',
     'RECORD_FAILED',
-    `ERROR: could not record the new digests on ${jobsManager(c)} (${describePortError(e)}); the next tick will see the same change again.`,
+    `ERROR: could not record the new digests on ${gate(c)} (${describePortError(e)}); the next tick will see the same change again.`,
   );

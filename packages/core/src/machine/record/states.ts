@@ -14,7 +14,7 @@ import { attemptKept, digestRecord } from './inputs.js';
 export const successReset = tickSetup.createStateConfig({
   invoke: {
     src: 'patchBookkeeping',
-    input: () => write('clearFlapState', flapStateRemoved),
+    input: ({ context }) => write('clearFlapState', flapStateRemoved(context.config.topology)),
     onDone: [
       { guard: 'hasDigestsToRecord', target: 'recordingDigests', actions: { type: 'noteWrite', params: written } },
       { target: 'complete', actions: { type: 'noteWrite', params: written } },

@@ -7,7 +7,8 @@ import type { Resolution } from '../../domain/registry-answer.js';
 import { registryBudgetOf } from '../../domain/registry-budget.js';
 import { acceptResolutions, failedHaltAnswer, failedResolutions, haltAnswerOf } from '../../domain/resolutions.js';
 import { startJitterDelayMs } from '../../domain/start-jitter.js';
-import type { LiveWorkload, WorkloadId } from '../../domain/workloads.js';
+import { nextLive, withLiveUnread, withLiveWorkload } from '../../domain/tick-plan.js';
+import type { LiveWorkload, TopologyWorkload } from '../../domain/workloads.js';
 import type { ResolveAnswers } from '../tick-actors.js';
 import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
@@ -16,6 +17,13 @@ import * as say from './messages.js';
 // The resolve phase's named actions (docs/behaviour.md §3.3, §5): the
 // registry's answers accepted (and the pull budget judged from them once),
 // the records, what runs now, and the lines it says.
+
+/** The workload the live pass just read: its next one. */
+const observed = (context: TickContext): TopologyWorkload => {
+  const workload = nextLive(context.config.topology, context.resolve.live);
+  if (workload === undefined) throw new RangeError('no workload was being observed live');
+  return workload;
+};
 
 const resolved = (
   context: TickContext,
@@ -30,7 +38,7 @@ export const resolveActions = {
   announceStartJitter: tickAssign(({ context }) => ({
     events: said(
       context,
-      say.startJitter(context.config, startJitterDelayMs(context.observe.jobsManagerUid, context.config.startJitterMs)),
+      say.startJitter(context.config, startJitterDelayMs(context.observe.gateUid, context.config.startJitterMs)),
     ),
   })),
   warnStartJitterFailed: tickAssign(({ context }, params: { error: PortError }) => ({
@@ -54,7 +62,12 @@ export const resolveActions = {
     );
   }),
   rememberRecorded: tickAssign(({ context }, params: { annotations: Annotations }) => ({
-    resolve: { ...context.resolve, recorded: recordedDigestsOf(params.annotations), bookkeeping: params.annotations },
+    resolve: {
+      ...context.resolve,
+      recorded: recordedDigestsOf(context.config.topology, params.annotations),
+      bookkeeping: params.annotations,
+    },
+    events: said(context, ...say.orphanedBookkeeping(context.config, params.annotations)),
   })),
   warnRecordedDigestsUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.recordedDigestsUnreadable(context.config, params.error)),
@@ -65,13 +78,14 @@ export const resolveActions = {
   warnPinMarkersUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.pinMarkersUnreadable(context.config, params.error)),
   })),
-  rememberLiveWorkload: tickAssign(({ context }, params: { id: WorkloadId; workload: LiveWorkload }) => ({
+  rememberLiveWorkload: tickAssign(({ context }, params: { workload: LiveWorkload }) => ({
     resolve: {
       ...context.resolve,
-      live: { ...context.resolve.live, workloads: { ...context.resolve.live.workloads, [params.id]: params.workload } },
+      live: withLiveWorkload(context.resolve.live, observed(context).id, params.workload),
     },
   })),
-  warnLiveUnreadable: tickAssign(({ context }, params: { id: WorkloadId; error: PortError }) => ({
-    events: said(context, say.liveUnreadable(context.config, params.id, params.error)),
+  warnLiveUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
+    resolve: { ...context.resolve, live: withLiveUnread(context.resolve.live) },
+    events: said(context, say.liveUnreadable(observed(context), params.error)),
   })),
 };

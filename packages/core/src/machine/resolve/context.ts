@@ -1,5 +1,5 @@
 import type { Either } from 'fp-ts/lib/Either.js';
-import { type Annotations, type RecordedDigests, recordedDigestsOf } from '../../domain/bookkeeping.js';
+import type { Annotations, RecordedDigests } from '../../domain/bookkeeping.js';
 import type { ImageResolution } from '../../domain/plan.js';
 import type { RegistryError } from '../../domain/port-error.js';
 import type { Resolution } from '../../domain/registry-answer.js';
@@ -12,9 +12,9 @@ export interface ResolveContext {
   readonly resolutions: readonly ImageResolution[];
   /** The registry's pull budget as this tick's answers report it (issue 6, I7b). */
   readonly budget: RegistryBudget;
-  /** The digests recorded on jobs-manager, read fail-closed: every later phase compares with them. */
+  /** The digests recorded on the gate, read fail-closed: every later phase compares with them. */
   readonly recorded: RecordedDigests;
-  /** The jobs-manager's annotations as the record read returned them: what the admission checks read (§3.4a). */
+  /** The gate's annotations as the record read returned them: what the admission checks read (§3.4a). */
   readonly bookkeeping: Annotations;
   /** RECONCILE_LIVE: what runs now, and which images image-refresh pinned. */
   readonly live: LiveView;
@@ -25,7 +25,7 @@ export interface ResolveContext {
 export const RESOLVED_NOTHING: ResolveContext = {
   resolutions: [],
   budget: BUDGET_UNKNOWN,
-  recorded: recordedDigestsOf({}),
+  recorded: {},
   bookkeeping: {},
   live: NOTHING_SEEN_LIVE,
   haltAnswer: undefined,

@@ -7,7 +7,7 @@ import type { InputArgs } from '../tick-context.js';
 
 /** START_JITTER's wait: this edge's own delay, the same every tick (issue 17). */
 export const jitterWait = ({ context }: InputArgs) => ({
-  delayMs: startJitterDelayMs(context.observe.jobsManagerUid, context.config.startJitterMs),
+  delayMs: startJitterDelayMs(context.observe.gateUid, context.config.startJitterMs),
 });
 
 /** The unpinned images (in a decoupled pass, only those its settled workloads follow), and FLEET_HALT_REF's tag. */

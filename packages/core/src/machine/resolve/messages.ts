@@ -1,9 +1,11 @@
 import { formatDuration } from '../../config/duration.js';
+import { imagesWithBookkeeping } from '../../config/profile/topology-keys.js';
 import type { TickConfig } from '../../config/tick-config.js';
+import type { Annotations } from '../../domain/bookkeeping.js';
 import type { ImageResolution } from '../../domain/plan.js';
 import { describePortError, type PortError, type RegistryError } from '../../domain/port-error.js';
-import { describeWorkload, type ImageSpec, imageSpec, type WorkloadId, workloadRef } from '../../domain/workloads.js';
-import { event, jobsManager } from '../operator-words.js';
+import { describeWorkload, type ImageSpec, imageOf, type WorkloadRef } from '../../domain/workloads.js';
+import { event, gate } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The resolve phase's operator lines (docs/behaviour.md §3.3, §5): START_JITTER, each image
@@ -12,7 +14,7 @@ import type { TickEvent } from '../tick-event.js';
 export const startJitter = (c: TickConfig, delayMs: number): TickEvent => ({
   level: 'info',
   code: 'START_JITTER',
-  message: `waiting ${formatDuration(delayMs)} before the registry (START_JITTER=${formatDuration(c.startJitterMs)}, derived from this edge's ${jobsManager(c)} uid)`,
+  message: `waiting ${formatDuration(delayMs)} before the registry (START_JITTER=${formatDuration(c.startJitterMs)}, derived from this edge's ${gate(c)} uid)`,
 });
 
 export const startJitterFailed = (e: PortError): TickEvent => ({
@@ -21,8 +23,8 @@ export const startJitterFailed = (e: PortError): TickEvent => ({
   message: `WARN: could not wait START_JITTER (${describePortError(e)}); resolving now.`,
 });
 
-export const checkingImage = (c: TickConfig, image: ImageSpec): TickEvent =>
-  event('info', 'CHECKING_IMAGE', `checking ${image.repo}:${c.imageTag} (annotation=${image.recordKey})`);
+export const checkingImage = (image: ImageSpec): TickEvent =>
+  event('info', 'CHECKING_IMAGE', `checking ${image.repo}:${image.tag} (annotation=${image.recordKey})`);
 
 export const imagePinned = (image: ImageSpec): TickEvent =>
   event(
@@ -39,7 +41,7 @@ export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError)
   ...event(
     'warn',
     'RESOLVE_FAILED',
-    `WARN: could not resolve latest digest of ${image.repo}:${c.imageTag}${failedRequest(c, image, e)} (${describePortError(e)}); skipping this image this tick, the others go on`,
+    `WARN: could not resolve latest digest of ${image.repo}:${image.tag}${failedRequest(c, image, e)} (${describePortError(e)}); skipping this image this tick, the others go on`,
   ),
   cause: e._tag,
 });
@@ -48,28 +50,50 @@ export const recordedDigestsUnreadable = (c: TickConfig, e: PortError): TickEven
   event(
     'warn',
     'RECORDED_DIGESTS_UNREADABLE',
-    `WARN: could not read the recorded digests on ${jobsManager(c)} (${describePortError(e)}); treating that as "first observation" would skip a needed re-image, so nothing is recorded or re-imaged this tick. Will retry next tick.`,
+    `WARN: could not read the recorded digests on ${gate(c)} (${describePortError(e)}); treating that as "first observation" would skip a needed re-image, so nothing is recorded or re-imaged this tick. Will retry next tick.`,
   );
 
 export const pinMarkersUnreadable = (c: TickConfig, e: PortError): TickEvent =>
   event(
     'warn',
     'PIN_MARKERS_UNREADABLE',
-    `WARN: could not read the pin markers on ${jobsManager(c)} (${describePortError(e)}); live images are not reconciled this tick (the registry pass goes on)`,
+    `WARN: could not read the pin markers on ${gate(c)} (${describePortError(e)}); live images are not reconciled this tick (the registry pass goes on)`,
   );
 
-export const liveUnreadable = (c: TickConfig, id: WorkloadId, e: PortError): TickEvent =>
+export const liveUnreadable = (workload: WorkloadRef, e: PortError): TickEvent =>
   event(
     'warn',
     'LIVE_UNREADABLE',
-    `WARN: could not read ${describeWorkload(workloadRef(c, id))} (${describePortError(e)}); it is not reconciled this tick`,
+    `WARN: could not read ${describeWorkload(workload)} (${describePortError(e)}); it is not reconciled this tick`,
   );
+
+/**
+ * Bookkeeping the gate keeps for images the profile does not declare: an
+ * image or the prefix was renamed (docs/profiles.md), so those records,
+ * quarantines, attempts and pending digests apply to nothing now. Said once
+ * per tick, with the record read.
+ */
+export const orphanedBookkeeping = (c: TickConfig, annotations: Annotations): TickEvent[] => {
+  const declared = new Set(c.topology.images.map((i) => i.name));
+  const orphans = imagesWithBookkeeping(c.topology.profile.annotationPrefix, Object.keys(annotations)).filter(
+    (image) => !declared.has(image),
+  );
+  return orphans.length === 0
+    ? []
+    : [
+        event(
+          'warn',
+          'ORPHANED_BOOKKEEPING',
+          `WARN: ${gate(c)} keeps bookkeeping under ${c.topology.profile.annotationPrefix}/ for ${orphans.length === 1 ? 'an image' : 'images'} the profile does not declare: ${orphans.join(', ')}. A renamed image starts afresh (a first observation); remove the old keys once they are no longer wanted.`,
+        ),
+      ];
+};
 
 /** What the registry pass says of each image: which it checked, which are pinned, which failed (I13, I15). */
 export const resolutionLines = (c: TickConfig, resolutions: readonly ImageResolution[]): TickEvent[] =>
   resolutions.flatMap((r): TickEvent[] => {
-    const image = imageSpec(r.image);
-    const checking = checkingImage(c, image);
+    const image = imageOf(c.topology, r.image);
+    const checking = checkingImage(image);
     if (r._tag === 'NotAsked') return [];
     if (r._tag === 'Pinned') return [checking, imagePinned(image)];
     if (r._tag === 'Unresolved') return [checking, resolveFailed(c, image, r.error)];

@@ -1,5 +1,6 @@
 import { pinMarkersOf } from '../../domain/bookkeeping.js';
-import { LIVE, observingWorkload } from '../observing-workload.js';
+import { nextLive } from '../../domain/tick-plan.js';
+import { nextWorkloadInput, observingWorkload } from '../observing-workload.js';
 import { bookkeepingRead, outcome, withPortError } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
 import { digestRequests, jitterWait } from './inputs.js';
@@ -52,7 +53,7 @@ export const resolvingDigests = tickSetup.createStateConfig({
 export const readingRecordedDigests = tickSetup.createStateConfig({
   always: { guard: 'hasNothingToJudge', target: 'complete' },
   invoke: {
-    src: 'readJobsManager',
+    src: 'readGate',
     input: bookkeepingRead,
     onDone: [
       {
@@ -94,13 +95,13 @@ export const reconcilingLive = tickSetup.createStateConfig({
   states: {
     readingPinMarkers: {
       invoke: {
-        src: 'readJobsManager',
+        src: 'readGate',
         input: bookkeepingRead,
         onDone: {
-          target: 'observingJobsManager',
+          target: 'choosingLiveWorkload',
           actions: {
             type: 'rememberPinMarkers',
-            params: ({ event }) => ({ pins: pinMarkersOf(event.output.annotations) }),
+            params: ({ context, event }) => ({ pins: pinMarkersOf(context.config.topology, event.output.annotations) }),
           },
         },
         onError: {
@@ -109,19 +110,18 @@ export const reconcilingLive = tickSetup.createStateConfig({
         },
       },
     },
-    observingJobsManager: observingWorkload('jobs-manager', 'observingRequestsProxy', LIVE),
-    observingRequestsProxy: observingWorkload(
-      'requests-proxy',
-      'observingResourceMonitor',
-      LIVE,
-      'isRequestsProxyUnmanaged',
-    ),
-    observingResourceMonitor: observingWorkload(
-      'resource-monitor',
-      '#tick.judgingFleetHalt',
-      LIVE,
-      'isResourceMonitorUnmanaged',
-    ),
+    // The gate, then every other workload with something to follow, one after another.
+    choosingLiveWorkload: {
+      always: [
+        { guard: 'hasLiveWorkloadToObserve', target: 'observingLiveWorkload' },
+        { target: '#tick.judgingFleetHalt' },
+      ],
+    },
+    observingLiveWorkload: observingWorkload('choosingLiveWorkload', {
+      input: nextWorkloadInput((context) => nextLive(context.config.topology, context.resolve.live)),
+      done: 'rememberLiveWorkload',
+      failed: 'warnLiveUnreadable',
+    }),
   },
 });
 

@@ -10,6 +10,8 @@ export const tickWideActions = {
   noteWrite: tickAssign(({ context }, params: { write: AnnotationWrite }) => ({
     writes: [...context.writes, params.write],
   })),
-  announceTick: tickAssign(({ context }) => ({ events: said(context, say.tickStart(context.config)) })),
+  announceTick: tickAssign(({ context }) => ({
+    events: said(context, say.tickStart(context.config), ...say.ignoredVariables(context.config)),
+  })),
   announceTickComplete: tickAssign(({ context }) => ({ events: said(context, say.tickComplete()) })),
 };

@@ -1,18 +1,58 @@
 import type { TickConfig } from '../../config/tick-config.js';
-import { event, requestsProxy, resourceMonitor } from '../operator-words.js';
+import { describeWorkload, type TopologyWorkload } from '../../domain/workloads.js';
+import { event } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The tick's first and last lines.
 
-export const tickStart = (c: TickConfig): TickEvent =>
-  event(
+/** `tracebloc/{jobs-manager,pods-monitor}`: repositories under one namespace said once, as a shell brace would. */
+const repositories = (repos: readonly string[]): string => {
+  const slash = (repo: string) => repo.lastIndexOf('/');
+  const [first = ''] = repos;
+  const prefix = first.slice(0, slash(first) + 1);
+  const shared = repos.length > 1 && prefix !== '' && repos.every((r) => r.slice(0, slash(r) + 1) === prefix);
+  return shared ? `${prefix}{${repos.map((r) => r.slice(prefix.length)).join(',')}}` : repos.join(', ');
+};
+
+/** What the tick follows: every image under its tag, on the registry the pods pull from. */
+const followedImages = (c: TickConfig): string => {
+  const { images } = c.topology;
+  return images.every((i) => i.tag === c.imageTag)
+    ? `images: ${repositories(images.map((i) => i.repo))} on ${c.imageRegistry} under tag=${c.imageTag}`
+    : `images: ${images.map((i) => `${i.repo}:${i.tag}`).join(', ')} on ${c.imageRegistry}`;
+};
+
+/** `deployment/stg-requests-proxy (jobs-manager image)`, `daemonset/stg-resource-monitor in tracebloc-node-agents`. */
+const reconciledBeside = (c: TickConfig, w: TopologyWorkload): string => {
+  const images = [...new Set(w.containers.map((m) => m.image))];
+  const ownImage = images.length === 1 && images[0] === w.id;
+  return `${describeWorkload(w)}${ownImage ? '' : ` (${images.join(', ')} image${images.length > 1 ? 's' : ''})`}${w.namespace === c.topology.gate.namespace ? '' : ` in ${w.namespace}`}`;
+};
+
+export const tickStart = (c: TickConfig): TickEvent => {
+  const { gate, profile } = c.topology;
+  const others = c.topology.workloads.filter((w) => w.id !== gate.id);
+  return event(
     'info',
     'TICK_START',
-    `release=${c.releaseName} namespace=${c.releaseNamespace} deployment=${c.deploymentName}`,
+    `${profile.release === undefined ? '' : `release=${profile.release} `}namespace=${gate.namespace} ${gate.kind === 'Deployment' ? 'deployment' : 'daemonset'}=${gate.name}`,
     [
-      `client images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on ${c.imageRegistry} under tag=${c.imageTag}`,
-      `also reconciling: ${requestsProxy(c)} (jobs-manager image), ${resourceMonitor(c)} in ${c.nodeAgentsNamespace}`,
+      followedImages(c),
+      ...(others.length === 0 ? [] : [`also reconciling: ${others.map((w) => reconciledBeside(c, w)).join(', ')}`]),
     ],
   );
+};
 
 export const tickComplete = (): TickEvent => event('info', 'TICK_COMPLETE', 'tick complete');
+
+/** With a profile the chart's name variables mean nothing: each one set is said, once per tick. */
+export const ignoredVariables = (c: TickConfig): TickEvent[] =>
+  c.ignoredVariables.length === 0
+    ? []
+    : [
+        event(
+          'warn',
+          'VARIABLES_IGNORED',
+          `WARN: ${c.ignoredVariables.join(', ')} ${c.ignoredVariables.length === 1 ? 'is' : 'are'} set but ignored: IMAGE_REFRESH_PROFILE names the workloads, their namespaces and pins`,
+        ),
+      ];

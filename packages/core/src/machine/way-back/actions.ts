@@ -26,7 +26,7 @@ export const wayBackActions = {
       config,
       admit.plan.changes,
       resolve.recorded,
-      quarantinedDigestsOf(resolve.bookkeeping),
+      quarantinedDigestsOf(config.topology, resolve.bookkeeping),
       haltInForce(halt.reading, halt.nowMs),
     );
     return ready._tag === 'RollBack' ? { events: said(context, say.revertReady(ready.plan)) } : {};
@@ -43,7 +43,7 @@ export const wayBackActions = {
           act.index,
           act.failure,
           resolve.recorded,
-          quarantinedDigestsOf(resolve.bookkeeping),
+          quarantinedDigestsOf(config.topology, resolve.bookkeeping),
           haltInForce(halt.reading, halt.nowMs),
         ),
       },
@@ -76,13 +76,13 @@ export const wayBackActions = {
     wayBack: { ...context.wayBack, index: context.wayBack.index + 1 },
   })),
   announceRolledBack: tickAssign(({ context }) => ({
-    events: said(context, ...say.rolledBack(context.config, context.wayBack.decision.plan, whyOf(context))),
+    events: said(context, ...say.rolledBack(context.wayBack.decision.plan, whyOf(context))),
   })),
   reportRollbackFailed: tickAssign(({ context }, params: { error: RolloutError }) => ({
     events: said(context, say.rollbackFailed(currentRevert(context), params.error, whyOf(context))),
   })),
   announceQuarantineStarted: tickAssign(({ context }) => ({
-    events: said(context, say.quarantineStarted(context.wayBack.decision.plan.bad)),
+    events: said(context, say.quarantineStarted(context.config, context.wayBack.decision.plan.bad)),
   })),
   reportQuarantineWriteFailed: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.quarantineWriteFailed(context.config, params.error)),

@@ -16,4 +16,7 @@ export const revertRolloutToAwait = ({ context }: InputArgs) => ({
 });
 
 export const quarantineWrite = ({ context }: InputArgs) =>
-  write('quarantineDigests', quarantineWriteOf(context.wayBack.decision.plan.bad, context.resolve.bookkeeping));
+  write(
+    'quarantineDigests',
+    quarantineWriteOf(context.config.topology, context.wayBack.decision.plan.bad, context.resolve.bookkeeping),
+  );

@@ -1,12 +1,13 @@
 import { formatDuration } from '../../config/duration.js';
 import type { TickConfig } from '../../config/tick-config.js';
+import type { DigestsByImage } from '../../domain/bookkeeping.js';
 import type { WorkloadChange } from '../../domain/plan.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
 import type { ReimageFailure } from '../../domain/reimage-run.js';
 import type { NoRevertTarget, RevertPlan } from '../../domain/revert.js';
-import { describeWorkload, type ImageName, imageSpec, type WorkloadRef, workloadRef } from '../../domain/workloads.js';
+import { describeWorkload, imageOf, type WorkloadRef, workloadOf } from '../../domain/workloads.js';
 import type { RolloutError } from '../../ports/cluster-port.js';
-import { event, NOTHING_RECORDED, patchText, where } from '../operator-words.js';
+import { event, gate, NOTHING_RECORDED, patchText, where } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The way back's operator lines (ON_ROLLOUT_FAILURE, issue 16; docs/behaviour.md §3.6).
@@ -21,29 +22,30 @@ export const revertReady = (plan: RevertPlan): TickEvent =>
     `ON_ROLLOUT_FAILURE=revert: should a rollout of this tick fail, each workload it moved goes back to its recorded digest: ${plan.changes.map((change) => `${where(change.workload)} ${patchText(change)}`).join('; ')}`,
   );
 
-const noTargetText = (c: TickConfig, t: NoRevertTarget): string =>
-  t.quarantined === true
-    ? `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} would go back to ${imageSpec(t.image).repo}@${t.recorded}, the digest quarantined in ${imageSpec(t.image).quarantineKey} (${imageSpec(t.image).recordKey} names it); going back would re-apply a build that failed here, so no rollback is made`
+const noTargetText = (c: TickConfig, t: NoRevertTarget): string => {
+  const container = `${describeWorkload(workloadOf(c.topology, t.workload))} container ${t.container}`;
+  if (t.image === undefined)
+    return `${container} is not one image-refresh manages; a rollback would have to guess, so none is made`;
+  const image = imageOf(c.topology, t.image);
+  return t.quarantined === true
+    ? `${container} would go back to ${image.repo}@${t.recorded}, the digest quarantined in ${image.quarantineKey} (${image.recordKey} names it); going back would re-apply a build that failed here, so no rollback is made`
     : t.halted === true
-      ? `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} would go back to ${imageSpec(t.image).repo}@${t.recorded}, a digest the fleet halt in force names (${imageSpec(t.image).recordKey} names it); no set image may move a container to it, so no rollback is made`
-      : `${describeWorkload(workloadRef(c, t.workload))} container ${t.container} has no recorded digest of ${imageSpec(t.image).repo} to go back to (${imageSpec(t.image).recordKey} ${t.recorded === undefined ? 'is absent' : `holds ${JSON.stringify(t.recorded)}`}); a rollback would have to guess, so none is made`;
+      ? `${container} would go back to ${image.repo}@${t.recorded}, a digest the fleet halt in force names (${image.recordKey} names it); no set image may move a container to it, so no rollback is made`
+      : `${container} has no recorded digest of ${image.repo} to go back to (${image.recordKey} ${t.recorded === undefined ? 'is absent' : `holds ${JSON.stringify(t.recorded)}`}); a rollback would have to guess, so none is made`;
+};
 
 export const rollingBack = (change: WorkloadChange): TickEvent =>
   event('info', 'ROLLING_BACK', `rolling back ${where(change.workload)}: ${patchText(change)}`);
 
 /** One line per workload set back: the contract's `ROLLED BACK <workload> from <bad> to <good>: <why>`. */
-export const rolledBack = (c: TickConfig, plan: RevertPlan, why: string): TickEvent[] =>
+export const rolledBack = (plan: RevertPlan, why: string): TickEvent[] =>
   plan.changes.flatMap((change) => {
     const moved = plan.containers.filter((x) => x.workload === change.workload.id && x.from !== x.to);
     if (moved.length === 0) return [];
     const from = [...new Set(moved.map((x) => x.from))].join(' ');
     const to = [...new Set(moved.map((x) => x.to))].join(' ');
     return [
-      event(
-        'error',
-        'ROLLED_BACK',
-        `ROLLED BACK ${describeWorkload(workloadRef(c, change.workload.id))} from ${from} to ${to}: ${why}`,
-      ),
+      event('error', 'ROLLED_BACK', `ROLLED BACK ${describeWorkload(change.workload)} from ${from} to ${to}: ${why}`),
     ];
   });
 
@@ -57,7 +59,7 @@ export const rollbackImpossible = (c: TickConfig, target: NoRevertTarget, why: s
     'error',
     'ROLLBACK_FAILED',
     `ERROR: ROLLBACK FAILED: a rollout of this tick failed (${why}) but ${noTargetText(c, target)}. Nothing else is touched; ${NOTHING_RECORDED}.`,
-    manual(workloadRef(c, target.workload)),
+    manual(workloadOf(c.topology, target.workload)),
   );
 
 export const rollbackFailed = (change: WorkloadChange, e: RolloutError, why: string): TickEvent =>
@@ -69,12 +71,12 @@ export const rollbackFailed = (change: WorkloadChange, e: RolloutError, why: str
   );
 
 /** Normal Event RefreshQuarantined: said once, on the tick the quarantine starts. */
-export const quarantineStarted = (bad: Readonly<Partial<Record<ImageName, string>>>): TickEvent =>
+export const quarantineStarted = (c: TickConfig, bad: DigestsByImage): TickEvent =>
   event(
     'info',
     'QUARANTINE_STARTED',
     `quarantined ${Object.entries(bad)
-      .map(([image, digest]) => `${imageSpec(image as ImageName).repo}@${digest}`)
+      .map(([image, digest]) => `${imageOf(c.topology, image).repo}@${digest}`)
       .join(
         ', ',
       )}: not re-applied while the registry answers it; a new build under the tag is ordinary drift (image-refresh rearm lifts it)`,
@@ -84,7 +86,7 @@ export const quarantineWriteFailed = (c: TickConfig, e: PortError): TickEvent =>
   event(
     'error',
     'QUARANTINE_WRITE_FAILED',
-    `ERROR: the rollback completed but the failed digest could not be quarantined on deployment/${c.deploymentName} (${describePortError(e)}); the next tick will try that build again, and the attempt counter counts it towards the flap lockout.`,
+    `ERROR: the rollback completed but the failed digest could not be quarantined on ${gate(c)} (${describePortError(e)}); the next tick will try that build again, and the attempt counter counts it towards the flap lockout.`,
   );
 
 /** Why the rollout failed, in the words the ROLLED BACK line ends with. */

@@ -1,5 +1,6 @@
-import type { TickOutcome, WorkloadId } from '@image-refresh/core';
+import type { TickOutcome } from '@image-refresh/core';
 import type { SimWorld } from '@image-refresh/core/sim';
+import type { WorkloadId } from '../../../../core/test/support/chart.js';
 import type { WorldCall } from './recording-world.js';
 
 // What "the same outcome" means between the simulator and the real stack:
@@ -23,7 +24,7 @@ export const tickView = (outcome: TickOutcome) => ({
 export const simState = (world: SimWorld) => ({
   annotations: { ...world.annotations },
   images: Object.fromEntries(
-    (Object.keys(world.workloads) as WorkloadId[]).map((id) => [id, { ...world.workloads[id].images }]),
+    (Object.keys(world.workloads) as WorkloadId[]).map((id) => [id, { ...world.workload(id).images }]),
   ),
 });
 

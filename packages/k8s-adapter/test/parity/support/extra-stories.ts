@@ -1,5 +1,5 @@
-import { ANNOTATION } from '@image-refresh/core';
 import { type Scenario, type SimWorld, simDigest } from '@image-refresh/core/sim';
+import { ANNOTATION } from '../../../../core/test/support/chart.js';
 
 // Stories beyond core's named ones, in the same shape, for paths those do not
 // walk on the real adapters: a failed re-image that leaves the Deployment

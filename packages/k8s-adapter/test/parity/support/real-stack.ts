@@ -1,15 +1,7 @@
-import {
-  IMAGES,
-  runTick,
-  type TickConfig,
-  type TickOutcome,
-  type TickPorts,
-  type WorkloadId,
-  type WorkloadRef,
-  workloadRef,
-} from '@image-refresh/core';
+import { runTick, type TickConfig, type TickOutcome, type TickPorts, type WorkloadRef } from '@image-refresh/core';
 import type { ClusterFault, ClusterOp, RolloutBehaviour } from '@image-refresh/core/sim';
 import { KubeConfig } from '@kubernetes/client-node';
+import { chartNamesOf, IMAGES, type WorkloadId, workloadRef } from '../../../../core/test/support/chart.js';
 import { createClusterPort } from '../../../src/cluster/index.js';
 import { createEventsPort } from '../../../src/events/index.js';
 import { createRegistryPort } from '../../../src/registry/index.js';
@@ -74,7 +66,7 @@ const patchBodyOf = (scope: string): string =>
  * first PATCH of the jobs-manager whose body makes the change its scope names.
  */
 const faultRoute = (op: ClusterOp, scope: string | undefined): FaultRoute | undefined => {
-  if (op === 'readJobsManager' && scope === undefined)
+  if (op === 'readGate' && scope === undefined)
     return { match: { route: 'get', kind: 'Deployment', name: JOBS_MANAGER }, carries: '' };
   if (op !== 'patchBookkeeping' || scope === undefined) return undefined;
   const carries = patchBodyOf(scope);
@@ -171,7 +163,7 @@ export class RealStack {
         const name = (event.object.metadata as { name: string }).name;
         store.setBehaviour(kind, namespace, name, crashes ? 'stalls' : 'settles');
       });
-    const stops = [watch('Deployment', NS), watch('DaemonSet', this.options.config.nodeAgentsNamespace)];
+    const stops = [watch('Deployment', NS), watch('DaemonSet', chartNamesOf(this.options.config).nodeAgentsNamespace)];
     return () => {
       for (const stop of stops) stop();
     };
@@ -404,7 +396,7 @@ export class RealStack {
    * - flaps: see stageFlapping — not the fake's own `flaps`, which tells
    *   another story.
    */
-  private setBehaviour(id: WorkloadId, behaviour: RolloutBehaviour): void {
+  private setBehaviour(id: string, behaviour: RolloutBehaviour): void {
     const ref = workloadRef(this.config, id);
     const { store } = this.cluster.server;
     this.flapping.delete(ref);

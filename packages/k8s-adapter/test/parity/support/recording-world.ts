@@ -4,9 +4,10 @@ import type { SimWorld } from '@image-refresh/core/sim';
 // (`act: (world) => …`). To replay the very same events on the real stack
 // without copying the scenarios, a step acts on this recorder: each world
 // method it calls is applied to the SimWorld as usual and also written down,
-// for the real world to translate. Anything else a step might touch (a field,
-// a method nobody translates) throws: an event the real stack would silently
-// miss must not pass as parity.
+// for the real world to translate. Its config may be read (the bookkeeping
+// keys a step names come from its topology): reading changes nothing.
+// Anything else a step might touch (a field, a method nobody translates)
+// throws: an event the real stack would silently miss must not pass as parity.
 
 export type WorldCall =
   | { readonly method: 'publish'; readonly args: Parameters<SimWorld['publish']> }
@@ -34,6 +35,7 @@ export const recordingWorld = (world: SimWorld): { readonly world: SimWorld; rea
   const calls: WorldCall[] = [];
   const recorder = new Proxy(world, {
     get(target, property) {
+      if (property === 'config') return target.config;
       if (typeof property !== 'string' || !RECORDED.has(property)) {
         throw new Error(
           `a scenario step used SimWorld.${String(property)}, which the parity suite does not translate to the real stack`,

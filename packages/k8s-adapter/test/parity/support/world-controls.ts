@@ -1,4 +1,5 @@
-import { ANNOTATION, type WorkloadRef } from '@image-refresh/core';
+import type { WorkloadRef } from '@image-refresh/core';
+import { ANNOTATION } from '../../../../core/test/support/chart.js';
 import { annotationsOf, type ChartCluster, JOBS_MANAGER, NS } from '../../support/fake-api-chart.js';
 import { type RolloutBehaviour, rolloutSteps } from '../../support/fake-api-controller.js';
 
