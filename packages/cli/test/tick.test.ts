@@ -79,7 +79,7 @@ describe('image-refresh tick', () => {
     const realRun =
       /^\[image-refresh\] +(dry-run: )?(re-imaging|set image|\S+ rollout complete|re-image complete|updating deployment annotations|tick complete)/;
     expect(stderr.filter((l) => realRun.test(l))).toEqual([]);
-    expect(theLine(stderr, 'would re-image workloads')).toContain('(attempt 1/3)');
+    expect(theLine(stderr, 'would re-image control-plane workloads')).toContain('(attempt 1/3)');
   });
 
   it('an unknown flag is a usage error, exit 2', async () => {

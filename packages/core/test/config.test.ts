@@ -39,6 +39,7 @@ describe('parseTickConfig', () => {
       requestsProxy: false,
     });
     expect(rest).toStrictEqual({
+      ownershipCheck: true,
       ignoredVariables: [],
       imageRegistry: 'docker.io',
       imageTag: 'prod',

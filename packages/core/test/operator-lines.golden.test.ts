@@ -11,12 +11,13 @@ import * as admitLines from '../src/machine/admit/messages.js';
 import * as haltLines from '../src/machine/fleet-halt/messages.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
 import * as observeLines from '../src/machine/observe/messages.js';
+import * as ownershipLines from '../src/machine/ownership/messages.js';
 import * as recordLines from '../src/machine/record/messages.js';
 import * as resolveLines from '../src/machine/resolve/messages.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import * as tickWideLines from '../src/machine/tick-wide/messages.js';
-import { simConfig } from '../src/sim/index.js';
+import { SHOP_PROFILE, simConfig } from '../src/sim/index.js';
 import { imageSpec, workloadRef } from './support/chart.js';
 
 /** Every phase's operator lines (machine/<phase>/messages.ts), under one name. */
@@ -28,6 +29,7 @@ const say = {
   ...admitLines,
   ...actLines,
   ...recordLines,
+  ...ownershipLines,
 };
 
 // Every operator line, word for word, in one reviewed file
@@ -109,6 +111,9 @@ const halt: FleetHalt = {
   },
 };
 const haltDigest = `sha256:${'d4'.repeat(32)}`;
+// A topology of one's own (docs/profiles.md), with two of the chart's variables left set beside it.
+const shop = simConfig({ RELEASE_NAME: 'stg', IMAGE_REGISTRY: 'docker.io', WEB_PINNED: '0' }, SHOP_PROFILE);
+const shopWeb = shop.topology.workloads[0] as (typeof shop.topology.workloads)[number];
 const PM = imageSpec('pods-monitor');
 
 // Built inside each test, not when the file loads: Stryker counts a mutant
@@ -254,6 +259,21 @@ const operatorLines = (): readonly TickEvent[] => [
   }),
   say.announceStaging({ ...staged, result: { _tag: 'NotStaged', failures: [{ reason: denied.message }], staged: [] } }),
   say.stagingEventNotRecorded('Forbidden (HTTP 403): events is forbidden'),
+  say.tickStart(shop),
+  ...say.ignoredVariables(shop),
+  ...say.orphanedBookkeeping(shop, { 'shop.example.com/last-refreshed-frontend-digest': D1 }),
+  say.reimaging(shop, 1),
+  say.flapDetected(shop, 3, false),
+  say.foreignContainer(shop, {
+    _tag: 'Foreign',
+    workload: shopWeb,
+    container: 'log',
+    image: 'log',
+    runs: 'docker.io/library/nginx:1.27',
+  }),
+  say.foreignContainer(shop, { _tag: 'Missing', workload: shopWeb, container: 'log', image: 'log', has: ['web'] }),
+  say.foreignContainer(shop, { _tag: 'Missing', workload: shopWeb, container: 'log', image: 'log', has: [] }),
+  say.ownershipUnchecked(shopWeb, denied),
   say.tickComplete(),
 ];
 

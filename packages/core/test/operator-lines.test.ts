@@ -35,7 +35,7 @@ describe('the banner and the mirror', () => {
     expect(head(banner)).toEqual(['info', 'TICK_START']);
     expect(banner.message).toBe('release=stg namespace=tracebloc deployment=stg-jobs-manager');
     expect(banner.hints).toEqual([
-      'images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on docker.io under tag=stg',
+      'client images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on docker.io under tag=stg',
       'also reconciling: deployment/stg-requests-proxy (jobs-manager image), daemonset/stg-resource-monitor in tracebloc-node-agents',
     ]);
   });

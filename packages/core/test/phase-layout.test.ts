@@ -10,6 +10,8 @@ import { fleetHaltGuards } from '../src/machine/fleet-halt/guards.js';
 import { fleetHaltSteps } from '../src/machine/fleet-halt/states.js';
 import { observeGuards } from '../src/machine/observe/guards.js';
 import { observeEnds, observeSteps } from '../src/machine/observe/states.js';
+import { ownershipGuards } from '../src/machine/ownership/guards.js';
+import { ownershipEnds, ownershipSteps } from '../src/machine/ownership/states.js';
 import { recordGuards } from '../src/machine/record/guards.js';
 import { recordEnds, recordSteps } from '../src/machine/record/states.js';
 import { resolveGuards } from '../src/machine/resolve/guards.js';
@@ -29,6 +31,7 @@ const PHASES = [
   { folder: 'resolve', steps: resolveSteps, ends: resolveEnds, guards: resolveGuards },
   { folder: 'fleet-halt', steps: fleetHaltSteps, ends: {}, guards: fleetHaltGuards },
   { folder: 'admit', steps: admitSteps, ends: {}, guards: admitGuards },
+  { folder: 'ownership', steps: ownershipSteps, ends: ownershipEnds, guards: ownershipGuards },
   { folder: 'act', steps: actSteps, ends: actEnds, guards: actGuards },
   { folder: 'way-back', steps: wayBackSteps, ends: wayBackEnds, guards: wayBackGuards },
   { folder: 'record', steps: recordSteps, ends: recordEnds, guards: recordGuards },

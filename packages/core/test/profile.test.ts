@@ -7,6 +7,7 @@ import { describeProfileProblem, parseProfile } from '../src/config/profile/pars
 import type { Profile } from '../src/config/profile/profile.js';
 import { topologyOf } from '../src/config/profile/topology.js';
 import { imagesWithBookkeeping } from '../src/config/profile/topology-keys.js';
+import { SHOP_PROFILE } from '../src/sim/sim-shop.js';
 
 // docs/profiles.md: a profile document is checked whole, every problem named
 // with its path, and the table a tick asks is derived from it once.
@@ -19,35 +20,7 @@ interface Doc {
 }
 
 /** The shop of docs/profiles.md: a two-container web Deployment (the gate), a worker sharing its image, an agent DaemonSet. */
-const SHOP: Doc = {
-  annotationPrefix: 'shop.example.com',
-  gate: 'web',
-  frozenHint: "check the web pod's readiness probe",
-  images: [
-    { name: 'web', repository: 'shop/web', pinnedBy: 'WEB_PINNED' },
-    { name: 'log', repository: 'shop/log' },
-    { name: 'agent', repository: 'shop/agent' },
-  ],
-  workloads: [
-    { id: 'web', kind: 'Deployment', namespace: 'shop', name: 'web', containers: { web: 'web', log: 'log' } },
-    {
-      id: 'worker',
-      kind: 'Deployment',
-      namespace: 'shop',
-      name: 'worker',
-      containers: { worker: 'web' },
-      decoupled: true,
-    },
-    {
-      id: 'agent',
-      kind: 'DaemonSet',
-      namespace: 'shop-nodes',
-      name: 'agent',
-      containers: { agent: 'agent' },
-      decoupled: true,
-    },
-  ],
-};
+const SHOP = structuredClone(SHOP_PROFILE) as unknown as Doc;
 
 /** The shop with one change made by `edit`. */
 const shopWith = (edit: (doc: Doc) => void): unknown => {
@@ -222,10 +195,26 @@ describe('parseProfile', () => {
       'workloads[1].decopled: is not a field of this entry (did you mean "decoupled"?); known: id, kind, namespace, name, containers, pinnedBy, decoupled',
     ]);
     expect(problemsOf(shopWith((d) => Object.assign(d, { gates: 'web' })))).toEqual([
-      'gates: is not a field of a profile (did you mean "gate"?); known: annotationPrefix, gate, frozenHint, release, images, workloads',
+      'gates: is not a field of a profile (did you mean "gate"?); known: annotationPrefix, gate, frozenHint, release, nouns, images, workloads',
     ]);
     // An editor's schema reference is no problem.
     expect(accepted(shopWith((d) => Object.assign(d, { $schema: './profile.schema.json' }))).gate).toBe('web');
+  });
+
+  it('nouns: each optional, each one line of at most 60 characters, nothing else', () => {
+    expect(accepted(shopWith((d) => (d.nouns = { workloads: 'shop workloads' }))).nouns).toEqual({
+      workloads: 'shop workloads',
+    });
+    expect(
+      problemsOf(shopWith((d) => (d.nouns = { images: 'shop\nimages', workloads: 'w'.repeat(61), pods: 'x' }))),
+    ).toEqual([
+      'nouns.pods: is not a field of this entry; known: images, workloads',
+      'nouns.images: "shop\\nimages" must be at most 60 characters on one line',
+      `nouns.workloads: "${'w'.repeat(61)}" must be at most 60 characters on one line`,
+    ]);
+    expect(problemsOf(shopWith((d) => (d.nouns = 'shop')))).toEqual([
+      'nouns: must be a mapping (images, workloads), not string',
+    ]);
   });
 
   it('a StatefulSet is not supported yet, another kind is no kind', () => {

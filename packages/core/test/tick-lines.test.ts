@@ -115,8 +115,8 @@ describe('a decoupled pass over earlier failures (I25)', () => {
 });
 
 describe('a workload that cannot be read', () => {
-  it('RECONCILE_LIVE=1: a WARN naming it, and the tick goes on', async () => {
-    const { config, world } = jmDrifting({ RECONCILE_LIVE: '1' });
+  it('RECONCILE_LIVE=1 (OWNERSHIP_CHECK=off, which would need it): a WARN naming it, and the tick goes on', async () => {
+    const { config, world } = jmDrifting({ RECONCILE_LIVE: '1', OWNERSHIP_CHECK: 'off' });
     const outcome = await runTick(config, observeFailingFor(simPorts(world), 'requests-proxy'));
     expect(linesOf(outcome, 'LIVE_UNREADABLE')).toEqual([
       'WARN: could not read deployment/stg-requests-proxy (Forbidden (HTTP 403): no); it is not reconciled this tick',

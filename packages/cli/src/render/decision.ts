@@ -72,6 +72,10 @@ export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
       return `ROLLED BACK: ${(outcome.reverts ?? []).map((r) => r.workload.id).join(', ')}`;
     case 'rollbackFailed':
       return 'ROLLBACK FAILED';
+    case 'foreignImage':
+      return `FOREIGN IMAGE: ${outcome.findings.filter((f) => f.code === 'FOREIGN_IMAGE').length} container(s); nothing written`;
+    case 'ownershipUnchecked':
+      return 'a workload unreadable: ownership unchecked, nothing written';
     case 'recordFailed':
       return outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; record failed` : 'record failed';
     case 'interrupted':

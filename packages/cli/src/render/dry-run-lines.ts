@@ -1,6 +1,6 @@
 import type { LogEvent } from './log-lines.js';
 
-// `tick --dry-run` printed "re-imaging workloads (attempt 1/3)",
+// `tick --dry-run` printed "re-imaging control-plane workloads (attempt 1/3)",
 // "set image …", "rollout complete", "re-image complete", "updating
 // deployment annotations" and "tick complete" beside its "would …" lines
 // (issue 13): an operator grepping a dry run's log for what happened found
@@ -13,7 +13,7 @@ const SAID_BY_THE_PORT = new Set(['SET_IMAGE', 'ROLLOUT_COMPLETE', 'REIMAGE_COMP
 
 /** A real run's words for an action, and how a dry run says them. */
 const WOULD: readonly (readonly [RegExp, string])[] = [
-  [/^re-imaging workloads/, 'would re-image workloads'],
+  [/^re-imaging (.*) \(attempt/, 'would re-image $1 (attempt'],
   [/^tick complete$/, 'would have completed the tick; nothing was written or re-imaged'],
   // PREPULL (docs/behaviour.md §3.5a): the port's "would stage …" lines say where; no pod is started.
   [/^staging (.*) before switching them/, 'would stage $1 before switching them'],

@@ -40,7 +40,10 @@ describe('PUSHGATEWAY_URL, METRICS_JOB, METRICS_GROUPING', () => {
 
   it('defaults: job image-refresh, grouped by the release namespace and release', () => {
     const parsed = parseMetricsConfig({ ...release, PUSHGATEWAY_URL: 'http://gw:9091/' });
-    expect(parsed).toEqual({ _tag: 'Right', right: { url: 'http://gw:9091', job: 'image-refresh', grouping: undefined } });
+    expect(parsed).toEqual({
+      _tag: 'Right',
+      right: { url: 'http://gw:9091', job: 'image-refresh', grouping: undefined },
+    });
     if (parsed?._tag !== 'Right') throw new Error('expected a config');
     expect(pushUrl(parsed.right, simConfig(release).topology)).toBe(
       'http://gw:9091/metrics/job/image-refresh/namespace/tracebloc/release/stg',

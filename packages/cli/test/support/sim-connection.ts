@@ -19,7 +19,7 @@ export const simConnection =
       return E.right({
         settledness: world.settlednessOf(ref.id, 'top-of-tick'),
         images: { ...workload.images },
-        annotations: ref.id === 'jobs-manager' ? { ...world.annotations } : {},
+        annotations: ref.id === world.gateId ? { ...world.annotations } : {},
       });
     },
   });
@@ -34,7 +34,13 @@ export const ENV = {
 
 export const aWorld = (env: Record<string, string> = {}) => new SimWorld(simConfig({ ...ENV, ...env }));
 
-export const runCli = async (argv: string[], world: SimWorld, env: Record<string, string> = {}) => {
+/** Run the CLI on `world` under the chart's {@link ENV} with `env` on top, or under `base` alone. */
+export const runCli = async (
+  argv: string[],
+  world: SimWorld,
+  env: Record<string, string> = {},
+  base: Record<string, string> = ENV,
+) => {
   const stdout: string[] = [];
   const stderr: string[] = [];
   let connected = 0;
@@ -43,7 +49,7 @@ export const runCli = async (argv: string[], world: SimWorld, env: Record<string
     connected += 1;
     return simConnection(world)(config);
   };
-  const { exitCode } = await main(argv, out, { env: { ...ENV, ...env }, connect });
+  const { exitCode } = await main(argv, out, { env: { ...base, ...env }, connect });
   return { exitCode, stdout, stderr, connected };
 };
 

@@ -23,6 +23,7 @@ export const ENV = {
   requestsProxyPinned: 'REQUESTS_PROXY_PINNED',
   // A topology of one's own (docs/profiles.md).
   profile: 'IMAGE_REFRESH_PROFILE',
+  ownershipCheck: 'OWNERSHIP_CHECK',
   // Ours, beyond the chart's.
   settleTimeout: 'SETTLE_TIMEOUT',
   apiTimeout: 'API_TIMEOUT',

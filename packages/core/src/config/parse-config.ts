@@ -191,6 +191,22 @@ const switchOf =
   };
 
 const pin = switchOf('"1" (pinned) or "0" (refreshed)');
+
+/** An `on`/`off` switch; unset: its default. */
+const onOffWord = (
+  env: Environment,
+  problems: Problems,
+  variable: string,
+  fallback: boolean,
+  meaning: string,
+): boolean => {
+  const value = read(env, variable);
+  if (value === undefined) return fallback;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  problems.add(variable, value, `must be "on" or "off" (${meaning})`);
+  return fallback;
+};
 const onOff = switchOf('"1" (on) or "0" (off)');
 
 const reconcileMode = (env: Environment, problems: Problems, variable: string): 'off' | 'report' | 'repair' => {
@@ -395,6 +411,13 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
   problems.list.push(...staging.problems);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const settings: Omit<TickConfig, 'topology'> = {
+    ownershipCheck: onOffWord(
+      env,
+      problems,
+      ENV.ownershipCheck,
+      true,
+      'off sets whatever the profile maps, as the script did',
+    ),
     ignoredVariables: chartOnly
       ? CHART_TOPOLOGY_VARIABLES.filter((v) => read(env, v) !== undefined && !pinVariables.includes(v))
       : [],

@@ -17,6 +17,13 @@ export interface TickConfig {
    * the tick says each one, once (docs/profiles.md).
    */
   readonly ignoredVariables: readonly string[];
+  /**
+   * OWNERSHIP_CHECK (docs/behaviour.md §3.4c): `on` (the default) re-images a
+   * container, and records an image's first digest, only while every
+   * container the tick would touch runs the followed repository; `off`, the
+   * script's behaviour, sets whatever the profile maps.
+   */
+  readonly ownershipCheck: boolean;
   /** The registry the chart renders into pod images; anything but docker.io makes the tick inert (I14). docker.io with a profile. */
   readonly imageRegistry: string;
   /** IMAGE_TAG: the floating tag whose digest is followed. */

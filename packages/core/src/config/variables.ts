@@ -95,6 +95,11 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
     "unset: the chart's three workloads",
     "a profile file (YAML or JSON, docs/profiles.md): the images, workloads and gate to follow instead of the chart's; the chart's name variables and pins are then ignored",
   ),
+  ownershipCheck: row(
+    'profile',
+    '`on`',
+    'a container that runs another image than the one it follows is a finding, and nothing is re-imaged or recorded that tick; `off`: set every mapped container whatever it runs (the script)',
+  ),
   settleTimeout: row(
     'bounds',
     `\`${DEFAULTS.settleTimeout}\``,

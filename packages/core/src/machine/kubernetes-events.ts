@@ -60,6 +60,11 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   // not here: a 20-minute pull must be visible while it lasts (docs/behaviour.md §3.5a).
   PLATFORM_MISMATCH: { type: 'Warning', reason: 'RefreshPlatformMismatch' },
   STAGING_FAILED: { type: 'Warning', reason: 'RefreshStagingFailed' },
+  // A profile of one's own (docs/profiles.md): what it cannot follow, and what it leaves behind.
+  FOREIGN_IMAGE: { type: 'Warning', reason: 'RefreshForeignImage' },
+  OWNERSHIP_UNCHECKED: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
+  VARIABLES_IGNORED: { type: 'Warning', reason: 'RefreshProfileWarning' },
+  ORPHANED_BOOKKEEPING: { type: 'Warning', reason: 'RefreshProfileWarning' },
 };
 
 /** One Kubernetes Event reason a tick records, with its type and what it is recorded for. */

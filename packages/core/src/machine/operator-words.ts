@@ -12,6 +12,12 @@ export const event = tickEvent;
 export const gate = (c: TickConfig): string => describeWorkload(c.topology.gate);
 
 /** `a`, `a and b`, `a, b and c`: a list in an operator's sentence. */
+/** How lines name the followed images as a group: the profile's noun (the chart's `client images`), or `images`. */
+export const imagesNoun = (c: TickConfig): string => c.topology.profile.nouns?.images ?? 'images';
+
+/** How lines name the workloads as a group: the profile's noun (the chart's `control-plane workloads`), or `workloads`. */
+export const workloadsNoun = (c: TickConfig): string => c.topology.profile.nouns?.workloads ?? 'workloads';
+
 export const listed = (items: readonly string[]): string =>
   items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 

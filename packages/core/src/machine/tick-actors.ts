@@ -36,7 +36,10 @@ export const tickActors = {
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
   /** ROLLOUT_STABLE_FOR (issue 16): the completed workload must stay complete for the window. */
   watchStability: fromPromise<void, { change: WorkloadChange; stableForMs: number }>(unprovided('watchStability')),
-  observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef }>(unprovided('observeWorkload')),
+  /** A workload as it runs now; `settleWithinMs` 0 reads it once (the ownership check), absent watches the settle window. */
+  observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef; settleWithinMs?: number }>(
+    unprovided('observeWorkload'),
+  ),
   /** VERIFY_SIGNATURES ≠ off: one signature check per digest, in order (issue 15). */
   verifySignatures: fromPromise<SignatureAnswers, { targets: readonly SignatureTarget[] }>(
     unprovided('verifySignatures'),

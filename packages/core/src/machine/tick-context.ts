@@ -3,6 +3,7 @@ import { ACTED_ON_NOTHING, type ActContext } from './act/context.js';
 import { ADMITTED_NOTHING, type AdmitContext } from './admit/context.js';
 import { type FleetHaltContext, NO_FLEET_HALT } from './fleet-halt/context.js';
 import { OBSERVED_NOTHING, type ObserveContext } from './observe/context.js';
+import { NOTHING_CHECKED, type OwnershipContext } from './ownership/context.js';
 import { RESOLVED_NOTHING, type ResolveContext } from './resolve/context.js';
 import type { TickEvent } from './tick-event.js';
 import type { AnnotationWrite } from './tick-outcome.js';
@@ -20,6 +21,7 @@ export interface TickContext {
   readonly resolve: ResolveContext;
   readonly halt: FleetHaltContext;
   readonly admit: AdmitContext;
+  readonly ownership: OwnershipContext;
   readonly act: ActContext;
   readonly wayBack: WayBackContext;
   /** Everything the operator is told, in order. */
@@ -34,6 +36,7 @@ export const initialContext = (config: TickConfig): TickContext => ({
   resolve: RESOLVED_NOTHING,
   halt: NO_FLEET_HALT,
   admit: ADMITTED_NOTHING,
+  ownership: NOTHING_CHECKED,
   act: ACTED_ON_NOTHING,
   wayBack: NO_WAY_BACK,
   events: [],

@@ -14,21 +14,31 @@ import { wayBackWorstCaseMs } from './way-back-deadline.js';
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The most port calls of each bound one tick makes, from the machine's named
- * actors: the settled guard and requests-proxy and resource-monitor observed
- * (DECOUPLED_REFRESH / RECONCILE_LIVE); one resolve of the three images; a
- * set-image and a rollout wait per workload; every other call of the machine
- * is one API request (skip streak read ×2, write or clear, recorded digests,
- * attempt read, attempt write ×2, flap mark, flap clear, record, pin markers);
- * then one Event per reason (kubernetes-events.ts): 15 reasons exist, and
- * RefreshInterrupted.
+ * The most port calls of each bound one tick makes beyond those of its
+ * topology, from the machine's named actors: every call of the machine that
+ * is not a workload's or an image's is one API request (skip streak read ×2,
+ * write or clear, recorded digests, attempt read, attempt write ×2, flap
+ * mark, flap clear, record, pin markers); then one Event per reason
+ * (kubernetes-events.ts): the 15 a tick of the chart could record and
+ * RefreshInterrupted, with RefreshReimaged counted once, and the profile's
+ * two (RefreshForeignImage, RefreshProfileWarning).
  */
 export const MOST_CALLS_PER_TICK = {
-  observations: 3,
-  workloads: 3,
   apiRequests: 11,
-  events: 16,
+  events: 18,
 } as const;
+
+/**
+ * What the topology adds (docs/profiles.md): each workload read at most once
+ * — by the decoupled pass or the live pass, whose reads the ownership check
+ * reuses, or by the check itself — set and waited for at most once, and
+ * re-imaged under an Event of its own (RefreshReimaged, one already counted);
+ * each image resolved, and its signature and its two manifests checked, once.
+ */
+const topologySize = (config: TickConfig) => ({
+  workloads: config.topology.workloads.length,
+  images: config.topology.images.length,
+});
 
 /**
  * Issue 17's calls, beyond MOST_CALLS_PER_TICK: the digest-age check's read
@@ -52,10 +62,11 @@ const fleetHaltMs = (config: TickConfig): number => {
   if (config.fleetHalt === undefined) return 0;
   const bounds = portBounds(config);
   const n = FLEET_HALT_CALLS_PER_TICK;
-  const pins = signatureModeOf(config) === 'off' ? bounds.verifyMs(3) : 0;
+  const { images } = topologySize(config);
+  const pins = signatureModeOf(config) === 'off' ? bounds.verifyMs(images) : 0;
   return (
-    bounds.resolveMs(4) -
-    bounds.resolveMs(3) +
+    bounds.resolveMs(images + 1) -
+    bounds.resolveMs(images) +
     bounds.haltReadMs +
     bounds.verifyMs(1) +
     pins +
@@ -79,12 +90,13 @@ const fleetSafeMs = (config: TickConfig): number => {
  * RefreshResolveFailed, already counted); PREPULL makes one staging call, the
  * RefreshStaging Event before it and one reason after (RefreshStagingFailed).
  */
-export const STAGING_CALLS_PER_TICK = { platformTargets: 6, events: 1, stagingEvents: 2 } as const;
+export const STAGING_CALLS_PER_TICK = { platformTargetsPerImage: 2, events: 1, stagingEvents: 2 } as const;
 
 const stageThenSwitchMs = (config: TickConfig): number => {
   const bounds = portBounds(config);
   const n = STAGING_CALLS_PER_TICK;
-  const platforms = isPlatformCheckOn(config) ? bounds.platformMs(n.platformTargets) + n.events * bounds.apiMs : 0;
+  const targets = n.platformTargetsPerImage * topologySize(config).images;
+  const platforms = isPlatformCheckOn(config) ? bounds.platformMs(targets) + n.events * bounds.apiMs : 0;
   const staging = prepullOf(config) === undefined ? 0 : bounds.stagingMs + n.stagingEvents * bounds.apiMs;
   // Both off (the defaults): 0, the script's bound (I43).
   return platforms + staging;
@@ -94,18 +106,19 @@ const stageThenSwitchMs = (config: TickConfig): number => {
 export const worstCaseTickMs = (config: TickConfig): number => {
   const bounds = portBounds(config);
   const n = MOST_CALLS_PER_TICK;
+  const { workloads, images } = topologySize(config);
   return (
-    n.observations * bounds.observeMs +
-    bounds.resolveMs(3) +
-    n.workloads * (bounds.apiMs + bounds.rolloutMs) +
+    workloads * bounds.observeMs +
+    bounds.resolveMs(images) +
+    workloads * (bounds.apiMs + bounds.rolloutMs) +
     n.apiRequests * bounds.apiMs +
-    n.events * bounds.apiMs +
+    (n.events + workloads - 1) * bounds.apiMs +
     // ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert (issue 16); 0 at their defaults.
-    wayBackWorstCaseMs(config, bounds, n.workloads) +
-    // VERIFY_SIGNATURES ≠ off: one check of each of the three images, and one
-    // Event more — RefreshSignatureRejected (enforce) or RefreshSignatureNotVerified
-    // (warn), never both (issue 15).
-    (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(3) + bounds.apiMs) +
+    wayBackWorstCaseMs(config, bounds, workloads) +
+    // VERIFY_SIGNATURES ≠ off: one check of each image, and one Event more —
+    // RefreshSignatureRejected (enforce) or RefreshSignatureNotVerified (warn),
+    // never both (issue 15).
+    (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(images) + bounds.apiMs) +
     // MIN_DIGEST_AGE / ROLLOUT_RING / START_JITTER (issue 17); 0 at their defaults.
     fleetSafeMs(config) +
     // FLEET_HALT_REF (docs/behaviour.md §3.4b); 0 when unset.

@@ -49,6 +49,9 @@ export type EventCode =
   | 'ATTEMPT_KEPT'
   | 'RECORDING_DIGESTS'
   | 'RECORD_FAILED'
+  // Never overwrite what is not ours (OWNERSHIP_CHECK, docs/behaviour.md §3.4c).
+  | 'FOREIGN_IMAGE'
+  | 'OWNERSHIP_UNCHECKED'
   // Issue 17, fleet-safe rollout (docs/behaviour.md §3.4a step 2, §3.3).
   | 'DIGEST_SOAK_STARTED'
   | 'DIGEST_SOAKING'

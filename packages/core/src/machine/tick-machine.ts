@@ -2,6 +2,7 @@ import { actEnds, actSteps } from './act/states.js';
 import { admitSteps } from './admit/states.js';
 import { fleetHaltSteps } from './fleet-halt/states.js';
 import { observeEnds, observeSteps } from './observe/states.js';
+import { ownershipEnds, ownershipSteps } from './ownership/states.js';
 import { recordEnds, recordSteps } from './record/states.js';
 import { resolveEnds, resolveSteps } from './resolve/states.js';
 import { initialContext } from './tick-context.js';
@@ -10,8 +11,8 @@ import { tickSetup } from './tick-setup.js';
 import { wayBackEnds, wayBackSteps } from './way-back/states.js';
 
 // One tick of docs/behaviour.md §3 as a state machine, composed of its phases
-// in the order a tick runs them: observe, resolve, the fleet halt, admit, act,
-// the way back, record (each a folder beside this file with its states, guards
+// in the order a tick runs them: observe, resolve, the fleet halt, admit,
+// ownership, act, the way back, record (each a folder beside this file with its states, guards
 // and actions).
 // Every step is a state, every decision a named guard, every port call a named
 // actor; the machine does no I/O and reads no clock.
@@ -44,11 +45,13 @@ export const tickMachine = tickSetup.createMachine({
     ...resolveSteps,
     ...fleetHaltSteps,
     ...admitSteps,
+    ...ownershipSteps,
     ...actSteps,
     ...wayBackSteps,
     ...recordSteps,
     ...observeEnds,
     ...resolveEnds,
+    ...ownershipEnds,
     ...actEnds,
     ...wayBackEnds,
     ...recordEnds,

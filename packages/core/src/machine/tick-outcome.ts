@@ -25,6 +25,14 @@ export type TickResult =
   | 'attemptWriteFailed'
   | 'reimageFailed'
   | 'recordFailed'
+  /**
+   * OWNERSHIP_CHECK: a container the tick would set or record for runs
+   * another image than the one it follows, or is missing (a finding, exit 1);
+   * nothing was re-imaged or recorded (docs/behaviour.md §3.4c).
+   */
+  | 'foreignImage'
+  /** OWNERSHIP_CHECK: a workload the check needed could not be read (a finding, exit 1; §3.4c). */
+  | 'ownershipUnchecked'
   | 'complete'
   /**
    * Ran through, but FLEET_HALT_REF named a halt that could not be read or

@@ -8,6 +8,8 @@ import { fleetHaltActions } from './fleet-halt/actions.js';
 import { fleetHaltGuards } from './fleet-halt/guards.js';
 import { observeActions } from './observe/actions.js';
 import { observeGuards } from './observe/guards.js';
+import { ownershipActions } from './ownership/actions.js';
+import { ownershipGuards } from './ownership/guards.js';
 import { recordActions } from './record/actions.js';
 import { recordGuards } from './record/guards.js';
 import { resolveActions } from './resolve/actions.js';
@@ -32,6 +34,7 @@ export const tickSetup = setup({
     ...resolveGuards,
     ...fleetHaltGuards,
     ...admitGuards,
+    ...ownershipGuards,
     ...actGuards,
     ...wayBackGuards,
     ...recordGuards,
@@ -42,6 +45,7 @@ export const tickSetup = setup({
     ...resolveActions,
     ...fleetHaltActions,
     ...admitActions,
+    ...ownershipActions,
     ...actActions,
     ...wayBackActions,
     ...recordActions,

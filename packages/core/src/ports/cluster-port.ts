@@ -61,9 +61,10 @@ export interface ClusterPort {
   /**
    * A workload as it runs now: settledness (within the settle window),
    * container images and who set them. For the gate the adapter answers
-   * from the tick's one read.
+   * from the tick's one read. `settleWithinMs` overrides the window: 0 is
+   * one read, settled or not (the ownership check needs the images only).
    */
-  readonly observeWorkload: (workload: WorkloadRef) => TaskEither<PortError, LiveWorkload>;
+  readonly observeWorkload: (workload: WorkloadRef, settleWithinMs?: number) => TaskEither<PortError, LiveWorkload>;
 
   /**
    * One patch per workload carrying all of its containers (I16: one rollout).

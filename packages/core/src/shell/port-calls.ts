@@ -50,8 +50,12 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
           ? TE.left(transport('this ClusterPort has no watchStability, which ROLLOUT_STABLE_FOR above 0s needs'))
           : cluster.watchStability(input.change.workload, input.stableForMs),
       ] as const,
-    observeWorkload: (input: { workload: WorkloadRef }) =>
-      [bounds.observeMs, cluster.observeWorkload(input.workload)] as const,
+    // A read the settle window may stretch, or one request (the ownership check's).
+    observeWorkload: (input: { workload: WorkloadRef; settleWithinMs?: number }) =>
+      [
+        input.settleWithinMs === 0 ? bounds.apiMs : bounds.observeMs,
+        cluster.observeWorkload(input.workload, input.settleWithinMs),
+      ] as const,
     verifySignatures: (input: { targets: readonly SignatureTarget[] }) =>
       [bounds.verifyMs(input.targets.length), verifyEach(ports.signatures, input.targets)] as const,
     // FLEET_HALT_REF: a registry failure is the answer (a Left inside), as a resolve's is.

@@ -3,13 +3,15 @@
 // machine on an in-memory edge with injectable faults and virtual time.
 // Public on its own subpath so the main entry stays free of test equipment.
 
+export { profileTour, publishBuild } from './profile-tour.js';
 export { runScenario, type TimelineRow } from './run-scenario.js';
 export { SCENARIOS, type Scenario, type ScenarioStep, scenarioNamed } from './scenarios.js';
-export { SIM_ENVIRONMENT, simConfig } from './sim-config.js';
+export { SIM_ENVIRONMENT, SIM_PROFILE_ENVIRONMENT, simConfig } from './sim-config.js';
 export { simDigest } from './sim-digest.js';
 export { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
-export { SimNodes, type SimStagingPod } from './sim-nodes.js';
+export { SIM_NODE_NAMES, SimNodes, type SimStagingPod } from './sim-nodes.js';
 export { simPorts } from './sim-ports.js';
+export { SHOP_PROFILE } from './sim-shop.js';
 export {
   type ClusterFault,
   type ClusterOp,

@@ -11,7 +11,7 @@ export interface TimelineRow {
   readonly tick: number;
   readonly event: string;
   readonly outcome: TickOutcome;
-  /** The jobs-manager annotations after the tick. */
+  /** The gate's annotations after the tick. */
   readonly annotations: Readonly<Record<string, string>>;
   /** Spec images of every workload after the tick, by workload and container. */
   readonly images: Readonly<Record<string, Readonly<Record<string, string>>>>;
@@ -59,7 +59,7 @@ const tickRow = async (
 /** Run a scenario on a fresh simulated edge, one tick per step. */
 export const runScenario = async (scenario: Scenario): Promise<{ config: TickConfig; rows: TimelineRow[] }> => {
   if (scenario.edges !== undefined) return runEdges(scenario, scenario.edges);
-  const config = simConfig(scenario.env);
+  const config = simConfig(scenario.env, scenario.profile);
   const world = new SimWorld(config);
   const ports = simPorts(world);
   const rows: TimelineRow[] = [];
@@ -81,7 +81,7 @@ const runEdges = async (
   edges: NonNullable<Scenario['edges']>,
 ): Promise<{ config: TickConfig; rows: TimelineRow[] }> => {
   const sims = edges.map((edge, index) => {
-    const config = simConfig({ ...scenario.env, ...edge.env });
+    const config = simConfig({ ...scenario.env, ...edge.env }, scenario.profile);
     const world = new SimWorld(config);
     world.uid = `${world.uid.slice(0, -1)}${index + 2}`;
     return { name: edge.name, config, world, ports: simPorts(world) };
@@ -91,5 +91,5 @@ const runEdges = async (
     for (const sim of sims) step.act?.(sim.world);
     for (const sim of sims) rows.push({ ...(await tickRow(index + 1, step.event, sim)), edge: sim.name });
   }
-  return { config: sims[0]?.config ?? simConfig(scenario.env), rows };
+  return { config: sims[0]?.config ?? simConfig(scenario.env, scenario.profile), rows };
 };

@@ -1,7 +1,10 @@
 import type { Environment } from '../config/environment.js';
+import type { Profile } from '../config/profile/profile.js';
+import { profileTour, publishBuild } from './profile-tour.js';
 import { simDigest } from './sim-digest.js';
 import { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
 import { SIM_EPOCH_MS } from './sim-ports.js';
+import { SHOP_PROFILE } from './sim-shop.js';
 import type { SimWorld } from './sim-world.js';
 
 // Named stories for `image-refresh simulate`, the README and the tests: each
@@ -20,8 +23,10 @@ export interface Scenario {
   readonly name: string;
   /** One sentence: what the story shows. */
   readonly summary: string;
-  /** The chart environment it runs under, on top of the simulator's defaults. */
+  /** The environment it runs under, on top of the simulator's defaults. */
   readonly env?: Environment;
+  /** The topology it runs on (docs/profiles.md); absent: the chart's. */
+  readonly profile?: Profile;
   /** The ticks, in order; the world starts as a fresh install. */
   readonly steps: readonly ScenarioStep[];
   /**
@@ -297,6 +302,24 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: '15 minutes later', act: later() },
     ],
   },
+  profileTour(SHOP_PROFILE, {
+    name: 'shop',
+    summary:
+      "A topology of one's own (docs/profiles.md): a two-container web Deployment gates the tick, a worker shares the web image, an agent DaemonSet runs in another namespace. First observation, each new build rolled out (web and worker together), an agent build that crash-loops rolled back and quarantined, a fixed one; then a log container someone set to nginx is refused (OWNERSHIP_CHECK) until it is set back.",
+    extra: [
+      {
+        event: 'someone sets web log=nginx:1.27; publish shop/log build 3',
+        act: (w) => {
+          w.setLiveImage('web', 'log', 'docker.io/library/nginx:1.27');
+          publishBuild(w, 'log', 3);
+        },
+      },
+      {
+        event: 'the log container is set back to shop/log:stg',
+        act: (w) => w.setLiveImage('web', 'log', 'docker.io/shop/log:stg'),
+      },
+    ],
+  }),
 ];
 
 /** The scenario called `name`, or undefined: `simulate --scenario` turns that into exit 2. */

@@ -109,14 +109,20 @@ export const simPorts = (world: SimWorld): TickPorts => {
       ),
     patchBookkeeping: (changes) =>
       request('patchBookkeeping', describeChanges(changes), gate.id, annotate(changes), changes),
-    observeWorkload: (workload) =>
-      request('observeWorkload', workload.id, workload.id, (): E.Either<PortError, LiveWorkload> => {
-        const settledness = world.settlednessOf(workload.id, 'top-of-tick');
-        // The gate comes from the tick's one read; the others are watched for the window.
-        if (settledness._tag !== 'Settled' && workload.id !== gate.id) world.clockMs += config.settleTimeoutMs;
-        const w = world.workload(workload.id);
-        return E.right({ settledness, images: { ...w.images }, imageOwners: { ...w.imageOwners } });
-      }),
+    // A read with no settle window (the ownership check's) is logged as `<id> once`.
+    observeWorkload: (workload, settleWithinMs = config.settleTimeoutMs) =>
+      request(
+        'observeWorkload',
+        `${workload.id}${settleWithinMs === 0 ? ' once' : ''}`,
+        workload.id,
+        (): E.Either<PortError, LiveWorkload> => {
+          const settledness = world.settlednessOf(workload.id, 'top-of-tick');
+          // The gate comes from the tick's one read; the others are watched for the window they were given.
+          if (settledness._tag !== 'Settled' && workload.id !== gate.id) world.clockMs += settleWithinMs;
+          const w = world.workload(workload.id);
+          return E.right({ settledness, images: { ...w.images }, imageOwners: { ...w.imageOwners } });
+        },
+      ),
     setImages: (workload, images) =>
       request(
         'setImages',

@@ -12,6 +12,7 @@ import { recordTick, type TickRecord } from './tick-record.js';
 // tampers with it the way a broken tick machine would have behaved.
 
 const JM = 'tracebloc/jobs-manager';
+const RM = 'tracebloc/resource-monitor';
 const STREAK = ANNOTATION.skipStreak;
 /** Issue 15: verification on, with the simulator's trusted key. */
 const SIGNED = { VERIFY_SIGNATURES: 'enforce', SIGNATURE_PUBLIC_KEYS: '/etc/image-refresh/keys/sim.pub' };
@@ -308,6 +309,39 @@ const WRONG_TRACES: readonly WrongTrace[] = [
     tampered: async () => {
       const { checker, record } = await recorded(() => undefined);
       return { checker, record: withCalls(record, [...record.calls, call('observeWorkload', 'requests-proxy')]) };
+    },
+  },
+  {
+    breaks: ['I21'],
+    trace: 'an ownership read with OWNERSHIP_CHECK=off: the reference tick reads no workload',
+    tampered: async () => {
+      const { checker, record } = await recorded(() => undefined, { OWNERSHIP_CHECK: 'off' });
+      return { checker, record: withCalls(record, [...record.calls, call('readOwnedWorkload', 'requests-proxy')]) };
+    },
+  },
+  {
+    breaks: ['I21'],
+    trace: "the gate read again for the ownership check: its read is the tick's own",
+    tampered: async () => {
+      const { checker, record } = await recorded(() => undefined);
+      return { checker, record: withCalls(record, [...record.calls, call('readOwnedWorkload', 'jobs-manager')]) };
+    },
+  },
+  {
+    breaks: ['I45'],
+    trace: 'a set image of a container someone set to another image, under OWNERSHIP_CHECK=on',
+    tampered: async () => {
+      const { checker, record } = await recorded((w) => {
+        w.setLiveImage('resource-monitor', 'tracebloc-resource-monitor', 'quay.io/acme/monitor:debug');
+        w.publish(RM, simDigest(`${RM}#2`));
+      });
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `resource-monitor tracebloc-resource-monitor=docker.io/${RM}@${simDigest(`${RM}#2`)}`),
+        call('waitForRollout', 'resource-monitor'),
+      ];
+      return { checker, record: withCalls(record, calls) };
     },
   },
   {

@@ -23,4 +23,6 @@ export const environmentArbitrary: fc.Arbitrary<Environment> = fc.record({
   // reference meaning (I28); enforce as often, so I26 meets its re-images.
   VERIFY_SIGNATURES: fc.constantFrom('off', 'off', 'warn', 'enforce', 'enforce'),
   SIGNATURE_PUBLIC_KEYS: fc.constant('/etc/image-refresh/keys/sim.pub'),
+  // Never overwrite what is not ours (docs/behaviour.md §3.4c): on by default, off now and then (I21, I45).
+  OWNERSHIP_CHECK: fc.constantFrom('on', 'on', 'on', 'off'),
 });

@@ -1,6 +1,7 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
 import { isWellFormedDigest } from '../../src/domain/digest.js';
+import { runsFollowedImage } from '../../src/domain/ownership.js';
 import { IMAGES, isAnythingPinned, isRequestsProxyPinned, type WorkloadId } from '../support/chart.js';
 
 const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
@@ -404,12 +405,17 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I21',
-    says: 'With RECONCILE_LIVE and DECOUPLED_REFRESH off, a tick makes none of the calls and writes none of the annotations those switches add: it is the reference tick.',
+    says: "With RECONCILE_LIVE and DECOUPLED_REFRESH off, a tick reads no workload but those the ownership check needs (OWNERSHIP_CHECK on: each at most once, never the gate, whose read is the tick's own) and writes none of the annotations those switches add: with OWNERSHIP_CHECK=off too, it is the reference tick.",
     source: 'issue 7',
     appliesTo: (t) => t.config.reconcileLive === 'off' && !t.config.decoupledRefresh,
     violation: (t) => {
-      const added = t.record.calls.filter((c) => c.op === 'observeWorkload' || c.op === 'readPinMarkers');
-      if (added.length > 0) return `called ${added.map((c) => c.op).join(', ')}`;
+      const windowed = t.record.calls.filter((c) => c.op === 'observeWorkload' || c.op === 'readPinMarkers');
+      if (windowed.length > 0) return `called ${windowed.map((c) => c.op).join(', ')}`;
+      const reads = t.record.calls.filter((c) => c.op === 'readOwnedWorkload');
+      if (!t.config.ownershipCheck && reads.length > 0) return `read ${reads.map((c) => c.detail).join(', ')}`;
+      const workloads = reads.map((c) => c.detail);
+      if (workloads.includes(t.config.topology.gate.id)) return 'read the gate again for the ownership check';
+      if (new Set(workloads).size < workloads.length) return `read a workload twice: ${workloads.join(', ')}`;
       const marker = IMAGES.find((i) => t.record.after.annotations[i.pinKey] !== t.annotationBefore(i.pinKey));
       return unless(marker === undefined, () => `wrote ${marker?.pinKey}`);
     },
@@ -645,6 +651,44 @@ export const INVARIANTS: readonly Invariant[] = [
       if (call !== undefined) return `${call.op} ${call.detail}`;
       const said = t.record.outcome.events.find((e) => e.code.startsWith('PLATFORM') || e.code.startsWith('STAG'));
       return unless(said === undefined, () => `said ${said?.message}`);
+    },
+  },
+  {
+    id: 'I45',
+    says: "With OWNERSHIP_CHECK on, no set image moves a container that ran, when the tick began, another repository than its image's or that repository at another tag (a digest of it is the image's), and no record write names a digest for an image one of whose set or recorded containers did.",
+    source: 'docs/behaviour.md §3.4c',
+    appliesTo: (t) =>
+      t.config.ownershipCheck && (t.reimaged || t.record.outcome.writes.some((w) => w.kind === 'recordDigests')),
+    violation: (t) => {
+      const ours = (workload: string, container: string, image: string): boolean => {
+        const running = t.record.before.workloads[workload as WorkloadId]?.images[container];
+        const spec = IMAGES.find((i) => i.name === image);
+        return running !== undefined && spec !== undefined && runsFollowedImage(spec, running);
+      };
+      for (const call of t.setImageCalls()) {
+        for (const container of Object.keys(call.images)) {
+          const managed = t.config.topology.managed.find(
+            (m) => m.workload === call.workload && m.container === container,
+          );
+          if (managed !== undefined && !ours(call.workload, container, managed.image))
+            return `set ${call.workload}/${container}, which ran ${t.record.before.workloads[call.workload as WorkloadId]?.images[container]}`;
+        }
+      }
+      for (const write of t.record.outcome.writes.filter((w) => w.kind === 'recordDigests')) {
+        for (const image of IMAGES.filter(
+          (i) => write.annotations[i.recordKey] !== undefined && write.annotations[i.recordKey] !== null,
+        )) {
+          const foreign = t.config.topology.managed.find(
+            (m) =>
+              m.image === image.name &&
+              t.record.before.workloads[m.workload as WorkloadId]?.exists === true &&
+              !ours(m.workload, m.container, m.image),
+          );
+          if (foreign !== undefined)
+            return `recorded ${image.name} while ${foreign.workload}/${foreign.container} ran another image`;
+        }
+      }
+      return undefined;
     },
   },
 ];

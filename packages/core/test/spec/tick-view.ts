@@ -1,9 +1,17 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
+import { runsFollowedImage } from '../../src/domain/ownership.js';
 import { lackingPlatforms, type Platform, platformName } from '../../src/domain/platforms.js';
-import type { ImageSpec } from '../../src/domain/workloads.js';
+import { type ImageSpec, imageOf } from '../../src/domain/workloads.js';
 import { portBounds } from '../../src/machine/port-bounds.js';
-import { ANNOTATION, CONTAINER, IMAGES, isImagePinned, isRequestsProxyPinned } from '../support/chart.js';
+import {
+  ANNOTATION,
+  CONTAINER,
+  IMAGES,
+  isImagePinned,
+  isRequestsProxyPinned,
+  type WorkloadId,
+} from '../support/chart.js';
 import type { SpecCall, SpecOp } from '../support/spec-calls.js';
 import type { TickRecord } from './tick-record.js';
 
@@ -170,9 +178,32 @@ export class TickView {
   otherFinding(): boolean {
     return (
       this.failedFinding() !== undefined ||
+      this.foreignImageInWorld() ||
       (this.config.flapLockoutIsFinding && this.succeeded('markFlapDetected')) ||
       this.platformMismatches().length > 0
     );
+  }
+
+  /**
+   * OWNERSHIP_CHECK (docs/behaviour.md §3.4c): the tick refused a foreign
+   * image, and the world agrees: when it began, a managed container of a
+   * workload it read ran another repository, or its repository at another
+   * tag, or was not there.
+   */
+  foreignImageInWorld(): boolean {
+    if (!this.config.ownershipCheck || this.record.outcome.result !== 'foreignImage') return false;
+    const read = new Set([
+      this.config.topology.gate.id,
+      ...this.record.calls
+        .filter((c) => c.op === 'readOwnedWorkload' || c.op === 'observeWorkload')
+        .map((c) => c.detail),
+    ]);
+    return this.config.topology.managed.some((m) => {
+      const before = this.record.before.workloads[m.workload as WorkloadId];
+      if (before === undefined || !before.exists || !read.has(m.workload)) return false;
+      const running = before.images[m.container];
+      return running === undefined || !runsFollowedImage(imageOf(this.config.topology, m.image), running);
+    });
   }
 
   /**

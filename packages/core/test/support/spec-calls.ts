@@ -25,6 +25,8 @@ export type SpecOp =
   | 'readPlatforms'
   | 'stageImage'
   | 'deleteStagingPod'
+  // OWNERSHIP_CHECK (docs/behaviour.md §3.4c): a workload read once, with no settle window.
+  | 'readOwnedWorkload'
   | WriteKind
   | ReadKind;
 
@@ -102,6 +104,8 @@ export const specCalls = (calls: readonly SimCall[], config: TickConfig): SpecCa
   return calls.map((c): SpecCall => {
     if (c.op === 'patchBookkeeping') return { ...c, ...writeOf(c.detail) };
     if (c.op === 'readGate') return { ...c, op: order[reads++] ?? 'readRefreshAttempt', detail: '' };
+    if (c.op === 'observeWorkload' && c.detail.endsWith(' once'))
+      return { ...c, op: 'readOwnedWorkload', detail: c.detail.slice(0, -' once'.length) };
     return { ...c, op: c.op };
   });
 };
@@ -171,5 +175,6 @@ export const injectFault = (
   if (op === 'readPlatforms') throw new Error('a platform fault is armed per repo: injectPlatformFault');
   if (op === 'stageImage' || op === 'deleteStagingPod')
     throw new Error('a staging fault is armed on the whole call: stageImages');
-  world.injectClusterFault(op, fault, times);
+  // The ownership check's read is an observeWorkload like the others: its fault is theirs.
+  world.injectClusterFault(op === 'readOwnedWorkload' ? 'observeWorkload' : op, fault, times);
 };

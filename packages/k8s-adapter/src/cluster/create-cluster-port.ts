@@ -167,10 +167,12 @@ export const createClusterPort = (
    * while it is not settled — the same question the settled guard asks.
    */
   const observeWorkload =
-    (ref: WorkloadRef): TE.TaskEither<PortError, LiveWorkload> =>
+    (ref: WorkloadRef, settleWithinMs = config.settleTimeoutMs): TE.TaskEither<PortError, LiveWorkload> =>
     async () => {
       if (sameWorkload(ref, gate)) return pipe(await current()(), E.map(live));
-      const end = await poll(ref, { windowMs: config.settleTimeoutMs, firstErrorIsFinal: true });
+      // No window: one GET, settled or not (the ownership check needs the images only).
+      if (settleWithinMs <= 0) return pipe(await read(ref)(), E.map(live));
+      const end = await poll(ref, { windowMs: settleWithinMs, firstErrorIsFinal: true });
       return end._tag === 'Unreadable' ? E.left(end.error) : E.right(live(end.snapshot));
     };
 

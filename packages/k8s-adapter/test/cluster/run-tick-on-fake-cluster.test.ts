@@ -2,7 +2,15 @@ import { type RegistryPort, runTick, type TickConfig } from '@image-refresh/core
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
-import { annotationsOf, type ChartCluster, imagesOf, JOBS_MANAGER, NS } from '../support/fake-api-chart.js';
+import {
+  annotationsOf,
+  type ChartCluster,
+  imagesOf,
+  JOBS_MANAGER,
+  NS,
+  REQUESTS_PROXY,
+  RESOURCE_MONITOR,
+} from '../support/fake-api-chart.js';
 import { calls, chartClusterPerTest, portOn, testConfig } from './cluster-test-kit.js';
 
 // Core's tick machine on the real adapter against the fake API server: the
@@ -63,6 +71,20 @@ describe('a tick on the adapter and the fake API server', () => {
     expect(outcome.result).toBe('complete');
     expect(annotationsOf(c.jobsManager())).toMatchObject(RECORDED);
     expect(imagesOf(c.jobsManager())).toEqual(before);
+    // The ownership check reads each other workload once before the baseline is recorded (I21, I45).
+    expect(calls(c)).toEqual([
+      `GET get Deployment/${JOBS_MANAGER}`,
+      `GET get Deployment/${REQUESTS_PROXY}`,
+      `GET get DaemonSet/${RESOURCE_MONITOR}`,
+      `PATCH patch Deployment/${JOBS_MANAGER}`,
+    ]);
+  });
+
+  it('with OWNERSHIP_CHECK=off, records first observations as the script did: one read, one write', async () => {
+    const c = await start();
+    const outcome = await tick(c, PUBLISHED, testConfig({ OWNERSHIP_CHECK: 'off' }));
+    expect(outcome.result).toBe('complete');
+    expect(annotationsOf(c.jobsManager())).toMatchObject(RECORDED);
     expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`, `PATCH patch Deployment/${JOBS_MANAGER}`]);
   });
 

@@ -1,8 +1,6 @@
-import { runTick } from '@image-refresh/core';
+import { runTick, type WorkloadRef } from '@image-refresh/core';
 import { SCENARIOS, type Scenario, SimWorld, simConfig, simPorts } from '@image-refresh/core/sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMAGES } from '../../../core/test/support/chart.js';
-import { JOBS_MANAGER } from '../support/fake-api-chart.js';
 import type { RecordedRequest } from '../support/fake-api-server.js';
 import { armedInSim, type Injected, noteInjected, simKubeEvents, simState, tickView } from './support/compare.js';
 import { EXTRA_STORIES } from './support/extra-stories.js';
@@ -21,7 +19,9 @@ import { recordingWorld } from './support/recording-world.js';
 // real docker-registry. The world events are the scenario's own code, run on
 // a recording SimWorld and translated (support/real-stack.ts), so a story
 // edited in core is replayed here as edited, and a world event the real
-// stack cannot stage fails this file instead of passing as parity.
+// stack cannot stage fails this file instead of passing as parity. Each story
+// runs on the topology of its profile (docs/profiles.md; none: the chart's),
+// on the simulator and on a fake cluster seeded with that topology alike.
 //
 // Per tick: result, exit code, settledness, event codes in order, findings,
 // the successful writes with their values, the re-images with their images
@@ -43,14 +43,14 @@ import { recordingWorld } from './support/recording-world.js';
 // leaving refresh-flap-detected (rearm-by-attempt-only alone — core's
 // flapping story has the human clear both annotations, so it cannot see it).
 
-/** The annotation changes of every merge patch of the jobs-manager Deployment the server accepted. */
-const acceptedBookkeepingPatches = (requests: readonly RecordedRequest[]) =>
+/** The annotation changes of every merge patch of the gate (the bookkeeping's object) the server accepted. */
+const acceptedBookkeepingPatches = (requests: readonly RecordedRequest[], gate: WorkloadRef) =>
   requests
     .filter(
       (r) =>
         r.route === 'patch' &&
-        r.kind === 'Deployment' &&
-        r.name === JOBS_MANAGER &&
+        r.kind === gate.kind &&
+        r.name === gate.name &&
         r.contentType === 'application/merge-patch+json' &&
         r.fault === undefined &&
         r.status !== undefined &&
@@ -80,13 +80,16 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     });
 
     const replay = async (scenario: Scenario) => {
-      const config = simConfig({ ...scenario.env, ...BOUNDS, IMAGE_REFRESH_REGISTRY_URL: registry.url });
+      const config = simConfig(
+        { ...scenario.env, ...BOUNDS, IMAGE_REFRESH_REGISTRY_URL: registry.url },
+        scenario.profile,
+      );
       const sim = new SimWorld(config);
       const ports = simPorts(sim);
-      // Build 1 of every image, as the SimWorld publishes it when created.
+      // Build 1 of every image, under the tag it follows, as the SimWorld publishes it when created.
       const firstBuilds = new Map(
-        IMAGES.flatMap(({ repo }) => {
-          const digest = sim.registry.get(`${repo}:${config.imageTag}`);
+        config.topology.images.flatMap(({ repo, tag }) => {
+          const digest = sim.registry.get(`${repo}:${tag}`);
           return digest === undefined ? [] : [[repo, digest] as const];
         }),
       );
@@ -112,7 +115,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           expect(
             actual.outcome.writes.map((w) => w.annotations),
             `${label}: reported writes vs bookkeeping PATCHes received`,
-          ).toEqual(acceptedBookkeepingPatches(actual.apiRequests));
+          ).toEqual(acceptedBookkeepingPatches(actual.apiRequests, config.topology.gate));
           expect([...actual.faultsMet].sort(), label).toEqual(metInSim.sort());
           expect(real.state(), label).toEqual(real.translate(simState(sim)));
           expect(real.kubeEvents(), label).toEqual(simKubeEvents(sim));

@@ -39,6 +39,8 @@ export const DEFAULT_PROFILE = (names: ChartNames): Profile => ({
   annotationPrefix: 'tracebloc.io',
   gate: 'jobs-manager',
   release: names.releaseName,
+  // The script's own words, kept for whoever greps a Job's log for them.
+  nouns: { images: 'client images', workloads: 'control-plane workloads' },
   frozenHint: [
     'Most likely the jobs-manager pod is Running but never Ready, which the readiness probe reports and nothing kills:',
     `  kubectl -n ${names.releaseNamespace} get pods -l app.kubernetes.io/component=jobs-manager`,
@@ -77,3 +79,13 @@ export const DEFAULT_PROFILE = (names: ChartNames): Profile => ({
     },
   ],
 });
+
+/**
+ * What the script tells an operator behind a private mirror (IMAGE_REGISTRY,
+ * a chart variable: a profile names its registries itself), in its words:
+ * how the chart's images are updated there instead (docs/behaviour.md §3.1).
+ */
+export const CHART_MIRROR_HINTS: readonly string[] = [
+  'Update the control-plane images by syncing your mirror and restarting the workloads, or pin images.<image>.digest explicitly.',
+  '(That restart DOES re-pull: because this reconcile is inert here, the chart renders imagePullPolicy=Always on the unpinned control-plane images rather than IfNotPresent -- see the tracebloc.controlPlanePullPolicy helper. Offline-restart safety is traded away on this edge precisely so it is not left with no update path at all.)',
+];

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { closestName } from '../did-you-mean.js';
 import { DOCKER_HUB, repositoryName } from './image-reference.js';
-import type { Profile, ProfileImage, ProfileWorkload, WorkloadKind } from './profile.js';
+import type { Profile, ProfileImage, ProfileNouns, ProfileWorkload, WorkloadKind } from './profile.js';
 import { RECORD_KEY_NAME_ROOM, recordKeyName } from './topology-keys.js';
 
 // An IMAGE_REFRESH_PROFILE document (docs/profiles.md), checked whole: every
@@ -28,7 +28,8 @@ const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RESERVED_PREFIXES = ['kubernetes.io', 'k8s.io'];
 const KINDS: readonly WorkloadKind[] = ['Deployment', 'DaemonSet'];
 
-const ROOT_FIELDS = ['annotationPrefix', 'gate', 'frozenHint', 'release', 'images', 'workloads', '$schema'];
+const ROOT_FIELDS = ['annotationPrefix', 'gate', 'frozenHint', 'release', 'nouns', 'images', 'workloads', '$schema'];
+const NOUN_FIELDS = ['images', 'workloads'];
 const IMAGE_FIELDS = ['name', 'repository', 'tag', 'pinnedBy'];
 const WORKLOAD_FIELDS = ['id', 'kind', 'namespace', 'name', 'containers', 'pinnedBy', 'decoupled'];
 
@@ -287,6 +288,23 @@ const duplicates = <T>(
   });
 };
 
+/** A noun said inside one line: words, no line break. */
+const oneLine = (value: string): string | undefined =>
+  /^[^\r\n]{1,60}$/.test(value) ? undefined : 'must be at most 60 characters on one line';
+
+/** `nouns`: how lines name the images and the workloads as a group; each optional. */
+const parseNouns = (problems: Problems, value: unknown): ProfileNouns | undefined => {
+  if (value === undefined) return undefined;
+  if (!isFields(value)) {
+    problems.add('nouns', `must be a mapping (images, workloads), not ${describeValue(value)}`);
+    return undefined;
+  }
+  unknownFields(problems, 'nouns', value, NOUN_FIELDS);
+  const images = optionalText(problems, 'nouns.images', value.images, oneLine);
+  const workloads = optionalText(problems, 'nouns.workloads', value.workloads, oneLine);
+  return { ...(images === undefined ? {} : { images }), ...(workloads === undefined ? {} : { workloads }) };
+};
+
 /**
  * Check a profile document (docs/profiles.md) — the value a YAML or JSON
  * parser made of the IMAGE_REFRESH_PROFILE file — and return the
@@ -318,6 +336,7 @@ export const parseProfile = (document: unknown): E.Either<readonly ProfileProble
   const prefix = text(problems, 'annotationPrefix', document.annotationPrefix, annotationPrefix);
   const frozenHint = optionalText(problems, 'frozenHint', document.frozenHint);
   const release = optionalText(problems, 'release', document.release, objectName);
+  const nouns = parseNouns(problems, document.nouns);
   const imageEntries = entries(problems, 'images', document.images, 'images').map((entry, index) =>
     parseImage(problems, `images[${index}]`, entry),
   );
@@ -395,6 +414,7 @@ export const parseProfile = (document: unknown): E.Either<readonly ProfileProble
     gate,
     ...(frozenHint === undefined ? {} : { frozenHint }),
     ...(release === undefined ? {} : { release }),
+    ...(nouns === undefined ? {} : { nouns }),
     images: images.filter((i): i is ProfileImage => i !== undefined),
     workloads: workloads.filter((w): w is ProfileWorkload => w !== undefined),
   });

@@ -34,6 +34,14 @@ export interface ProfileWorkload {
   readonly decoupled?: boolean;
 }
 
+/** How the tick's lines name the followed images and the workloads as a group. */
+export interface ProfileNouns {
+  /** `<images>: shop/{web,log} on docker.io under tag=stg` in the tick's first lines; absent: `images`. */
+  readonly images?: string;
+  /** `re-imaging <workloads> (attempt 1/3)`, `NOT re-imaging the <workloads>`; absent: `workloads`. */
+  readonly workloads?: string;
+}
+
 /**
  * A fleet's topology (docs/profiles.md): the images followed, the workloads
  * that run them, the gate whose settledness gates every tick and whose
@@ -49,6 +57,8 @@ export interface Profile {
   readonly frozenHint?: string;
   /** The Helm release these workloads belong to, said in the tick's first line. */
   readonly release?: string;
+  /** How lines name the images and workloads as a group (the chart's: `client images`, `control-plane workloads`). */
+  readonly nouns?: ProfileNouns;
   readonly images: readonly ProfileImage[];
   readonly workloads: readonly ProfileWorkload[];
 }

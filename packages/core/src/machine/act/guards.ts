@@ -32,4 +32,6 @@ export const actGuards = {
   areKubernetesEventsOff: ({ context }: GuardArgs) => areKubernetesEventsOff(context.config),
   // After staging: a workload staged on every node is still to be switched.
   hasWorkloadsToReimage: admitGuards.hasWorkloadsToReimage,
+  // Past the lockout: OWNERSHIP_CHECK before the pull budget, staging and the attempt (docs/behaviour.md §3.4c).
+  needsOwnershipCheck: admitGuards.needsOwnershipCheck,
 };

@@ -6,7 +6,16 @@ import type { RegistryBudget } from '../../domain/registry-budget.js';
 import { describeFailures, type StagingReport, type StagingResult } from '../../domain/staging.js';
 import { describeWorkload } from '../../domain/workloads.js';
 import type { RolloutError } from '../../ports/cluster-port.js';
-import { event, gate, listed, NOTHING_RECORDED, patchText, rearmCommand, where } from '../operator-words.js';
+import {
+  event,
+  gate,
+  listed,
+  NOTHING_RECORDED,
+  patchText,
+  rearmCommand,
+  where,
+  workloadsNoun,
+} from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The act phase's operator lines (docs/behaviour.md §3.5, §3.6): the pull budget, the flap
@@ -39,7 +48,7 @@ export const flapDetected = (c: TickConfig, attempt: number, asFinding: boolean)
   event(
     asFinding ? 'error' : 'warn',
     'FLAP_DETECTED',
-    `${asFinding ? 'ERROR' : 'WARN'}: rollout for the current image digest(s) failed ${attempt} time(s) in a row (>= MAX_REFRESH_ATTEMPTS=${c.maxRefreshAttempts}) -- FLAP DETECTED. NOT re-imaging the workloads (a workload becomes Ready then crashes; retrying only churns ReplicaSets). MANUAL ATTENTION NEEDED: investigate ${listed(c.topology.workloads.map(describeWorkload))}, then clear the ${c.topology.keys.refreshAttempt} annotation on ${gate(c)} to re-arm refresh.`,
+    `${asFinding ? 'ERROR' : 'WARN'}: rollout for the current image digest(s) failed ${attempt} time(s) in a row (>= MAX_REFRESH_ATTEMPTS=${c.maxRefreshAttempts}) -- FLAP DETECTED. NOT re-imaging the ${workloadsNoun(c)} (a workload becomes Ready then crashes; retrying only churns ReplicaSets). MANUAL ATTENTION NEEDED: investigate ${listed(c.topology.workloads.map(describeWorkload))}, then clear the ${c.topology.keys.refreshAttempt} annotation on ${gate(c)} to re-arm refresh.`,
     [rearmCommand(c)],
   );
 
@@ -58,7 +67,7 @@ export const attemptWriteFailed = (c: TickConfig, attempt: number, e: PortError)
   );
 
 export const reimaging = (c: TickConfig, attempt: number): TickEvent =>
-  event('info', 'REIMAGING', `re-imaging workloads (attempt ${attempt}/${c.maxRefreshAttempts})`);
+  event('info', 'REIMAGING', `re-imaging ${workloadsNoun(c)} (attempt ${attempt}/${c.maxRefreshAttempts})`);
 
 export const setImage = (change: WorkloadChange): TickEvent =>
   event('info', 'SET_IMAGE', `set image ${where(change.workload)}: ${patchText(change)}`);

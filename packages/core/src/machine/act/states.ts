@@ -54,6 +54,15 @@ export const flapBackoff = tickSetup.createStateConfig({
               params: attemptRead,
             },
           },
+          // docs/behaviour.md §3.4c: past the lockout, the containers to set must run the image they follow.
+          {
+            guard: 'needsOwnershipCheck',
+            target: '#tick.checkingOwnership',
+            actions: {
+              type: 'rememberAttempt',
+              params: attemptRead,
+            },
+          },
           {
             target: 'checkingRegistryBudget',
             actions: {

@@ -1,6 +1,7 @@
 import { changesNothing } from '../../domain/bookkeeping.js';
 import { hasNoDigestAgeToJudge } from '../../domain/digest-age.js';
 import { haltInForce, isHaltUnverified } from '../../domain/fleet-halt-reading.js';
+import { needsOwnershipCheck } from '../../domain/ownership.js';
 import { hasDrift } from '../../domain/plan.js';
 import { isDigestAgeOff, isPlatformCheckOff, isSignatureCheckOff } from '../../domain/switches.js';
 import { recordGuards } from '../record/guards.js';
@@ -46,4 +47,6 @@ export const admitGuards = {
   hasWorkloadsToReimage: ({ context }: GuardArgs) => hasDrift(context.admit.plan),
   // A plan that re-images nothing may still record first observations.
   hasDigestsToRecord: recordGuards.hasDigestsToRecord,
+  /** OWNERSHIP_CHECK on (the default) and the plan re-images a container or records a first observation (§3.4c). */
+  needsOwnershipCheck: ({ context }: GuardArgs) => needsOwnershipCheck(context.config, context.admit.plan),
 };

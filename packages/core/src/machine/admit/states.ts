@@ -190,6 +190,8 @@ export const comparingDigests = tickSetup.createStateConfig({
   entry: 'planRefresh',
   always: [
     { guard: 'hasWorkloadsToReimage', target: 'flapBackoff' },
+    // docs/behaviour.md §3.4c: a first observation's containers run the image it follows, or nothing is recorded.
+    { guard: 'needsOwnershipCheck', target: 'checkingOwnership' },
     { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
     { target: 'complete' },
   ],

@@ -6,9 +6,9 @@ import {
   withDecoupledUnread,
 } from '../../domain/decoupled-pass.js';
 import type { PortError } from '../../domain/port-error.js';
-import type { Settledness } from '../../domain/settledness.js';
 import { countSkip } from '../../domain/skip-streak.js';
 import type { LiveWorkload, TopologyWorkload } from '../../domain/workloads.js';
+import type { GateSnapshot } from '../../ports/cluster-port.js';
 import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
 import * as say from './messages.js';
@@ -25,11 +25,14 @@ const observed = (context: TickContext): TopologyWorkload => {
 
 export const observeActions = {
   announceMirrorInert: tickAssign(({ context }) => ({ events: said(context, say.mirrorInert(context.config)) })),
-  rememberSettledness: tickAssign(({ context }, params: { settledness: Settledness }) => ({
-    observe: { ...context.observe, settledness: params.settledness },
-  })),
-  rememberGateUid: tickAssign(({ context }, params: { uid: string | undefined }) => ({
-    observe: { ...context.observe, gateUid: params.uid ?? '' },
+  /** What the settled guard read of the gate: its settledness, its uid (START_JITTER) and what it runs. */
+  rememberGate: tickAssign(({ context }, params: { gate: GateSnapshot }) => ({
+    observe: {
+      ...context.observe,
+      settledness: params.gate.settledness,
+      gateUid: params.gate.uid ?? '',
+      gate: { settledness: params.gate.settledness, images: params.gate.images, imageOwners: params.gate.imageOwners },
+    },
   })),
   reportDeploymentUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.deploymentUnreadable(context.config, params.error)),

@@ -1,6 +1,7 @@
 import { type DecoupledPass, NO_DECOUPLED_PASS } from '../../domain/decoupled-pass.js';
 import type { Settledness } from '../../domain/settledness.js';
 import { NO_SKIP, type SkipCount } from '../../domain/skip-streak.js';
+import type { LiveWorkload } from '../../domain/workloads.js';
 
 /** What the observe phase learns (docs/behaviour.md §3.2): the gate as the settled guard saw it, and the skip. */
 export interface ObserveContext {
@@ -8,6 +9,8 @@ export interface ObserveContext {
   readonly settledness: Settledness | undefined;
   /** The gate's uid, from the settled guard's read: what START_JITTER is derived from (issue 17). */
   readonly gateUid: string;
+  /** What the gate runs, as the settled guard read it: the ownership check needs no second read of it. */
+  readonly gate: LiveWorkload | undefined;
   /** The skip an unsettled tick counted, with its verdict against MAX_SKIP_TICKS. */
   readonly skip: SkipCount;
   /** DECOUPLED_REFRESH: the pass past an unsettled gate, and the workloads settled themselves (issue 7). */
@@ -17,6 +20,7 @@ export interface ObserveContext {
 export const OBSERVED_NOTHING: ObserveContext = {
   settledness: undefined,
   gateUid: '',
+  gate: undefined,
   skip: NO_SKIP,
   decoupled: NO_DECOUPLED_PASS,
 };

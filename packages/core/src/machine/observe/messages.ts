@@ -1,3 +1,4 @@
+import { CHART_MIRROR_HINTS } from '../../config/profile/chart-profile.js';
 import type { TickConfig } from '../../config/tick-config.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
 import type { Settledness } from '../../domain/settledness.js';
@@ -15,10 +16,7 @@ export const mirrorInert = (c: TickConfig): TickEvent =>
     'info',
     'MIRROR_INERT',
     `NOTE: images are served from private mirror '${c.imageRegistry}' (global.imageRegistry), but this script resolves digests from docker.io. Pinning a docker.io digest onto a mirrored reference could pin an image the mirror does not hold, so auto-refresh is INERT on this edge.`,
-    [
-      'Update the control-plane images by syncing your mirror and restarting the workloads, or pin images.<image>.digest explicitly.',
-      '(That restart DOES re-pull: because this reconcile is inert here, the chart renders imagePullPolicy=Always on the unpinned control-plane images rather than IfNotPresent -- see the tracebloc.controlPlanePullPolicy helper. Offline-restart safety is traded away on this edge precisely so it is not left with no update path at all.)',
-    ],
+    CHART_MIRROR_HINTS,
   );
 
 export const deploymentUnreadable = (c: TickConfig, e: PortError): TickEvent =>

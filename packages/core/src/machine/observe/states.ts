@@ -30,23 +30,11 @@ export const settledGuard = tickSetup.createStateConfig({
               params: ({ event }) => ({ settledness: event.output.settledness }),
             },
             target: '#tick.clearingStreakOnSettle',
-            actions: [
-              {
-                type: 'rememberSettledness',
-                params: ({ event }) => ({ settledness: event.output.settledness }),
-              },
-              { type: 'rememberGateUid', params: ({ event }) => ({ uid: event.output.uid }) },
-            ],
+            actions: { type: 'rememberGate', params: ({ event }) => ({ gate: event.output }) },
           },
           {
             target: 'readingSkipStreak',
-            actions: [
-              {
-                type: 'rememberSettledness',
-                params: ({ event }) => ({ settledness: event.output.settledness }),
-              },
-              { type: 'rememberGateUid', params: ({ event }) => ({ uid: event.output.uid }) },
-            ],
+            actions: { type: 'rememberGate', params: ({ event }) => ({ gate: event.output }) },
           },
         ],
         onError: {

@@ -1,6 +1,6 @@
 import type { TickConfig } from '../../config/tick-config.js';
 import { describeWorkload, type TopologyWorkload } from '../../domain/workloads.js';
-import { event } from '../operator-words.js';
+import { event, imagesNoun } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The tick's first and last lines.
@@ -18,8 +18,8 @@ const repositories = (repos: readonly string[]): string => {
 const followedImages = (c: TickConfig): string => {
   const { images } = c.topology;
   return images.every((i) => i.tag === c.imageTag)
-    ? `images: ${repositories(images.map((i) => i.repo))} on ${c.imageRegistry} under tag=${c.imageTag}`
-    : `images: ${images.map((i) => `${i.repo}:${i.tag}`).join(', ')} on ${c.imageRegistry}`;
+    ? `${imagesNoun(c)}: ${repositories(images.map((i) => i.repo))} on ${c.imageRegistry} under tag=${c.imageTag}`
+    : `${imagesNoun(c)}: ${images.map((i) => `${i.repo}:${i.tag}`).join(', ')} on ${c.imageRegistry}`;
 };
 
 /** `deployment/stg-requests-proxy (jobs-manager image)`, `daemonset/stg-resource-monitor in tracebloc-node-agents`. */

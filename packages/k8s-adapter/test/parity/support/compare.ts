@@ -1,6 +1,5 @@
 import type { TickOutcome } from '@image-refresh/core';
 import type { SimWorld } from '@image-refresh/core/sim';
-import type { WorkloadId } from '../../../../core/test/support/chart.js';
 import type { WorldCall } from './recording-world.js';
 
 // What "the same outcome" means between the simulator and the real stack:
@@ -21,11 +20,10 @@ export const tickView = (outcome: TickOutcome) => ({
   digestChanges: outcome.digestChanges,
 });
 
+/** The gate's bookkeeping and every workload's images, by workload id, as the simulator holds them. */
 export const simState = (world: SimWorld) => ({
   annotations: { ...world.annotations },
-  images: Object.fromEntries(
-    (Object.keys(world.workloads) as WorkloadId[]).map((id) => [id, { ...world.workload(id).images }]),
-  ),
+  images: Object.fromEntries(Object.keys(world.workloads).map((id) => [id, { ...world.workload(id).images }])),
 });
 
 /**

@@ -1,22 +1,22 @@
-import { runTick, type TickConfig, type TickOutcome, type TickPorts, type WorkloadRef } from '@image-refresh/core';
+import {
+  runTick,
+  type TickConfig,
+  type TickOutcome,
+  type TickPorts,
+  type WorkloadKind,
+  type WorkloadRef,
+  workloadOf,
+} from '@image-refresh/core';
 import type { ClusterFault, ClusterOp, RolloutBehaviour } from '@image-refresh/core/sim';
 import { KubeConfig } from '@kubernetes/client-node';
-import { chartNamesOf, IMAGES, type WorkloadId, workloadRef } from '../../../../core/test/support/chart.js';
 import { createClusterPort } from '../../../src/cluster/index.js';
 import { createEventsPort } from '../../../src/events/index.js';
 import { createRegistryPort } from '../../../src/registry/index.js';
-import {
-  annotationsOf,
-  type ChartCluster,
-  chartContainersOf,
-  imagesOf,
-  JOBS_MANAGER,
-  NS,
-  startChartCluster,
-} from '../../support/fake-api-chart.js';
+import { annotationsOf, imagesOf } from '../../support/fake-api-chart.js';
 import { seriesCount } from '../../support/fake-api-events.js';
 import type { Fault, FaultMatch } from '../../support/fake-api-faults.js';
 import type { RecordedRequest } from '../../support/fake-api-server.js';
+import { renderedImage, startTopologyCluster, type TopologyCluster } from '../../support/fake-api-topology.js';
 import { localOnlyFetch } from '../../support/registry-local-fetch.js';
 import type { ParityRegistry } from './parity-registry.js';
 import type { WorldCall } from './recording-world.js';
@@ -24,13 +24,19 @@ import { isProxyFault, type ProxyFault } from './registry-fault-proxy.js';
 import { type Flapping, restAs, stageFlapping } from './world-controls.js';
 
 // The simulator's world, staged on the real stack: the fake Kubernetes API
-// server holding the chart's release, and the real registry behind the
-// fault proxy. Each world event a core scenario causes (recording-world.ts)
-// is translated into what would cause it there — a manifest pushed, a status
-// the Deployment controller would write, a fault armed on the API route the
-// port operation uses — and a tick runs core's machine on the REAL adapters
-// (createClusterPort, createRegistryPort and createEventsPort), fresh ones
-// per tick as the CLI's wiring makes them for the CronJob's one tick.
+// server holding a fresh install of the config's topology (the chart's
+// release, or any profile's: docs/profiles.md), and the real registry behind
+// the fault proxy. Each world event a core scenario causes
+// (recording-world.ts) is translated into what would cause it there — a
+// manifest pushed, a status the Deployment controller would write, a fault
+// armed on the API route the port operation uses — and a tick runs core's
+// machine on the REAL adapters (createClusterPort, createRegistryPort and
+// createEventsPort), fresh ones per tick as the CLI's wiring makes them for
+// the CronJob's one tick.
+//
+// Every name — the gate, its bookkeeping prefix, the workloads, their
+// containers and images — is the config's topology's, so a story told on
+// any profile is staged on that profile's cluster, not the chart's.
 //
 // Digests: the simulator's are labels hashed (simDigest), the registry's are
 // sha256 of pushed manifests, so they can never be equal. Every publish in
@@ -60,33 +66,39 @@ const patchBodyOf = (scope: string): string =>
  * The faults that can be staged on the real API. The others are not
  * expressible and throw: the adapter answers the bookkeeping reads (the
  * streak, refresh-attempt, the recorded digests) from the one GET of the
- * tick, so only the guard's read of the jobs-manager can fail there
- * (docs/behaviour.md §5); setImages and waitForRollout of jobs-manager share their route with
+ * tick, so only the guard's read of the gate can fail there
+ * (docs/behaviour.md §5); setImages and waitForRollout of the gate share their route with
  * the writes and the guard's read. A bookkeeping patch fault is routed to the
- * first PATCH of the jobs-manager whose body makes the change its scope names.
+ * first PATCH of the gate whose body makes the change its scope names.
  */
-const faultRoute = (op: ClusterOp, scope: string | undefined): FaultRoute | undefined => {
+const faultRoute = (gate: WorkloadRef, op: ClusterOp, scope: string | undefined): FaultRoute | undefined => {
   if (op === 'readGate' && scope === undefined)
-    return { match: { route: 'get', kind: 'Deployment', name: JOBS_MANAGER }, carries: '' };
+    return { match: { route: 'get', kind: gate.kind, name: gate.name }, carries: '' };
   if (op !== 'patchBookkeeping' || scope === undefined) return undefined;
   const carries = patchBodyOf(scope);
-  return { match: { route: 'patch', kind: 'Deployment', name: JOBS_MANAGER, bodyIncludes: carries }, carries };
+  return { match: { route: 'patch', kind: gate.kind, name: gate.name, bodyIncludes: carries }, carries };
 };
 
-/** What the API server (or the network) answers for each of the simulator's fault classes. */
-const API_FAULTS: Readonly<Record<ClusterFault, Fault>> = {
-  NotFound: { kind: 'status', code: 404, message: `deployments.apps "${JOBS_MANAGER}" not found` },
-  Forbidden: {
-    kind: 'status',
-    code: 403,
-    message: `deployments.apps "${JOBS_MANAGER}" is forbidden: User "system:serviceaccount:${NS}:image-refresh" cannot get resource "deployments" in API group "apps" in the namespace "${NS}"`,
-  },
-  // The apiserver's own request timeout.
-  Timeout: { kind: 'status', code: 504, message: 'the server was unable to return a response in the time allotted' },
-  // A dropped connection: no HTTP answer at all.
-  Transport: { kind: 'reset' },
-  Malformed: { kind: 'malformed' },
-  Hang: { kind: 'hang' },
+/** The apiserver's plural resource name of a workload kind, as its messages spell it. */
+const RESOURCE: Readonly<Record<WorkloadKind, string>> = { Deployment: 'deployments', DaemonSet: 'daemonsets' };
+
+/** What the API server (or the network) answers for each of the simulator's fault classes, about the gate. */
+const apiFaultsOn = (gate: WorkloadRef): Readonly<Record<ClusterFault, Fault>> => {
+  const resource = RESOURCE[gate.kind];
+  return {
+    NotFound: { kind: 'status', code: 404, message: `${resource}.apps "${gate.name}" not found` },
+    Forbidden: {
+      kind: 'status',
+      code: 403,
+      message: `${resource}.apps "${gate.name}" is forbidden: User "system:serviceaccount:${gate.namespace}:image-refresh" cannot get resource "${resource}" in API group "apps" in the namespace "${gate.namespace}"`,
+    },
+    // The apiserver's own request timeout.
+    Timeout: { kind: 'status', code: 504, message: 'the server was unable to return a response in the time allotted' },
+    // A dropped connection: no HTTP answer at all.
+    Transport: { kind: 'reset' },
+    Malformed: { kind: 'malformed' },
+    Hang: { kind: 'hang' },
+  };
 };
 
 interface ArmedApiFault {
@@ -110,13 +122,14 @@ export interface RealTick {
 }
 
 export interface RealState {
-  /** The tick's bookkeeping on the jobs-manager Deployment (the `tracebloc.io/` annotations). */
+  /** The tick's bookkeeping on the gate (the annotations under the profile's prefix). */
   readonly annotations: Readonly<Record<string, string>>;
-  /** Container images of every workload, by workload id. */
-  readonly images: Readonly<Record<WorkloadId, Readonly<Record<string, string>>>>;
+  /** Container images of every workload of the topology, by workload id. */
+  readonly images: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 export interface RealStackOptions {
+  /** The tick's config; its topology is the cluster the stack seeds. */
   readonly config: TickConfig;
   readonly registry: ParityRegistry;
   /** How often the cluster port re-reads an unsettled workload. */
@@ -136,14 +149,28 @@ export class RealStack {
   /** Simulator digests of crash-looping builds (SimWorld.breakBuild, issue 16). */
   private readonly broken = new Set<string>();
   private readonly stopBrokenBuilds: () => void;
+  /** What the API server answers for each fault class: about the gate, the object those routes name. */
+  private readonly apiFaultAnswers: Readonly<Record<ClusterFault, Fault>>;
 
   private constructor(
-    readonly cluster: ChartCluster,
+    readonly cluster: TopologyCluster,
     private readonly options: RealStackOptions,
   ) {
     this.kubeConfig.loadFromFile(cluster.kubeconfig.path);
-    this.flapping = stageFlapping(cluster);
+    this.flapping = stageFlapping(cluster, options.config.topology);
     this.stopBrokenBuilds = this.stageBrokenBuilds();
+    this.apiFaultAnswers = apiFaultsOn(this.gate);
+  }
+
+  /** The workload that gates the tick and holds its bookkeeping (docs/behaviour.md §3.2). */
+  private get gate(): WorkloadRef {
+    return this.refOf(this.config.topology.gate.id);
+  }
+
+  /** Where a workload of the topology lives. */
+  private refOf(id: string): WorkloadRef {
+    const { kind, name, namespace } = workloadOf(this.config.topology, id);
+    return { id, kind, name, namespace };
   }
 
   /**
@@ -163,20 +190,32 @@ export class RealStack {
         const name = (event.object.metadata as { name: string }).name;
         store.setBehaviour(kind, namespace, name, crashes ? 'stalls' : 'settles');
       });
-    const stops = [watch('Deployment', NS), watch('DaemonSet', chartNamesOf(this.options.config).nodeAgentsNamespace)];
+    const stops = this.workloadPlaces().map(({ kind, namespace }) => watch(kind, namespace));
     return () => {
       for (const stop of stops) stop();
     };
   }
 
-  /** The chart's release, fresh, and build 1 of every image pushed — the simulator's starting world. */
+  /** Each (kind, namespace) the topology's workloads live in, once: what a watch is opened on. */
+  private workloadPlaces(): { kind: WorkloadKind; namespace: string }[] {
+    const places = new Map(
+      this.config.topology.workloads.map(({ kind, namespace }) => [`${kind}/${namespace}`, { kind, namespace }]),
+    );
+    return [...places.values()];
+  }
+
+  /**
+   * The topology's fresh install, and build 1 of every image pushed under the
+   * tag it follows — the simulator's starting world. `firstBuilds`: the
+   * simulator's digest of build 1, by repo.
+   */
   static async start(options: RealStackOptions, firstBuilds: ReadonlyMap<string, string>): Promise<RealStack> {
-    const stack = new RealStack(await startChartCluster({ stepMs: options.stepMs }), options);
+    const stack = new RealStack(await startTopologyCluster(options.config, { stepMs: options.stepMs }), options);
     try {
-      for (const { repo } of IMAGES) {
+      for (const { repo, tag } of options.config.topology.images) {
         const simulated = firstBuilds.get(repo);
         if (simulated === undefined) throw new Error(`the simulator published no first build of ${repo}`);
-        await stack.publish(repo, simulated, options.config.imageTag);
+        await stack.publish(repo, simulated, tag);
       }
       return stack;
     } catch (error) {
@@ -214,11 +253,12 @@ export class RealStack {
         return;
       case 'setAnnotation': {
         const [key, value] = call.args;
-        // A human with `kubectl annotate`: a merge patch under kubectl's field manager.
+        // A human with `kubectl annotate` on the gate: a merge patch under kubectl's field manager.
+        const { kind, namespace, name } = this.gate;
         this.cluster.server.store.patch(
-          'Deployment',
-          NS,
-          JOBS_MANAGER,
+          kind,
+          namespace,
+          name,
           'merge',
           { metadata: { annotations: { [key]: value ?? null } } },
           'kubectl-annotate',
@@ -226,27 +266,26 @@ export class RealStack {
         return;
       }
       case 'helmRerender': {
-        // `helm upgrade`: the chart's repo:tag on every container of the
-        // workload, written under helm's field manager — then at rest, as the
-        // simulator's world is once the tick looks (issue 7).
+        // `helm upgrade`: each container's image at the tag it follows, as
+        // the topology maps them, written under helm's field manager — then
+        // at rest, as the simulator's world is once the tick looks.
         const [id] = call.args;
-        const ref = workloadRef(this.config, id);
-        const images = chartContainersOf(ref.name).map(({ container, repo }) => ({
+        const images = workloadOf(this.config.topology, id).containers.map(({ container, image }) => ({
           name: container,
-          image: `${this.config.imageRegistry}/${repo}:${this.config.imageTag}`,
+          image: renderedImage(this.config, image),
         }));
-        this.patchContainers(ref, images, 'helm');
+        this.patchContainers(this.refOf(id), images, 'helm');
         return;
       }
       case 'setLiveImage': {
         // `kubectl set image` by a human, on one container.
         const [id, container, image, owner = 'kubectl-set'] = call.args;
-        this.patchContainers(workloadRef(this.config, id), [{ name: container, image: this.translate(image) }], owner);
+        this.patchContainers(this.refOf(id), [{ name: container, image: this.translate(image) }], owner);
         return;
       }
       case 'injectClusterFault': {
         const [op, fault, times = 1, scope] = call.args;
-        const route = faultRoute(op, scope);
+        const route = faultRoute(this.gate, op, scope);
         if (route === undefined) {
           throw new Error(`a fault on ${op} ${scope ?? ''} is not expressible on the real API (see faultRoute)`);
         }
@@ -254,7 +293,7 @@ export class RealStack {
         // one call can be several requests (an unsettled guard polls): only a
         // single fault, on the operation's first request, means the same on both.
         if (times !== 1) throw new Error(`a fault armed for ${times} calls of ${op} is not expressible as requests`);
-        this.cluster.server.inject(route.match, API_FAULTS[fault], 1);
+        this.cluster.server.inject(route.match, this.apiFaultAnswers[fault], 1);
         this.apiFaults.push({ op: scope === undefined ? op : `${op} ${scope}`, fault, route });
         return;
       }
@@ -325,18 +364,18 @@ export class RealStack {
 
   /** The tick's bookkeeping and every workload's images, as the API server holds them now. */
   state(): RealState {
-    // Only the tick's own annotations: the fake seeds the Deployment
-    // controller's revision annotation, which the simulator does not model.
+    // Only the tick's own annotations, under the profile's prefix
+    // (docs/profiles.md): the fake seeds the Deployment controller's revision
+    // annotation, which the simulator does not model.
+    const prefix = `${this.config.topology.profile.annotationPrefix}/`;
     const annotations = Object.fromEntries(
-      Object.entries(annotationsOf(this.cluster.jobsManager())).filter(([key]) => key.startsWith('tracebloc.io/')),
+      Object.entries(annotationsOf(this.cluster.workload(this.gate.id))).filter(([key]) => key.startsWith(prefix)),
     );
     return {
       annotations,
-      images: {
-        'jobs-manager': imagesOf(this.cluster.jobsManager()),
-        'requests-proxy': imagesOf(this.cluster.requestsProxy()),
-        'resource-monitor': imagesOf(this.cluster.resourceMonitor()),
-      },
+      images: Object.fromEntries(
+        this.config.topology.workloads.map(({ id }) => [id, imagesOf(this.cluster.workload(id))]),
+      ),
     };
   }
 
@@ -397,7 +436,7 @@ export class RealStack {
    *   another story.
    */
   private setBehaviour(id: string, behaviour: RolloutBehaviour): void {
-    const ref = workloadRef(this.config, id);
+    const ref = this.refOf(id);
     const { store } = this.cluster.server;
     this.flapping.delete(ref);
     switch (behaviour) {

@@ -1,14 +1,21 @@
-import type { WorkloadRef } from '@image-refresh/core';
-import { ANNOTATION } from '../../../../core/test/support/chart.js';
-import { annotationsOf, type ChartCluster, JOBS_MANAGER, NS } from '../../support/fake-api-chart.js';
+import type { Topology, WorkloadRef } from '@image-refresh/core';
+import { CHART_TOPOLOGY } from '../../../../core/test/support/chart.js';
+import { annotationsOf } from '../../support/fake-api-chart.js';
 import { type RolloutBehaviour, rolloutSteps } from '../../support/fake-api-controller.js';
+import type { FakeApiServer } from '../../support/fake-api-server.js';
 
 // World events on the fake API server, in the simulator's vocabulary, built
 // only on the fake's public controls (the store's status, behaviour and
-// watch). Shared by the parity suite and the CLI's end-to-end story.
+// watch). Shared by the parity suite and the CLI's end-to-end story; any
+// fake cluster will do (the chart's, or a profile's: fake-api-topology.ts).
+
+/** A fake cluster, whichever topology it was seeded with: only its server is used. */
+export interface FakeCluster {
+  readonly server: FakeApiServer;
+}
 
 /** Write, now, the status a rollout of `behaviour` comes to rest in (as the fake controller would). */
-export const restAs = (cluster: ChartCluster, ref: WorkloadRef, behaviour: RolloutBehaviour): void => {
+export const restAs = (cluster: FakeCluster, ref: WorkloadRef, behaviour: RolloutBehaviour): void => {
   const { store } = cluster.server;
   const object = store.get(ref.kind, ref.namespace, ref.name);
   if (object === undefined) throw new Error(`the fake API server holds no ${ref.kind} ${ref.name}`);
@@ -33,8 +40,8 @@ export interface Flapping {
  * settled whenever a tick looks, unavailable once the tick has committed to a
  * re-image, Ready again after the tick. Staged with the controller stalling
  * any rollout and a watch that makes the pods unavailable as soon as
- * refresh-attempt is written on the jobs-manager Deployment — the write that
- * precedes every set image (I9). A re-attempt finds the image already in the
+ * refresh-attempt is written on the topology's gate (the chart's: the
+ * jobs-manager Deployment) — the write that precedes every set image (I9). A re-attempt finds the image already in the
  * spec and sends no patch, so starts no rollout (docs/behaviour.md §3.6):
  * without this crash the wait would see the Ready pods and succeed.
  *
@@ -42,12 +49,13 @@ export interface Flapping {
  * completes, then the pods crash): the adapter sees success and the next
  * tick an unsettled Deployment, a skip streak rather than a flap lockout.
  */
-export const stageFlapping = (cluster: ChartCluster): Flapping => {
+export const stageFlapping = (cluster: FakeCluster, topology: Topology = CHART_TOPOLOGY): Flapping => {
   const flapping = new Map<string, WorkloadRef>();
   const key = (ref: WorkloadRef) => `${ref.kind}/${ref.namespace}/${ref.name}`;
+  const { gate } = topology;
   let seen: string | undefined;
-  const stop = cluster.server.store.watch('Deployment', NS, JOBS_MANAGER, (event) => {
-    const attempt = annotationsOf(event.object)[ANNOTATION.refreshAttempt];
+  const stop = cluster.server.store.watch(gate.kind, gate.namespace, gate.name, (event) => {
+    const attempt = annotationsOf(event.object)[topology.keys.refreshAttempt];
     if (attempt === seen) return;
     seen = attempt;
     if (attempt === undefined) return;

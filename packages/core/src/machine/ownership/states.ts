@@ -1,0 +1,61 @@
+import { outcome, withPortError } from '../step-params.js';
+import { tickSetup } from '../tick-setup.js';
+import { ownedWorkloadRead } from './inputs.js';
+
+// Phase 3c, ownership (docs/behaviour.md §3.4c): before anything is set or
+// recorded, every container the plan stakes must run the image it follows.
+// Entered only with OWNERSHIP_CHECK on and something staked — from the flap
+// back-off once the lockout is decided (a locked-out tick writes nothing but
+// its marker), or from comparingDigests for a plan that only records — so a
+// steady tick never comes here, and a refusal spends no attempt. Its steps.
+
+export const checkingOwnership = tickSetup.createStateConfig({
+  initial: 'choosingOwnedWorkload',
+  entry: 'findWorkloadsToCheck',
+  states: {
+    // What the tick has not read yet, one workload after another; then the judgement.
+    choosingOwnedWorkload: {
+      always: [
+        { guard: 'hasOwnedWorkloadToRead', target: 'readingOwnedWorkload' },
+        { target: 'judgingOwnership', actions: 'judgeOwnership' },
+      ],
+    },
+    readingOwnedWorkload: {
+      invoke: {
+        src: 'observeWorkload',
+        input: ownedWorkloadRead,
+        onDone: {
+          target: 'choosingOwnedWorkload',
+          actions: { type: 'rememberOwnedWorkload', params: ({ event }) => ({ workload: event.output }) },
+        },
+        // Fail closed: what cannot be checked is not set.
+        onError: {
+          target: '#tick.ownershipUnchecked',
+          actions: { type: 'reportOwnershipUnchecked', params: withPortError },
+        },
+      },
+    },
+    judgingOwnership: {
+      always: [
+        { guard: 'hasForeignContainers', target: '#tick.foreignImage' },
+        { guard: 'hasWorkloadsToReimage', target: '#tick.flapBackoff.checkingRegistryBudget' },
+        { guard: 'hasDigestsToRecord', target: '#tick.recordingDigests' },
+        { target: '#tick.complete' },
+      ],
+    },
+  },
+});
+
+// How the phase can end the tick.
+export const foreignImage = tickSetup.createStateConfig({ type: 'final', output: outcome('foreignImage') });
+
+export const ownershipUnchecked = tickSetup.createStateConfig({
+  type: 'final',
+  output: outcome('ownershipUnchecked'),
+});
+
+/** The phase's steps, in the order the tick takes them. */
+export const ownershipSteps = { checkingOwnership };
+
+/** The final states the phase ends a tick in. */
+export const ownershipEnds = { foreignImage, ownershipUnchecked };
