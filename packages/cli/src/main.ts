@@ -101,11 +101,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   simulate: {
     help: SIMULATE_HELP,
-    options: { scenario: { type: 'string' }, list: { type: 'boolean' }, verbose: { type: 'boolean' } },
+    options: {
+      scenario: { type: 'string' },
+      profile: { type: 'string' },
+      list: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+    },
     run: (v, out) =>
       simulate(
         {
           scenario: typeof v.scenario === 'string' ? v.scenario : undefined,
+          profile: typeof v.profile === 'string' ? v.profile : undefined,
           list: v.list === true,
           verbose: v.verbose === true,
         },

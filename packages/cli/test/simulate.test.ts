@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
@@ -20,6 +21,10 @@ const run = async (...argv: string[]) => {
   );
   return { exitCode, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
 };
+
+/** The example profile the README points at. */
+const SHOP_EXAMPLE = fileURLToPath(new URL('../examples/shop.yaml', import.meta.url));
+const ABSENT = fileURLToPath(new URL('../examples/absent.yaml', import.meta.url));
 
 const row = (timeline: string, tick: number): string => {
   const line = timeline.split('\n').find((l) => l.startsWith(`${tick} `));
@@ -119,6 +124,28 @@ describe('image-refresh simulate', () => {
     );
   });
 
+  it('--profile runs the example profile on an edge of its own topology: observed, re-imaged, rolled back, fixed', async () => {
+    const { exitCode, stdout, stderr } = await run('simulate', '--profile', SHOP_EXAMPLE);
+    expect(stderr).toBe('');
+    expect(exitCode).toBe(0);
+    expect(row(stdout, 1)).toMatch(/fresh install +settled +first observation: recorded 3 digest\(s\) +0 /);
+    expect(row(stdout, 3)).toMatch(/publish shop\/web build 2 +settled +re-imaged web, worker +0 /);
+    expect(row(stdout, 5)).toMatch(/crash-loops +settled +ROLLED BACK: agent +1 /);
+    expect(row(stdout, 6)).toMatch(/quarantined digest held \(agent\) +0 /);
+    expect(row(stdout, 7)).toMatch(/build 4, fixed +settled +re-imaged agent +0 /);
+  });
+
+  it('--profile with a file that is not a profile says why, exit 2; with --scenario, exit 2', async () => {
+    const missing = await run('simulate', '--profile', ABSENT);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toBe(
+      `image-refresh simulate: ${ABSENT}: no such file (mount the profile, e.g. from a ConfigMap, at this path)`,
+    );
+    const both = await run('simulate', '--profile', SHOP_EXAMPLE, '--scenario', 'shop');
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('--scenario and --profile are exclusive');
+  });
+
   it('--list names every scenario', async () => {
     const { stdout } = await run('simulate', '--list');
     for (const name of [
@@ -131,6 +158,7 @@ describe('image-refresh simulate', () => {
       'canary-ring',
       'fleet-halt',
       'slow-link',
+      'shop',
     ]) {
       expect(stdout).toMatch(new RegExp(`^${name} `, 'm'));
     }

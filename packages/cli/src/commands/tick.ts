@@ -1,6 +1,7 @@
 import {
   configInvalidOutcome,
   dryRunPorts,
+  ENV,
   interruptedAfterTheTick,
   runTick,
   type TickOutcome,
@@ -11,6 +12,7 @@ import type { Connect } from '../connection.js';
 import { pushAtTickEnd } from '../metrics/push-at-tick-end.js';
 import { dryRunEvent } from '../render/dry-run-lines.js';
 import { jsonLine, type LogEvent, logLines, PREFIX } from '../render/log-lines.js';
+import { profileLines } from '../render/profile-lines.js';
 import { summaryLine } from '../render/summary.js';
 import { tickVariablesHelp } from '../render/variables-help.js';
 import { readConfiguration } from '../wiring/read-configuration.js';
@@ -100,6 +102,7 @@ export const tick = async (
     const observed = metrics === undefined ? connected : metrics.observe(connected, config.topology);
     if (options.dryRun !== true) return observed;
     note('DRY_RUN', 'dry-run: reading and deciding only; nothing will be written or re-imaged');
+    for (const line of profileLines(config, env[ENV.profile] || undefined)) note('DRY_RUN', `dry-run: ${line}`);
     return dryRunPorts(observed, config, (action) => note('DRY_RUN', `  dry-run: would ${action}`));
   };
   const ran = await runTick(config, ports(), {

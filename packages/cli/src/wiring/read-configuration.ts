@@ -1,11 +1,20 @@
-import { type ConfigError, parseTickConfig, parseTrustConfig, type TickConfig } from '@image-refresh/core';
+import {
+  CHART_TOPOLOGY_VARIABLES,
+  type ConfigError,
+  ENV,
+  parseTickConfig,
+  parseTrustConfig,
+  type TickConfig,
+} from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { MetricsSession } from '../metrics/metrics-push.js';
 import { loadSignatureTrust } from './load-signature-trust.js';
+import { readProfileDocument } from './read-profile.js';
 import type { SignatureTrust } from './signature-trust.js';
 
 // A command's whole configuration, checked at once before any call
-// (docs/behaviour.md §2, I18): core's parse of the chart's environment, the
+// (docs/behaviour.md §2, I18): the profile file (IMAGE_REFRESH_PROFILE,
+// docs/profiles.md), core's parse of the environment and that profile, the
 // metrics push's settings (PUSHGATEWAY_URL, METRICS_JOB, METRICS_GROUPING)
 // and the files the signature check reads (SIGNATURE_PUBLIC_KEYS,
 // SIGSTORE_TRUSTED_ROOT). One report of every problem: an operator fixing a
@@ -37,12 +46,29 @@ const metricsOf = async (env: Env): Promise<E.Either<readonly ConfigError[], Met
   return started ?? E.right(undefined);
 };
 
+/**
+ * Core's parse of the environment with the profile read from its file. A
+ * file that could not be read or parsed is said with the rest of the
+ * environment's problems, judged as with a profile: the chart's name
+ * variables are not required then, and whether IMAGE_TAG is (a profile
+ * whose images all name their tag needs none) cannot be known.
+ */
+const parseWithProfile = async (env: Env): Promise<E.Either<readonly ConfigError[], TickConfig>> => {
+  const document = await readProfileDocument(env);
+  if (E.isRight(document)) return parseTickConfig(env, document.right);
+  const rest = parseTickConfig({ ...env, [ENV.profile]: undefined });
+  const unknowable = (p: ConfigError) =>
+    CHART_TOPOLOGY_VARIABLES.includes(p.variable) || (p.variable === ENV.imageTag && p.value === undefined);
+  const others = E.isLeft(rest) ? rest.left.filter((p) => !unknowable(p)) : [];
+  return E.left([...document.left, ...others]);
+};
+
 /** Every problem of the environment, or what a command runs with. */
 export const readConfiguration = async (
   env: Env,
   parts: ConfigurationParts,
 ): Promise<E.Either<readonly ConfigError[], Configuration>> => {
-  const parsed = parseTickConfig(env);
+  const parsed = await parseWithProfile(env);
   const metrics = parts.metrics === true ? await metricsOf(env) : E.right(undefined);
   // From the trust variables alone: a missing key file is said beside a typo elsewhere.
   const trust =

@@ -1,0 +1,65 @@
+import { readFile, stat } from 'node:fs/promises';
+import { type ConfigError, ENV } from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+
+// IMAGE_REFRESH_PROFILE (docs/profiles.md): the file a ConfigMap mounts,
+// read and parsed here — YAML or JSON, JSON being YAML — and handed to core,
+// which checks it whole. A file that is missing, unreadable, too large or not
+// YAML is a configuration error naming the variable, the file and where in it
+// (exit 2, before any request), like every other problem of the environment.
+// The YAML parser is loaded only when a profile is given: a tick on the
+// chart's topology reads no file and loads no parser.
+
+/** A profile is a few dozen lines; anything this large is not one (and is not read whole into memory). */
+export const MAX_PROFILE_BYTES = 256 * 1024;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const problem = (file: string, why: string): readonly ConfigError[] => [
+  { variable: ENV.profile, value: file, problem: why },
+];
+
+/** The reason a file could not be read, in an operator's words. */
+const unreadable = (error: unknown): string => {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file (mount the profile, e.g. from a ConfigMap, at this path)';
+  if (code === 'EACCES') return 'cannot be read: permission denied';
+  if (code === 'EISDIR') return 'is a directory, not a profile file';
+  return `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+};
+
+/**
+ * The profile document IMAGE_REFRESH_PROFILE names, as a YAML parser made
+ * it; `Right(undefined)` when the variable is unset (the chart's topology).
+ */
+export const readProfileDocument = async (env: Env): Promise<E.Either<readonly ConfigError[], unknown>> => {
+  const file = env[ENV.profile];
+  if (file === undefined || file === '') return E.right(undefined);
+  let text: string;
+  try {
+    const { size } = await stat(file);
+    if (size > MAX_PROFILE_BYTES) {
+      return E.left(problem(file, `is ${size} bytes, more than a profile's ${MAX_PROFILE_BYTES}: not read`));
+    }
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return E.left(problem(file, unreadable(error)));
+  }
+  const { LineCounter, parseDocument } = await import('yaml');
+  const lines = new LineCounter();
+  // uniqueKeys: a key given twice is a problem, not a silent last-one-wins.
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter: lines });
+  if (document.errors.length > 0) {
+    return E.left(
+      document.errors.map((e) => {
+        const at = lines.linePos(e.pos[0]);
+        return {
+          variable: ENV.profile,
+          value: file,
+          problem: `is not YAML or JSON at line ${at.line}, column ${at.col}: ${e.message.split('\n')[0]}`,
+        };
+      }),
+    );
+  }
+  return E.right(document.toJS({ maxAliasCount: 64 }));
+};
