@@ -44,7 +44,10 @@ describe('the checked-in API reports', () => {
       const manifest = JSON.parse(readFileSync(join(library.dir, 'package.json'), 'utf8')) as {
         publishConfig: { exports: Record<string, unknown> };
       };
-      return Object.keys(manifest.publishConfig.exports).map((subpath) => `${relative(ROOT, library.dir)} ${subpath}`);
+      // A data file (core's profile schema) is no code entry: core's profile-schema test holds it to the parser.
+      return Object.entries(manifest.publishConfig.exports)
+        .filter(([, target]) => typeof target !== 'string')
+        .map(([subpath]) => `${relative(ROOT, library.dir)} ${subpath}`);
     });
     expect(ENTRIES.map((e) => `${e.packageDir} ${e.subpath}`).sort()).toEqual(published.sort());
   });

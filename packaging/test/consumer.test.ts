@@ -101,24 +101,34 @@ describe.skipIf(skip)(`a consumer built from the packed tarballs${skip ? ` (skip
     if (project !== '') rmSync(project, { recursive: true, force: true });
   });
 
-  it('packs dist, README and CHANGELOG and nothing else, with an exports map on dist for each entry', async () => {
+  it('packs dist, README and CHANGELOG (and core its profile schema) and nothing else, with an exports map on dist for each entry', async () => {
     for (const library of LIBRARIES) {
       const tarball = tarballs.get(library.name) ?? '';
       const listed = await run('tar', ['-tzf', tarball], { cwd: project, env: process.env, timeoutMs: 30_000 });
       expect(listed.code, transcript(`tar -tzf ${basename(tarball)}`, listed)).toBe(0);
       const files = listed.stdout.split('\n').filter((f) => f !== '' && !f.endsWith('/'));
       expect(
-        files.filter((f) => !/^package\/(package\.json|README\.md|CHANGELOG\.md|dist\/.+\.(js|d\.ts))$/.test(f)),
+        files.filter(
+          (f) =>
+            !/^package\/(package\.json|README\.md|CHANGELOG\.md|profile\.schema\.json|dist\/.+\.(js|d\.ts))$/.test(f),
+        ),
       ).toEqual([]);
       expect(files).toEqual(expect.arrayContaining(['package/README.md', 'package/CHANGELOG.md']));
+      if (library.name === '@image-refresh/core') expect(files).toContain('package/profile.schema.json');
 
       const installed = join(project, 'node_modules', library.name);
       const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
-        exports: Record<string, { types: string; import: string }>;
+        exports: Record<string, { types: string; import: string } | string>;
         dependencies: Record<string, string>;
         engines: { node: string };
       };
       for (const [subpath, target] of Object.entries(manifest.exports)) {
+        // A data file (core's profile schema, for editors) is exported as itself.
+        if (typeof target === 'string') {
+          expect(subpath, `${library.name} exports["${subpath}"]`).toBe(target);
+          expect(files).toContain(`package/${target.slice(2)}`);
+          continue;
+        }
         expect(Object.keys(target), `${library.name} exports["${subpath}"]`).toEqual(['types', 'import']);
         for (const file of [target.types, target.import]) expect(files).toContain(`package/${file.slice(2)}`);
       }
@@ -255,6 +265,88 @@ describe.skipIf(skip)(`a consumer built from the packed tarballs${skip ? ` (skip
         'tracebloc.io/last-refreshed-pods-monitor-digest': digest('2'),
         'tracebloc.io/last-refreshed-resource-monitor-digest': digest('3'),
       });
+    });
+  });
+
+  describe('with its own ports on a JSON file and a profile of its own', () => {
+    const shop = {
+      annotationPrefix: 'shop.example.com',
+      gate: 'web',
+      images: [
+        { name: 'web', repository: 'shop/web' },
+        { name: 'log', repository: 'shop/log' },
+      ],
+      workloads: [
+        { id: 'web', kind: 'Deployment', namespace: 'shop', name: 'web', containers: { web: 'web', log: 'log' } },
+        { id: 'worker', kind: 'Deployment', namespace: 'shop', name: 'worker', containers: { worker: 'web' } },
+      ],
+    };
+    const tick = (state: string, profile: string) =>
+      run(process.execPath, ['dist/json-file-ports.js', state], {
+        cwd: project,
+        env: { IMAGE_TAG: 'stable', IMAGE_REFRESH_PROFILE: profile },
+        timeoutMs: 30_000,
+      });
+
+    it('follows the shop: a first observation, a re-image of both workloads of the web image, a foreign container refused', async () => {
+      const profile = join(project, 'shop.json');
+      writeFileSync(profile, JSON.stringify(shop));
+      const state = join(project, 'shop-state.json');
+      const tagged = (repo: string) => `docker.io/shop/${repo}:stable`;
+      writeFileSync(
+        state,
+        JSON.stringify({
+          annotations: {},
+          images: { web: { web: tagged('web'), log: tagged('log') }, worker: { worker: tagged('web') } },
+          registry: { 'shop/web': digest('1'), 'shop/log': digest('2') },
+        }),
+      );
+      const read = () => JSON.parse(readFileSync(state, 'utf8')) as Record<string, Record<string, unknown>>;
+      const publish = (repo: string, d: string) => {
+        const now = read();
+        writeFileSync(state, JSON.stringify({ ...now, registry: { ...now.registry, [repo]: d } }));
+      };
+
+      const first = await tick(state, profile);
+      expect(first.code, transcript('tick 1', first)).toBe(0);
+      expect(first.stdout.trim()).toBe('complete exit=0 writes=recordDigests reimaged=-');
+      expect(read().annotations).toEqual({
+        'shop.example.com/last-refreshed-web-digest': digest('1'),
+        'shop.example.com/last-refreshed-log-digest': digest('2'),
+      });
+
+      publish('shop/web', digest('3'));
+      const second = await tick(state, profile);
+      expect(second.code, transcript('tick 2', second)).toBe(0);
+      expect(second.stdout.trim()).toBe(
+        'complete exit=0 writes=writeRefreshAttempt,clearFlapState,recordDigests reimaged=deployment/web,deployment/worker',
+      );
+      const pinned = `docker.io/shop/web@${digest('3')}`;
+      expect(read().images).toEqual({ web: { web: pinned, log: tagged('log') }, worker: { worker: pinned } });
+
+      // Someone runs nginx in the log container; a new log build must not replace it.
+      const now = read();
+      writeFileSync(
+        state,
+        JSON.stringify({ ...now, images: { ...now.images, web: { web: pinned, log: 'nginx:1.27' } } }),
+      );
+      publish('shop/log', digest('4'));
+      const third = await tick(state, profile);
+      expect(third.code, transcript('tick 3', third)).toBe(1);
+      expect(third.stdout.trim()).toBe('foreignImage exit=1 writes=- reimaged=-');
+      expect(read().images).toEqual({ web: { web: pinned, log: 'nginx:1.27' }, worker: { worker: pinned } });
+      expect(read().annotations).toEqual({
+        'shop.example.com/last-refreshed-web-digest': digest('3'),
+        'shop.example.com/last-refreshed-log-digest': digest('2'),
+      });
+    });
+
+    it('names a broken profile with its path and exits 2 before any port is called', async () => {
+      const profile = join(project, 'broken.json');
+      writeFileSync(profile, JSON.stringify({ ...shop, gate: 'front' }));
+      const ran = await tick(join(project, 'absent-state.json'), profile);
+      expect(ran.code, transcript('broken profile', ran)).toBe(2);
+      expect(ran.stderr).toContain('gate: "front" is not a declared workload');
     });
   });
 

@@ -1,6 +1,7 @@
 // A tool that keeps an edge's state in a JSON file instead of a cluster: its
 // own ClusterPort and RegistryPort on that file, and ticks run with runTick.
-// Usage: node dist/json-file-ports.js <state.json>   (config from the environment)
+// Usage: node dist/json-file-ports.js <state.json>   (config from the environment;
+// with IMAGE_REFRESH_PROFILE=<profile.json>, that topology instead of the chart's)
 import { readFileSync, writeFileSync } from 'node:fs';
 import {
   type BookkeepingChanges,
@@ -39,6 +40,16 @@ const annotate = (changes: BookkeepingChanges) =>
   });
 const settled: Settledness = { _tag: 'Settled', message: 'a file is always settled' };
 
+// The topology: a profile document, parsed and checked by core with the rest of the environment.
+const profileFile = process.env.IMAGE_REFRESH_PROFILE;
+const profile: unknown = profileFile === undefined ? undefined : JSON.parse(readFileSync(profileFile, 'utf8'));
+const config = parseTickConfig(process.env, profile);
+if (E.isLeft(config)) {
+  for (const problem of config.left) console.error(describeConfigError(problem));
+  process.exit(2);
+}
+const gate = config.right.topology.gate.id;
+
 const cluster: ClusterPort = {
   // Every read: the whole object, bookkeeping annotations included; a file is always settled.
   readGate: () =>
@@ -47,7 +58,7 @@ const cluster: ClusterPort = {
       return {
         settledness: settled,
         annotations: state.annotations,
-        images: state.images['jobs-manager'] ?? {},
+        images: state.images[gate] ?? {},
         imageOwners: {},
       };
     }),
@@ -78,11 +89,6 @@ const registry: RegistryPort = {
     ),
 };
 
-const config = parseTickConfig(process.env);
-if (E.isLeft(config)) {
-  for (const problem of config.left) console.error(describeConfigError(problem));
-  process.exit(2);
-}
 const outcome = await runTick(config.right, { cluster, registry });
 const writes = outcome.writes.map((w) => w.kind).join(',') || '-';
 const reimaged = outcome.reimages.map((r) => describeWorkload(r.workload)).join(',') || '-';
