@@ -10,13 +10,13 @@ export { MAX_TICK_DURATION_MS } from './config/duration-limit.js';
 export { ENV, type Environment } from './config/environment.js';
 export { type FleetHaltConfig, parseFleetHaltReference } from './config/fleet-halt-config.js';
 export {
-  CHART_TOPOLOGY_VARIABLES,
   MAX_DIGEST_AGE_MS,
   MAX_START_JITTER_MS,
   parseTickConfig,
   parseTrustConfig,
 } from './config/parse-config.js';
 export { type ChartNames, DEFAULT_PROFILE } from './config/profile/chart-profile.js';
+export { CHART_TOPOLOGY_VARIABLES } from './config/profile/chart-variables.js';
 export { describeProfileProblem, type ProfileProblem, parseProfile } from './config/profile/parse-profile.js';
 export type { Profile, ProfileImage, ProfileNouns, ProfileWorkload, WorkloadKind } from './config/profile/profile.js';
 export {

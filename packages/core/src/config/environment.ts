@@ -1,3 +1,5 @@
+import { CHART_NODE_AGENTS_NAMESPACE } from './profile/chart-profile.js';
+
 // The chart's environment contract (docs/behaviour.md §2). Names are load-bearing: the
 // CronJob template sets exactly these.
 /**
@@ -52,7 +54,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULTS = {
   imageRegistry: 'docker.io',
-  nodeAgentsNamespace: 'tracebloc-node-agents',
+  nodeAgentsNamespace: CHART_NODE_AGENTS_NAMESPACE,
   rolloutTimeout: '10m',
   maxRefreshAttempts: 3,
   maxSkipTicks: 8,

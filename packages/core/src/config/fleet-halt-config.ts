@@ -8,9 +8,9 @@ import type { ConfigError } from './tick-config.js';
 
 /** FLEET_HALT_REF, parsed: the halt's tag on the registry the tick resolves from. */
 export interface FleetHaltConfig {
-  /** As the operator wrote it, for lines: `docker.io/tracebloc/fleet-control:stg-halt`. */
+  /** As the operator wrote it, for lines: `docker.io/acme/fleet-control:stg-halt`. */
   readonly reference: string;
-  /** `tracebloc/fleet-control`: a repository of the registry the images come from. */
+  /** `acme/fleet-control`: a repository of the registry the images come from. */
   readonly repo: string;
   readonly tag: string;
   /** FLEET_HALT_EXIT=1: a halt that holds a change back makes the tick exit 1. */
@@ -26,7 +26,7 @@ const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const HOST = /^(?:[^/]*[.:][^/]*|localhost)\//;
 
 const MEANING =
-  'must be a tag of a repository on docker.io, the registry the images are resolved from, e.g. docker.io/tracebloc/fleet-control:stg-halt';
+  'must be a tag of a repository on docker.io, the registry the images are resolved from, e.g. docker.io/acme/fleet-control:stg-halt';
 
 /** `docker.io/<namespace>/<name>:<tag>` (the host may be left out), or why not. */
 export const parseFleetHaltReference = (

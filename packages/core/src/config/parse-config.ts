@@ -3,10 +3,12 @@ import { formatDuration } from './duration.js';
 import { type DurationLimit, judgeDuration, TICK_WAIT, type ZeroDuration } from './duration-limit.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import { parseFleetHaltConfig } from './fleet-halt-config.js';
-import { type ChartNames, DEFAULT_PROFILE } from './profile/chart-profile.js';
+import { DEFAULT_PROFILE } from './profile/chart-profile.js';
+import { CHART_TOPOLOGY_VARIABLES, chartNamesOf } from './profile/chart-variables.js';
 import { describeProfileProblem, parseProfile } from './profile/parse-profile.js';
 import type { Profile } from './profile/profile.js';
 import { type Topology, topologyOf } from './profile/topology.js';
+import { Problems, read, required } from './read-environment.js';
 import { parseSignatureConfig } from './signature-config.js';
 import { parseStagingConfig } from './staging-config.js';
 import type { ConfigError, TickConfig } from './tick-config.js';
@@ -16,51 +18,11 @@ import type { ConfigError, TickConfig } from './tick-config.js';
 // silently disables a guard — the reference's `[ n -ge abc ]` is false, which
 // turned a typo'd ceiling into no ceiling (docs/behaviour.md §5).
 
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 // A token realm may carry its query (`?service=…`): the token request keeps it.
 const HTTP_URL_WITH_QUERY = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?(\?[^\s#]*)?$/;
 const POSITIVE_INTEGER = /^[0-9]+$/;
-
-class Problems {
-  readonly list: ConfigError[] = [];
-  add(variable: string, value: string | undefined, problem: string): void {
-    this.list.push({ variable, value, problem });
-  }
-}
-
-/** Unset and empty are the same: the shell's `${X:-default}`. */
-const read = (env: Environment, variable: string): string | undefined => {
-  const value = env[variable];
-  return value === '' ? undefined : value;
-};
-
-const required = (env: Environment, problems: Problems, variable: string, why: string): string => {
-  const value = read(env, variable);
-  if (value === undefined) problems.add(variable, undefined, `is required (${why})`);
-  return value ?? '';
-};
-
-/** The two shapes of a Kubernetes name the chart hands us, each with the sentence that says it. */
-interface NameShape {
-  readonly pattern: RegExp;
-  readonly problem: string;
-}
-const NAMESPACE: NameShape = {
-  pattern: DNS_LABEL,
-  problem: 'is not a valid namespace name (lowercase letters, digits and "-", at most 63)',
-};
-const OBJECT_NAME: NameShape = {
-  pattern: DNS_SUBDOMAIN,
-  problem: 'is not a valid Kubernetes object name (lowercase letters, digits, "-" and ".", at most 253)',
-};
-
-const kubernetesName = (problems: Problems, variable: string, value: string, shape: NameShape): string => {
-  if (value !== '' && !shape.pattern.test(value)) problems.add(variable, value, shape.problem);
-  return value;
-};
 
 const ceiling = (env: Environment, problems: Problems, variable: string, fallback: number): number => {
   const value = read(env, variable);
@@ -259,56 +221,6 @@ export const parseTrustConfig = (env: Environment): ReturnType<typeof parseSigna
         },
   );
 };
-
-/**
- * The chart's names of its three workloads (docs/behaviour.md §2): RELEASE_NAME and
- * RELEASE_NAMESPACE required, the rest derived from the release unless set.
- */
-const chartNamesOf = (env: Environment, problems: Problems): ChartNames => {
-  const releaseName = kubernetesName(
-    problems,
-    ENV.releaseName,
-    required(env, problems, ENV.releaseName, 'the Helm release name'),
-    OBJECT_NAME,
-  );
-  const releaseNamespace = kubernetesName(
-    problems,
-    ENV.releaseNamespace,
-    required(env, problems, ENV.releaseNamespace, 'the namespace of the jobs-manager Deployment'),
-    NAMESPACE,
-  );
-  const derived = (suffix: string): string => (releaseName === '' ? '' : `${releaseName}-${suffix}`);
-  const objectName = (variable: string, suffix: string): string =>
-    kubernetesName(problems, variable, read(env, variable) ?? derived(suffix), OBJECT_NAME);
-  return {
-    releaseName,
-    releaseNamespace,
-    deploymentName: objectName(ENV.deploymentName, 'jobs-manager'),
-    requestsProxyDeployment: objectName(ENV.requestsProxyDeployment, 'requests-proxy'),
-    resourceMonitorDaemonSet: objectName(ENV.resourceMonitorDaemonSet, 'resource-monitor'),
-    nodeAgentsNamespace: kubernetesName(
-      problems,
-      ENV.nodeAgentsNamespace,
-      read(env, ENV.nodeAgentsNamespace) ?? DEFAULTS.nodeAgentsNamespace,
-      NAMESPACE,
-    ),
-  };
-};
-
-/** The chart's variables that name its topology: with a profile they mean nothing, and a tick says so. */
-export const CHART_TOPOLOGY_VARIABLES: readonly string[] = [
-  ENV.releaseName,
-  ENV.releaseNamespace,
-  ENV.deploymentName,
-  ENV.requestsProxyDeployment,
-  ENV.resourceMonitorDaemonSet,
-  ENV.nodeAgentsNamespace,
-  ENV.imageRegistry,
-  ENV.jobsManagerPinned,
-  ENV.podsMonitorPinned,
-  ENV.resourceMonitorPinned,
-  ENV.requestsProxyPinned,
-];
 
 /** The variables a profile pins its images and workloads with, each once, in the profile's order. */
 const pinVariablesOf = (profile: Profile): readonly string[] => [

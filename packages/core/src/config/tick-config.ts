@@ -70,16 +70,16 @@ export interface TickConfig {
   /**
    * RECONCILE_LIVE (issue 7): compare each workload's live container images
    * with what image-refresh pinned — `report` says where a Helm re-render or a
-   * hand edit undid a pin (or requests-proxy runs another build than
-   * jobs-manager), `repair` also re-pins through the guarded re-image path.
+   * hand edit undid a pin (or one workload runs another build of an image
+   * than the others), `repair` also re-pins through the guarded re-image path.
    * `off` (the default) reads and writes exactly what the reference does.
    */
   readonly reconcileLive: 'off' | 'report' | 'repair';
   /**
    * DECOUPLED_REFRESH=1 (issue 7, the seeds' "decision 1", safe subset): an
-   * unsettled jobs-manager still counts its skip streak exactly as before,
-   * but requests-proxy and resource-monitor are refreshed if they are
-   * settled themselves. pods-monitor, a sidecar of jobs-manager, never is.
+   * unsettled gate still counts its skip streak exactly as before, but the
+   * workloads the profile marks `decoupled` are refreshed if they are settled
+   * themselves. The gate's own containers (a sidecar included) never are (I22).
    */
   readonly decoupledRefresh: boolean;
   /**
@@ -114,7 +114,7 @@ export interface TickConfig {
   readonly ringDelayMs: number;
   /**
    * START_JITTER (issue 17): before its first registry request a tick waits a
-   * delay in [0, START_JITTER) derived from the jobs-manager Deployment's uid
+   * delay in [0, START_JITTER) derived from the gate's uid
    * (docs/behaviour.md §3.3). 0 (the default): no wait.
    */
   readonly startJitterMs: number;

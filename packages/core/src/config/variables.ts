@@ -2,6 +2,7 @@ import { formatDuration } from './duration.js';
 import { MAX_TICK_DURATION_MS } from './duration-limit.js';
 import { DEFAULTS, ENV } from './environment.js';
 import { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS } from './parse-config.js';
+import { CHART_VARIABLE_MEANINGS } from './profile/chart-variables.js';
 import { SIGNATURE_ENV } from './signature-config.js';
 import { STAGING_DEFAULTS, STAGING_ENV } from './staging-config.js';
 
@@ -67,14 +68,11 @@ const most = (ms: number): string => formatDuration(ms);
 
 const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
   releaseName: chart('required', "the Helm release; the workloads' default names derive from it"),
-  releaseNamespace: chart('required', 'the namespace of jobs-manager and requests-proxy'),
-  deploymentName: chart(
-    '`<release>-jobs-manager`',
-    'the jobs-manager Deployment; the bookkeeping annotations live on it',
-  ),
-  requestsProxyDeployment: chart('`<release>-requests-proxy`', 'the requests-proxy Deployment'),
-  resourceMonitorDaemonSet: chart('`<release>-resource-monitor`', 'the resource-monitor DaemonSet'),
-  nodeAgentsNamespace: chart(`\`${DEFAULTS.nodeAgentsNamespace}\``, 'the namespace of the resource-monitor DaemonSet'),
+  releaseNamespace: chart('required', CHART_VARIABLE_MEANINGS.releaseNamespace),
+  deploymentName: chart(...CHART_VARIABLE_MEANINGS.deploymentName),
+  requestsProxyDeployment: chart(...CHART_VARIABLE_MEANINGS.requestsProxyDeployment),
+  resourceMonitorDaemonSet: chart(...CHART_VARIABLE_MEANINGS.resourceMonitorDaemonSet),
+  nodeAgentsNamespace: chart(`\`${DEFAULTS.nodeAgentsNamespace}\``, CHART_VARIABLE_MEANINGS.nodeAgentsNamespace),
   imageRegistry: chart(`\`${DEFAULTS.imageRegistry}\``, 'anything else: refresh is inert behind a private mirror'),
   imageTag: chart('required', 'the floating tag whose digest is followed'),
   rolloutTimeout: chart(
@@ -86,10 +84,10 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
     'failed re-image ticks in a row before the flap lockout',
   ),
   maxSkipTicks: chart(`\`${DEFAULTS.maxSkipTicks}\``, 'unsettled ticks in a row before `IMAGE REFRESH IS FROZEN`'),
-  jobsManagerPinned: chart('`0`', '`1`: jobs-manager is neither resolved nor re-imaged'),
-  podsMonitorPinned: chart('`0`', '`1`: pods-monitor is neither resolved nor re-imaged'),
-  resourceMonitorPinned: chart('`0`', '`1`: resource-monitor is neither resolved nor re-imaged'),
-  requestsProxyPinned: chart('`0`', '`1`: requests-proxy does not follow the jobs-manager digest'),
+  jobsManagerPinned: chart('`0`', CHART_VARIABLE_MEANINGS.jobsManagerPinned),
+  podsMonitorPinned: chart('`0`', CHART_VARIABLE_MEANINGS.podsMonitorPinned),
+  resourceMonitorPinned: chart('`0`', CHART_VARIABLE_MEANINGS.resourceMonitorPinned),
+  requestsProxyPinned: chart('`0`', CHART_VARIABLE_MEANINGS.requestsProxyPinned),
   profile: row(
     'profile',
     "unset: the chart's three workloads",
@@ -128,7 +126,7 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
   decoupledRefresh: row(
     'live',
     '`0`',
-    '`1`: refresh requests-proxy and resource-monitor past an unsettled jobs-manager when they are settled themselves',
+    "`1`: refresh the workloads the profile marks `decoupled` (the chart's two beside its gate) past an unsettled gate, each when it is settled itself",
   ),
   onRolloutFailure: row(
     'wayBack',

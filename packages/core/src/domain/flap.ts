@@ -13,8 +13,8 @@ export const attemptOf = (raw: Option<string>): number => counterValue(raw);
 export const isFlapLockedOut = (attempt: number, maxRefreshAttempts: number): boolean => attempt >= maxRefreshAttempts;
 
 /**
- * A decoupled pass (jobs-manager unsettled) found refresh-attempt above 0:
- * failures before it — a flapping jobs-manager's, typically — are not its to
+ * A decoupled pass (the gate unsettled) found refresh-attempt above 0:
+ * failures before it — a flapping gate's, typically — are not its to
  * clear, so its success puts the count back instead (I25, issue 7).
  */
 export const keepsEarlierFailures = (decoupledPass: boolean, attempt: number): boolean => decoupledPass && attempt > 0;

@@ -50,7 +50,7 @@ export interface FleetHalt {
   /** As the document wrote it (RFC 3339). */
   readonly expires: string;
   readonly expiresAtMs: number;
-  /** Repository (`tracebloc/jobs-manager`, no registry host) → its halt. */
+  /** Repository (`shop/web`, no registry host) → its halt. */
   readonly repositories: Readonly<Record<string, RepositoryHalt>>;
 }
 

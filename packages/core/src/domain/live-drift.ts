@@ -32,7 +32,7 @@ export type LiveFinding = ManagedContainer & {
   /**
    * - reverted: back on a tag after image-refresh pinned it (a Helm re-render);
    * - otherDigest: on another digest of the same repository (a hand edit, or
-   *   requests-proxy skewed from jobs-manager);
+   *   one workload skewed from another running the same image);
    * - foreign: another repository, left alone.
    */
   readonly kind: 'reverted' | 'otherDigest' | 'foreign';

@@ -5,7 +5,7 @@ import { imageOf } from './workloads.js';
 
 // Fleet-safe rollout (issue 17, docs/behaviour.md §3.4a step 2): the first
 // time this edge sees a tag answer a changed digest, it writes that down in
-// `tracebloc.io/pending-<image>-digest` = `<digest> <RFC 3339 time first
+// `<prefix>/pending-<image>-digest` = `<digest> <RFC 3339 time first
 // seen>`; the digest is acted on once it is MIN_DIGEST_AGE + ROLLOUT_RING ×
 // RING_DELAY old by that record. This file spells the value and builds every
 // change of it, as data the machine hands to the port unchanged.

@@ -151,8 +151,8 @@ export const planRefresh = (
 
   // A pin marker says "image-refresh pinned this image's containers": only
   // when, after this tick, every managed container of the image runs the
-  // digest — a requests-proxy converged alone must not make jobs-manager's
-  // api, still on its tag since install, look like a reverted pin (#569).
+  // digest — one workload converged alone must not make another container
+  // of the image, still on its tag since install, look like a reverted pin (#569).
   // What a container runs after this tick is its patch, or else what it runs
   // now. And a marker only beside a record: a drift always has one (a Drift
   // verdict needs it), a live repair has one when its finding came from it.

@@ -11,7 +11,7 @@ export interface Resolution {
   readonly rateLimitRemaining: Option<number>;
 }
 
-/** One `repo:tag` to resolve, e.g. `tracebloc/jobs-manager` and `stg`. */
+/** One `repo:tag` to resolve, e.g. `shop/web` and `stg`. */
 export interface DigestRequest {
   /** The repository on the registry, without the registry host. */
   readonly repo: string;

@@ -102,5 +102,5 @@ export const daemonSetSettledness = (ds: DaemonSetRolloutView): Settledness => {
   return settled(`daemon set "${ds.name}" successfully rolled out`);
 };
 
-/** §3.2 — only a settled jobs-manager lets the tick act (I1, #546). */
+/** §3.2 — only a settled gate lets the tick act (I1, #546). */
 export const isSettled = (settledness: Settledness): boolean => settledness._tag === 'Settled';

@@ -5,7 +5,7 @@
 /** Where the verifying signature was found: cosign's `.sig` tag, or a sigstore bundle. */
 export type SignatureFormat = 'cosign-sig-tag' | 'sigstore-bundle';
 
-/** One image's resolved digest to check, e.g. `tracebloc/jobs-manager` and `sha256:…`. */
+/** One image's resolved digest to check, e.g. `shop/web` and `sha256:…`. */
 export interface SignatureTarget {
   /** The repository on the registry, without the registry host. */
   readonly repo: string;

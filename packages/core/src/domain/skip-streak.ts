@@ -1,7 +1,7 @@
 import type { Option } from 'fp-ts/lib/Option.js';
 import { counterValue } from './counter.js';
 
-// docs/behaviour.md §3.2, an unsettled jobs-manager: the skip is counted on
+// docs/behaviour.md §3.2, an unsettled gate: the skip is counted on
 // the streak read fail-closed, and the new streak is judged against
 // MAX_SKIP_TICKS once — the verdict says which it is and by what numbers, the
 // skip and FROZEN lines and a decoupled pass's result only read it (#1964).

@@ -1,6 +1,6 @@
 // START_JITTER (issue 17, docs/behaviour.md §3.3): every edge runs the same
 // schedule, so without a spread they all spend a shared NAT's registry budget
-// in the same minute. The delay comes from the jobs-manager Deployment's uid —
+// in the same minute. The delay comes from the gate's uid —
 // unique per install, where every edge shares the names — so one edge waits
 // the same every tick and different edges spread out. Pure: no Node API.
 

@@ -27,7 +27,7 @@ export const workloadOf = (topology: Topology, id: string): TopologyWorkload => 
   return workload;
 };
 
-/** `deployment/stg-jobs-manager`, the way kubectl and the reference name it. */
+/** `deployment/web`, `daemonset/agent`: the way kubectl and the reference name a workload. */
 export const describeWorkload = (ref: WorkloadRef): string =>
   `${ref.kind === 'Deployment' ? 'deployment' : 'daemonset'}/${ref.name}`;
 

@@ -135,8 +135,8 @@ const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string }
 
 /**
  * What a container ran before: the recorded digest the drift moved from, else
- * the live image the tick read (a decoupled pass records no jobs-manager
- * digest; a live re-pin moves a container off Helm's `repo:tag`), else `?`.
+ * the live image the tick read (a decoupled pass records no digest of an
+ * image the gate runs; a live re-pin moves a container off Helm's `repo:tag`), else `?`.
  */
 const movedFrom = (outcome: TickOutcome, reimage: Reimage, container: string, digest: string): string => {
   const recorded = outcome.digestChanges.find((c) => c.to === digest)?.from;

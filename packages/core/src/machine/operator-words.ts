@@ -8,7 +8,7 @@ import { tickEvent } from './tick-event.js';
 
 export const event = tickEvent;
 
-/** The gate, as kubectl names it: `deployment/stg-jobs-manager`. */
+/** The gate, as kubectl names it: `deployment/web`. */
 export const gate = (c: TickConfig): string => describeWorkload(c.topology.gate);
 
 /** `a`, `a and b`, `a, b and c`: a list in an operator's sentence. */

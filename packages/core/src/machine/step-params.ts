@@ -17,7 +17,7 @@ import { outcomeOf } from './tick-outcome-of.js';
  */
 export const settleWatch = ({ context }: InputArgs) => ({ settleWithinMs: context.config.settleTimeoutMs });
 
-/** A bookkeeping read of the jobs-manager Deployment (skip streak, records, attempt, pending digests). */
+/** A bookkeeping read of the gate (skip streak, records, attempt, pending digests). */
 export const bookkeepingRead = () => ({ settleWithinMs: 0 });
 
 export const withPortError = ({ event }: { event: { error: unknown } }) => ({ error: portErrorOf(event) });

@@ -27,7 +27,7 @@ export type PlatformAnswers = readonly Either<RegistryError, PlatformAnswer>[];
 const unprovided = (name: string) => () => Promise.reject(new Error(`actor ${name} was not provided`));
 
 export const tickActors = {
-  /** Every read of the jobs-manager Deployment: the guard's (within the settle window) and the bookkeeping's. */
+  /** Every read of the gate: the guard's (within the settle window) and the bookkeeping's. */
   readGate: fromPromise<GateSnapshot, { settleWithinMs: number }>(unprovided('readGate')),
   /** Every bookkeeping write: hands `write.annotations` to the port and answers the write it sent. */
   patchBookkeeping: fromPromise<AnnotationWrite, { write: AnnotationWrite }>(unprovided('patchBookkeeping')),

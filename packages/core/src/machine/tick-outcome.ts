@@ -85,7 +85,7 @@ export type WriteKind =
   /** FLEET_HALT_REF: the tag answers 404 where a halt was recorded: its record removed. */
   | 'liftFleetHalt';
 
-/** A write to the jobs-manager Deployment's annotations that succeeded; `null` removes the key. */
+/** A write to the gate's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {
   readonly kind: WriteKind;
   readonly annotations: Readonly<Record<string, string | null>>;
@@ -107,13 +107,13 @@ export interface TickOutcome {
   readonly result: TickResult;
   /** 0 ok, 1 a finding an operator must see, 2 configuration error; 143 / 130 stopped by SIGTERM / SIGINT (I18). */
   readonly exitCode: 0 | 1 | 2 | 130 | 143;
-  /** What the settled guard saw of jobs-manager; undefined when it was not (or could not be) read. */
+  /** What the settled guard saw of the gate; undefined when it was not (or could not be) read. */
   readonly settledness?: Settledness;
   /** Everything the operator is told, in order. */
   readonly events: readonly TickEvent[];
   /** The error-level events; non-empty iff exitCode is 1 (an interrupted tick keeps those it had: exit 130/143). */
   readonly findings: readonly TickEvent[];
-  /** Every successful write to the jobs-manager Deployment's annotations, in order. */
+  /** Every successful write to the gate's annotations, in order. */
   readonly writes: readonly AnnotationWrite[];
   /** Every successful set-image, with whether its rollout completed. */
   readonly reimages: readonly Reimage[];

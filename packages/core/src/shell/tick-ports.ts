@@ -18,7 +18,7 @@ import type { StagingPort } from '../ports/staging-port.js';
  * or implement {@link ClusterPort} and {@link RegistryPort} yourself.
  */
 export interface TickPorts {
-  /** The jobs-manager Deployment's bookkeeping and the three workloads. */
+  /** The gate's bookkeeping and every workload of the topology. */
   readonly cluster: ClusterPort;
   /** Where floating tags are resolved to digests. */
   readonly registry: RegistryPort;

@@ -8,6 +8,9 @@ import type { Profile } from './profile.js';
 // chart's variables. The container names are contractual with the chart's
 // pod templates. This is the one file of the library that names the vendor.
 
+/** NODE_AGENTS_NAMESPACE unset: where the chart runs its node agents. */
+export const CHART_NODE_AGENTS_NAMESPACE = 'tracebloc-node-agents';
+
 /** The chart's names, as its variables give them (RELEASE_NAME, …; docs/behaviour.md §2). */
 export interface ChartNames {
   /** RELEASE_NAME. */

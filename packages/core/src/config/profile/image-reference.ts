@@ -1,6 +1,6 @@
 // Image references as a container runtime reads them (Docker's reference
-// normalization): `tracebloc/x`, `docker.io/tracebloc/x` and
-// `index.docker.io/tracebloc/x` are one repository on Docker Hub, and a
+// normalization): `shop/web`, `docker.io/shop/web` and
+// `index.docker.io/shop/web` are one repository on Docker Hub, and a
 // one-part name is an official image (`nginx` is `library/nginx`). The first
 // part of a name is a registry host when it has a `.` or a `:`, or is
 // `localhost`; otherwise the name is Docker Hub's.
@@ -12,7 +12,7 @@ export const DOCKER_HUB = 'docker.io';
 export interface RepositoryName {
   /** `docker.io` for Docker Hub, else `host[:port]` as written. */
   readonly host: string;
-  /** `tracebloc/jobs-manager`, `library/nginx`. */
+  /** `shop/web`, `library/nginx`. */
   readonly path: string;
 }
 
@@ -41,8 +41,8 @@ export const repositoryName = (name: string): RepositoryName | undefined => {
 };
 
 /**
- * `docker.io/tracebloc/x@sha256:…` → Docker Hub, `tracebloc/x`, that digest;
- * `tracebloc/x:stg` → Docker Hub, `tracebloc/x`, tag `stg`. A reference that
+ * `docker.io/shop/web@sha256:…` → Docker Hub, `shop/web`, that digest;
+ * `shop/web:stg` → Docker Hub, `shop/web`, tag `stg`. A reference that
  * is no valid repository keeps what it says as its path, so that it matches
  * no followed repository.
  */

@@ -18,7 +18,7 @@ export interface WorkloadRef {
 /** One followed image, as a tick uses it. */
 export interface ImageSpec extends ImageKeys {
   readonly name: string;
-  /** Its repository's path on its registry, normalized (`tracebloc/jobs-manager`, `library/nginx`). */
+  /** Its repository's path on its registry, normalized (`shop/web`, `library/nginx`). */
   readonly repo: string;
   /** The registry host of its repository (`docker.io` for Docker Hub). */
   readonly host: string;

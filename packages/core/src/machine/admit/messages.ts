@@ -91,7 +91,7 @@ const named = (c: TickConfig, image: string, digest: string): string =>
   `${imageOf(c.topology, image).repo}@${shortDigest(digest)}`;
 
 /**
- * `tracebloc/jobs-manager@sha256:… first seen 20m ago; acting after 13:05Z
+ * `shop/web@sha256:… first seen 20m ago; acting after 13:05Z
  * (MIN_DIGEST_AGE=1h, ring 1 × RING_DELAY=1h)`: once per tick per waiting
  * digest; the first tick's line has its own code, which becomes an Event.
  */

@@ -8,7 +8,7 @@ import type { TickEvent } from '../tick-event.js';
 
 // The observe phase's operator lines (docs/behaviour.md §3.1, §3.2): the mirror, the settled
 // guard, the skip streak (`IMAGE REFRESH IS FROZEN`, `skipping this refresh tick N/MAX`) and the
-// decoupled pass. The quoted phrases are the reference script's (tracebloc/client image-refresh.sh)
+// decoupled pass. The quoted phrases are the reference script's (the chart's image-refresh.sh)
 // and are what operators grep for: keep them verbatim.
 
 export const mirrorInert = (c: TickConfig): TickEvent =>

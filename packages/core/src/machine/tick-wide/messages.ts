@@ -5,7 +5,7 @@ import type { TickEvent } from '../tick-event.js';
 
 // The tick's first and last lines.
 
-/** `tracebloc/{jobs-manager,pods-monitor}`: repositories under one namespace said once, as a shell brace would. */
+/** `shop/{web,log}`: repositories under one namespace said once, as a shell brace would. */
 const repositories = (repos: readonly string[]): string => {
   const slash = (repo: string) => repo.lastIndexOf('/');
   const [first = ''] = repos;
@@ -22,7 +22,7 @@ const followedImages = (c: TickConfig): string => {
     : `${imagesNoun(c)}: ${images.map((i) => `${i.repo}:${i.tag}`).join(', ')} on ${c.imageRegistry}`;
 };
 
-/** `deployment/stg-requests-proxy (jobs-manager image)`, `daemonset/stg-resource-monitor in tracebloc-node-agents`. */
+/** `deployment/worker (web image)`, `daemonset/agent in shop-nodes`. */
 const reconciledBeside = (c: TickConfig, w: TopologyWorkload): string => {
   const images = [...new Set(w.containers.map((m) => m.image))];
   const ownImage = images.length === 1 && images[0] === w.id;
