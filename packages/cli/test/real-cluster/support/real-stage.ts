@@ -41,7 +41,7 @@ import { type BundleRun, runBundle } from '../../e2e/support/run-bundle.js';
  * bundle's usual 20 s bound for a hung CLI left no margin and killed the tick
  * under load (2026-12-03). Still a bound, three times that.
  */
-const STAGE_RUN_BOUND_MS = 60_000;
+export const STAGE_RUN_BOUND_MS = 60_000;
 
 /** Bounds of the real-cluster stories: the adapter polls every 2 s, so a rollout wait needs a few polls. */
 export const REAL_BOUNDS = {
