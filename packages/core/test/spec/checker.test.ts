@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/config/environment.js';
-import { SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
+import type { Profile } from '../../src/config/profile/profile.js';
+import { SHOP_PROFILE, SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js';
 import { ANNOTATION } from '../support/chart.js';
-import type { SpecCall } from '../support/spec-calls.js';
+import { specCalls as chartSpecCalls, type SpecCall } from '../support/spec-calls.js';
 import { INVARIANTS } from './invariants.js';
 import { SpecChecker } from './spec-checker.js';
 import { recordTick, type TickRecord } from './tick-record.js';
+import { specCalls } from './topology-calls.js';
 
 // The checker is itself tested: a trace that breaks an invariant must be
 // rejected, naming that invariant. Each case records a real tick, then
@@ -22,8 +24,9 @@ const recorded = async (
   setup: (world: SimWorld) => void,
   env: Environment = {},
   before: (world: SimWorld) => Promise<void> = async () => undefined,
+  profile?: Profile,
 ): Promise<{ checker: SpecChecker; record: TickRecord }> => {
-  const config = simConfig(env);
+  const config = simConfig(env, profile);
   const world = new SimWorld(config);
   const ports = simPorts(world);
   const checker = new SpecChecker();
@@ -443,14 +446,13 @@ const WRONG_TRACES: readonly WrongTrace[] = [
         },
         { ON_ROLLOUT_FAILURE: 'revert' },
       );
+      const gate = record.after.workloads['jobs-manager'];
+      if (gate === undefined) throw new Error('setup: the chart has a jobs-manager workload');
       const after = {
         ...record.after,
         workloads: {
           ...record.after.workloads,
-          'jobs-manager': {
-            ...record.after.workloads['jobs-manager'],
-            images: { ...record.after.workloads['jobs-manager'].images, api: `docker.io/${JM}@${bad}` },
-          },
+          'jobs-manager': { ...gate, images: { ...gate.images, api: `docker.io/${JM}@${bad}` } },
         },
       };
       return { checker, record: { ...record, after } };
@@ -554,6 +556,137 @@ const WRONG_TRACES: readonly WrongTrace[] = [
   },
 ];
 
+/** The shop (docs/profiles.md): web gates, log is its sidecar, worker runs the web image, agent is a DaemonSet. */
+const WEB = 'shop/web';
+/** The shop with its worker edited: not decoupled, or pinned by WORKER_PINNED. */
+const shopWith = (worker: { readonly decoupled?: true; readonly pinnedBy?: string }): Profile => ({
+  ...SHOP_PROFILE,
+  workloads: SHOP_PROFILE.workloads.map((w) => {
+    if (w.id !== 'worker') return w;
+    const { decoupled: _decoupled, ...rest } = w;
+    return { ...rest, ...worker };
+  }),
+});
+const onTheShop = (setup: (world: SimWorld) => void, env: Environment = {}, profile: Profile = SHOP_PROFILE) =>
+  recorded(setup, env, async () => undefined, profile);
+
+/** Wrong traces on a profile's topology: each generalized invariant, judged by that topology's own pins and decoupling. */
+const PROFILE_WRONG_TRACES: readonly WrongTrace[] = [
+  {
+    breaks: ['I16'],
+    trace: "the shop's worker on a digest other than the web gate's, in one tick",
+    tampered: async () => {
+      const { checker, record } = await onTheShop((w) => w.publish(WEB, simDigest(`${WEB}#2`)));
+      const calls = record.calls.map((c) =>
+        c.op === 'setImages' && c.detail.startsWith('worker ')
+          ? { ...c, detail: `worker worker=docker.io/${WEB}@${simDigest('other')}` }
+          : c,
+      );
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I16'],
+    trace: "the web gate's two containers in two patches",
+    tampered: async () => {
+      const { checker, record } = await onTheShop((w) => {
+        w.publish(WEB, simDigest(`${WEB}#2`));
+        w.publish('shop/log', simDigest('shop/log#2'));
+      });
+      const calls = record.calls.flatMap((c) =>
+        c.op === 'setImages' && c.detail.startsWith('web ')
+          ? c.detail
+              .split(' ')
+              .slice(1)
+              .map((pair) => ({ ...c, detail: `web ${pair}` }))
+          : [c],
+      );
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I13'],
+    trace: 'a re-image of a workload pinned on its own (WORKER_PINNED=1)',
+    tampered: async () => {
+      const { checker, record } = await onTheShop(
+        (w) => w.publish(WEB, simDigest(`${WEB}#2`)),
+        { WORKER_PINNED: '1' },
+        shopWith({ pinnedBy: 'WORKER_PINNED', decoupled: true }),
+      );
+      const calls = [
+        ...record.calls,
+        call('setImages', `worker worker=docker.io/${WEB}@${simDigest(`${WEB}#2`)}`),
+        call('waitForRollout', 'worker'),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I13'],
+    trace: 'a pinned image re-imaged in a workload other than the gate (WEB_PINNED=1)',
+    tampered: async () => {
+      const { checker, record } = await onTheShop((w) => w.publish(WEB, simDigest(`${WEB}#2`)), {
+        WEB_PINNED: '1',
+      });
+      const calls = [...record.calls, call('setImages', `worker worker=docker.io/${WEB}@${simDigest(`${WEB}#2`)}`)];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I22'],
+    trace: "the web gate's log sidecar re-imaged past the unsettled gate (DECOUPLED_REFRESH=1)",
+    tampered: async () => {
+      const { checker, record } = await onTheShop((w) => w.setBehaviour('web', 'neverReady'), {
+        DECOUPLED_REFRESH: '1',
+      });
+      const calls = [...record.calls, call('setImages', `web log=docker.io/shop/log@${simDigest('shop/log#2')}`)];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I24'],
+    trace: 'a workload that is not decoupled re-imaged past the unsettled gate (DECOUPLED_REFRESH=1)',
+    tampered: async () => {
+      const { checker, record } = await onTheShop(
+        (w) => {
+          w.publish(WEB, simDigest(`${WEB}#2`));
+          w.setBehaviour('web', 'neverReady');
+        },
+        { DECOUPLED_REFRESH: '1' },
+        shopWith({}),
+      );
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `worker worker=docker.io/${WEB}@${simDigest(`${WEB}#2`)}`),
+        call('waitForRollout', 'worker'),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+  {
+    breaks: ['I25'],
+    trace: 'a decoupled pass that patched the worker onto the web digest it already runs, which the pass cannot record',
+    tampered: async () => {
+      const { checker, record } = await onTheShop(
+        (w) => {
+          w.publish(WEB, simDigest(`${WEB}#2`));
+          w.workload('worker').images.worker = `docker.io/${WEB}@${simDigest(`${WEB}#2`)}`;
+          w.setBehaviour('web', 'neverReady');
+        },
+        { DECOUPLED_REFRESH: '1' },
+      );
+      const calls = [
+        ...record.calls,
+        call('writeRefreshAttempt', '1'),
+        call('setImages', `worker worker=docker.io/${WEB}@${simDigest(`${WEB}#2`)}`),
+        call('waitForRollout', 'worker'),
+      ];
+      return { checker, record: withCalls(record, calls) };
+    },
+  },
+];
+
 describe('the invariant checker', () => {
   it('accepts the real, correct tick the wrong traces are tampered from', async () => {
     const { checker, record } = await recorded((w) => w.publish(JM, simDigest(`${JM}#2`)));
@@ -566,6 +699,43 @@ describe('the invariant checker', () => {
       expect(ids(checker, record, replay)).toEqual(expect.arrayContaining([...wrong.breaks]));
     });
   }
+
+  it("accepts the real, correct tick of a profile's topology", async () => {
+    const { checker, record } = await onTheShop((w) => {
+      w.publish(WEB, simDigest(`${WEB}#2`));
+      w.publish('shop/agent', simDigest('shop/agent#2'));
+    });
+    expect(record.calls.filter((c) => c.op === 'setImages').map((c) => c.detail.split(' ')[0])).toEqual([
+      'web',
+      'worker',
+      'agent',
+    ]);
+    expect(checker.check(record)).toEqual([]);
+  });
+
+  for (const wrong of PROFILE_WRONG_TRACES) {
+    it(`rejects ${wrong.trace}, naming ${wrong.breaks.join(', ')}`, async () => {
+      const { checker, record, replay } = await wrong.tampered();
+      expect(ids(checker, record, replay)).toEqual(expect.arrayContaining([...wrong.breaks]));
+    });
+  }
+
+  it("names the chart's calls as test/support/spec-calls.ts does, whatever the tick went through", async () => {
+    for (const env of [{}, { RECONCILE_LIVE: '1' }, { DECOUPLED_REFRESH: '1', ON_ROLLOUT_FAILURE: 'revert' }]) {
+      const config = simConfig(env);
+      const world = new SimWorld(config);
+      const ports = simPorts(world);
+      await recordTick(world, ports, config);
+      world.setAnnotation(STREAK, '2');
+      world.publish(JM, simDigest(`${JM}#2`));
+      world.breakBuild(simDigest(`${JM}#2`));
+      await recordTick(world, ports, config);
+      world.setBehaviour('jobs-manager', 'neverReady');
+      world.publish(RM, simDigest(`${RM}#2`));
+      await recordTick(world, ports, config);
+      expect(specCalls(world.calls, config)).toEqual(chartSpecCalls(world.calls, config));
+    }
+  });
 
   it('has a rejected wrong trace for every invariant of the suite', () => {
     const covered = new Set(WRONG_TRACES.flatMap((w) => w.breaks));

@@ -2,20 +2,22 @@ import * as O from 'fp-ts/lib/Option.js';
 import { counterValue } from '../../src/domain/counter.js';
 import { isWellFormedDigest } from '../../src/domain/digest.js';
 import { runsFollowedImage } from '../../src/domain/ownership.js';
-import { IMAGES, isAnythingPinned, isRequestsProxyPinned, type WorkloadId } from '../support/chart.js';
+import type { TickView } from './tick-view.js';
 
-const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
 /** PREPULL's Event, as the simulated Events port logs it: recorded as staging starts. */
 const STAGING_EVENT = 'Normal RefreshStaging';
-
-import { ATTEMPT, FLAP, STREAK, type TickView } from './tick-view.js';
 
 // What image-refresh promises, tick after tick (docs/behaviour.md §4). Each invariant is
 // stated once: its id, one sentence, where the lesson comes from, the ticks it
 // speaks about (`appliesTo` — counted, so none can hold vacuously) and how a
 // tick breaks it (`violation` — undefined when it holds). The property suite
 // checks every tick of every fuzzed sequence, and every example scenario,
-// against this list.
+// against this list. Each one speaks of the edge's own topology
+// (`config.topology`, docs/profiles.md): its gate, its images and workloads,
+// each workload's own pin and decoupling, its keys. On the chart's topology
+// every one is exactly the check it was when it named jobs-manager,
+// requests-proxy and resource-monitor; profiles.properties.test.ts holds
+// them over topologies no one wrote by hand.
 
 export interface Invariant {
   readonly id: string;
@@ -27,9 +29,13 @@ export interface Invariant {
 
 const unless = (holds: boolean, otherwise: () => string): string | undefined => (holds ? undefined : otherwise());
 
-/** A decoupled pass (jobs-manager unsettled) that found refresh-attempt above 0: it puts the count back, it does not clear it (I25). */
+/** A decoupled pass (the gate unsettled) that found refresh-attempt above 0: it puts the count back, it does not clear it (I25). */
 const decoupledOverACount = (t: TickView): boolean =>
-  t.config.decoupledRefresh && t.unsettledButReadable && t.counterBefore(ATTEMPT) > 0;
+  t.config.decoupledRefresh && t.unsettledButReadable && t.counterBefore(t.keys.refreshAttempt) > 0;
+
+/** Any image or workload pinned on this edge by its own variable (I13). */
+const anythingPinned = (t: TickView): boolean =>
+  t.topology.images.some((i) => i.pinned) || t.topology.workloads.some((w) => w.pinned);
 
 export const INVARIANTS: readonly Invariant[] = [
   {
@@ -43,9 +49,9 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I2',
-    says: 'An unreadable jobs-manager Deployment ends the tick with exit 1 and no write.',
+    says: 'An unreadable gate ends the tick with exit 1 and no write.',
     source: '#571',
-    appliesTo: (t) => !t.isMirror && !t.jobsManagerReadable,
+    appliesTo: (t) => !t.isMirror && !t.gateReadable,
     violation: (t) =>
       unless(
         t.exitCode === 1 && t.writes.length === 0,
@@ -58,7 +64,7 @@ export const INVARIANTS: readonly Invariant[] = [
     source: '#1964',
     appliesTo: (t) => t.unsettledButReadable && t.succeeded('readSkipStreak') && t.succeeded('writeSkipStreak'),
     violation: (t) => {
-      const expected = t.counterBefore(STREAK) + 1;
+      const expected = t.counterBefore(t.keys.skipStreak) + 1;
       const written = t.calls('writeSkipStreak')[0]?.detail;
       if (written !== String(expected)) return `wrote streak ${written}, expected ${expected}`;
       // Below the ceiling a decoupled re-image that failed is a finding of its own (I18).
@@ -98,7 +104,7 @@ export const INVARIANTS: readonly Invariant[] = [
     source: '#1964, #2007',
     appliesTo: (t) => t.guardShouldPass && t.record.before.clusterFaults.readSkipStreak === undefined,
     violation: (t) => {
-      const streak = t.annotationBefore(STREAK);
+      const streak = t.annotationBefore(t.keys.skipStreak);
       if (streak === undefined || streak === '') {
         return unless(
           !t.called('writeSkipStreak') && !t.called('clearSkipStreak'),
@@ -108,7 +114,7 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!t.called('clearSkipStreak')) return `streak ${streak} was not cleared`;
       if (t.failed('clearSkipStreak')) {
         const warned = t.record.outcome.events.some((e) => e.code === 'SKIP_STREAK_CLEAR_FAILED' && e.level === 'warn');
-        const anyUnpinned = IMAGES.some((image) => !t.pinned(image));
+        const anyUnpinned = t.images.some((image) => t.followed(image));
         if (!warned) return 'a failed clear was not reported as a WARNING';
         if (anyUnpinned && !t.called('resolveDigest'))
           return 'a failed clear stopped the tick before the registry pass';
@@ -120,15 +126,15 @@ export const INVARIANTS: readonly Invariant[] = [
     id: 'I7',
     says: 'A recorded digest changes only to the digest the registry reported, and only (a) on first observation or (b) after every rollout of that tick completed.',
     source: '#569',
-    appliesTo: (t) => IMAGES.some((i) => t.record.after.annotations[i.recordKey] !== t.annotationBefore(i.recordKey)),
+    appliesTo: (t) => t.images.some((i) => t.record.after.annotations[i.recordKey] !== t.annotationBefore(i.recordKey)),
     violation: (t) => {
-      for (const image of IMAGES) {
+      for (const image of t.images) {
         const before = t.annotationBefore(image.recordKey);
         const after = t.record.after.annotations[image.recordKey];
         if (after === before) continue;
         if (after === undefined) return `${image.recordKey} was removed by the tick`;
-        if (after !== t.record.before.registry[image.repo])
-          return `${image.recordKey}=${after}, registry said ${t.record.before.registry[image.repo]}`;
+        if (after !== t.registryDigest(image))
+          return `${image.recordKey}=${after}, registry said ${t.registryDigest(image)}`;
         const firstObservation = before === undefined || before === '';
         if (!firstObservation && !(t.reimaged && t.everyRolloutCompleted())) {
           return `${image.recordKey} moved ${before} → ${after} without every rollout completing`;
@@ -144,7 +150,7 @@ export const INVARIANTS: readonly Invariant[] = [
     appliesTo: (t) => t.registryBudgetLow,
     violation: (t) => {
       if (t.reimaged) return 're-imaged with the registry budget low';
-      const changed = IMAGES.find((i) => {
+      const changed = t.images.find((i) => {
         const before = t.annotationBefore(i.recordKey) ?? '';
         return before !== '' && t.record.after.annotations[i.recordKey] !== t.annotationBefore(i.recordKey);
       });
@@ -159,7 +165,7 @@ export const INVARIANTS: readonly Invariant[] = [
     violation: (t) => {
       for (const image of t.resolvedImages()) {
         if ((t.annotationBefore(image.recordKey) ?? '') !== '') continue;
-        const touched = t.setImageCalls().find((c) => t.containersOf(image.name).some((k) => k in c.images));
+        const touched = t.setImageCalls().find((c) => t.sets(c, t.containersRunning(image.name)));
         if (touched !== undefined) return `first observation of ${image.name} re-imaged ${touched.workload}`;
       }
       return undefined;
@@ -178,8 +184,8 @@ export const INVARIANTS: readonly Invariant[] = [
       if (write < 0 || write > setImage) return 'set image without a persisted attempt before it';
       const written = t.record.calls[write]?.detail;
       return unless(
-        written === String(t.counterBefore(ATTEMPT) + 1),
-        () => `attempt written ${written}, previous ${t.counterBefore(ATTEMPT)}`,
+        written === String(t.counterBefore(t.keys.refreshAttempt) + 1),
+        () => `attempt written ${written}, previous ${t.counterBefore(t.keys.refreshAttempt)}`,
       );
     },
   },
@@ -189,27 +195,25 @@ export const INVARIANTS: readonly Invariant[] = [
     source: '#563',
     // "In a row" is counted by the checker's history: only a human clear or a
     // success reset on a settled tick ends the row — a decoupled pass's success
-    // does not, or a flapping jobs-manager never reaches the lockout (issue 7).
+    // does not, or a flapping gate never reaches the lockout (I25).
     appliesTo: (t) =>
       t.history.failedReimagesSinceClear > 0 ||
       t.lockedOutWithDriftPending ||
-      (t.succeeded('readRefreshAttempt') && t.counterBefore(ATTEMPT) >= t.config.maxRefreshAttempts),
+      (t.succeeded('readRefreshAttempt') && t.counterBefore(t.keys.refreshAttempt) >= t.config.maxRefreshAttempts),
     violation: (t) => {
+      const attempt = t.counterBefore(t.keys.refreshAttempt);
       if (t.history.failedReimagesSinceClear > t.config.maxRefreshAttempts) {
         return `${t.history.failedReimagesSinceClear} failed re-image ticks in a row (MAX ${t.config.maxRefreshAttempts})`;
       }
       // Decided from the world, not from the calls: a lockout that a later check
       // (a low registry budget) pre-empted never read the counter at all.
       if (t.lockedOutWithDriftPending && !t.called('markFlapDetected')) {
-        return `refresh-attempt ${t.counterBefore(ATTEMPT)} ≥ MAX with drift pending, yet no flap marker (tick ended ${t.record.outcome.result})`;
+        return `refresh-attempt ${attempt} ≥ MAX with drift pending, yet no flap marker (tick ended ${t.record.outcome.result})`;
       }
-      if (t.succeeded('readRefreshAttempt') && t.counterBefore(ATTEMPT) >= t.config.maxRefreshAttempts) {
-        if (t.reimaged) return `re-imaged with refresh-attempt ${t.counterBefore(ATTEMPT)} ≥ MAX`;
+      if (t.succeeded('readRefreshAttempt') && attempt >= t.config.maxRefreshAttempts) {
+        if (t.reimaged) return `re-imaged with refresh-attempt ${attempt} ≥ MAX`;
         const marked = t.calls('markFlapDetected')[0]?.detail;
-        return unless(
-          marked === String(t.counterBefore(ATTEMPT)),
-          () => `flap marker ${marked}, attempt ${t.counterBefore(ATTEMPT)}`,
-        );
+        return unless(marked === String(attempt), () => `flap marker ${marked}, attempt ${attempt}`);
       }
       return undefined;
     },
@@ -232,12 +236,14 @@ export const INVARIANTS: readonly Invariant[] = [
     appliesTo: (t) =>
       t.called('clearFlapState') ||
       (t.reimaged && t.everyRolloutCompleted()) ||
-      [ATTEMPT, FLAP].some((k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined),
+      [t.keys.refreshAttempt, t.keys.flapDetected].some(
+        (k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined,
+      ),
     violation: (t) => {
       if (t.reimaged && t.everyRolloutCompleted() && !t.called('clearFlapState') && !decoupledOverACount(t)) {
         return 'every rollout completed, yet no success reset was attempted';
       }
-      const removedByTick = [ATTEMPT, FLAP].some(
+      const removedByTick = [t.keys.refreshAttempt, t.keys.flapDetected].some(
         (k) => t.annotationBefore(k) !== undefined && t.record.after.annotations[k] === undefined,
       );
       if (removedByTick && !t.succeeded('clearFlapState')) return 'bookkeeping removed outside the success reset';
@@ -249,19 +255,20 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I13',
-    says: 'A pinned image is neither resolved nor re-imaged; a pinned requests-proxy is never re-imaged.',
+    says: 'A pinned image is neither resolved nor re-imaged, and a pinned workload is never re-imaged.',
     source: '#569',
-    appliesTo: (t) => isAnythingPinned(t.config),
+    // A pin is an image's own variable or a workload's (the chart's REQUESTS_PROXY_PINNED): no container that runs a
+    // pinned image, in any workload, and no container of a pinned workload moves — not by a rollback either.
+    appliesTo: anythingPinned,
     violation: (t) => {
-      for (const image of IMAGES.filter((i) => t.pinned(i))) {
+      const setImages = [...t.setImageCalls(), ...t.rollbackSetImageCalls()];
+      for (const image of t.images.filter((i) => t.pinned(i))) {
         if (t.calls('resolveDigest').some((c) => c.detail === image.repo)) return `pinned ${image.repo} was resolved`;
-        const own = image.name === 'jobs-manager' ? ['api'] : t.containersOf(image.name);
-        if (t.setImageCalls().some((c) => own.some((k) => k in c.images))) return `pinned ${image.name} was re-imaged`;
+        const touched = setImages.find((c) => t.sets(c, t.containersRunning(image.name)));
+        if (touched !== undefined) return `pinned ${image.name} was re-imaged in ${touched.workload}`;
       }
-      if (isRequestsProxyPinned(t.config) && t.setImageCalls().some((c) => c.workload === 'requests-proxy')) {
-        return 'pinned requests-proxy was re-imaged';
-      }
-      return undefined;
+      const pinned = setImages.find((c) => t.topology.workloads.some((w) => w.pinned && w.id === c.workload));
+      return unless(pinned === undefined, () => `pinned ${pinned?.workload} was re-imaged`);
     },
   },
   {
@@ -284,7 +291,7 @@ export const INVARIANTS: readonly Invariant[] = [
       t.guardShouldPass &&
       !t.registryBudgetLow &&
       t.resolvedImages().length > 0 &&
-      IMAGES.some((i) => !t.pinned(i) && t.called('resolveDigest') && !t.resolvedImages().includes(i)),
+      t.images.some((i) => t.followed(i) && t.called('resolveDigest') && !t.resolvedImages().includes(i)),
     violation: (t) => {
       const verdicts = t.record.outcome.events.filter((e) =>
         ['FIRST_OBSERVATION', 'DIGEST_UNCHANGED', 'DIGEST_CHANGED'].includes(e.code),
@@ -298,16 +305,16 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!t.reimaged || !t.everyRolloutCompleted()) return undefined;
       for (const image of t.resolvedImages()) {
         const before = t.annotationBefore(image.recordKey) ?? '';
-        // A drift its signature check held back is not refreshed on purpose (issue 15, I26); nor one the
+        // A drift its signature check held back is not refreshed on purpose (I26); nor one the
         // platform check refused or could not judge, nor one not staged on every node (docs/behaviour.md §3.5a).
         const drifted =
           before !== '' &&
-          before !== t.record.before.registry[image.repo] &&
+          before !== t.registryDigest(image) &&
           !t.quarantined(image) &&
           !t.heldBySignature(image.repo) &&
           !t.heldByPlatform(image.repo) &&
           !t.heldByStaging(image.repo);
-        const set = t.setImageCalls().some((c) => t.containersOf(image.name).some((k) => k in c.images));
+        const set = t.setImageCalls().some((c) => t.sets(c, t.managedContainersOf(image.name)));
         if (drifted && !set) return `${image.repo} drifted but was not re-imaged with the others`;
       }
       return undefined;
@@ -315,24 +322,35 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I16',
-    says: "Both jobs-manager containers change in one patch; requests-proxy gets exactly jobs-manager's digest.",
+    says: "The containers of one workload change in one patch per tick, and every container set to an image in a tick gets the same digest of it: the registry's answer, or (a live re-pin) the recorded one. On the chart: both jobs-manager containers in one patch, and requests-proxy on exactly jobs-manager's digest.",
     source: '#569',
     appliesTo: (t) => t.reimaged,
     violation: (t) => {
       const calls = t.setImageCalls();
-      const jm = calls.filter((c) => c.workload === 'jobs-manager');
-      if (jm.length > 1) return `${jm.length} patches for jobs-manager in one tick`;
-      const proxy = calls.find((c) => c.workload === 'requests-proxy');
-      if (proxy === undefined) return undefined;
-      const api = jm[0]?.images.api;
-      // The registry's digest, or (a RECONCILE_LIVE skew repair) the recorded one.
-      const allowed = [t.record.before.registry['tracebloc/jobs-manager'], t.annotationBefore(JM_RECORD)].map(
-        (digest) => `docker.io/tracebloc/jobs-manager@${digest}`,
-      );
-      if (!allowed.includes(proxy.images.proxy ?? '')) {
-        return `requests-proxy got ${proxy.images.proxy}, not jobs-manager's digest (${allowed.join(' or ')})`;
+      for (const workload of t.topology.workloads) {
+        const patches = calls.filter((c) => c.workload === workload.id).length;
+        if (patches > 1) return `${patches} patches for ${workload.id} in one tick`;
       }
-      return unless(api === undefined || api === proxy.images.proxy, () => `api ${api} ≠ proxy ${proxy.images.proxy}`);
+      for (const image of t.images) {
+        const targets = [
+          ...new Set(
+            calls.flatMap((c) =>
+              Object.entries(c.images)
+                .filter(([container]) => t.imageAt(c.workload, container) === image)
+                .map(([container, reference]) => `${c.workload}/${container}=${reference}`),
+            ),
+          ),
+        ];
+        const references = new Set(targets.map((target) => target.slice(target.indexOf('=') + 1)));
+        if (references.size > 1) return `${image.name} set to more than one digest in one tick: ${targets.join(' ')}`;
+        // The registry's digest, or (a RECONCILE_LIVE skew repair) the recorded one.
+        const allowed = [t.registryDigest(image), t.annotationBefore(image.recordKey)].map((d) =>
+          t.referenceOf(image, d),
+        );
+        const other = [...references].find((reference) => !allowed.includes(reference));
+        if (other !== undefined) return `${image.name} set to ${other}, not its digest (${allowed.join(' or ')})`;
+      }
+      return undefined;
     },
   },
   {
@@ -394,7 +412,7 @@ export const INVARIANTS: readonly Invariant[] = [
           if (!isWellFormedDigest(image.slice(image.indexOf('@') + 1))) return `pod spec got ${image}`;
         }
       }
-      for (const image of IMAGES) {
+      for (const image of t.images) {
         const after = t.record.after.annotations[image.recordKey];
         if (after !== undefined && after !== t.annotationBefore(image.recordKey) && !isWellFormedDigest(after)) {
           return `${image.recordKey} recorded ${after}`;
@@ -416,20 +434,20 @@ export const INVARIANTS: readonly Invariant[] = [
       const workloads = reads.map((c) => c.detail);
       if (workloads.includes(t.config.topology.gate.id)) return 'read the gate again for the ownership check';
       if (new Set(workloads).size < workloads.length) return `read a workload twice: ${workloads.join(', ')}`;
-      const marker = IMAGES.find((i) => t.record.after.annotations[i.pinKey] !== t.annotationBefore(i.pinKey));
+      const marker = t.images.find((i) => t.record.after.annotations[i.pinKey] !== t.annotationBefore(i.pinKey));
       return unless(marker === undefined, () => `wrote ${marker?.pinKey}`);
     },
   },
   {
     id: 'I22',
-    says: 'No container of the jobs-manager Deployment (api, pods-monitor) is re-imaged on a tick whose jobs-manager guard did not pass — whatever the switches.',
+    says: 'No container of the gate (on the chart: jobs-manager, api and pods-monitor) is re-imaged on a tick whose gate guard did not pass — whatever the switches.',
     source: 'issue 7, #546, #1964',
     appliesTo: (t) => !t.isMirror && !t.guardShouldPass,
     violation: (t) => {
-      const touched = t.setImageCalls().find((c) => c.workload === 'jobs-manager');
+      const touched = t.setImageCalls().find((c) => c.workload === t.gateId);
       return unless(
         touched === undefined,
-        () => `re-imaged jobs-manager while it was not settled: ${Object.keys(touched?.images ?? {})}`,
+        () => `re-imaged the gate ${t.gateId} while it was not settled: ${Object.keys(touched?.images ?? {})}`,
       );
     },
   },
@@ -443,15 +461,15 @@ export const INVARIANTS: readonly Invariant[] = [
       if (attempt < 0 || attempt > t.indexOf('setImages')) return 'a re-pin without a persisted attempt before it';
       for (const call of t.setImageCalls()) {
         for (const [container, image] of Object.entries(call.images)) {
-          const spec = IMAGES.find((i) => image.startsWith(`docker.io/${i.repo}@`));
+          const spec = t.imageOfReference(image);
           if (spec === undefined) return `${container} set to ${image}, not an image of ours`;
           const target = image.slice(image.indexOf('@') + 1);
           const recorded = t.annotationBefore(spec.recordKey);
           if (target !== recorded) {
-            if (target === t.record.before.registry[spec.repo]) continue; // registry drift, not a re-pin
+            if (target === t.registryDigest(spec)) continue; // registry drift, not a re-pin
             return `${container} re-pinned to ${target}, not the recorded ${recorded}`;
           }
-          const live = t.record.before.workloads[call.workload as WorkloadId]?.images[container] ?? '';
+          const live = t.record.before.workloads[call.workload]?.images[container] ?? '';
           if (live === image) continue; // a no-op patch of a container already there
           // The first-tick contract, per container: a container on its tag is
           // re-pinned only if image-refresh itself pinned that very container.
@@ -466,30 +484,37 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I24',
-    says: 'In decoupled mode, no decoupled workload (requests-proxy, resource-monitor) is re-imaged on an unsettled-jobs-manager tick unless it was itself settled at the start of the tick.',
+    says: 'In decoupled mode, on a tick whose gate is unsettled no workload but a decoupled one (on the chart: requests-proxy, resource-monitor) is re-imaged, and a decoupled one only if it was itself settled at the start of the tick.',
     source: 'issue 7',
+    // The gate's own containers are I22's.
     appliesTo: (t) => t.config.decoupledRefresh && t.unsettledButReadable,
     violation: (t) => {
-      const moved = t
-        .setImageCalls()
-        .find((c) => c.workload !== 'jobs-manager' && !t.record.before.settledAtTopOfTick[c.workload as WorkloadId]);
-      return unless(moved === undefined, () => `re-imaged ${moved?.workload}, which was not settled`);
+      const moved = t.setImageCalls().find((c) => c.workload !== t.gateId && !t.movableInDecoupledPass(c.workload));
+      if (moved === undefined) return undefined;
+      return t.topology.workloads.some((w) => w.id === moved.workload && w.decoupled)
+        ? `re-imaged ${moved.workload}, which was not settled`
+        : `re-imaged ${moved.workload}, which is not decoupled, past an unsettled gate`;
     },
   },
   {
     id: 'I25',
-    says: 'A decoupled pass never patches requests-proxy onto the jobs-manager digest it already runs (a pass that cannot record that digest proves nothing by it), and its success leaves refresh-attempt where it found it: it never clears a count that failed re-images before it built (with none, its success is the full success reset).',
+    says: 'A decoupled pass never patches a container onto the digest it already runs of an image the pass cannot record — one that a container outside the pass (on the gate, or on a workload not settled itself) runs too; on the chart, requests-proxy onto the jobs-manager digest (a pass that cannot record that digest proves nothing by it) — and its success leaves refresh-attempt where it found it: it never clears a count that failed re-images before it built (with none, its success is the full success reset).',
     source: 'issue 7 ("flap counter keeps its meaning"), #563',
     appliesTo: (t) => t.config.decoupledRefresh && t.unsettledButReadable && t.called('resolveDigest'),
     violation: (t) => {
-      const proxy = t.setImageCalls().find((c) => c.workload === 'requests-proxy');
-      const running = t.record.before.workloads['requests-proxy'].images.proxy;
-      if (proxy !== undefined && proxy.images.proxy === running) {
-        return `patched requests-proxy onto ${running}, which it already ran`;
+      for (const call of t.setImageCalls()) {
+        for (const [container, reference] of Object.entries(call.images)) {
+          const image = t.imageAt(call.workload, container);
+          const running = t.record.before.workloads[call.workload]?.images[container];
+          if (image === undefined || reference !== running) continue;
+          // An image the pass records keeps its in-place retry: its rollout wait is what counts a flapping workload.
+          const recordable = t.managedContainersOf(image.name).every((m) => t.movableInDecoupledPass(m.workload));
+          if (!recordable) return `patched ${call.workload}/${container} onto ${running}, which it already ran`;
+        }
       }
       if (!t.reimaged || !t.everyRolloutCompleted()) return undefined;
-      const before = t.counterBefore(ATTEMPT);
-      const after = counterValue(O.fromNullable(t.record.after.annotations[ATTEMPT]));
+      const before = t.counterBefore(t.keys.refreshAttempt);
+      const after = counterValue(O.fromNullable(t.record.after.annotations[t.keys.refreshAttempt]));
       return unless(
         before === 0 || after >= before,
         () => `a decoupled success took refresh-attempt from ${before} to ${after}: failures before it were forgotten`,
@@ -506,10 +531,10 @@ export const INVARIANTS: readonly Invariant[] = [
         return unless(t.exitCode === 1, () => `ROLLBACK FAILED with exit ${t.exitCode}`);
       for (const call of t.setImageCalls().filter((c) => c.outcome === 'ok')) {
         for (const container of Object.keys(call.images)) {
-          const image = IMAGES.find((i) => t.containersOf(i.name).includes(container));
+          const image = t.imageAt(call.workload, container);
           const recorded = image === undefined ? undefined : t.annotationBefore(image.recordKey);
-          const runs = t.record.after.workloads[call.workload as WorkloadId]?.images[container];
-          if (image === undefined || runs !== `docker.io/${image.repo}@${recorded}`)
+          const runs = t.record.after.workloads[call.workload]?.images[container];
+          if (image === undefined || runs !== t.referenceOf(image, recorded))
             return `${call.workload}/${container} runs ${runs} after the failed rollout, not the recorded ${recorded}`;
         }
       }
@@ -520,12 +545,12 @@ export const INVARIANTS: readonly Invariant[] = [
     id: 'I30',
     says: 'A quarantined digest never reaches a pod spec again: no set image (re-image, live re-pin or rollback) moves a container to the digest quarantined for its image, and no record write makes it the recorded digest.',
     source: 'issue 16',
-    appliesTo: (t) => IMAGES.some((i) => t.annotationBefore(i.quarantineKey) !== undefined),
+    appliesTo: (t) => t.images.some((i) => t.annotationBefore(i.quarantineKey) !== undefined),
     violation: (t) => {
-      for (const image of IMAGES) {
+      for (const image of t.images) {
         const quarantined = t.annotationBefore(image.quarantineKey);
         if (quarantined === undefined) continue;
-        const bad = `docker.io/${image.repo}@${quarantined}`;
+        const bad = t.referenceOf(image, quarantined);
         const hit = [...t.setImageCalls(), ...t.rollbackSetImageCalls()].find((c) =>
           Object.values(c.images).includes(bad),
         );
@@ -570,7 +595,7 @@ export const INVARIANTS: readonly Invariant[] = [
       const setAt = t.indexOf('setImages');
       for (const call of t.setImageCalls()) {
         for (const image of Object.values(call.images)) {
-          const spec = IMAGES.find((i) => image.startsWith(`docker.io/${i.repo}@`));
+          const spec = t.imageOfReference(image);
           const digest = image.slice(image.indexOf('@') + 1);
           if (spec === undefined || digest === t.annotationBefore(spec.recordKey)) continue;
           const verified = t
@@ -626,13 +651,15 @@ export const INVARIANTS: readonly Invariant[] = [
         (c) =>
           c.op === 'readFleetHalt' ||
           ((c.op === 'resolveDigest' || c.op === 'verifySignature') &&
-            !IMAGES.some((i) => c.detail.startsWith(i.repo))),
+            !t.images.some((i) => c.detail === i.repo || c.detail.startsWith(`${i.repo}@`))),
       );
       if (asked !== undefined) return `asked ${asked.op} ${asked.detail}`;
       const wrote = t.record.calls.find((c) => c.op === 'recordFleetHalt' || c.op === 'liftFleetHalt');
       if (wrote !== undefined) return `wrote ${wrote.detail}`;
-      const kept = Object.keys(t.record.after.annotations).find((k) => k.startsWith('tracebloc.io/fleet-halt-'));
-      if (kept !== undefined && t.annotationBefore(kept) !== t.record.after.annotations[kept]) return `changed ${kept}`;
+      const kept = [t.keys.fleetHaltDigest, t.keys.fleetHaltDocument].find(
+        (k) => t.annotationBefore(k) !== t.record.after.annotations[k],
+      );
+      if (kept !== undefined) return `changed ${kept}`;
       const said = t.record.outcome.events.find((e) => e.code.includes('HALT'));
       return unless(said === undefined && t.record.outcome.halt === undefined, () => `said ${said?.message}`);
     },
@@ -661,8 +688,8 @@ export const INVARIANTS: readonly Invariant[] = [
       t.config.ownershipCheck && (t.reimaged || t.record.outcome.writes.some((w) => w.kind === 'recordDigests')),
     violation: (t) => {
       const ours = (workload: string, container: string, image: string): boolean => {
-        const running = t.record.before.workloads[workload as WorkloadId]?.images[container];
-        const spec = IMAGES.find((i) => i.name === image);
+        const running = t.record.before.workloads[workload]?.images[container];
+        const spec = t.images.find((i) => i.name === image);
         return running !== undefined && spec !== undefined && runsFollowedImage(spec, running);
       };
       for (const call of t.setImageCalls()) {
@@ -671,17 +698,17 @@ export const INVARIANTS: readonly Invariant[] = [
             (m) => m.workload === call.workload && m.container === container,
           );
           if (managed !== undefined && !ours(call.workload, container, managed.image))
-            return `set ${call.workload}/${container}, which ran ${t.record.before.workloads[call.workload as WorkloadId]?.images[container]}`;
+            return `set ${call.workload}/${container}, which ran ${t.record.before.workloads[call.workload]?.images[container]}`;
         }
       }
       for (const write of t.record.outcome.writes.filter((w) => w.kind === 'recordDigests')) {
-        for (const image of IMAGES.filter(
+        for (const image of t.images.filter(
           (i) => write.annotations[i.recordKey] !== undefined && write.annotations[i.recordKey] !== null,
         )) {
           const foreign = t.config.topology.managed.find(
             (m) =>
               m.image === image.name &&
-              t.record.before.workloads[m.workload as WorkloadId]?.exists === true &&
+              t.record.before.workloads[m.workload]?.exists === true &&
               !ours(m.workload, m.container, m.image),
           );
           if (foreign !== undefined)

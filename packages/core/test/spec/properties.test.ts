@@ -4,11 +4,13 @@ import { SimWorld, simConfig, simPorts } from '../../src/sim/index.js';
 import { environmentArbitrary } from './config-arbitrary.js';
 import { INVARIANTS } from './invariants.js';
 import { SITUATIONS, SpecChecker } from './spec-checker.js';
-import { commandArbitrary, type Edge } from './world-commands.js';
+import { commandsFor, type Edge } from './world-commands.js';
 
 // The specification of image-refresh, as a property: over every generated
 // sequence of world events and ticks, every tick satisfies every invariant
-// of invariants.ts, each reported under its own id. A run explores IMAGE_REFRESH_PROPERTY_RUNS sequences
+// of invariants.ts, each reported under its own id, on the chart's topology
+// (docs/behaviour.md §2; profiles.properties.test.ts holds the same
+// invariants over drawn profiles). A run explores IMAGE_REFRESH_PROPERTY_RUNS sequences
 // (default 2,000) of up to 60 steps; raise it for a deep run, e.g.
 //   IMAGE_REFRESH_PROPERTY_RUNS=100000 npx -y pnpm@10.34.9 exec vitest run --project core test/spec
 // Every run prints its seed; a failure prints the shrunk story and a replay line.
@@ -28,6 +30,8 @@ const EXPLORATION_TIMEOUT_MS = Math.max(900_000, RUNS * 40);
 const REPLAY = `IMAGE_REFRESH_PROPERTY_SEED=${SEED} IMAGE_REFRESH_PROPERTY_RUNS=${RUNS} npx -y pnpm@10.34.9 exec vitest run --project core test/spec/properties.test.ts`;
 
 const checker = new SpecChecker();
+/** The chart's world commands: its topology's shape is the same under every pin. */
+const CHART_COMMANDS = commandsFor(simConfig().topology);
 
 /** The exploration's verdict, shared by the tests below: one run, one verdict per invariant. */
 let run: { readonly failed: boolean } | undefined;
@@ -50,7 +54,7 @@ describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${R
       const details = await fc.check(
         fc.asyncProperty(
           environmentArbitrary,
-          fc.commands([commandArbitrary], {
+          fc.commands([CHART_COMMANDS], {
             maxCommands: 60,
             size: 'max',
             ...(COMMANDS_PATH === undefined ? {} : { replayPath: COMMANDS_PATH }),
@@ -65,7 +69,7 @@ describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${R
               ports: simPorts(world),
               checker,
               build: 1,
-              jobsManagerCrashLoops: false,
+              gateCrashLoops: false,
             };
             await fc.asyncModelRun(() => ({ model: {}, real: edge }), commands);
           },

@@ -1,13 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isRequestsProxyPinned } from '../support/chart.js';
 import { INVARIANTS, type Invariant } from './invariants.js';
 import type { TickRecord } from './tick-record.js';
-import { ATTEMPT, type History, NO_HISTORY, STREAK, TickView } from './tick-view.js';
+import { type History, NO_HISTORY, TickView } from './tick-view.js';
 
 // Runs every invariant over each recorded tick of one sequence, keeping the
 // little history some of them need, and counts how often each one's
 // precondition held — an invariant whose precondition never held proved
-// nothing.
+// nothing. The situations speak of the edge's own topology: its gate, its
+// pinned and decoupled workloads (on the chart: jobs-manager, a pinned
+// requests-proxy, requests-proxy and resource-monitor).
 
 export interface Violation {
   readonly invariant: Invariant;
@@ -21,7 +22,7 @@ export interface Situation {
   readonly when: (t: TickView) => boolean;
 }
 
-/** Issue 16's situations: a rollback, a rollback that failed, a quarantined digest held. */
+/** The way back's situations (docs/behaviour.md §3.6): a rollback, a rollback that failed, a quarantined digest held. */
 const WAY_BACK_SITUATIONS: readonly Situation[] = [
   {
     name: 'a failed rollout rolled back (ON_ROLLOUT_FAILURE=revert)',
@@ -64,14 +65,14 @@ export const SITUATIONS: readonly Situation[] = [
     when: (t) => t.guardShouldPass && t.failed('clearSkipStreak'),
   },
   {
-    name: 'an unreadable jobs-manager Deployment',
+    name: 'an unreadable gate',
     invariants: 'I2',
-    when: (t) => !t.isMirror && !t.jobsManagerReadable,
+    when: (t) => !t.isMirror && !t.gateReadable,
   },
   {
-    name: 'a deleted jobs-manager Deployment',
+    name: 'a deleted gate',
     invariants: 'I2',
-    when: (t) => !t.isMirror && !t.record.before.workloads['jobs-manager'].exists,
+    when: (t) => !t.isMirror && t.record.before.workloads[t.gateId]?.exists !== true,
   },
   {
     name: 'a first observation',
@@ -91,13 +92,13 @@ export const SITUATIONS: readonly Situation[] = [
     when: (t) => t.lockedOutWithDriftPending && t.registryBudgetLow,
   },
   {
-    // The reviewer's flapping jobs-manager: failures counted, then a decoupled pass with drift pending.
+    // A flapping gate: failures counted, then a decoupled pass with drift pending.
     name: 'a decoupled pass with drift pending over a standing refresh-attempt count',
     invariants: 'I10 I25',
     when: (t) =>
       t.config.decoupledRefresh &&
       t.unsettledButReadable &&
-      t.counterBefore(ATTEMPT) > 0 &&
+      t.counterBefore(t.keys.refreshAttempt) > 0 &&
       t.record.outcome.events.some((e) => e.code === 'DIGEST_CHANGED'),
   },
   { name: 'an unreadable attempt counter with drift', invariants: 'I11', when: (t) => t.failed('readRefreshAttempt') },
@@ -113,13 +114,17 @@ export const SITUATIONS: readonly Situation[] = [
     when: (t) => Object.values(t.record.before.registryFaults).includes('Garbage'),
   },
   {
-    name: 'a pinned requests-proxy with jobs-manager drift',
+    name: 'a pinned workload with drift of an image it runs',
     invariants: 'I13 I16',
     // Drift found is what puts the pin at stake, whether or not a re-image follows.
     when: (t) =>
-      isRequestsProxyPinned(t.config) &&
-      t.record.outcome.events.some(
-        (e) => e.code === 'DIGEST_CHANGED' && e.message.startsWith('tracebloc/jobs-manager:'),
+      t.topology.workloads.some(
+        (w) =>
+          w.pinned &&
+          w.containers.some((c) => {
+            const repo = t.images.find((i) => i.name === c.image)?.repo;
+            return t.record.outcome.events.some((e) => e.code === 'DIGEST_CHANGED' && e.message.startsWith(`${repo}:`));
+          }),
       ),
   },
   { name: 'a private mirror', invariants: 'I14', when: (t) => t.isMirror },
@@ -141,7 +146,7 @@ export const SITUATIONS: readonly Situation[] = [
   },
   {
     // Drift pending is what puts I22/I24 at stake: the pass must move only what is settled.
-    name: 'a decoupled pass with drift pending past an unsettled jobs-manager',
+    name: 'a decoupled pass with drift pending past an unsettled gate',
     invariants: 'I22 I24',
     when: (t) =>
       t.config.decoupledRefresh &&
@@ -170,21 +175,25 @@ export const SITUATIONS: readonly Situation[] = [
 const cleanUnsettled = (t: TickView): boolean =>
   t.unsettledButReadable && t.succeeded('readSkipStreak') && t.succeeded('writeSkipStreak');
 
-/** jobs-manager was deleted or recreated since the previous tick (its bookkeeping is gone with it). */
-const recreated = (record: TickRecord, after: History): boolean =>
-  after.previous !== undefined &&
-  (!after.previous.after.workloads['jobs-manager'].exists || !record.before.workloads['jobs-manager'].exists);
+/** The gate was deleted or recreated since the previous tick (its bookkeeping is gone with it). */
+const recreated = (record: TickRecord, after: History): boolean => {
+  const gate = record.config.topology.gate.id;
+  return (
+    after.previous !== undefined &&
+    (after.previous.after.workloads[gate]?.exists !== true || record.before.workloads[gate]?.exists !== true)
+  );
+};
 
 /** The history as of this tick, from the history after the previous one. */
 const historyFor = (record: TickRecord, after: History): History => {
   const probe = new TickView(record, after);
   let unsettledRun: number | undefined;
   if (!cleanUnsettled(probe)) unsettledRun = probe.guardShouldPass ? 0 : undefined;
-  else if ((after.unsettledRun ?? 0) > 0 && !probe.editedSincePreviousTick(STREAK))
+  else if ((after.unsettledRun ?? 0) > 0 && !probe.editedSincePreviousTick(probe.keys.skipStreak))
     unsettledRun = (after.unsettledRun ?? 0) + 1;
-  else unsettledRun = probe.counterBefore(STREAK) === 0 ? 1 : undefined;
+  else unsettledRun = probe.counterBefore(probe.keys.skipStreak) === 0 ? 1 : undefined;
 
-  const cleared = probe.editedSincePreviousTick(ATTEMPT) || after.previous === undefined;
+  const cleared = probe.editedSincePreviousTick(probe.keys.refreshAttempt) || after.previous === undefined;
   const failedReimage = probe.succeeded('writeRefreshAttempt') && probe.reimaged && !probe.everyRolloutCompleted();
   const failedBefore = cleared ? 0 : after.failedReimagesSinceClear;
   return {
@@ -192,9 +201,9 @@ const historyFor = (record: TickRecord, after: History): History => {
     unsettledRun,
     frozenInRun: unsettledRun !== undefined && unsettledRun > 1 && after.frozenInRun,
     failedReimagesSinceClear: failedBefore + (failedReimage ? 1 : 0),
-    // A recreated jobs-manager Deployment starts on repo:tag again, unpinned.
+    // A recreated gate starts on repo:tag again, unpinned.
     pinnedContainers: recreated(record, after)
-      ? new Set([...after.pinnedContainers].filter((key) => !key.startsWith('jobs-manager/')))
+      ? new Set([...after.pinnedContainers].filter((key) => !key.startsWith(`${probe.gateId}/`)))
       : after.pinnedContainers,
   };
 };
@@ -212,8 +221,8 @@ const historyAfter = (record: TickRecord, current: History): History => {
       (current.frozenInRun ||
         view.calls('writeSkipStreak').some((c) => c.outcome === 'ok' && Number(c.detail) >= view.config.maxSkipTicks)),
     // Only a success reset on a settled tick ends a row of failures: a
-    // decoupled pass's success says nothing of the jobs-manager rollouts that
-    // failed before it (issue 7, I10).
+    // decoupled pass's success says nothing of the gate's rollouts that
+    // failed before it (I10, I25).
     failedReimagesSinceClear:
       view.succeeded('clearFlapState') && view.guardShouldPass ? 0 : current.failedReimagesSinceClear,
     // A set image that found the container already on the digest ('unchanged',
@@ -229,6 +238,9 @@ const historyAfter = (record: TickRecord, current: History): History => {
 };
 
 export class SpecChecker {
+  /** `observe` sees every tick's view after its invariants were checked (what a suite counts beyond them). */
+  constructor(private readonly observe?: (view: TickView) => void) {}
+
   private history: History = NO_HISTORY;
   readonly preconditionsMet = new Map<string, number>(INVARIANTS.map((i) => [i.id, 0]));
   readonly situationsMet = new Map<string, number>(SITUATIONS.map((s) => [s.name, 0]));
@@ -262,6 +274,7 @@ export class SpecChecker {
       if (situation.when(view))
         this.situationsMet.set(situation.name, (this.situationsMet.get(situation.name) ?? 0) + 1);
     }
+    this.observe?.(view);
     this.history = historyAfter(record, history);
     return violations;
   }

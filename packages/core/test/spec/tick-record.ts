@@ -11,13 +11,14 @@ import {
   SIM_HALT_TAG,
   type SimWorld,
 } from '../../src/sim/index.js';
-import { IMAGES, type WorkloadId } from '../support/chart.js';
-import { readAt, type SpecCall, specCalls } from '../support/spec-calls.js';
+import type { SpecCall } from '../support/spec-calls.js';
+import { readAt, specCalls } from './topology-calls.js';
 
 // What the invariants look at: the world just before and just after one tick,
 // every port call the tick made, and its outcome. Snapshots are plain data, so
 // a record can also be written by hand — which is how the checker is shown to
-// reject a wrong trace.
+// reject a wrong trace. Every workload, image and repository is the edge's
+// own topology's (docs/profiles.md): the chart's, or any profile's.
 
 export interface WorkloadSnapshot {
   readonly exists: boolean;
@@ -29,15 +30,16 @@ export interface WorkloadSnapshot {
 export interface WorldSnapshot {
   readonly clockMs: number;
   readonly annotations: Readonly<Record<string, string>>;
-  readonly workloads: Readonly<Record<WorkloadId, WorkloadSnapshot>>;
-  /** repo → digest under the config's tag */
+  /** By workload id of the topology. */
+  readonly workloads: Readonly<Record<string, WorkloadSnapshot>>;
+  /** repo → digest under the tag its image follows (its own, or IMAGE_TAG) */
   readonly registry: Readonly<Record<string, string | undefined>>;
   /** What the registry reports as `ratelimit-remaining`. */
   readonly rateLimitRemaining: number | undefined;
-  /** The settled guard's truth at the top of the tick, computed by the world, not by the tick. */
-  readonly jobsManagerTopOfTick: Settledness;
-  /** The same for every workload (DECOUPLED_REFRESH refreshes the others when they are settled). */
-  readonly settledAtTopOfTick: Readonly<Record<WorkloadId, boolean>>;
+  /** The settled guard's truth about the gate at the top of the tick, computed by the world, not by the tick. */
+  readonly gateTopOfTick: Settledness;
+  /** The same for every workload, by id (DECOUPLED_REFRESH refreshes the decoupled ones when they are settled). */
+  readonly settledAtTopOfTick: Readonly<Record<string, boolean>>;
   /** Armed faults by target: `op`, or `patchBookkeeping <key>` for a write naming that key. */
   readonly clusterFaults: Readonly<Partial<Record<string, ClusterFault>>>;
   readonly registryFaults: Readonly<Record<string, RegistryFault | undefined>>;
@@ -49,51 +51,52 @@ export interface TickRecord {
   readonly config: TickConfig;
   readonly before: WorldSnapshot;
   readonly after: WorldSnapshot;
-  /** The calls, bookkeeping patches named by what they write (support/spec-calls.ts). */
+  /** The calls, bookkeeping patches named by what they write (topology-calls.ts). */
   readonly calls: readonly SpecCall[];
   readonly outcome: TickOutcome;
 }
 
-export const snapshotOf = (world: SimWorld): WorldSnapshot => ({
-  clockMs: world.clockMs,
-  annotations: { ...world.annotations },
-  workloads: Object.fromEntries(
-    Object.values(world.workloads).map((w) => [
-      w.id,
-      {
-        exists: w.exists,
-        behaviour: w.behaviour,
-        rolloutPending: w.rolloutPending,
-        images: { ...w.images },
-      },
-    ]),
-  ) as Record<WorkloadId, WorkloadSnapshot>,
-  registry: Object.fromEntries(
-    IMAGES.map(({ repo }) => [repo, world.registry.get(`${repo}:${world.config.imageTag}`)]),
-  ),
-  rateLimitRemaining: world.rateLimitRemaining,
-  jobsManagerTopOfTick: world.settlednessOf('jobs-manager', 'top-of-tick'),
-  settledAtTopOfTick: Object.fromEntries(
-    Object.values(world.workloads).map((w) => [
-      w.id,
-      w.exists && world.settlednessOf(w.id, 'top-of-tick')._tag === 'Settled',
-    ]),
-  ) as Record<WorkloadId, boolean>,
-  clusterFaults: Object.fromEntries(
-    world
-      .armedClusterFaults()
-      .map(({ target, fault }) => [
-        target.key !== undefined
-          ? `${target.op} ${target.key}`
-          : target.op === 'readGate'
-            ? readAt(world.config, target.readIndex ?? 0)
-            : target.op,
-        fault,
+export const snapshotOf = (world: SimWorld): WorldSnapshot => {
+  const { images } = world.config.topology;
+  return {
+    clockMs: world.clockMs,
+    annotations: { ...world.annotations },
+    workloads: Object.fromEntries(
+      Object.values(world.workloads).map((w) => [
+        w.id,
+        {
+          exists: w.exists,
+          behaviour: w.behaviour,
+          rolloutPending: w.rolloutPending,
+          images: { ...w.images },
+        },
       ]),
-  ),
-  registryFaults: Object.fromEntries(IMAGES.map(({ repo }) => [repo, world.armedRegistryFault(repo)])),
-  haltPublished: world.registry.has(`${SIM_HALT_REPO}:${SIM_HALT_TAG}`),
-});
+    ),
+    registry: Object.fromEntries(images.map(({ repo, tag }) => [repo, world.registry.get(`${repo}:${tag}`)])),
+    rateLimitRemaining: world.rateLimitRemaining,
+    gateTopOfTick: world.settlednessOf(world.gateId, 'top-of-tick'),
+    settledAtTopOfTick: Object.fromEntries(
+      Object.values(world.workloads).map((w) => [
+        w.id,
+        w.exists && world.settlednessOf(w.id, 'top-of-tick')._tag === 'Settled',
+      ]),
+    ),
+    clusterFaults: Object.fromEntries(
+      world
+        .armedClusterFaults()
+        .map(({ target, fault }) => [
+          target.key !== undefined
+            ? `${target.op} ${target.key}`
+            : target.op === 'readGate'
+              ? readAt(world.config, target.readIndex ?? 0)
+              : target.op,
+          fault,
+        ]),
+    ),
+    registryFaults: Object.fromEntries(images.map(({ repo }) => [repo, world.armedRegistryFault(repo)])),
+    haltPublished: world.registry.has(`${SIM_HALT_REPO}:${SIM_HALT_TAG}`),
+  };
+};
 
 /** Run one tick on the world through the given ports and record it. */
 export const recordTick = async (world: SimWorld, ports: TickPorts, config: TickConfig): Promise<TickRecord> => {

@@ -1,23 +1,31 @@
 import * as O from 'fp-ts/lib/Option.js';
+import type { ManagedContainer, Topology } from '../../src/config/profile/topology.js';
 import { counterValue } from '../../src/domain/counter.js';
 import { runsFollowedImage } from '../../src/domain/ownership.js';
 import { lackingPlatforms, type Platform, platformName } from '../../src/domain/platforms.js';
 import { type ImageSpec, imageOf } from '../../src/domain/workloads.js';
 import { portBounds } from '../../src/machine/port-bounds.js';
-import {
-  ANNOTATION,
-  CONTAINER,
-  IMAGES,
-  isImagePinned,
-  isRequestsProxyPinned,
-  type WorkloadId,
-} from '../support/chart.js';
 import type { SpecCall, SpecOp } from '../support/spec-calls.js';
 import type { TickRecord } from './tick-record.js';
 
 // Questions the invariants ask of one recorded tick, answered from the world
 // and the call log — never from the machine's own account of itself, which is
-// what is under test.
+// what is under test. Every image, workload, container, key and repository
+// is the edge's own topology's (`config.topology`, docs/profiles.md): the
+// chart's without a profile, any profile's with one.
+
+/** A container of a workload, as a set image names it. */
+export interface ContainerAt {
+  readonly workload: string;
+  readonly container: string;
+}
+
+/** One set image of a tick: the workload, container → reference, and how the call ended. */
+export interface SetImageCall {
+  readonly workload: string;
+  readonly images: Record<string, string>;
+  readonly outcome: string;
+}
 
 /** A call that succeeded: 'ok', or a set image that found its workload already on target and sent nothing. */
 const answered = (c: SpecCall): boolean => c.outcome === 'ok' || c.outcome === 'unchanged' || c.outcome === 'Verified';
@@ -63,6 +71,16 @@ export class TickView {
   get config() {
     return this.record.config;
   }
+  get topology(): Topology {
+    return this.record.config.topology;
+  }
+  /** The tick-wide bookkeeping keys on the gate (`<prefix>/refresh-attempt`, …). */
+  get keys() {
+    return this.record.config.topology.keys;
+  }
+  get gateId(): string {
+    return this.record.config.topology.gate.id;
+  }
   get exitCode() {
     return this.record.outcome.exitCode;
   }
@@ -97,19 +115,19 @@ export class TickView {
     return this.called('setImages');
   }
 
-  /** The jobs-manager Deployment could be read at the top of the tick (world truth). */
-  get jobsManagerReadable(): boolean {
+  /** The gate could be read at the top of the tick (world truth; its guard read is named `observeJobsManager`). */
+  get gateReadable(): boolean {
     return (
-      this.record.before.workloads['jobs-manager'].exists &&
+      this.record.before.workloads[this.gateId]?.exists === true &&
       this.record.before.clusterFaults.observeJobsManager === undefined
     );
   }
-  /** The settled guard had to pass: readable and settled, by the world's own account. */
+  /** The settled guard had to pass: the gate readable and settled, by the world's own account. */
   get guardShouldPass(): boolean {
-    return !this.isMirror && this.jobsManagerReadable && this.record.before.jobsManagerTopOfTick._tag === 'Settled';
+    return !this.isMirror && this.gateReadable && this.record.before.gateTopOfTick._tag === 'Settled';
   }
   get unsettledButReadable(): boolean {
-    return !this.isMirror && this.jobsManagerReadable && this.record.before.jobsManagerTopOfTick._tag !== 'Settled';
+    return !this.isMirror && this.gateReadable && this.record.before.gateTopOfTick._tag !== 'Settled';
   }
 
   annotationBefore(key: string): string | undefined {
@@ -124,14 +142,68 @@ export class TickView {
     return previous !== undefined && previous.after.annotations[key] !== this.record.before.annotations[key];
   }
 
+  /** The topology's images, in the order a tick resolves them. */
+  get images(): readonly ImageSpec[] {
+    return this.topology.images;
+  }
+  /** Pinned on this edge by its own variable (I13). */
   pinned(image: ImageSpec): boolean {
-    return isImagePinned(this.config, image.name);
+    return image.pinned;
+  }
+  /** Followed on this edge: not pinned, and run by a container that no pin holds (the others are never resolved). */
+  followed(image: ImageSpec): boolean {
+    return !image.pinned && this.managedContainersOf(image.name).length > 0;
+  }
+  /** The containers image-refresh keeps on an image's digest: neither they nor their workload pinned. */
+  managedContainersOf(image: string): readonly ManagedContainer[] {
+    return this.topology.managed.filter((m) => m.image === image);
+  }
+  /** Every container that runs an image by the profile, pinned or not. */
+  containersRunning(image: string): readonly ContainerAt[] {
+    return this.topology.workloads.flatMap((w) =>
+      w.containers.filter((c) => c.image === image).map((c) => ({ workload: w.id, container: c.container })),
+    );
+  }
+  /** The image a workload's container runs by the profile; undefined for a container the profile does not map. */
+  imageAt(workload: string, container: string): ImageSpec | undefined {
+    const image = this.topology.workloads
+      .find((w) => w.id === workload)
+      ?.containers.find((c) => c.container === container)?.image;
+    return image === undefined ? undefined : imageOf(this.topology, image);
+  }
+  /**
+   * A workload a decoupled pass may move (DECOUPLED_REFRESH, I24): not the
+   * gate, decoupled by the profile, and settled itself when the tick began,
+   * by the world's account.
+   */
+  movableInDecoupledPass(workload: string): boolean {
+    return (
+      workload !== this.gateId &&
+      this.topology.workloads.some((w) => w.id === workload && w.decoupled) &&
+      this.record.before.settledAtTopOfTick[workload] === true
+    );
+  }
+  /** A set image names one of these containers. */
+  sets(call: SetImageCall, containers: readonly ContainerAt[]): boolean {
+    return containers.some((c) => c.workload === call.workload && c.container in call.images);
+  }
+  /** The reference a tick sets for an image at a digest: `docker.io/<repo>@<digest>`. */
+  referenceOf(image: ImageSpec, digest: string | undefined): string {
+    return `${this.config.imageRegistry}/${image.repo}@${digest}`;
+  }
+  /** The image of the topology a `<registry>/<repo>@<digest>` reference names; undefined for any other. */
+  imageOfReference(reference: string): ImageSpec | undefined {
+    return this.images.find((i) => reference.startsWith(`${this.config.imageRegistry}/${i.repo}@`));
+  }
+  /** What the registry answered for an image's tag when the tick began (world truth). */
+  registryDigest(image: ImageSpec): string | undefined {
+    return this.record.before.registry[image.repo];
   }
   /** Images whose registry answer this tick was a well-formed digest. */
   resolvedImages(): ImageSpec[] {
-    return IMAGES.filter(
+    return this.images.filter(
       (image) =>
-        !this.pinned(image) &&
+        this.followed(image) &&
         this.calls('resolveDigest').some((c) => c.detail === image.repo && c.outcome === 'ok') &&
         this.record.before.registryFaults[image.repo] !== 'Garbage',
     );
@@ -156,7 +228,7 @@ export class TickView {
     return this.record.calls.flatMap((call, index) => {
       if (call.op !== 'verifySignature') return [];
       const at = call.detail.indexOf('@');
-      const spec = IMAGES.find((i) => i.repo === call.detail.slice(0, at));
+      const spec = this.images.find((i) => i.repo === call.detail.slice(0, at));
       const recorded = spec === undefined ? undefined : this.annotationBefore(spec.recordKey);
       const gated = recorded !== undefined && recorded !== '' && recorded !== call.detail.slice(at + 1);
       return [{ call, index, gated }];
@@ -193,13 +265,13 @@ export class TickView {
   foreignImageInWorld(): boolean {
     if (!this.config.ownershipCheck || this.record.outcome.result !== 'foreignImage') return false;
     const read = new Set([
-      this.config.topology.gate.id,
+      this.gateId,
       ...this.record.calls
         .filter((c) => c.op === 'readOwnedWorkload' || c.op === 'observeWorkload')
         .map((c) => c.detail),
     ]);
     return this.config.topology.managed.some((m) => {
-      const before = this.record.before.workloads[m.workload as WorkloadId];
+      const before = this.record.before.workloads[m.workload];
       if (before === undefined || !before.exists || !read.has(m.workload)) return false;
       const running = before.images[m.container];
       return running === undefined || !runsFollowedImage(imageOf(this.config.topology, m.image), running);
@@ -231,12 +303,12 @@ export class TickView {
       this.guardShouldPass &&
       this.record.before.clusterFaults.readRefreshAttempt === undefined &&
       this.succeeded('readRecordedDigests') &&
-      this.counterBefore(ATTEMPT) >= this.config.maxRefreshAttempts &&
+      this.counterBefore(this.keys.refreshAttempt) >= this.config.maxRefreshAttempts &&
       this.resolvedImages().some((image) => {
         const recorded = this.annotationBefore(image.recordKey) ?? '';
         return (
           recorded !== '' &&
-          recorded !== this.record.before.registry[image.repo] &&
+          recorded !== this.registryDigest(image) &&
           !this.quarantined(image) &&
           !this.heldBySignature(image.repo) &&
           !this.heldByPlatform(image.repo)
@@ -261,7 +333,7 @@ export class TickView {
     return failed < 0 ? this.record.calls : this.record.calls.slice(0, failed + 1);
   }
   /** The rollback's set images (ON_ROLLOUT_FAILURE=revert): those after the first failed rollout. */
-  rollbackSetImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
+  rollbackSetImageCalls(): SetImageCall[] {
     const failed = this.firstFailedRollout;
     return failed < 0 ? [] : parseSetImages(this.record.calls.slice(failed + 1));
   }
@@ -297,7 +369,7 @@ export class TickView {
 
   /** The platforms `repo`'s changed digest lacks against the recorded one, by both reads; undefined when either was not answered. */
   platformsLacking(repo: string): readonly Platform[] | undefined {
-    const spec = IMAGES.find((i) => i.repo === repo);
+    const spec = this.images.find((i) => i.repo === repo);
     const recorded = spec === undefined ? undefined : this.annotationBefore(spec.recordKey);
     const digest = this.record.before.registry[repo];
     if (recorded === undefined || digest === undefined) return undefined;
@@ -308,7 +380,7 @@ export class TickView {
 
   /** PLATFORM_CHECK refused a changed digest this tick: it lacks a platform the recorded one provides (a finding). */
   platformMismatches(): readonly string[] {
-    return IMAGES.flatMap((image) => {
+    return this.images.flatMap((image) => {
       const lacking = this.platformsLacking(image.repo);
       return lacking === undefined || lacking.length === 0
         ? []
@@ -332,18 +404,20 @@ export class TickView {
   heldByStaging(repo: string): boolean {
     const digest = this.record.before.registry[repo];
     return this.calls('stageImage').some(
-      (c) => c.outcome !== 'Staged' && c.detail.split(' ').slice(2).includes(`docker.io/${repo}@${digest}`),
+      (c) =>
+        c.outcome !== 'Staged' &&
+        c.detail.split(' ').slice(2).includes(`${this.config.imageRegistry}/${repo}@${digest}`),
     );
   }
 
   /** The registry answers the very digest quarantined for this image: its drift is held, not pending (issue 16, I30). */
   quarantined(image: ImageSpec): boolean {
     const digest = this.annotationBefore(image.quarantineKey);
-    return digest !== undefined && digest === this.record.before.registry[image.repo];
+    return digest !== undefined && digest === this.registryDigest(image);
   }
 
   /** `setImages` details as [workload, container=image …], of the re-image (not the rollback after it). */
-  setImageCalls(): { workload: string; images: Record<string, string>; outcome: string }[] {
+  setImageCalls(): SetImageCall[] {
     return parseSetImages(this.forwardCalls);
   }
 
@@ -357,20 +431,6 @@ export class TickView {
       const workload = c.detail.split(' ')[0];
       return calls.slice(i + 1).some((w) => w.op === 'waitForRollout' && w.detail === workload && w.outcome === 'ok');
     });
-  }
-
-  /** The containers an image runs in (requests-proxy follows jobs-manager unless pinned). */
-  containersOf(image: string): string[] {
-    switch (image) {
-      case 'jobs-manager':
-        return [CONTAINER.api, ...(isRequestsProxyPinned(this.config) ? [] : [CONTAINER.proxy])];
-      case 'pods-monitor':
-        return [CONTAINER.podsMonitor];
-      case 'resource-monitor':
-        return [CONTAINER.resourceMonitor];
-      default:
-        throw new Error(`not an image of the chart: ${image}`);
-    }
   }
 
   /** I17: what the tick may spend at most, summed over the calls it made. */
@@ -412,9 +472,7 @@ export class TickView {
   }
 }
 
-const parseSetImages = (
-  calls: readonly SpecCall[],
-): { workload: string; images: Record<string, string>; outcome: string }[] =>
+const parseSetImages = (calls: readonly SpecCall[]): SetImageCall[] =>
   calls
     .filter((c) => c.op === 'setImages')
     .map((c) => {
@@ -446,7 +504,3 @@ export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
   'stageImage',
   'stageImages',
 ]);
-
-export const STREAK = ANNOTATION.skipStreak;
-export const ATTEMPT = ANNOTATION.refreshAttempt;
-export const FLAP = ANNOTATION.flapDetected;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import type { ImageSpec, Topology } from '../../src/config/profile/topology.js';
 import type { TickConfig } from '../../src/config/tick-config.js';
 import { shortDigest } from '../../src/domain/digest.js';
 import type { TickPorts } from '../../src/run-tick.js';
@@ -16,16 +17,19 @@ import {
   simPorts,
 } from '../../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
-import { ANNOTATION, IMAGES, type WorkloadId } from '../support/chart.js';
-import { injectFault, type SpecOp } from '../support/spec-calls.js';
+import type { SpecOp } from '../support/spec-calls.js';
 import { describeViolations, type SpecChecker } from './spec-checker.js';
 import { recordTick } from './tick-record.js';
+import { injectFault } from './topology-calls.js';
 
 // The vocabulary of the property suite: time passes (a tick) and the world
 // moves between ticks — rollouts settle, stall, flap or never become Ready,
 // builds are published, the registry and the API fail, humans edit the
-// bookkeeping, the Deployment is deleted and recreated. Each command's
-// toString is one clause of the story a shrunk counterexample tells.
+// bookkeeping and set images by hand, Helm re-renders a workload, the gate is
+// deleted and recreated. The commands are drawn from the edge's topology
+// (`commandsFor`): its images' repositories and tags, its workloads and their
+// containers, its gate and its keys — the chart's, or any profile's. Each
+// command's toString is one clause of the story a shrunk counterexample tells.
 
 export interface Edge {
   readonly config: TickConfig;
@@ -34,13 +38,21 @@ export interface Edge {
   readonly checker: SpecChecker;
   /** Builds published so far, to make each digest new. */
   build: number;
-  /** jobs-manager flaps in and out: Ready at the top of one tick, crash-looping (unsettled) at the next. */
-  jobsManagerCrashLoops: boolean;
+  /** The gate flaps in and out: Ready at the top of one tick, crash-looping (unsettled) at the next. */
+  gateCrashLoops: boolean;
 }
 
 type Command = fc.AsyncCommand<object, Edge>;
 
-const label = (repo: string) => repo.replace('tracebloc/', '');
+/** An image as a command names it: its name in the profile, and where its builds are published. */
+interface FollowedImage {
+  readonly name: string;
+  readonly repo: string;
+  readonly tag: string;
+}
+
+const followed = ({ name, repo, tag }: ImageSpec): FollowedImage => ({ name, repo, tag });
+
 const HOUR_MS = 3_600_000;
 
 class Tick implements Command {
@@ -52,9 +64,9 @@ class Tick implements Command {
     const replay = await recordTick(replayWorld, simPorts(replayWorld), edge.config);
     this.said = `tick → exit ${record.outcome.exitCode} (${record.outcome.result})`;
     const violations = edge.checker.check(record, replay);
-    if (edge.jobsManagerCrashLoops) {
-      const next = edge.world.workload('jobs-manager').behaviour === 'flaps' ? 'neverReady' : 'flaps';
-      edge.world.setBehaviour('jobs-manager', next);
+    if (edge.gateCrashLoops) {
+      const gate = edge.world.gateId;
+      edge.world.setBehaviour(gate, edge.world.workload(gate).behaviour === 'flaps' ? 'neverReady' : 'flaps');
     }
     if (violations.length > 0) {
       expect.fail(
@@ -68,61 +80,60 @@ class Tick implements Command {
 class Publish implements Command {
   private digest = '';
   constructor(
-    readonly repo: string,
-    /** Issue 15: CI signed the build with the trusted key before it was pushed. */
+    readonly image: FollowedImage,
+    /** CI signed the build with the trusted key before it was pushed (I26). */
     readonly signed = false,
   ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     edge.build += 1;
-    this.digest = simDigest(`${this.repo}#${edge.build}`);
-    if (this.signed) edge.world.sign(this.repo, this.digest);
-    edge.world.publish(this.repo, this.digest);
+    this.digest = simDigest(`${this.image.repo}#${edge.build}`);
+    if (this.signed) edge.world.sign(this.image.repo, this.digest);
+    edge.world.publish(this.image.repo, this.digest, this.image.tag);
   }
-  toString = () =>
-    `publish ${label(this.repo)} ${shortDigest(this.digest)}${this.signed ? ' (signed)' : ' (unsigned)'}`;
+  toString = () => `publish ${this.image.name} ${shortDigest(this.digest)}${this.signed ? ' (signed)' : ' (unsigned)'}`;
 }
 
-/** Issue 15: the build now behind the tag is signed afterwards (cosign sign on a pushed digest). */
+/** The build now behind the tag is signed afterwards (cosign sign on a pushed digest). */
 class SignCurrent implements Command {
   private digest = '';
-  constructor(readonly repo: string) {}
+  constructor(readonly image: FollowedImage) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    this.digest = edge.world.registry.get(`${this.repo}:${edge.config.imageTag}`) ?? '';
-    edge.world.sign(this.repo, this.digest);
+    this.digest = edge.world.registry.get(`${this.image.repo}:${this.image.tag}`) ?? '';
+    edge.world.sign(this.image.repo, this.digest);
   }
-  toString = () => `${label(this.repo)} ${shortDigest(this.digest)} is signed`;
+  toString = () => `${this.image.name} ${shortDigest(this.digest)} is signed`;
 }
 
-/** Issue 15: the next signature fetch of a repo fails on the registry. */
+/** The next signature fetch of a repo fails on the registry. */
 class SignatureTrouble implements Command {
   constructor(
-    readonly repo: string,
+    readonly image: FollowedImage,
     readonly fault: SignatureFault,
   ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    edge.world.injectSignatureFault(this.repo, this.fault);
+    edge.world.injectSignatureFault(this.image.repo, this.fault);
   }
   toString = () =>
-    `registry ${this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} on the signature of ${label(this.repo)}`;
+    `registry ${this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} on the signature of ${this.image.name}`;
 }
 
-/** A build is published that crash-loops wherever it runs (issue 16: the `bad-build` story). */
+/** A build is published that crash-loops wherever it runs (the `bad-build` story, docs/behaviour.md §3.6). */
 class PublishBroken implements Command {
   private digest = '';
-  constructor(readonly repo: string) {}
+  constructor(readonly image: FollowedImage) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     edge.build += 1;
-    this.digest = simDigest(`${this.repo}#${edge.build}`);
+    this.digest = simDigest(`${this.image.repo}#${edge.build}`);
     edge.world.breakBuild(this.digest);
-    // A bad build is signed like any other: CI's key vouches for who built it, not for whether it runs (issues 15, 16).
-    edge.world.sign(this.repo, this.digest);
-    edge.world.publish(this.repo, this.digest);
+    // A bad build is signed like any other: CI's key vouches for who built it, not for whether it runs (I26, I30).
+    edge.world.sign(this.image.repo, this.digest);
+    edge.world.publish(this.image.repo, this.digest, this.image.tag);
   }
-  toString = () => `publish a crash-looping ${label(this.repo)} ${shortDigest(this.digest)} (signed)`;
+  toString = () => `publish a crash-looping ${this.image.name} ${shortDigest(this.digest)} (signed)`;
 }
 
 const BEHAVIOUR_WORDS: Record<RolloutBehaviour, string> = {
@@ -135,31 +146,31 @@ const BEHAVIOUR_WORDS: Record<RolloutBehaviour, string> = {
 
 class Behave implements Command {
   constructor(
-    readonly workload: WorkloadId,
+    readonly workload: string,
     readonly behaviour: RolloutBehaviour,
   ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    if (this.workload === 'jobs-manager') edge.jobsManagerCrashLoops = false;
+    if (this.workload === edge.world.gateId) edge.gateCrashLoops = false;
     edge.world.setBehaviour(this.workload, this.behaviour);
   }
   toString = () => `${this.workload} ${BEHAVIOUR_WORDS[this.behaviour]}`;
 }
 
 /**
- * The reviewer's flapping rollout (issue 7): jobs-manager looks Ready at the
- * top of a tick, fails its rollout wait after the re-image, and is
- * crash-looping (unsettled) at the next tick — over and over. With
- * DECOUPLED_REFRESH=1 every other tick is a decoupled pass, which must not
- * wipe out the count the failures build (I10, I25).
+ * A flapping rollout of the gate: Ready at the top of a tick, its rollout
+ * wait failing after the re-image, crash-looping (unsettled) at the next
+ * tick — over and over. With DECOUPLED_REFRESH=1 every other tick is a
+ * decoupled pass, which must not wipe out the count the failures build (I10, I25).
  */
-class JobsManagerCrashLoops implements Command {
+class GateCrashLoops implements Command {
+  constructor(readonly gate: string) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    edge.jobsManagerCrashLoops = true;
-    edge.world.setBehaviour('jobs-manager', 'flaps');
+    edge.gateCrashLoops = true;
+    edge.world.setBehaviour(edge.world.gateId, 'flaps');
   }
-  toString = () => 'jobs-manager flaps in and out (Ready at one tick, crash-looping at the next)';
+  toString = () => `${this.gate} flaps in and out (Ready at one tick, crash-looping at the next)`;
 }
 
 class ApiFault implements Command {
@@ -178,15 +189,15 @@ class ApiFault implements Command {
 
 class RegistryTrouble implements Command {
   constructor(
-    readonly repo: string,
+    readonly image: FollowedImage,
     readonly fault: RegistryFault,
   ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    edge.world.injectRegistryFault(this.repo, this.fault);
+    edge.world.injectRegistryFault(this.image.repo, this.fault);
   }
   toString = () =>
-    `registry ${this.fault === 'Garbage' ? 'answers garbage' : this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} for ${label(this.repo)}`;
+    `registry ${this.fault === 'Garbage' ? 'answers garbage' : this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} for ${this.image.name}`;
 }
 
 class RegistryBudget implements Command {
@@ -205,15 +216,15 @@ class Annotate implements Command {
   constructor(
     readonly key: string,
     readonly value: string | undefined,
+    /** The key as the story says it: without the annotation prefix. */
+    readonly said: string,
   ) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     edge.world.setAnnotation(this.key, this.value);
   }
   toString = () =>
-    this.value === undefined
-      ? `a human clears ${this.key.replace('tracebloc.io/', '')}`
-      : `${this.key.replace('tracebloc.io/', '')} holds ${JSON.stringify(this.value)}`;
+    this.value === undefined ? `a human clears ${this.said}` : `${this.said} holds ${JSON.stringify(this.value)}`;
 }
 
 /**
@@ -222,13 +233,13 @@ class Annotate implements Command {
  * go back to now names a build that failed here (I30).
  */
 class RecordQuarantined implements Command {
-  constructor(readonly image: (typeof IMAGES)[number]) {}
+  constructor(readonly image: ImageSpec) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     const quarantined = edge.world.annotations[this.image.quarantineKey];
     if (quarantined !== undefined) edge.world.setAnnotation(this.image.recordKey, quarantined);
   }
-  toString = () => `a human records ${label(this.image.repo)}'s quarantined digest as last refreshed`;
+  toString = () => `a human records ${this.image.name}'s quarantined digest as last refreshed`;
 }
 
 /**
@@ -237,20 +248,20 @@ class RecordQuarantined implements Command {
  * FLEET_HALT_REF: the tick must not see it (I35).
  */
 class PublishHalt implements Command {
-  constructor(readonly repo: string) {}
+  constructor(readonly image: FollowedImage) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    const digest = edge.world.registry.get(`${this.repo}:${edge.config.imageTag}`) ?? '';
+    const digest = edge.world.registry.get(`${this.image.repo}:${this.image.tag}`) ?? '';
     const document = simHaltDocument('a halt this edge does not watch', SIM_EPOCH_MS + edge.world.clockMs + HOUR_MS, {
-      [this.repo]: { digests: [digest] },
+      [this.image.repo]: { digests: [digest] },
     });
     edge.world.publishHalt(document, { signed: true, repo: SIM_HALT_REPO, tag: SIM_HALT_TAG });
   }
-  toString = () => `a fleet halt of ${label(this.repo)}'s current build is published (FLEET_HALT_REF unset)`;
+  toString = () => `a fleet halt of ${this.image.name}'s current build is published (FLEET_HALT_REF unset)`;
 }
 
 class HelmRerender implements Command {
-  constructor(readonly workload: WorkloadId) {}
+  constructor(readonly workload: string) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     edge.world.helmRerender(this.workload);
@@ -260,7 +271,7 @@ class HelmRerender implements Command {
 
 class HandSetImage implements Command {
   constructor(
-    readonly workload: WorkloadId,
+    readonly workload: string,
     readonly container: string,
     readonly image: string,
   ) {}
@@ -272,25 +283,24 @@ class HandSetImage implements Command {
     `someone sets ${this.workload} ${this.container}=${this.image.replace(/@sha256:(.{12}).*/, '@sha256:$1…')}`;
 }
 
-class DeleteJobsManager implements Command {
+class DeleteGate implements Command {
+  constructor(readonly gate: string) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
     edge.world.deleteGate();
   }
-  toString = () => 'jobs-manager Deployment is deleted';
+  toString = () => `the gate ${this.gate} is deleted`;
 }
 
-class RecreateJobsManager implements Command {
+class RecreateGate implements Command {
+  constructor(readonly gate: string) {}
   check = () => true;
   async run(_: object, edge: Edge): Promise<void> {
-    edge.jobsManagerCrashLoops = false;
+    edge.gateCrashLoops = false;
     edge.world.recreateGate();
   }
-  toString = () => 'jobs-manager Deployment is recreated (helm)';
+  toString = () => `the gate ${this.gate} is recreated (helm)`;
 }
-
-const repos = fc.constantFrom(...IMAGES.map((i) => i.repo));
-const workloads = fc.constantFrom<WorkloadId>('jobs-manager', 'requests-proxy', 'resource-monitor');
 
 /** Ops weighted toward the guards' own reads and writes, where faults matter most. */
 const faultedOps = fc.oneof(
@@ -298,15 +308,16 @@ const faultedOps = fc.oneof(
   // success reset gets more: its fault waits for a successful re-image, which
   // lockouts and low budgets make rarer.
   { arbitrary: fc.constantFrom<SpecOp>('clearSkipStreak'), weight: 2 },
-  // Since issues 15–17 (unsigned builds under enforce, quarantines, rollbacks)
-  // successful re-images are rarer still: at weight 3 a CI seed met the failed
-  // success reset 47 times, under the floor of 50.
+  // With unsigned builds under enforce, quarantines and rollbacks, successful
+  // re-images are rarer still: at weight 3 a CI seed met the failed success
+  // reset 47 times, under the floor of 50.
   { arbitrary: fc.constantFrom<SpecOp>('clearFlapState'), weight: 6 },
   { arbitrary: fc.constantFrom<SpecOp>('readSkipStreak', 'readRecordedDigests'), weight: 3 },
   {
     arbitrary: fc.constantFrom<SpecOp>('writeSkipStreak', 'readRefreshAttempt', 'writeRefreshAttempt', 'recordEvent'),
     weight: 3,
   },
+  // The gate's guard read (docs/behaviour.md §3.2), named as support/spec-calls.ts names it.
   { arbitrary: fc.constantFrom<SpecOp>('observeJobsManager'), weight: 2 },
   {
     arbitrary: fc.constantFrom<SpecOp>(
@@ -337,88 +348,108 @@ const registryFaults = fc.constantFrom<RegistryFault>(
   'Garbage',
   'Hang',
 );
-const bookkeepingKeys = fc.constantFrom(ANNOTATION.skipStreak, ANNOTATION.refreshAttempt, ANNOTATION.flapDetected);
 const garbage = fc.constantFrom('', 'x7', '-3', '1e3', '99999999999999999999', '007', ' 2');
+const behaviours = fc.constantFrom<RolloutBehaviour>('settles', 'stalls', 'flaps', 'neverReady', 'fallsApart');
 
-export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
-  // A fresh Tick per step: each remembers its own result for the story.
-  { arbitrary: fc.constant(null).map(() => new Tick()), weight: 40 },
-  {
-    arbitrary: fc.tuple(repos, fc.constantFrom(true, true, true, false)).map(([r, signed]) => new Publish(r, signed)),
-    weight: 7,
-  },
-  { arbitrary: repos.map((r) => new SignCurrent(r)), weight: 2 },
-  {
-    arbitrary: fc
-      .tuple(repos, fc.constantFrom<SignatureFault>('Transport', 'Timeout', 'RateLimited', 'Forbidden', 'Hang'))
-      .map(([r, f]) => new SignatureTrouble(r, f)),
-    weight: 1,
-  },
-  { arbitrary: repos.map((r) => new PublishBroken(r)), weight: 3 },
-  {
-    arbitrary: fc.constantFrom(...IMAGES.map((i) => i.quarantineKey)).map((k) => new Annotate(k, undefined)),
-    weight: 1,
-  },
-  { arbitrary: fc.constantFrom(...IMAGES).map((i) => new RecordQuarantined(i)), weight: 1 },
-  {
-    arbitrary: fc
-      .tuple(workloads, fc.constantFrom<RolloutBehaviour>('settles', 'stalls', 'flaps', 'neverReady', 'fallsApart'))
-      .map(([w, b]) => new Behave(w, b)),
-    weight: 6,
-  },
-  // jobs-manager's own behaviour drives both the streak and the flap guard:
-  // streaks need it unsettled, and clearing them needs it to recover.
-  {
-    arbitrary: fc
-      .constantFrom<RolloutBehaviour>('flaps', 'flaps', 'neverReady', 'neverReady', 'settles', 'settles', 'settles')
-      .map((b) => new Behave('jobs-manager', b)),
-    weight: 7,
-  },
-  { arbitrary: fc.constant(null).map(() => new JobsManagerCrashLoops()), weight: 5 },
-  {
-    arbitrary: fc
-      .tuple(faultedOps, clusterFaults, fc.constantFrom(1, 1, 1, 2, 3))
-      .map(([op, f, n]) => new ApiFault(op, f, n)),
-    weight: 10,
-  },
-  { arbitrary: fc.tuple(repos, registryFaults).map(([r, f]) => new RegistryTrouble(r, f)), weight: 9 },
-  {
-    arbitrary: fc.constantFrom(undefined, 0, 5, 5, 9, 10, 60, 100).map((n) => new RegistryBudget(n)),
-    // Enough low-budget stretches to meet a flap lockout in them (I10, I18).
-    weight: 4,
-  },
-  { arbitrary: bookkeepingKeys.map((k) => new Annotate(k, undefined)), weight: 3 },
-  { arbitrary: fc.tuple(bookkeepingKeys, garbage).map(([k, v]) => new Annotate(k, v)), weight: 1 },
-  // A count left standing (an earlier version's, or a human's half re-arm):
-  // lockouts and decoupled passes over a count without a long run of failures first (I10, I25).
-  {
-    arbitrary: fc.constantFrom('1', '2', '5').map((n) => new Annotate(ANNOTATION.refreshAttempt, n)),
-    weight: 3,
-  },
-  {
-    arbitrary: fc.constantFrom(...IMAGES.map((i) => i.recordKey)).map((k) => new Annotate(k, undefined)),
-    weight: 1,
-  },
-  { arbitrary: workloads.map((w) => new HelmRerender(w)), weight: 3 },
-  { arbitrary: repos.map((r) => new PublishHalt(r)), weight: 1 },
-  {
-    arbitrary: fc.oneof(
-      fc
-        .integer({ min: 1, max: 9 })
-        .map(
-          (n) =>
-            new HandSetImage(
-              'requests-proxy',
-              'proxy',
-              `docker.io/tracebloc/jobs-manager@${simDigest(`tracebloc/jobs-manager#${n}`)}`,
-            ),
-        ),
-      fc.constant(new HandSetImage('resource-monitor', 'tracebloc-resource-monitor', 'quay.io/acme/monitor:debug')),
-    ),
-    weight: 2,
-  },
-  { arbitrary: fc.constant(new DeleteJobsManager()), weight: 1 },
-  // Recreation outweighs deletion: a deleted Deployment is a short outage in
-  // the story, not half of it.
-  { arbitrary: fc.constant(new RecreateJobsManager()), weight: 6 },
-);
+/**
+ * What someone sets a container to by hand: a digest of its own repository
+ * (a `kubectl set image` to an older build, which RECONCILE_LIVE sees as
+ * live drift, I23), an image of another registry, or its own repository at
+ * another tag — both of which the ownership check must refuse to overwrite (I45).
+ */
+const handSetImages = (topology: Topology): fc.Arbitrary<Command> =>
+  fc
+    .constantFrom(...topology.workloads.flatMap((w) => w.containers.map((c) => ({ workload: w.id, ...c }))))
+    .chain(({ workload, container, image }) => {
+      const { repo } = topology.images.find((i) => i.name === image) ?? { repo: image };
+      return fc.oneof(
+        {
+          arbitrary: fc
+            .integer({ min: 1, max: 9 })
+            .map((n) => new HandSetImage(workload, container, `docker.io/${repo}@${simDigest(`${repo}#${n}`)}`)),
+          weight: 2,
+        },
+        { arbitrary: fc.constant(new HandSetImage(workload, container, 'quay.io/acme/monitor:debug')), weight: 1 },
+        { arbitrary: fc.constant(new HandSetImage(workload, container, `docker.io/${repo}:debug`)), weight: 1 },
+      );
+    });
+
+/**
+ * The world commands of an edge of this topology: builds of its images'
+ * repositories (under the tag each follows), behaviours of any of its
+ * workloads (the crash-loop and flap stories on its gate), faults on the
+ * ports, humans editing its keys and setting any mapped container by hand,
+ * Helm re-rendering any workload, its gate deleted and recreated. Pins do
+ * not change what can happen to an edge, so any config of one profile
+ * shares its commands.
+ */
+export const commandsFor = (topology: Topology): fc.Arbitrary<Command> => {
+  const gate = topology.gate.id;
+  const prefix = `${topology.profile.annotationPrefix}/`;
+  const annotate = (key: string, value: string | undefined) => new Annotate(key, value, key.replace(prefix, ''));
+  const images = fc.constantFrom(...topology.images.map(followed));
+  const workloads = fc.constantFrom(...topology.workloads.map((w) => w.id));
+  const { skipStreak, refreshAttempt, flapDetected } = topology.keys;
+  const bookkeepingKeys = fc.constantFrom(skipStreak, refreshAttempt, flapDetected);
+  return fc.oneof(
+    // A fresh Tick per step: each remembers its own result for the story.
+    { arbitrary: fc.constant(null).map(() => new Tick()), weight: 40 },
+    {
+      arbitrary: fc
+        .tuple(images, fc.constantFrom(true, true, true, false))
+        .map(([i, signed]) => new Publish(i, signed)),
+      weight: 7,
+    },
+    { arbitrary: images.map((i) => new SignCurrent(i)), weight: 2 },
+    {
+      arbitrary: fc
+        .tuple(images, fc.constantFrom<SignatureFault>('Transport', 'Timeout', 'RateLimited', 'Forbidden', 'Hang'))
+        .map(([i, f]) => new SignatureTrouble(i, f)),
+      weight: 1,
+    },
+    { arbitrary: images.map((i) => new PublishBroken(i)), weight: 3 },
+    {
+      arbitrary: fc.constantFrom(...topology.images.map((i) => i.quarantineKey)).map((k) => annotate(k, undefined)),
+      weight: 1,
+    },
+    { arbitrary: fc.constantFrom(...topology.images).map((i) => new RecordQuarantined(i)), weight: 1 },
+    { arbitrary: fc.tuple(workloads, behaviours).map(([w, b]) => new Behave(w, b)), weight: 6 },
+    // The gate's own behaviour drives both the streak and the flap guard:
+    // streaks need it unsettled, and clearing them needs it to recover.
+    {
+      arbitrary: fc
+        .constantFrom<RolloutBehaviour>('flaps', 'flaps', 'neverReady', 'neverReady', 'settles', 'settles', 'settles')
+        .map((b) => new Behave(gate, b)),
+      weight: 7,
+    },
+    { arbitrary: fc.constant(null).map(() => new GateCrashLoops(gate)), weight: 5 },
+    {
+      arbitrary: fc
+        .tuple(faultedOps, clusterFaults, fc.constantFrom(1, 1, 1, 2, 3))
+        .map(([op, f, n]) => new ApiFault(op, f, n)),
+      weight: 10,
+    },
+    { arbitrary: fc.tuple(images, registryFaults).map(([i, f]) => new RegistryTrouble(i, f)), weight: 9 },
+    {
+      arbitrary: fc.constantFrom(undefined, 0, 5, 5, 9, 10, 60, 100).map((n) => new RegistryBudget(n)),
+      // Enough low-budget stretches to meet a flap lockout in them (I10, I18).
+      weight: 4,
+    },
+    { arbitrary: bookkeepingKeys.map((k) => annotate(k, undefined)), weight: 3 },
+    { arbitrary: fc.tuple(bookkeepingKeys, garbage).map(([k, v]) => annotate(k, v)), weight: 1 },
+    // A count left standing (an earlier version's, or a human's half re-arm):
+    // lockouts and decoupled passes over a count without a long run of failures first (I10, I25).
+    { arbitrary: fc.constantFrom('1', '2', '5').map((n) => annotate(refreshAttempt, n)), weight: 3 },
+    {
+      arbitrary: fc.constantFrom(...topology.images.map((i) => i.recordKey)).map((k) => annotate(k, undefined)),
+      weight: 1,
+    },
+    { arbitrary: workloads.map((w) => new HelmRerender(w)), weight: 3 },
+    { arbitrary: images.map((i) => new PublishHalt(i)), weight: 1 },
+    { arbitrary: handSetImages(topology), weight: 2 },
+    { arbitrary: fc.constant(new DeleteGate(gate)), weight: 1 },
+    // Recreation outweighs deletion: a deleted gate is a short outage in the
+    // story, not half of it.
+    { arbitrary: fc.constant(new RecreateGate(gate)), weight: 6 },
+  );
+};

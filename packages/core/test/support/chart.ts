@@ -2,12 +2,12 @@ import type { TickConfig } from '../../src/config/tick-config.js';
 import { type ImageSpec, imageOf, type WorkloadRef, workloadOf } from '../../src/domain/workloads.js';
 import { simConfig } from '../../src/sim/sim-config.js';
 
-// The chart's topology in the words the tests speak: the default profile's
-// images, workloads, containers and bookkeeping keys (docs/behaviour.md §2),
+// The chart's topology in the words the example tests speak: the default
+// profile's images, workloads and bookkeeping keys (docs/behaviour.md §2),
 // taken from the simulator's config so that a test names what the tick
-// follows, never a second copy of it. The container names are spelled out:
-// they are the chart's pod templates' contract, which a rename in the
-// default profile must redden, not follow.
+// follows, never a second copy of it. The property suite (test/spec/) takes
+// all of it from the edge's own `config.topology` instead, so that it holds
+// for any profile.
 
 /** The chart's three images. */
 export type ImageName = 'jobs-manager' | 'pods-monitor' | 'resource-monitor';
@@ -22,14 +22,6 @@ export const IMAGES = CHART.images;
 /** The chart's tick-wide bookkeeping keys (`tracebloc.io/refresh-attempt`, …). */
 export const ANNOTATION = CHART.keys;
 
-/** Container names in the chart's pod templates. */
-export const CONTAINER = {
-  api: 'api',
-  podsMonitor: 'pods-monitor-container',
-  proxy: 'proxy',
-  resourceMonitor: 'tracebloc-resource-monitor',
-} as const;
-
 /** One of the chart's images. */
 export const imageSpec = (name: string): ImageSpec => imageOf(CHART, name);
 
@@ -39,16 +31,8 @@ export const workloadRef = (config: TickConfig, id: string): WorkloadRef => {
   return { id, kind, name, namespace };
 };
 
-/** requests-proxy pinned on its own under this config (REQUESTS_PROXY_PINNED=1, I13). */
-export const isRequestsProxyPinned = (config: TickConfig): boolean =>
-  workloadOf(config.topology, 'requests-proxy').pinned;
-
 /** An image pinned under this config (its `*_PINNED=1`, I13). */
-export const isImagePinned = (config: TickConfig, image: string): boolean => imageOf(config.topology, image).pinned;
-
-/** Any of the chart's four pins set under this config. */
-export const isAnythingPinned = (config: TickConfig): boolean =>
-  config.topology.images.some((i) => i.pinned) || config.topology.workloads.some((w) => w.pinned);
+const isImagePinned = (config: TickConfig, image: string): boolean => imageOf(config.topology, image).pinned;
 
 /** The chart's names as a config resolved them (RELEASE_NAME and friends, docs/behaviour.md §2). */
 export const chartNamesOf = (config: TickConfig) => ({
@@ -64,7 +48,7 @@ export const chartPinsOf = (config: TickConfig) => ({
   jobsManager: isImagePinned(config, 'jobs-manager'),
   podsMonitor: isImagePinned(config, 'pods-monitor'),
   resourceMonitor: isImagePinned(config, 'resource-monitor'),
-  requestsProxy: isRequestsProxyPinned(config),
+  requestsProxy: workloadOf(config.topology, 'requests-proxy').pinned,
 });
 
 /** The chart's topology under the simulator's names: what bookkeeping helpers are handed in tests. */
