@@ -46,6 +46,7 @@ export interface SpecCall extends Omit<SimCall, 'op'> {
 const STREAK = ANNOTATION.skipStreak;
 const ATTEMPT = ANNOTATION.refreshAttempt;
 const FLAP = ANNOTATION.flapDetected;
+const SILENCE = ANNOTATION.resolveFailureStreak;
 
 /**
  * `key=value key-` back into changes. Every key is `tracebloc.io/…`; only the
@@ -67,6 +68,9 @@ const writeOf = (detail: string): { op: WriteKind; detail: string } => {
   const value = (key: string) => changes[key];
   if (typeof value(STREAK) === 'string') return { op: 'writeSkipStreak', detail: String(value(STREAK)) };
   if (STREAK in changes) return { op: 'clearSkipStreak', detail: '' };
+  // MAX_RESOLVE_FAILURE_TICKS (I46): the registry's silence counted, or over.
+  if (typeof value(SILENCE) === 'string') return { op: 'writeResolveFailureStreak', detail: String(value(SILENCE)) };
+  if (SILENCE in changes) return { op: 'clearResolveFailureStreak', detail: '' };
   if (typeof value(FLAP) === 'string') return { op: 'markFlapDetected', detail: String(value(FLAP)) };
   if (ATTEMPT in changes && value(ATTEMPT) === null) return { op: 'clearFlapState', detail: '' };
   if (typeof value(ATTEMPT) === 'string') return { op: 'writeRefreshAttempt', detail: String(value(ATTEMPT)) };
@@ -126,6 +130,8 @@ export const WRITE_FAULT_KEY: Readonly<Record<WriteKind, string>> = {
   writePendingDigests: 'tracebloc.io/pending-',
   recordFleetHalt: 'tracebloc.io/fleet-halt-digest=',
   liftFleetHalt: 'tracebloc.io/fleet-halt-digest-',
+  writeResolveFailureStreak: `${SILENCE}=`,
+  clearResolveFailureStreak: `${SILENCE}-`,
 };
 
 const isWriteKind = (op: SpecOp): op is WriteKind => Object.hasOwn(WRITE_FAULT_KEY, op);
