@@ -119,7 +119,7 @@ export {
   type LiveWorkload,
   workloadOf,
 } from './domain/workloads.js';
-export { dryRunPorts } from './dry-run.js';
+export { type DryRunMode, dryRunPorts } from './dry-run.js';
 export { mermaidDiagram } from './machine/diagram.js';
 export {
   INTERRUPTED_EXIT,
