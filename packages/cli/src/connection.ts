@@ -21,6 +21,8 @@ export interface ConnectionHooks {
   readonly signal?: AbortSignal;
   /** SIGTERM / SIGINT: ends every read and wait; a write already sent is awaited within its bound. */
   readonly interrupt?: AbortSignal;
+  /** `tick --dry-run` (server-side): every write is sent as dryRun=All, checked by the API server and persisted nowhere. */
+  readonly dryRun?: boolean;
   /** VERIFY_SIGNATURES ≠ off: the keys and keyless trust read from their files; the ports then check signatures (issue 15). */
   readonly signatureTrust?: SignatureTrust;
 }

@@ -58,6 +58,8 @@ interface Command {
   /** A command of one verb (`halt render`): the word that must follow the command's name. */
   readonly verb?: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
+  /** String options that may be given bare (`--dry-run`), and the value that means. */
+  readonly bareValues?: Readonly<Record<string, string>>;
   readonly run: (values: Values, out: Output, platform: Environment) => Promise<CommandResult> | CommandResult;
 }
 
@@ -80,9 +82,22 @@ const withConfiguration = async (
 const COMMANDS: Readonly<Record<string, Command>> = {
   tick: {
     help: TICK_HELP,
-    options: { json: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, 'dry-run': { type: 'string' } },
+    // `--dry-run` alone is the server-side dry run, as `kubectl --dry-run` is now.
+    bareValues: { 'dry-run': 'server' },
     run: (v, out, p) =>
-      tick({ json: v.json === true, dryRun: v['dry-run'] === true, interrupt: p.interrupt }, p.env, p.connect, out),
+      v['dry-run'] !== undefined && v['dry-run'] !== 'server' && v['dry-run'] !== 'client'
+        ? usageError(out, `tick: --dry-run takes server (the default) or client, not '${String(v['dry-run'])}'`)
+        : tick(
+            {
+              json: v.json === true,
+              dryRun: v['dry-run'] === 'server' || v['dry-run'] === 'client' ? v['dry-run'] : undefined,
+              interrupt: p.interrupt,
+            },
+            p.env,
+            p.connect,
+            out,
+          ),
   },
   status: {
     help: STATUS_HELP,
@@ -150,6 +165,13 @@ const usageError = (out: Output, message: string): CommandResult => {
   return { exitCode: 2 };
 };
 
+/** `--dry-run` → `--dry-run=server`: node's parseArgs has no option with an optional value. */
+const withBareValues = (args: readonly string[], bare: Readonly<Record<string, string>> | undefined): string[] =>
+  args.map((arg) => {
+    const value = bare?.[arg.replace(/^--/, '')];
+    return arg.startsWith('--') && !arg.includes('=') && value !== undefined ? `${arg}=${value}` : arg;
+  });
+
 const isParseArgsError = (error: unknown): error is Error =>
   error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
 
@@ -185,7 +207,7 @@ export const main = async (argv: readonly string[], out: Output, platform: Envir
   let values: Values;
   try {
     ({ values } = parseArgs({
-      args: command.verb !== undefined && !wantsHelp ? afterVerb : [...rest],
+      args: withBareValues(command.verb !== undefined && !wantsHelp ? afterVerb : [...rest], command.bareValues),
       options: { ...command.options, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: false,

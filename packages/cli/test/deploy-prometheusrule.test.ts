@@ -68,13 +68,14 @@ const pushedNames = async (): Promise<Set<string>> => {
 };
 
 describe('deploy/prometheusrule.yaml', () => {
-  it('is a PrometheusRule with its alerts: frozen, flap lockout, no success, never a success, rejection, rollback, quarantine, soak, the fleet halt, platforms, staging', () => {
+  it('is a PrometheusRule with its alerts: frozen, flap lockout, no success, never a success, an unreachable registry, rejection, rollback, quarantine, soak, the fleet halt, platforms, staging', () => {
     expect(manifest().kind).toBe('PrometheusRule');
     expect(rules().map((r) => r.alert)).toEqual([
       'ImageRefreshFrozen',
       'ImageRefreshFlapLockout',
       'ImageRefreshNoSuccess',
       'ImageRefreshNeverSucceeded',
+      'ImageRefreshRegistryUnreachable',
       'ImageRefreshSignatureRejected',
       'ImageRefreshRolledBack',
       'ImageRefreshQuarantineHeld',
@@ -221,6 +222,29 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
               { severity: 'critical' },
               'image-refresh has never succeeded on tracebloc/stg',
               "This edge has pushed ticks for 2 h and not one exited 0. Check the CronJob's Jobs and `kubectl logs`; the last tick's outcome is image_refresh_tick_outcome.",
+            ),
+          ],
+        },
+      ],
+    );
+    expect(out).toContain('SUCCESS');
+  });
+
+  it('ImageRefreshRegistryUnreachable fires on that outcome, not on a silent tick below the ceiling', () => {
+    const out = promtoolTest(
+      [
+        { series: `image_refresh_tick_outcome{outcome="registryUnreachable",${edge}}`, values: '1x10' },
+        { series: 'image_refresh_tick_outcome{outcome="complete",release="ok"}', values: '1x10' },
+      ],
+      [
+        {
+          eval_time: '5m',
+          alertname: 'ImageRefreshRegistryUnreachable',
+          exp_alerts: [
+            fired(
+              { outcome: 'registryUnreachable', severity: 'critical' },
+              'image-refresh cannot reach the registry from tracebloc/stg',
+              'Some image has not been resolved for MAX_RESOLVE_FAILURE_TICKS ticks in a row, so it cannot be refreshed. `kubectl logs` says REGISTRY UNREACHABLE with the images and the last cause; image_refresh_image_resolve_failed names the images.',
             ),
           ],
         },

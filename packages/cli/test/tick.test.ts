@@ -30,7 +30,7 @@ describe('image-refresh tick', () => {
     const { exitCode, stderr } = await runCli(['tick'], world);
     expect(exitCode).toBe(0);
     expect(stderr.at(-1)).toBe(
-      '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/stg-jobs-manager, deployment/stg-requests-proxy)',
+      '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/stg-jobs-manager, deployment/stg-requests-proxy) unresolved=0',
     );
     // 'set image' is printed before its rollout completes: events stream.
     expect(stderr.findIndex((l) => l.includes('set image deployment/stg-jobs-manager'))).toBeLessThan(
@@ -58,16 +58,54 @@ describe('image-refresh tick', () => {
     expect(world.calls).toEqual([]);
   });
 
-  it('--dry-run decides and prints the plan, and the cluster receives no write', async () => {
+  it('--dry-run decides and prints the plan; every write goes to the API server as a dry run, and nothing persists', async () => {
     const world = aWorld();
     world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
     world.publish(JM, simDigest(`${JM}#2`));
     const { exitCode, stderr } = await runCli(['tick', '--dry-run'], world);
     expect(exitCode).toBe(0);
-    expect(stderr.filter((l) => l.includes('dry-run: would set image'))).toHaveLength(2);
+    expect(
+      stderr.filter(
+        (l) => l.includes('dry-run: would set image') && l.endsWith('(the API server accepted it as a dry run)'),
+      ),
+    ).toHaveLength(2);
     expect(stderr.at(-1)).toMatch(/^\[image-refresh\] dry-run summary: outcome=complete/);
-    expect(world.calls.filter((c) => c.op === 'setImages' || c.op === 'patchBookkeeping')).toEqual([]);
+    const writes = world.calls.filter((c) => c.op === 'setImages' || c.op === 'patchBookkeeping');
+    expect(writes.map((c) => c.outcome)).toEqual(['dry run', 'dry run', 'dry run', 'dry run', 'dry run']);
     expect(world.annotations['tracebloc.io/last-refreshed-jobs-manager-digest']).toBe(simDigest(`${JM}#1`));
+    expect(world.workload('jobs-manager').images.api).toBe(`docker.io/${JM}:stg`);
+  });
+
+  it('--dry-run: a write the API server would refuse ends the dry run as it would end the real tick, exit 1', async () => {
+    const world = aWorld();
+    world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
+    world.publish(JM, simDigest(`${JM}#2`));
+    world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.refreshAttempt}=`);
+    const { exitCode, stderr } = await runCli(['tick', '--dry-run'], world);
+    expect(exitCode).toBe(1);
+    expect(theLine(stderr, 'dry-run: ERROR: could not persist')).toMatch(
+      /^\[image-refresh\] dry-run: ERROR: could not persist tracebloc\.io\/refresh-attempt=1 /,
+    );
+    expect(stderr.at(-1)).toMatch(/^\[image-refresh\] dry-run summary: outcome=attemptWriteFailed exit=1 /);
+    expect(world.calls.filter((c) => c.op === 'setImages')).toEqual([]);
+  });
+
+  it('--dry-run=client sends no write at all (credentials that may only read), and says every one', async () => {
+    const world = aWorld();
+    world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
+    world.publish(JM, simDigest(`${JM}#2`));
+    world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.refreshAttempt}=`);
+    const { exitCode, stderr } = await runCli(['tick', '--dry-run=client'], world);
+    expect(exitCode).toBe(0);
+    expect(stderr.filter((l) => l.includes('dry-run: would set image'))).toHaveLength(2);
+    expect(world.calls.filter((c) => c.op === 'setImages' || c.op === 'patchBookkeeping')).toEqual([]);
+  });
+
+  it('--dry-run takes server or client, nothing else', async () => {
+    const { exitCode, stderr, connected } = await runCli(['tick', '--dry-run=maybe'], aWorld());
+    expect(exitCode).toBe(2);
+    expect(stderr[0]).toBe("image-refresh: tick: --dry-run takes server (the default) or client, not 'maybe'");
+    expect(connected).toBe(0);
   });
 
   it("--dry-run: every line says it is a dry run, and none reports an action in a real run's words (issue 13)", async () => {

@@ -2,43 +2,75 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import { formatDuration } from './config/duration.js';
 import type { TickConfig } from './config/tick-config.js';
 import { describeChanges } from './domain/bookkeeping.js';
-import { describeWorkload } from './domain/workloads.js';
+import { type ContainerImage, describeWorkload, type WorkloadRef } from './domain/workloads.js';
 import type { ClusterPort } from './ports/cluster-port.js';
 import type { StagingPort } from './ports/staging-port.js';
 import type { TickPorts } from './run-tick.js';
 
-// `--dry-run`: the real reads, the real decisions, and every write replaced by
-// a sentence saying what it would have been. Each pretend write succeeds, so
-// the machine walks the path the real tick would take when nothing fails —
-// the plan an operator wants to see before letting it loose. A bookkeeping
-// write is printed from the very changes the machine decided, so the line
-// names every key the real write would (the pin markers included).
+// `--dry-run`: the real reads, the real decisions, and every write said as a
+// sentence saying what it would have been. Client-side (`--dry-run=client`),
+// each pretend write succeeds, so the machine walks the path the real tick
+// would take when nothing fails. Server-side (`--dry-run`, the default, as
+// `kubectl --dry-run=server`), each write goes to a port that sends it with
+// dryRun=All: the API server checks RBAC, admission and the object as it
+// would the real write and persists nothing, so a write the real tick would
+// have refused is refused here, with the exit code the real tick would have.
+// Waits, Events, staging and START_JITTER are said in both: nothing rolls. A
+// bookkeeping write is printed from the very changes the machine decided, so
+// the line names every key the real write would (the pin markers included).
+
+/** `then` on the write's success, the answer passed on untouched; a refusal passes on as the real tick meets it. */
+const once = <E, A>(write: TE.TaskEither<E, A>, then: (answer: A) => void): TE.TaskEither<E, A> =>
+  TE.map((answer: A) => {
+    then(answer);
+    return answer;
+  })(write);
+
+/** Where a dry run's writes go: nowhere (`client`), or to the API server as dryRun=All (`server`). */
+export type DryRunMode = 'client' | 'server';
 
 /**
- * The same ports with every write replaced by a sentence, for `--dry-run`:
- * reads still go to `ports` (so the tick decides on the real world), each
- * write, set-image, rollout wait and Event is handed to `wouldDo` as a
- * kubectl-like line (`annotate deployment/x -n ns key=value`) and succeeds.
- * The tick then walks the path it would take if nothing failed. Nothing is
- * written through `ports`.
+ * The same ports for `--dry-run`: reads still go to `ports` (so the tick
+ * decides on the real world); each write, set-image, rollout wait and Event
+ * is handed to `wouldDo` as a kubectl-like line (`annotate deployment/x -n ns
+ * key=value`). With `client`, every write succeeds without a request and the
+ * tick walks the path it would take if nothing failed. With `server`, `ports`
+ * must be built to send writes as dryRun=All (the k8s-adapter's `dryRun`
+ * option): each write is sent, said only once the API server accepted it, and
+ * a refusal ends the tick as it would end the real one. Nothing rolls and no
+ * Event is recorded in either.
  */
-export const dryRunPorts = (ports: TickPorts, config: TickConfig, wouldDo: (action: string) => void): TickPorts => {
+export const dryRunPorts = (
+  ports: TickPorts,
+  config: TickConfig,
+  wouldDo: (action: string) => void,
+  mode: DryRunMode = 'client',
+): TickPorts => {
   const pretend = (action: string) => {
     wouldDo(action);
     return TE.right<never, void>(undefined);
   };
+  const annotation = (changes: Parameters<ClusterPort['patchBookkeeping']>[0]) =>
+    `annotate ${describeWorkload(config.topology.gate)} -n ${config.topology.gate.namespace} ${describeChanges(changes)}`;
+  const setImage = (workload: WorkloadRef, images: readonly ContainerImage[]) =>
+    `set image ${describeWorkload(workload)} -n ${workload.namespace} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`;
   const cluster: ClusterPort = {
     ...ports.cluster,
     patchBookkeeping: (changes) =>
-      pretend(
-        `annotate ${describeWorkload(config.topology.gate)} -n ${config.topology.gate.namespace} ${describeChanges(changes)}`,
-      ),
+      mode === 'server'
+        ? once(ports.cluster.patchBookkeeping(changes), () =>
+            wouldDo(`${annotation(changes)} (the API server accepted it as a dry run)`),
+          )
+        : pretend(annotation(changes)),
     setImages: (workload, images) => {
-      wouldDo(
-        `set image ${describeWorkload(workload)} -n ${workload.namespace} ${images.map((i) => `${i.container}=${i.image}`).join(' ')}`,
-      );
-      // Said as the patch it would send: the dry run does not read the workload to see whether
-      // the real tick would find it already on target (docs/behaviour.md §3.6) and send nothing.
+      if (mode === 'server') {
+        return once(ports.cluster.setImages(workload, images), ({ changed }) => {
+          if (changed) wouldDo(`${setImage(workload, images)} (the API server accepted it as a dry run)`);
+        });
+      }
+      wouldDo(setImage(workload, images));
+      // Said as the patch it would send: a client-side dry run does not read the workload to see
+      // whether the real tick would find it already on target (docs/behaviour.md §3.6) and send nothing.
       return TE.right({ changed: true });
     },
     waitForRollout: (workload, timeoutMs) =>

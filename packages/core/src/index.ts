@@ -61,6 +61,9 @@ export {
   recordedDigestsOf,
   refreshAttemptOf,
   refreshAttemptSet,
+  resolveFailureStreakOf,
+  resolveFailureStreakRemoved,
+  resolveFailureStreakSet,
   skipStreakOf,
   skipStreakRemoved,
   skipStreakSet,
@@ -116,7 +119,7 @@ export {
   type LiveWorkload,
   workloadOf,
 } from './domain/workloads.js';
-export { dryRunPorts } from './dry-run.js';
+export { type DryRunMode, dryRunPorts } from './dry-run.js';
 export { mermaidDiagram } from './machine/diagram.js';
 export {
   INTERRUPTED_EXIT,

@@ -52,6 +52,7 @@ describe('parseTickConfig', () => {
       registryUrl: 'https://registry-1.docker.io',
       authUrl: undefined,
       flapLockoutIsFinding: false,
+      maxResolveFailureTicks: 8,
       registryBudgetFloor: 10,
       registryBudgetGuard: true,
       kubernetesEvents: true,

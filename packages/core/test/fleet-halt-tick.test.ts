@@ -459,7 +459,8 @@ describe('expired, lifted, kept', () => {
     for (const repo of [JM, 'tracebloc/pods-monitor', RM]) edge.world.injectRegistryFault(repo, 'Transport', 3);
     const lifted = await edge.tick();
     expect(edge.codes()).toContain('FLEET_HALT_LIFTED');
-    expect(lifted.writes.map((w) => w.kind)).toEqual(['liftFleetHalt']);
+    // The registry's silence is counted first (I46).
+    expect(lifted.writes.map((w) => w.kind)).toEqual(['writeResolveFailureStreak', 'liftFleetHalt']);
     expect(edge.world.annotations[ANNOTATION.fleetHaltDigest]).toBeUndefined();
   });
 

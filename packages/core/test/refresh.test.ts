@@ -258,7 +258,9 @@ describe('registry (#569, I15, I19)', () => {
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(edge.line('RESOLVE_FAILED')).toContain('could not resolve latest digest of tracebloc/jobs-manager:stg');
+    // The silence is counted first (I46); the image that answered goes on (I15).
     expect(edge.writes()).toEqual([
+      'writeResolveFailureStreak 1',
       'writeRefreshAttempt 1',
       `setImages resource-monitor tracebloc-resource-monitor=${ref(RM, rm2)}`,
       'clearFlapState',
@@ -272,11 +274,21 @@ describe('registry (#569, I15, I19)', () => {
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(edge.line('RESOLVE_FAILED')).toContain('not an OCI digest');
-    expect(edge.writes()).toEqual([]);
+    // Only the silence it counts (I46): no digest, garbage or not, is written.
+    expect(edge.writes()).toEqual(['writeResolveFailureStreak 1']);
   });
 
   it('when nothing resolves, nothing is read, compared or written', async () => {
     const edge = await aSteadyEdge();
+    for (const repo of [JM, PM, RM]) edge.world.injectRegistryFault(repo, 'Hang');
+    const outcome = await edge.tick();
+    expect(outcome.exitCode).toBe(0);
+    expect(edge.ops()).not.toContain('readRecordedDigests');
+    expect(edge.writes()).toEqual(['writeResolveFailureStreak 1']);
+  });
+
+  it('with MAX_RESOLVE_FAILURE_TICKS=off, as the script: nothing resolved, nothing read, compared or written', async () => {
+    const edge = await aSteadyEdge({ MAX_RESOLVE_FAILURE_TICKS: 'off' });
     for (const repo of [JM, PM, RM]) edge.world.injectRegistryFault(repo, 'Hang');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);

@@ -73,6 +73,7 @@ describe('I19: only a registered algorithm with its exact length is a digest', (
     expect(outcome.exitCode).toBe(0);
     expect(edge.line('RESOLVE_FAILED')).toContain(`"constructor:${HEX64}", which is not an OCI digest`);
     expect(edge.writes()).toEqual([
+      'writeResolveFailureStreak 1',
       'writeRefreshAttempt 1',
       `setImages resource-monitor tracebloc-resource-monitor=docker.io/${RM}@${rm2}`,
       'clearFlapState',

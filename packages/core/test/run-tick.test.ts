@@ -104,7 +104,9 @@ describe('runTick', () => {
     const outcome = await runTick(config, ports);
     expect(outcome.result).toBe('complete');
     expect(outcome.events.filter((e) => e.code === 'RESOLVE_FAILED')).toHaveLength(3);
-    expect(outcome.writes).toEqual([]);
+    // Only the silence, counted (I46).
+    expect(outcome.writes.map((w) => w.kind)).toEqual(['writeResolveFailureStreak']);
+    expect(outcome.unresolved).toEqual(['jobs-manager', 'pods-monitor', 'resource-monitor']);
   });
 
   it('Left values from ports pass through with their tag and the server message', async () => {

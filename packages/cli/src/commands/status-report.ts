@@ -66,6 +66,8 @@ export interface StatusReport {
   readonly workloads: Readonly<Record<string, WorkloadFacts>>;
   readonly skipStreak: CounterFacts | null;
   readonly refreshAttempt: CounterFacts | null;
+  /** MAX_RESOLVE_FAILURE_TICKS: ticks in a row the registry left an image unanswered; undefined with `off` (I46). */
+  readonly resolveFailureStreak?: CounterFacts | null;
   readonly flapDetected: string | null;
   readonly images: readonly ImageFacts[] | null;
   /** image → the digest quarantined after a rollback (ON_ROLLOUT_FAILURE=revert), or null. */
@@ -181,6 +183,7 @@ export const statusReport = async (
       ...head,
       skipStreak: null,
       refreshAttempt: null,
+      ...(config.maxResolveFailureTicks === 'off' ? {} : { resolveFailureStreak: null }),
       flapDetected: null,
       images: null,
       quarantined: null,
@@ -224,6 +227,9 @@ export const statusReport = async (
     ...head,
     skipStreak: counterFacts(a[topology.keys.skipStreak], config.maxSkipTicks),
     refreshAttempt: counterFacts(a[topology.keys.refreshAttempt], config.maxRefreshAttempts),
+    ...(config.maxResolveFailureTicks === 'off'
+      ? {}
+      : { resolveFailureStreak: counterFacts(a[topology.keys.resolveFailureStreak], config.maxResolveFailureTicks) }),
     flapDetected: a[topology.keys.flapDetected] ?? null,
     images,
     quarantined: Object.fromEntries(topology.images.map((image) => [image.name, a[image.quarantineKey] ?? null])),

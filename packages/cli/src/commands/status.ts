@@ -74,6 +74,7 @@ export const statusLines = (config: TickConfig, report: StatusReport): string[] 
   }
   lines.push(`${named('skip streak')}${counter(report.skipStreak)}`);
   lines.push(`${named('attempts')}${counter(report.refreshAttempt)}`);
+  if (report.resolveFailureStreak) lines.push(`${named('registry silent')}${counter(report.resolveFailureStreak)}`);
   lines.push(
     `${named('flap marker')}${report.flapDetected === null ? 'none' : `FLAP DETECTED after ${report.flapDetected} failed attempt(s) — run 'image-refresh rearm' once fixed`}`,
   );

@@ -1,5 +1,6 @@
 import {
   configInvalidOutcome,
+  type DryRunMode,
   dryRunPorts,
   ENV,
   interruptedAfterTheTick,
@@ -25,7 +26,12 @@ environment (RELEASE_NAME, RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, …).
 Drop-in for image-refresh.sh: same annotations, phrases and exit codes.
 
   --json     one JSON object per event on stdout instead of [image-refresh] lines
-  --dry-run  read and decide, write nothing; print every write and re-image it would make
+  --dry-run[=server|client]
+             read and decide, persist nothing; print every write and re-image it
+             would make. server (the default, as kubectl's): each write is sent
+             with dryRun=All, so the API server checks RBAC, admission and the
+             object, and a refusal ends the tick as it would end the real one;
+             client: nothing is sent (for credentials that may only read)
 
 ${tickVariablesHelp()}
 Exit codes: 0 ok (including a counted skip below MAX_SKIP_TICKS), 1 a finding an
@@ -37,7 +43,8 @@ outcome=interrupted). The last line is always the summary.
 
 export interface TickOptions {
   readonly json?: boolean | undefined;
-  readonly dryRun?: boolean | undefined;
+  /** `--dry-run`: `server` sends every write as dryRun=All; `client` sends none. */
+  readonly dryRun?: DryRunMode | undefined;
   /** SIGTERM / SIGINT: stop starting calls, end waits and reads, say where the tick was (docs/behaviour.md §3, Signals). */
   readonly interrupt?: AbortSignal | undefined;
 }
@@ -53,7 +60,7 @@ export const tick = async (
     else for (const line of logLines(event)) out.stderr(line);
   };
   const say = (event: LogEvent) => {
-    if (options.dryRun !== true) return print(event);
+    if (options.dryRun === undefined) return print(event);
     const shown = dryRunEvent(event);
     if (shown !== undefined) print(shown);
   };
@@ -62,7 +69,7 @@ export const tick = async (
   const summarise = (outcome: TickOutcome): CommandResult => {
     const summary = summaryLine(outcome);
     if (options.json === true) out.stdout(JSON.stringify({ level: 'info', code: 'SUMMARY', message: summary }));
-    else out.stderr(`${PREFIX} ${options.dryRun === true ? 'dry-run ' : ''}${summary}`);
+    else out.stderr(`${PREFIX} ${options.dryRun === undefined ? '' : 'dry-run '}${summary}`);
     return { exitCode: outcome.exitCode };
   };
 
@@ -96,14 +103,20 @@ export const tick = async (
         note('REGISTRY_BUDGET', `  ${line}`);
       },
       signal: tickOver.signal,
+      ...(options.dryRun === 'server' ? { dryRun: true } : {}),
       ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
       ...(trust === undefined ? {} : { signatureTrust: trust }),
     });
     const observed = metrics === undefined ? connected : metrics.observe(connected, config.topology);
-    if (options.dryRun !== true) return observed;
-    note('DRY_RUN', 'dry-run: reading and deciding only; nothing will be written or re-imaged');
+    if (options.dryRun === undefined) return observed;
+    note(
+      'DRY_RUN',
+      options.dryRun === 'server'
+        ? 'dry-run: reading and deciding; every write goes to the API server as a dry run (dryRun=All): checked, persisted nowhere, nothing rolls'
+        : 'dry-run: reading and deciding only; nothing will be written or re-imaged',
+    );
     for (const line of profileLines(config, env[ENV.profile] || undefined)) note('DRY_RUN', `dry-run: ${line}`);
-    return dryRunPorts(observed, config, (action) => note('DRY_RUN', `  dry-run: would ${action}`));
+    return dryRunPorts(observed, config, (action) => note('DRY_RUN', `  dry-run: would ${action}`), options.dryRun);
   };
   const ran = await runTick(config, ports(), {
     onEvent: say,
@@ -111,7 +124,7 @@ export const tick = async (
   });
   // A dry run writes nothing, and a push would tell the fleet a tick ran.
   const outcome =
-    metrics !== undefined && options.dryRun !== true
+    metrics !== undefined && options.dryRun === undefined
       ? await pushAtTickEnd(metrics, ran, config, { tickOver: tickOver.signal, interrupt: options.interrupt }, say)
       : stoppedBeforeTheSummary(ran, options.interrupt, say);
   const result = summarise(outcome);

@@ -4,6 +4,7 @@ import {
   isWellFormedDigest,
   recordedDigestsOf,
   refreshAttemptOf,
+  resolveFailureStreakOf,
   skipStreakOf,
   type TickPorts,
   type Topology,
@@ -25,6 +26,8 @@ export interface TickObservations {
   skipStreak?: number;
   /** refresh-attempt after the tick (read, then written or cleared by the success reset). */
   refreshAttempt?: number;
+  /** refresh-resolve-failure-streak after the tick (read, then written or cleared, I46). */
+  resolveFailureStreak?: number;
   /** last-refreshed-<image>-digest after the tick (read, then recorded). */
   readonly recorded: Partial<Record<string, string>>;
   /** The digest the registry answered this tick, where it was well-formed (I19). */
@@ -80,6 +83,7 @@ const noteChanges = (topology: Topology, seen: TickObservations, changes: Bookke
   for (const [key, value] of Object.entries(changes)) {
     if (key === topology.keys.skipStreak) seen.skipStreak = counterAfter(value);
     else if (key === topology.keys.refreshAttempt) seen.refreshAttempt = counterAfter(value);
+    else if (key === topology.keys.resolveFailureStreak) seen.resolveFailureStreak = counterAfter(value);
     else if (topology.images.some((i) => i.quarantineKey === key)) noteQuarantine(topology, seen, key, value);
     else {
       const image = topology.images.find((i) => i.recordKey === key);
@@ -100,6 +104,7 @@ export const observePorts = (ports: TickPorts, seen: TickObservations, topology:
         onRight(cluster.readGate(settleWithinMs), ({ annotations }) => {
           seen.skipStreak = counterValue(skipStreakOf(topology, annotations));
           seen.refreshAttempt = counterValue(refreshAttemptOf(topology, annotations));
+          seen.resolveFailureStreak = counterValue(resolveFailureStreakOf(topology, annotations));
           const recorded = recordedDigestsOf(topology, annotations);
           for (const { name } of topology.images) {
             const value = recorded[name];
@@ -115,8 +120,9 @@ export const observePorts = (ports: TickPorts, seen: TickObservations, topology:
       // A write the tick made is the bookkeeping as it left it: exactly the changes it sent.
       patchBookkeeping: (changes) =>
         onRight(cluster.patchBookkeeping(changes), () => noteChanges(topology, seen, changes)),
-      observeWorkload: (workload) =>
-        onRight(cluster.observeWorkload(workload), (live) => {
+      // The window goes through as the tick asked: 0, the ownership check's one read (§3.4c).
+      observeWorkload: (workload, settleWithinMs) =>
+        onRight(cluster.observeWorkload(workload, settleWithinMs), (live) => {
           for (const [container, image] of Object.entries(live.images))
             seen.live[containerKey(workload, container)] = image;
         }),

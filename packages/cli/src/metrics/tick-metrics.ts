@@ -41,6 +41,19 @@ const liveDigests = (facts: TickFacts, config: TickConfig): Partial<Record<strin
   return live;
 };
 
+/** Per image the tick asked the registry for: 1 unresolved, 0 resolved; none before it asked (I46). */
+const resolveFailures = (facts: TickFacts, config: TickConfig): Sample[] => {
+  const { unresolved } = facts.outcome;
+  if (unresolved === undefined) return [];
+  return config.topology.images.flatMap(({ name }) =>
+    unresolved.includes(name)
+      ? [{ labels: { image: name }, value: 1 }]
+      : facts.observed.registry[name] === undefined
+        ? []
+        : [{ labels: { image: name }, value: 0 }],
+  );
+};
+
 /** The image digests the tick knows, one series per (image, digest, state). */
 const imageInfo = (facts: TickFacts, config: TickConfig): Sample[] => {
   const { observed } = facts;
@@ -104,6 +117,21 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
       'image_refresh_flap_locked_out',
       '1 while refresh-attempt has reached MAX_REFRESH_ATTEMPTS: no re-image until rearm.',
       attempt === undefined ? undefined : attempt >= config.maxRefreshAttempts ? 1 : 0,
+    ),
+    single(
+      'image_refresh_resolve_failure_streak',
+      'refresh-resolve-failure-streak after the last tick that read it: ticks in a row in which some image could not be resolved (a 429 aside).',
+      observed.resolveFailureStreak,
+    ),
+    single(
+      'image_refresh_max_resolve_failure_ticks',
+      'MAX_RESOLVE_FAILURE_TICKS: silent ticks in a row before REGISTRY UNREACHABLE; absent with off.',
+      config.maxResolveFailureTicks === 'off' ? undefined : config.maxResolveFailureTicks,
+    ),
+    gauge(
+      'image_refresh_image_resolve_failed',
+      'Per image the last tick asked the registry for: 1 when it could not be resolved (429 included), 0 when it was.',
+      resolveFailures(facts, config),
     ),
     single(
       'image_refresh_rolled_back',

@@ -58,6 +58,10 @@ export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
       return 'IMAGE REFRESH IS FROZEN';
     case 'recordedDigestsUnreadable':
       return 'recorded digests unreadable: nothing done';
+    case 'resolveFailureStreakWriteFailed':
+      return 'registry silent, streak unwritable: failed';
+    case 'registryUnreachable':
+      return outcome.reimages.length > 0 ? `REGISTRY UNREACHABLE; re-imaged ${names(outcome)}` : 'REGISTRY UNREACHABLE';
     case 'attemptUnreadable':
       return 'attempt counter unreadable: no re-image';
     case 'flapLockout':

@@ -55,6 +55,7 @@ export const connectToCluster =
         cluster: E.isRight(loaded)
           ? createClusterPort(loaded.right.kubeConfig, config, {
               onProgress: hooks.onProgress,
+              ...(hooks.dryRun === true ? { dryRun: true } : {}),
               ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
               ...(hooks.interrupt === undefined ? {} : { abortReads: hooks.interrupt }),
             })

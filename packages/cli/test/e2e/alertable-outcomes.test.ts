@@ -88,7 +88,7 @@ describeOnStoryRegistry(
         const run = await tick('trust');
         expect(run.exitCode).toBe(1);
         expect(run.stderr.at(-1)).toBe(
-          '[image-refresh] summary: outcome=signatureRejected exit=1 findings=1 writes=0 re-images=0',
+          '[image-refresh] summary: outcome=signatureRejected exit=1 findings=1 writes=0 re-images=0 unresolved=0',
         );
         expect(await pushed('trust')).toMatchObject({
           'image_refresh_tick_outcome{outcome=signatureRejected}': 1,
@@ -117,7 +117,7 @@ describeOnStoryRegistry(
         const held = await tick('wayBack');
         expect(held.exitCode).toBe(0);
         expect(held.stderr.at(-1)).toBe(
-          '[image-refresh] summary: outcome=quarantineHeld exit=0 findings=0 writes=0 re-images=0',
+          '[image-refresh] summary: outcome=quarantineHeld exit=0 findings=0 writes=0 re-images=0 unresolved=0',
         );
         const m = await pushed('wayBack');
         expect(m).toMatchObject({
@@ -137,7 +137,7 @@ describeOnStoryRegistry(
         const run = await tick('soak');
         expect(run.exitCode).toBe(0);
         expect(run.stderr.at(-1)).toMatch(
-          /^\[image-refresh\] summary: outcome=soaking exit=0 findings=0 writes=1 \(writePendingDigests\) re-images=0$/,
+          /^\[image-refresh\] summary: outcome=soaking exit=0 findings=0 writes=1 \(writePendingDigests\) re-images=0 unresolved=0$/,
         );
         expect(await pushed('soak')).toMatchObject({
           'image_refresh_tick_outcome{outcome=soaking}': 1,

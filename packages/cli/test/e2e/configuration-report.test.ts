@@ -35,7 +35,7 @@ const namedVariables = (run: StageRun): string[] =>
 const refusedBeforeAnyCall = (run: StageRun, problems: number) => {
   expect(run.exitCode).toBe(2);
   expect(run.stderr.at(-1)).toBe(
-    `[image-refresh] summary: outcome=configInvalid exit=2 findings=${problems} writes=0 re-images=0`,
+    `[image-refresh] summary: outcome=configInvalid exit=2 findings=${problems} writes=0 re-images=0 unresolved=0`,
   );
   expect(run.api).toEqual([]);
   expect(run.registry).toEqual([]);
@@ -140,7 +140,7 @@ describe('a malformed environment is one report: every problem, the summary last
     expect(objects.at(-1)).toEqual({
       level: 'info',
       code: 'SUMMARY',
-      message: 'summary: outcome=configInvalid exit=2 findings=3 writes=0 re-images=0',
+      message: 'summary: outcome=configInvalid exit=2 findings=3 writes=0 re-images=0 unresolved=0',
     });
     expect(run.api).toEqual([]);
   });

@@ -127,7 +127,7 @@ describeOnStoryRegistry(
             expect(flapLine).toContain('MANUAL ATTENTION NEEDED');
             expect(linesWith(run.stderr, 'set image'), `lockout tick ${k}`).toEqual([]);
             expect(run.stderr.at(-1), `lockout tick ${k}`).toBe(
-              '[image-refresh] summary: outcome=flapLockout exit=1 findings=1 writes=1 (markFlapDetected) re-images=0',
+              '[image-refresh] summary: outcome=flapLockout exit=1 findings=1 writes=1 (markFlapDetected) re-images=0 unresolved=0',
             );
             expect(stage.bookkeeping(), `lockout tick ${k}`).toEqual(lockedOut());
           }
@@ -145,7 +145,7 @@ describeOnStoryRegistry(
             // The same line, a warning here: only the level word differs.
             expect(theLine(run.stderr, 'FLAP DETECTED'), what).toBe(flapLine.replace('] ERROR: ', '] WARN: '));
             expect(run.stderr.at(-1), what).toBe(
-              '[image-refresh] summary: outcome=flapLockout exit=0 findings=0 writes=1 (markFlapDetected) re-images=0',
+              '[image-refresh] summary: outcome=flapLockout exit=0 findings=0 writes=1 (markFlapDetected) re-images=0 unresolved=0',
             );
             expect(stage.bookkeeping(), what).toEqual(lockedOut());
           }
@@ -380,7 +380,7 @@ describeOnStoryRegistry(
           );
           expect(linesWith(run.stderr, 'set image')).toEqual([]);
           expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0',
+            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0 unresolved=0',
           );
           // The one write records pods-monitor's first observation and nothing else.
           expect(patchesOf(run)).toEqual([

@@ -224,7 +224,7 @@ describeOnStoryRegistry(
             annotationPatch({ [PIN_JM]: jm2 }),
           ]);
           expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=1 (deployment/stg-requests-proxy)',
+            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=1 (deployment/stg-requests-proxy) unresolved=0',
           );
           expect(stage.images()['stg-requests-proxy']).toEqual({ proxy: pinned(JM, jm2) });
           expect(stage.templates()['stg-jobs-manager']).toEqual(templates['stg-jobs-manager']);
@@ -261,7 +261,7 @@ describeOnStoryRegistry(
           expect(linesWith(run.stderr, 'DECOUPLED_REFRESH')).toEqual([]);
           expect(run.registry).toEqual([]);
           expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=skipped exit=0 findings=0 writes=1 (writeSkipStreak) re-images=0',
+            '[image-refresh] summary: outcome=skipped exit=0 findings=0 writes=1 (writeSkipStreak) re-images=0 unresolved=0',
           );
           expect(stage.images()).toEqual(ON_TAG);
           expect(stage.bookkeeping()).toEqual({
@@ -285,7 +285,7 @@ describeOnStoryRegistry(
             `[image-refresh] set image daemonset/stg-resource-monitor in tracebloc-node-agents: tracebloc-resource-monitor=${pinned(RM, rm2)}`,
           );
           expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=skipped exit=0 findings=0 writes=4 (writeSkipStreak, writeRefreshAttempt, clearFlapState, recordDigests) re-images=1 (daemonset/stg-resource-monitor)',
+            '[image-refresh] summary: outcome=skipped exit=0 findings=0 writes=4 (writeSkipStreak, writeRefreshAttempt, clearFlapState, recordDigests) re-images=1 (daemonset/stg-resource-monitor) unresolved=0',
           );
           expect(stage.images()).toEqual({
             ...ON_TAG,

@@ -131,7 +131,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       expect(run.exitCode).toBe(0);
       expect(linesWith(run.stderr, 'first observation; recording without re-imaging')).toHaveLength(3);
       expect(run.stderr.at(-1)).toBe(
-        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0',
+        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0 unresolved=0',
       );
       expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm1, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
       expect(images()).toEqual({
@@ -164,7 +164,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           `api=${pinned(JM, digest.jm2 ?? '')}`,
         );
         expect(run.stderr.at(-1)).toBe(
-          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`,
+          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH} unresolved=0`,
         );
         expect(images()).toEqual(jobsManagerOn(digest.jm2 ?? ''));
         expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm2, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
@@ -202,7 +202,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         expect(linesWith(frozen.stderr, 'daemonset/stg-resource-monitor').length).toBeGreaterThan(1);
         expect(linesWith(frozen.stderr, 'skipping this refresh tick')).toEqual([]);
         expect(frozen.stderr.at(-1)).toMatch(
-          /summary: outcome=frozen exit=1 findings=1 writes=1 \(writeSkipStreak\) re-images=0$/,
+          /summary: outcome=frozen exit=1 findings=1 writes=1 \(writeSkipStreak\) re-images=0 unresolved=0$/,
         );
         expect(bookkeeping()[STREAK]).toBe('8');
         expect(templateOf(world.cluster.jobsManager())).toEqual(template);
@@ -222,7 +222,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           `deployment/stg-jobs-manager is settled again after 8 skipped tick(s) -- clearing ${STREAK}`,
         );
         expect(run.stderr.at(-1)).toBe(
-          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=4 (clearSkipStreak, writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`,
+          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=4 (clearSkipStreak, writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH} unresolved=0`,
         );
         expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm3, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
         expect(images()).toEqual(jobsManagerOn(digest.jm3 ?? ''));
@@ -262,7 +262,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         }
         expect(linesWith(lockout.stderr, 'set image')).toEqual([]);
         expect(lockout.stderr.at(-1)).toBe(
-          '[image-refresh] summary: outcome=flapLockout exit=0 findings=0 writes=1 (markFlapDetected) re-images=0',
+          '[image-refresh] summary: outcome=flapLockout exit=0 findings=0 writes=1 (markFlapDetected) re-images=0 unresolved=0',
         );
         expect(bookkeeping()).toEqual({
           [RECORD.jm]: digest.jm3,
@@ -314,7 +314,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         expect(run.exitCode).toBe(0);
         expect(theLine(run.stderr, 're-imaging control-plane workloads')).toContain('(attempt 1/3)');
         expect(run.stderr.at(-1)).toBe(
-          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`,
+          `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH} unresolved=0`,
         );
         expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm5, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
         expect(images()).toEqual(jobsManagerOn(digest.jm5 ?? ''));

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { JM, PM, RECORD, RM } from './support/chart-facts.js';
+import { JM, PM, RECORD, RESOLVE_FAILURE_STREAK, RM } from './support/chart-facts.js';
 import { type Stage, startStage } from './support/cluster-stage.js';
 import { linesWith, theLine } from './support/run-bundle.js';
 import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
@@ -50,7 +50,11 @@ describeOnStoryRegistry(
           ),
         );
         expect(linesWith(run.stderr, 'could not fetch auth token')).toHaveLength(1);
-        expect(on.bookkeeping()).toEqual({ [RECORD.jm]: first.jm, [RECORD.rm]: first.rm });
+        expect(on.bookkeeping()).toEqual({
+          [RECORD.jm]: first.jm,
+          [RECORD.rm]: first.rm,
+          [RESOLVE_FAILURE_STREAK]: '1',
+        });
       },
       CASE_MS,
     );
@@ -64,7 +68,8 @@ describeOnStoryRegistry(
         for (const repo of [JM, PM, RM]) {
           expect(theLine(run.stderr, phraseFor(repo))).toContain(`could not resolve latest digest of ${repo}:stg: `);
         }
-        expect(on.bookkeeping()).toEqual({});
+        // Nothing recorded; the registry's silence counted (docs/behaviour.md §3.3, I46).
+        expect(on.bookkeeping()).toEqual({ [RESOLVE_FAILURE_STREAK]: '1' });
       },
       CASE_MS,
     );

@@ -64,7 +64,7 @@ describe.skipIf(registryBinaryMissing !== undefined)('the bundled CLI writes onl
         `[image-refresh] deployment/stg-jobs-manager already runs docker.io/${JM}@${jm2}; not re-imaged`,
         `[image-refresh] deployment/stg-requests-proxy already runs docker.io/${JM}@${jm2}; not re-imaged`,
       ]);
-      expect(retry.stderr.at(-1)).toMatch(/ re-images=1 \(daemonset\/stg-resource-monitor\)$/);
+      expect(retry.stderr.at(-1)).toMatch(/ re-images=1 \(daemonset\/stg-resource-monitor\) unresolved=0$/);
       expect(imagesOf(world.cluster.resourceMonitor())).toEqual({
         'tracebloc-resource-monitor': `docker.io/${RM}@${rm2}`,
       });

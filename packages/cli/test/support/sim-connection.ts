@@ -12,7 +12,7 @@ export const simConnection =
   (world: SimWorld): Connect =>
   () => ({
     source: 'simulated cluster',
-    ports: () => simPorts(world),
+    ports: (hooks) => simPorts(world, { dryRun: hooks.dryRun === true }),
     inspect: async (ref) => {
       const workload = world.workload(ref.id);
       if (!workload.exists) return E.left(notFound(`deployments.apps "${ref.name}" not found`, 404));

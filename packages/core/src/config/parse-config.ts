@@ -117,6 +117,19 @@ const requiredAgeWithinLimit = (
   );
 };
 
+/** A ceiling (a whole number ≥ 1), or `off`: the guard it sets is not counted at all (the script). */
+const ceilingOrOff = (env: Environment, problems: Problems, variable: string, fallback: number): number | 'off' => {
+  const value = read(env, variable);
+  if (value === 'off') return 'off';
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) {
+    problems.add(variable, value, 'must be a whole number of at least 1, or "off" (no such ceiling, as the script)');
+    return fallback;
+  }
+  return parsed;
+};
+
 const rolloutFailureMode = (env: Environment, problems: Problems, variable: string): 'keep' | 'revert' => {
   const value = read(env, variable);
   if (value === undefined || value === 'keep') return 'keep';
@@ -345,6 +358,7 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
     registryUrl: registryUrl.replace(/\/+$/, ''),
     authUrl,
     flapLockoutIsFinding: onOff(env, problems, ENV.flapLockoutExit),
+    maxResolveFailureTicks: ceilingOrOff(env, problems, ENV.maxResolveFailureTicks, DEFAULTS.maxResolveFailureTicks),
     registryBudgetFloor: budgetFloor === 'off' ? 0 : budgetFloor,
     registryBudgetGuard: budgetFloor !== 'off',
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),

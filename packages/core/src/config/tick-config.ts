@@ -65,6 +65,13 @@ export interface TickConfig {
    * others are re-imaged. `0` keeps the guard: any 429 holds re-images back (I7b).
    */
   readonly registryBudgetGuard: boolean;
+  /**
+   * MAX_RESOLVE_FAILURE_TICKS: ticks in a row in which some followed image
+   * could not be resolved (a 429 aside) before the tick says REGISTRY
+   * UNREACHABLE and exits 1 (docs/behaviour.md §3.3, I46); `off` (the
+   * script) counts nothing.
+   */
+  readonly maxResolveFailureTicks: number | 'off';
   /** IMAGE_REFRESH_EVENTS=0 turns off the Kubernetes Events a tick records. */
   readonly kubernetesEvents: boolean;
   /**

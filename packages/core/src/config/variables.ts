@@ -121,6 +121,11 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
     '`0`',
     '`1`: a tick in flap lockout with drift pending exits 1, every tick, until re-armed',
   ),
+  maxResolveFailureTicks: row(
+    'findings',
+    `\`${DEFAULTS.maxResolveFailureTicks}\``,
+    'ticks in a row in which some image could not be resolved (a 429 aside) before `REGISTRY UNREACHABLE`, exit 1; `off`: never (the script)',
+  ),
   kubernetesEvents: row('findings', '`1`', '`0`: record no Kubernetes Events'),
   reconcileLive: row('live', '`0`', '`report`: say where live images drifted from the pins; `1`: also re-pin them'),
   decoupledRefresh: row(

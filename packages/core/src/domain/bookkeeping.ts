@@ -18,6 +18,16 @@ export const skipStreakSet = (topology: Topology, streak: number): BookkeepingCh
   [topology.keys.skipStreak]: String(streak),
 });
 
+/** The registry silence streak this tick counted (I46). */
+export const resolveFailureStreakSet = (topology: Topology, streak: number): BookkeepingChanges => ({
+  [topology.keys.resolveFailureStreak]: String(streak),
+});
+
+/** The registry answered every image again: the silence streak is over. */
+export const resolveFailureStreakRemoved = (topology: Topology): BookkeepingChanges => ({
+  [topology.keys.resolveFailureStreak]: null,
+});
+
 /** The streak is over: settled again (I6, #2007). */
 export const skipStreakRemoved = (topology: Topology): BookkeepingChanges => ({ [topology.keys.skipStreak]: null });
 
@@ -72,6 +82,10 @@ export type Annotations = Readonly<Record<string, string>>;
 /** The raw skip streak; absent is `None` (counted as 0 by `counterValue`, I3). */
 export const skipStreakOf = (topology: Topology, annotations: Annotations): O.Option<string> =>
   O.fromNullable(annotations[topology.keys.skipStreak]);
+
+/** The raw registry silence streak; absent is `None` (I46). */
+export const resolveFailureStreakOf = (topology: Topology, annotations: Annotations): O.Option<string> =>
+  O.fromNullable(annotations[topology.keys.resolveFailureStreak]);
 
 /** The raw refresh-attempt count; absent is `None` (I11). */
 export const refreshAttemptOf = (topology: Topology, annotations: Annotations): O.Option<string> =>

@@ -108,6 +108,8 @@ const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
   writePendingDigests: 'writing the pending digests',
   recordFleetHalt: 'recording the verified fleet halt',
   liftFleetHalt: 'removing the record of the lifted fleet halt',
+  writeResolveFailureStreak: 'writing refresh-resolve-failure-streak',
+  clearResolveFailureStreak: 'clearing refresh-resolve-failure-streak',
 };
 
 /** `before …` a call that never started, `while …` one cut short, `after …` a write that landed last. */

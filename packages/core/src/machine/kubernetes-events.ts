@@ -25,6 +25,10 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   SUCCESS_RESET_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
   RECORD_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
   SKIP_STREAK_CLEAR_FAILED: { type: 'Warning', reason: 'RefreshStreakClearFailed' },
+  // A registry that never answers (docs/behaviour.md §3.3): the finding, and its own bookkeeping.
+  REGISTRY_UNREACHABLE: { type: 'Warning', reason: 'RefreshRegistryUnreachable' },
+  RESOLVE_FAILURE_STREAK_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  RESOLVE_FAILURE_STREAK_CLEAR_FAILED: { type: 'Warning', reason: 'RefreshStreakClearFailed' },
   SET_IMAGE_FAILED: { type: 'Warning', reason: 'RefreshRolloutFailed' },
   ROLLOUT_FAILED: { type: 'Warning', reason: 'RefreshRolloutFailed' },
   FLAP_DETECTED: { type: 'Warning', reason: 'RefreshFlapDetected' },

@@ -41,6 +41,19 @@ const topologySize = (config: TickConfig) => ({
 });
 
 /**
+ * MAX_RESOLVE_FAILURE_TICKS's calls (docs/behaviour.md §3.3), beyond the
+ * rest: the resolve-failure streak's write or removal, and one Event reason
+ * of its own (RefreshRegistryUnreachable); none with `off`, the script's bound.
+ */
+export const REGISTRY_SILENCE_CALLS_PER_TICK = { apiRequests: 1, events: 1 } as const;
+
+const registrySilenceMs = (config: TickConfig): number => {
+  if (config.maxResolveFailureTicks === 'off') return 0;
+  const n = REGISTRY_SILENCE_CALLS_PER_TICK;
+  return (n.apiRequests + n.events) * portBounds(config).apiMs;
+};
+
+/**
  * Issue 17's calls, beyond MOST_CALLS_PER_TICK: the digest-age check's read
  * of the pending records, its clock read and its pending write; three Event
  * reasons of its own (RefreshDigestSoakStarted, RefreshDigestSoaked,
@@ -113,6 +126,8 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     workloads * (bounds.apiMs + bounds.rolloutMs) +
     n.apiRequests * bounds.apiMs +
     (n.events + workloads - 1) * bounds.apiMs +
+    // MAX_RESOLVE_FAILURE_TICKS (I46); 0 with `off`.
+    registrySilenceMs(config) +
     // ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert (issue 16); 0 at their defaults.
     wayBackWorstCaseMs(config, bounds, workloads) +
     // VERIFY_SIGNATURES ≠ off: one check of each image, and one Event more —

@@ -1,8 +1,9 @@
 import { haltReportOf } from '../domain/fleet-halt-reading.js';
 import { heldDigestsOf, heldResultOf } from '../domain/held-result.js';
 import type { RefreshPlan } from '../domain/plan.js';
+import { isRegistryUnreachable, unresolvedImagesOf } from '../domain/registry-silence.js';
 import { failedReimageOf } from '../domain/reimage-run.js';
-import { skipResultOf } from '../domain/skip-streak.js';
+import { isFrozen, skipResultOf } from '../domain/skip-streak.js';
 import type { TickContext } from './tick-context.js';
 import { isFinding } from './tick-event.js';
 import type { DigestChange, TickOutcome, TickResult } from './tick-outcome.js';
@@ -21,27 +22,35 @@ const failedReimageField = ({ act, admit }: TickContext) => {
 
 /** I18: exit 1 iff the tick produced a finding; 0 otherwise (2 is the config parser's). */
 export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
-  const { observe, admit, act, wayBack } = context;
+  const { observe, resolve, admit, act, wayBack } = context;
   const halt = haltReportOf(context.config, context.halt.reading, context.halt.nowMs);
   const findings = context.events.filter(isFinding);
   const held = heldDigestsOf(
     admit.holds,
     context.config.topology.images.map((image) => image.name),
   );
-  // A decoupled pass that ran through still ends as the skip it followed; a
-  // tick that ran through holding a digest back ends under the hold's name.
+  // A decoupled pass that ran through still ends as the skip it followed (a
+  // freeze first); a registry silent past its ceiling is the tick's story
+  // next (I46); a tick that ran through holding a digest back ends under the
+  // hold's name.
+  const unreachable = isRegistryUnreachable(resolve.silence);
   const result =
     reached !== 'complete'
       ? reached
-      : observe.decoupled.begun
-        ? skipResultOf(observe.skip)
-        : (heldResultOf(held, halt?.state === 'unverified') ?? 'complete');
+      : observe.decoupled.begun && isFrozen(observe.skip)
+        ? 'frozen'
+        : unreachable
+          ? 'registryUnreachable'
+          : observe.decoupled.begun
+            ? skipResultOf(observe.skip)
+            : (heldResultOf(held, halt?.state === 'unverified') ?? 'complete');
   return {
     result,
     exitCode: findings.length > 0 ? 1 : 0,
     ...(observe.settledness === undefined ? {} : { settledness: observe.settledness }),
     events: context.events,
     findings,
+    ...(resolve.resolutions.length > 0 ? { unresolved: unresolvedImagesOf(resolve.resolutions) } : {}),
     writes: context.writes,
     reimages: act.reimages,
     ...(wayBack.begun ? { reverts: wayBack.reverts } : {}),

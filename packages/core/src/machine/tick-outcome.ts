@@ -18,6 +18,8 @@ export type TickResult =
   | 'skipStreakWriteFailed'
   | 'skipped'
   | 'frozen'
+  /** MAX_RESOLVE_FAILURE_TICKS: the registry's silence could not be counted on the gate (a finding, I46). */
+  | 'resolveFailureStreakWriteFailed'
   | 'recordedDigestsUnreadable'
   | 'attemptUnreadable'
   | 'flapLockout'
@@ -55,6 +57,12 @@ export type TickResult =
    * switched, no attempt spent (§3.5a).
    */
   | 'notStaged'
+  /**
+   * Ran through, but some image has not been resolved for
+   * MAX_RESOLVE_FAILURE_TICKS ticks in a row: REGISTRY UNREACHABLE (a finding,
+   * exit 1; docs/behaviour.md §3.3, I46).
+   */
+  | 'registryUnreachable'
   /** Ran through, holding back a digest a verified fleet halt names (exit 0 unless FLEET_HALT_EXIT=1; §3.4b). */
   | 'halted'
   /** Ran through, holding back a digest quarantined after a rollback here (exit 0; §3.4a step 1). */
@@ -83,7 +91,11 @@ export type WriteKind =
   /** FLEET_HALT_REF: a halt verified this tick, kept beside its digest (docs/behaviour.md §3.4b). */
   | 'recordFleetHalt'
   /** FLEET_HALT_REF: the tag answers 404 where a halt was recorded: its record removed. */
-  | 'liftFleetHalt';
+  | 'liftFleetHalt'
+  /** MAX_RESOLVE_FAILURE_TICKS: some image went unanswered this tick (I46). */
+  | 'writeResolveFailureStreak'
+  /** Every image answered again: the resolve-failure streak is over. */
+  | 'clearResolveFailureStreak';
 
 /** A write to the gate's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {
@@ -113,6 +125,8 @@ export interface TickOutcome {
   readonly events: readonly TickEvent[];
   /** The error-level events; non-empty iff exitCode is 1 (an interrupted tick keeps those it had: exit 130/143). */
   readonly findings: readonly TickEvent[];
+  /** The images this tick asked the registry for and did not resolve, 429 included (the summary's `unresolved=`); absent before it asked. */
+  readonly unresolved?: readonly string[];
   /** Every successful write to the gate's annotations, in order. */
   readonly writes: readonly AnnotationWrite[];
   /** Every successful set-image, with whether its rollout completed. */

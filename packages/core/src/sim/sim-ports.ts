@@ -41,10 +41,14 @@ const errorOf = (tag: PortErrorTag, op: string): PortError => ({
  * ports that read and change the world, take its armed faults, log every
  * call and advance its virtual clock as real requests would (a hang lasts
  * until the request bound, an unsettled Deployment is watched for the whole
- * settle window). Never touches a real clock, network or file.
+ * settle window). Never touches a real clock, network or file. With
+ * `dryRun`, the cluster's writes are answered as an API server answers
+ * dryRun=All (`tick --dry-run`): faults and a missing workload refuse them,
+ * an accepted one is logged `dry run` and changes nothing.
  */
-export const simPorts = (world: SimWorld): TickPorts => {
+export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean } = {}): TickPorts => {
   const { config } = world;
+  const dryRun = options.dryRun === true;
 
   const gate = config.topology.gate;
 
@@ -81,6 +85,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
     E.right(O.fromNullable(world.annotations[key]));
 
   const annotate = (changes: BookkeepingChanges) => (): E.Either<PortError, void> => {
+    if (dryRun) return E.right(undefined);
     for (const [key, value] of Object.entries(changes)) world.setAnnotation(key, value ?? undefined);
     return E.right(undefined);
   };
@@ -108,7 +113,9 @@ export const simPorts = (world: SimWorld): TickPorts => {
         world.nextReadIndex(settleWithinMs),
       ),
     patchBookkeeping: (changes) =>
-      request('patchBookkeeping', describeChanges(changes), gate.id, annotate(changes), changes),
+      request('patchBookkeeping', describeChanges(changes), gate.id, annotate(changes), changes, undefined, () =>
+        dryRun ? 'dry run' : 'ok',
+      ),
     // A read with no settle window (the ownership check's) is logged as `<id> once`.
     observeWorkload: (workload, settleWithinMs = config.settleTimeoutMs) =>
       request(
@@ -133,7 +140,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
           const changed = images.some(({ container, image }) => w.images[container] !== image);
           // Already on target, the adapter sends no patch (docs/behaviour.md §3.6): no write, no new
           // generation, no rollout, the field manager untouched.
-          if (!changed) return E.right({ changed });
+          if (!changed || dryRun) return E.right({ changed });
           for (const { container, image } of images) {
             w.images[container] = image;
             w.imageOwners[container] = 'image-refresh';
@@ -147,7 +154,7 @@ export const simPorts = (world: SimWorld): TickPorts => {
         undefined,
         undefined,
         // A set image that sent nothing is logged apart from one that did (I9 speaks of those sent).
-        ({ changed }) => (changed ? 'ok' : 'unchanged'),
+        ({ changed }) => (!changed ? 'unchanged' : dryRun ? 'dry run' : 'ok'),
       ),
     waitForRollout: (workload, timeoutMs) => {
       const fault = world.takeClusterFault('waitForRollout');

@@ -23,6 +23,8 @@ const switchesArbitrary = fc.record({
   SIGNATURE_PUBLIC_KEYS: fc.constant('/etc/image-refresh/keys/sim.pub'),
   // Never overwrite what is not ours (docs/behaviour.md §3.4c): on by default, off now and then (I21, I45).
   OWNERSHIP_CHECK: fc.constantFrom('on', 'on', 'on', 'off'),
+  // A registry that never answers (docs/behaviour.md §3.3, I46): low ceilings so runs reach them, off now and then.
+  MAX_RESOLVE_FAILURE_TICKS: fc.constantFrom('1', '2', '3', '8', 'off'),
 });
 
 /** A pin variable's value: set about a quarter of the time (I13). */

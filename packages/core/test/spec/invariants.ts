@@ -718,4 +718,50 @@ export const INVARIANTS: readonly Invariant[] = [
       return undefined;
     },
   },
+  {
+    id: 'I46',
+    says: 'With MAX_RESOLVE_FAILURE_TICKS on, a tick in which an image it asked the registry for went unanswered (a 429 aside) writes refresh-resolve-failure-streak = previous + 1, and exits 1 when that reaches the ceiling; a tick in which every image it asked for answered leaves no streak behind (but for a failed removal, a WARNING); with off no streak is written.',
+    source: '#1964',
+    appliesTo: (t) => t.called('resolveDigest') && t.record.outcome.result !== 'interrupted',
+    violation: (t) => {
+      const key = t.keys.resolveFailureStreak;
+      const max = t.config.maxResolveFailureTicks;
+      if (max === 'off') {
+        return unless(
+          !t.called('writeResolveFailureStreak') && !t.called('clearResolveFailureStreak'),
+          () => 'wrote a resolve-failure streak with MAX_RESOLVE_FAILURE_TICKS=off',
+        );
+      }
+      // World truth: which images were asked, and which answered a well-formed digest.
+      const asked = t.images.filter((image) => t.calls('resolveDigest').some((c) => c.detail === image.repo));
+      const answered = (image: (typeof asked)[number]) =>
+        t.calls('resolveDigest').some((c) => c.detail === image.repo && c.outcome === 'ok') &&
+        t.record.before.registryFaults[image.repo] !== 'Garbage' &&
+        isWellFormedDigest(t.registryDigest(image) ?? '');
+      const rateLimited = (image: (typeof asked)[number]) =>
+        t.calls('resolveDigest').some((c) => c.detail === image.repo && c.outcome === 'RateLimited');
+      const silent = asked.filter((image) => !answered(image) && !rateLimited(image));
+      const previous = counterValue(O.fromNullable(t.annotationBefore(key)));
+      if (silent.length > 0) {
+        const written = t.calls('writeResolveFailureStreak')[0];
+        if (written === undefined) return `${silent.map((i) => i.repo).join(', ')} went unanswered, no streak written`;
+        if (written.detail !== String(previous + 1)) return `streak ${written.detail} written after ${previous}`;
+        if (written.outcome === 'ok' && previous + 1 >= max && t.exitCode !== 1)
+          return `streak ${previous + 1} ≥ ${max} exited ${t.exitCode}`;
+        return undefined;
+      }
+      if (t.called('writeResolveFailureStreak'))
+        return 'counted a silence when every image asked answered or was rate-limited';
+      const recorded = t.annotationBefore(key);
+      const everyAnswered = asked.every(answered);
+      if (everyAnswered && recorded !== undefined && recorded !== '' && !t.called('clearResolveFailureStreak'))
+        return `every image answered and the streak ${recorded} was left behind`;
+      if (t.failed('clearResolveFailureStreak'))
+        return unless(
+          t.record.outcome.events.some((e) => e.code === 'RESOLVE_FAILURE_STREAK_CLEAR_FAILED' && e.level === 'warn'),
+          () => 'a failed removal was not a WARNING',
+        );
+      return undefined;
+    },
+  },
 ];

@@ -251,9 +251,17 @@ export class TickView {
     return (
       this.failedFinding() !== undefined ||
       this.foreignImageInWorld() ||
+      this.registryUnreachable() ||
       (this.config.flapLockoutIsFinding && this.succeeded('markFlapDetected')) ||
       this.platformMismatches().length > 0
     );
+  }
+
+  /** MAX_RESOLVE_FAILURE_TICKS (I46): the resolve-failure streak written this tick reached its ceiling. */
+  registryUnreachable(): boolean {
+    const max = this.config.maxResolveFailureTicks;
+    const written = this.calls('writeResolveFailureStreak').find((c) => c.outcome === 'ok')?.detail;
+    return max !== 'off' && written !== undefined && Number(written) >= max;
   }
 
   /**
@@ -492,6 +500,8 @@ const parseSetImages = (calls: readonly SpecCall[]): SetImageCall[] =>
  */
 export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
   'clearSkipStreak',
+  // Best effort, as the skip streak's removal (I6): a stale streak only trips sooner (I46).
+  'clearResolveFailureStreak',
   'readRefreshAttempt',
   'readRecordedDigests',
   'resolveDigest',

@@ -43,12 +43,16 @@ const scopesOf = (topology: Topology) => {
 
 const writeOf = (topology: Topology, detail: string): { op: WriteKind; detail: string } => {
   const changes = changesOf(topology, detail);
-  const { skipStreak, refreshAttempt, flapDetected } = topology.keys;
+  const { skipStreak, refreshAttempt, flapDetected, resolveFailureStreak } = topology.keys;
   const scopes = scopesOf(topology);
   const value = (key: string) => changes[key];
   const keys = Object.keys(changes);
   if (typeof value(skipStreak) === 'string') return { op: 'writeSkipStreak', detail: String(value(skipStreak)) };
   if (skipStreak in changes) return { op: 'clearSkipStreak', detail: '' };
+  // MAX_RESOLVE_FAILURE_TICKS (I46): the registry's silence counted, or over.
+  if (typeof value(resolveFailureStreak) === 'string')
+    return { op: 'writeResolveFailureStreak', detail: String(value(resolveFailureStreak)) };
+  if (resolveFailureStreak in changes) return { op: 'clearResolveFailureStreak', detail: '' };
   if (typeof value(flapDetected) === 'string') return { op: 'markFlapDetected', detail: String(value(flapDetected)) };
   if (refreshAttempt in changes && value(refreshAttempt) === null) return { op: 'clearFlapState', detail: '' };
   if (typeof value(refreshAttempt) === 'string')
@@ -99,7 +103,7 @@ export const readAt = (config: TickConfig, index: number): string =>
 
 /** Where a fault on one of the named writes is armed: a patch setting (`key=`) or removing (`key-`) its key. */
 export const writeFaultKeys = (topology: Topology): Readonly<Record<WriteKind, string>> => {
-  const { skipStreak, refreshAttempt, flapDetected, fleetHaltDigest } = topology.keys;
+  const { skipStreak, refreshAttempt, flapDetected, fleetHaltDigest, resolveFailureStreak } = topology.keys;
   const scopes = scopesOf(topology);
   return {
     writeSkipStreak: `${skipStreak}=`,
@@ -112,6 +116,8 @@ export const writeFaultKeys = (topology: Topology): Readonly<Record<WriteKind, s
     writePendingDigests: scopes.pending,
     recordFleetHalt: `${fleetHaltDigest}=`,
     liftFleetHalt: `${fleetHaltDigest}-`,
+    writeResolveFailureStreak: `${resolveFailureStreak}=`,
+    clearResolveFailureStreak: `${resolveFailureStreak}-`,
   };
 };
 

@@ -22,6 +22,8 @@ export const WRITE_OPS: readonly SpecOp[] = [
   'recordDigests',
   'setImages',
   'quarantineDigests',
+  'writeResolveFailureStreak',
+  'clearResolveFailureStreak',
 ];
 
 /** Every bookkeeping write a tick names (tick-outcome.ts's WriteKind), as the world's log names it. */
@@ -36,6 +38,8 @@ const BOOKKEEPING_WRITES: Readonly<Record<WriteKind, true>> = {
   writePendingDigests: true,
   recordFleetHalt: true,
   liftFleetHalt: true,
+  writeResolveFailureStreak: true,
+  clearResolveFailureStreak: true,
 };
 
 /**

@@ -16,6 +16,12 @@ export interface ClusterPortOptions {
   /** The field manager of every write (default `image-refresh`). */
   readonly fieldManager?: string;
   /**
+   * Send every write as a server-side dry run (dryRun=All, `tick --dry-run`):
+   * the API server checks it as it would the real one — RBAC, admission, a
+   * missing object — and persists nothing (docs/behaviour.md §3, dry run).
+   */
+  readonly dryRun?: boolean;
+  /**
    * The tick's signal (issue 13): aborting it aborts every request in flight
    * and ends a settle or rollout wait at once, so nothing outlives the tick.
    */

@@ -71,7 +71,7 @@ export const createClusterPort = (
 ): Required<ClusterPort> => {
   const { id, kind, name, namespace } = config.topology.gate;
   const gate: WorkloadRef = { id, kind, name, namespace };
-  const fieldManager = options.fieldManager ?? FIELD_MANAGER;
+  const write = { fieldManager: options.fieldManager ?? FIELD_MANAGER, dryRun: options.dryRun === true };
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const progressEveryMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
   const apps: E.Either<PortError, AppsApi> = createAppsApi(kubeConfig, config.apiTimeoutMs, {
@@ -113,7 +113,7 @@ export const createClusterPort = (
 
   const annotate = (changes: AnnotationChanges): TE.TaskEither<PortError, void> =>
     pipe(
-      withApps((api) => patchAnnotations(api, gate, changes, fieldManager)),
+      withApps((api) => patchAnnotations(api, gate, changes, write)),
       TE.chainIOK(refreshFrom(gate)),
     );
 
@@ -206,7 +206,7 @@ export const createClusterPort = (
               images.every((i) => before.images[i.container] === i.image)
                 ? TE.right({ changed: false })
                 : pipe(
-                    withApps((api) => patchContainerImages(api, ref, images, fieldManager)),
+                    withApps((api) => patchContainerImages(api, ref, images, write)),
                     TE.chainIOK(refreshFrom(ref)),
                     TE.map(() => ({ changed: true })),
                   ),

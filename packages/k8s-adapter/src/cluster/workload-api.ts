@@ -16,6 +16,17 @@ export type AnnotationChanges = Readonly<Record<string, string | null>>;
 /** The field manager of every write, so managedFields can tell our changes from a human's or Helm's. */
 export const FIELD_MANAGER = 'image-refresh';
 
+/** How every write is sent: under which field manager, and whether as a server-side dry run. */
+export interface WriteOptions {
+  readonly fieldManager: string;
+  /**
+   * `tick --dry-run` (as `kubectl --dry-run=server`): the request carries
+   * dryRun=All, so the API server runs authorization, admission and
+   * validation on it and persists nothing.
+   */
+  readonly dryRun: boolean;
+}
+
 const toSnapshot =
   (ref: WorkloadRef) =>
   (object: unknown): E.Either<PortError, WorkloadSnapshot> =>
@@ -38,10 +49,16 @@ const patch = (
   what: string,
   strategy: PatchStrategy,
   body: object,
-  fieldManager: string,
+  { fieldManager, dryRun }: WriteOptions,
 ): TE.TaskEither<PortError, unknown> =>
   callApi(apps, `PATCH (${what}) ${describeWorkload(ref)} in ${ref.namespace}`, 'write', (api, options) => {
-    const request = { name: ref.name, namespace: ref.namespace, body, fieldManager };
+    const request = {
+      name: ref.name,
+      namespace: ref.namespace,
+      body,
+      fieldManager,
+      ...(dryRun ? { dryRun: 'All' } : {}),
+    };
     return ref.kind === 'Deployment'
       ? api.patchNamespacedDeployment(request, patchAs(strategy, options))
       : api.patchNamespacedDaemonSet(request, patchAs(strategy, options));
@@ -56,9 +73,9 @@ export const patchAnnotations = (
   apps: AppsApi,
   ref: WorkloadRef,
   changes: AnnotationChanges,
-  fieldManager: string,
+  write: WriteOptions,
 ): TE.TaskEither<PortError, unknown> =>
-  patch(apps, ref, 'annotations', PatchStrategy.MergePatch, { metadata: { annotations: changes } }, fieldManager);
+  patch(apps, ref, 'annotations', PatchStrategy.MergePatch, { metadata: { annotations: changes } }, write);
 
 /**
  * One strategic merge patch carrying every container's new image (I16: one
@@ -69,7 +86,7 @@ export const patchContainerImages = (
   apps: AppsApi,
   ref: WorkloadRef,
   images: readonly { readonly container: string; readonly image: string }[],
-  fieldManager: string,
+  write: WriteOptions,
 ): TE.TaskEither<PortError, unknown> =>
   patch(
     apps,
@@ -79,5 +96,5 @@ export const patchContainerImages = (
     {
       spec: { template: { spec: { containers: images.map(({ container, image }) => ({ name: container, image })) } } },
     },
-    fieldManager,
+    write,
   );

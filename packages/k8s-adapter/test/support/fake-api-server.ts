@@ -91,7 +91,7 @@ const KNOWN_QUERY: Readonly<Record<FakeRoute, readonly string[]>> = {
     'timeoutSeconds',
     'resourceVersionMatch',
   ],
-  patch: ['timeout', 'fieldManager', 'fieldValidation', 'pretty'],
+  patch: ['timeout', 'fieldManager', 'fieldValidation', 'pretty', 'dryRun'],
   event: ['timeout', 'fieldManager', 'fieldValidation', 'pretty', 'limit', 'resourceVersion', 'fieldSelector'],
 };
 
@@ -281,7 +281,10 @@ export const startFakeApiServer = async (options: FakeApiServerOptions = {}): Pr
         }
         const manager = query.fieldManager ?? (record.userAgent ?? 'unknown').split('/')[0] ?? 'unknown';
         try {
-          const patched = store.patch(kind, namespace, name ?? '', type, body, manager);
+          // dryRun=All (`tick --dry-run`): checked and answered as the real write, persisted nowhere.
+          const patched = store.patch(kind, namespace, name ?? '', type, body, manager, {
+            dryRun: query.dryRun === 'All',
+          });
           if (patched === undefined) missing();
           else sendJson(res, 200, patched);
         } catch (e) {

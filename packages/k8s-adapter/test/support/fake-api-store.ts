@@ -119,6 +119,7 @@ export class FakeApiStore {
     type: PatchType,
     body: Json,
     fieldManager: string,
+    options: { readonly dryRun?: boolean } = {},
   ): JsonObject | undefined {
     const entry = this.entries.get(keyOf(kind, namespace, name));
     if (entry === undefined) return undefined;
@@ -143,6 +144,8 @@ export class FakeApiStore {
     if (!anyChange) return clone(before);
     m.managedFields = updateManagedFields(before, patched, fieldManager, new Date());
     if (generationMoves) m.generation = Number(old.generation ?? 0) + 1;
+    // A dry run answers the object the write would make, and keeps the one there is.
+    if (options.dryRun === true) return clone(patched);
     m.resourceVersion = this.bump();
     entry.object = patched;
     this.notify(kind, 'MODIFIED', patched);

@@ -20,6 +20,8 @@ export const RECORD = {
   pm: 'tracebloc.io/last-refreshed-pods-monitor-digest',
   rm: 'tracebloc.io/last-refreshed-resource-monitor-digest',
 } as const;
+/** The registry's silence streak (docs/behaviour.md §3.3, I46): ticks in a row some image went unanswered. */
+export const RESOLVE_FAILURE_STREAK = 'tracebloc.io/refresh-resolve-failure-streak';
 /** RECONCILE_LIVE's marker: image-refresh itself pinned jobs-manager's containers to this digest. */
 export const PIN_JM = 'tracebloc.io/pinned-jobs-manager-digest';
 export const ATTEMPT = 'tracebloc.io/refresh-attempt';
@@ -50,10 +52,11 @@ export const ON_TAG = {
 export const REIMAGED_BOTH = 're-images=2 (deployment/stg-jobs-manager, deployment/stg-requests-proxy)';
 
 /** The summary of a successful re-image tick that re-imaged both Deployments. */
-export const REIMAGE_SUMMARY = `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH}`;
+export const REIMAGE_SUMMARY = `[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) ${REIMAGED_BOTH} unresolved=0`;
 
 /** The summary of a tick with nothing to do: no finding, no write, no re-image. */
-export const STEADY_SUMMARY = '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0';
+export const STEADY_SUMMARY =
+  '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=0 re-images=0 unresolved=0';
 
 /** A log line's text without its prefix: what an Event's message must equal. */
 export const withoutPrefix = (line: string): string => line.replace(/^\[image-refresh\] /, '');

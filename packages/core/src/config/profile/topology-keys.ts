@@ -36,6 +36,8 @@ export interface TickKeys {
   readonly refreshAttempt: string;
   /** The attempt count when the ceiling locked refresh out (I10). */
   readonly flapDetected: string;
+  /** Consecutive ticks in which some image could not be resolved (MAX_RESOLVE_FAILURE_TICKS, I46). */
+  readonly resolveFailureStreak: string;
   /** FLEET_HALT_REF (docs/behaviour.md §3.4b): the manifest digest of the halt this edge last verified. */
   readonly fleetHaltDigest: string;
   /** Beside it, that halt's verified document, so that a halt seen before costs no request but its HEAD (I39). */
@@ -46,6 +48,7 @@ export const tickKeysOf = (prefix: string): TickKeys => ({
   skipStreak: `${prefix}/refresh-skip-streak`,
   refreshAttempt: `${prefix}/refresh-attempt`,
   flapDetected: `${prefix}/refresh-flap-detected`,
+  resolveFailureStreak: `${prefix}/refresh-resolve-failure-streak`,
   fleetHaltDigest: `${prefix}/fleet-halt-digest`,
   fleetHaltDocument: `${prefix}/fleet-halt-document`,
 });

@@ -1,4 +1,5 @@
 import * as O from 'fp-ts/lib/Option.js';
+import { resolveFailureStreakOf } from '../../domain/bookkeeping.js';
 import {
   DECOUPLED_PASS_BEGUN,
   nextDecoupled,
@@ -32,6 +33,7 @@ export const observeActions = {
       settledness: params.gate.settledness,
       gateUid: params.gate.uid ?? '',
       gate: { settledness: params.gate.settledness, images: params.gate.images, imageOwners: params.gate.imageOwners },
+      resolveFailureStreak: resolveFailureStreakOf(context.config.topology, params.gate.annotations),
     },
   })),
   reportDeploymentUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({

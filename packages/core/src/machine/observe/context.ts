@@ -1,3 +1,4 @@
+import * as O from 'fp-ts/lib/Option.js';
 import { type DecoupledPass, NO_DECOUPLED_PASS } from '../../domain/decoupled-pass.js';
 import type { Settledness } from '../../domain/settledness.js';
 import { NO_SKIP, type SkipCount } from '../../domain/skip-streak.js';
@@ -11,6 +12,8 @@ export interface ObserveContext {
   readonly gateUid: string;
   /** What the gate runs, as the settled guard read it: the ownership check needs no second read of it. */
   readonly gate: LiveWorkload | undefined;
+  /** The resolve-failure streak the gate held when the settled guard read it (I46). */
+  readonly resolveFailureStreak: O.Option<string>;
   /** The skip an unsettled tick counted, with its verdict against MAX_SKIP_TICKS. */
   readonly skip: SkipCount;
   /** DECOUPLED_REFRESH: the pass past an unsettled gate, and the workloads settled themselves (issue 7). */
@@ -21,6 +24,7 @@ export const OBSERVED_NOTHING: ObserveContext = {
   settledness: undefined,
   gateUid: '',
   gate: undefined,
+  resolveFailureStreak: O.none,
   skip: NO_SKIP,
   decoupled: NO_DECOUPLED_PASS,
 };

@@ -5,6 +5,7 @@ import type { ImageResolution } from '../../domain/plan.js';
 import type { PortError, RegistryError } from '../../domain/port-error.js';
 import type { Resolution } from '../../domain/registry-answer.js';
 import { registryBudgetOf } from '../../domain/registry-budget.js';
+import { judgeRegistrySilence } from '../../domain/registry-silence.js';
 import { acceptResolutions, failedHaltAnswer, failedResolutions, haltAnswerOf } from '../../domain/resolutions.js';
 import { startJitterDelayMs } from '../../domain/start-jitter.js';
 import { nextLive, withLiveUnread, withLiveWorkload } from '../../domain/tick-plan.js';
@@ -35,6 +36,38 @@ const resolved = (
 });
 
 export const resolveActions = {
+  /** §3.3 — what this tick does with the resolve-failure streak, decided once (I46). */
+  judgeRegistrySilence: tickAssign(({ context }) => ({
+    resolve: {
+      ...context.resolve,
+      silence: judgeRegistrySilence(context.config, context.resolve.resolutions, context.observe.resolveFailureStreak),
+    },
+  })),
+  announceRegistrySilence: tickAssign(({ context }) => ({
+    events: said(context, ...say.registrySilence(context.config, context.resolve.silence)),
+  })),
+  announceRegistryAnswering: tickAssign(({ context }) => ({
+    events: said(
+      context,
+      say.registryAnswering(
+        context.config,
+        context.resolve.silence._tag === 'Answering' ? context.resolve.silence.after : 0,
+      ),
+    ),
+  })),
+  reportResolveFailureStreakWriteFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(
+      context,
+      say.resolveFailureStreakWriteFailed(
+        context.config,
+        context.resolve.silence._tag === 'Silent' ? context.resolve.silence.streak : 0,
+        params.error,
+      ),
+    ),
+  })),
+  warnResolveFailureStreakClearFailed: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.resolveFailureStreakClearFailed(context.config, params.error)),
+  })),
   announceStartJitter: tickAssign(({ context }) => ({
     events: said(
       context,

@@ -4,6 +4,7 @@ import type { ImageResolution } from '../../domain/plan.js';
 import type { RegistryError } from '../../domain/port-error.js';
 import type { Resolution } from '../../domain/registry-answer.js';
 import { BUDGET_UNKNOWN, type RegistryBudget } from '../../domain/registry-budget.js';
+import { type RegistrySilence, SILENCE_UNCHANGED } from '../../domain/registry-silence.js';
 import { type LiveView, NOTHING_SEEN_LIVE } from '../../domain/tick-plan.js';
 
 /** What the resolve phase learns (docs/behaviour.md §3.3, §5): the registry's answers, the records, what runs now. */
@@ -20,6 +21,8 @@ export interface ResolveContext {
   readonly live: LiveView;
   /** FLEET_HALT_REF: what the halt tag's HEAD answered in the same batch; undefined when unset (docs/behaviour.md §3.4b). */
   readonly haltAnswer: Either<RegistryError, Resolution> | undefined;
+  /** MAX_RESOLVE_FAILURE_TICKS: what this tick does with the resolve-failure streak (I46). */
+  readonly silence: RegistrySilence;
 }
 
 export const RESOLVED_NOTHING: ResolveContext = {
@@ -29,4 +32,5 @@ export const RESOLVED_NOTHING: ResolveContext = {
   bookkeeping: {},
   live: NOTHING_SEEN_LIVE,
   haltAnswer: undefined,
+  silence: SILENCE_UNCHANGED,
 };

@@ -7,6 +7,10 @@ import type { GuardArgs } from '../tick-assign.js';
 // The resolve phase's named guards (docs/behaviour.md §3.3, §5), each one question to domain/.
 
 export const resolveGuards = {
+  /** §3.3 — some image went unanswered this tick (a 429 aside): the streak counts one (I46). */
+  hasRegistrySilenceToCount: ({ context }: GuardArgs) => context.resolve.silence._tag === 'Silent',
+  /** §3.3 — every image asked for answered and the gate holds a streak: it is over (I46). */
+  hasResolveFailureStreakToClear: ({ context }: GuardArgs) => context.resolve.silence._tag === 'Answering',
   /** §3.3 — START_JITTER=0s (the default), or this edge's delay is 0: no wait, no port call (issue 17). */
   hasNoStartJitter: ({ context }: GuardArgs) => hasNoStartJitter(context.observe.gateUid, context.config.startJitterMs),
   /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */

@@ -4,6 +4,7 @@ import type { TickConfig } from '../../config/tick-config.js';
 import type { Annotations } from '../../domain/bookkeeping.js';
 import type { ImageResolution } from '../../domain/plan.js';
 import { describePortError, type PortError, type RegistryError } from '../../domain/port-error.js';
+import type { RegistrySilence, SilentImage } from '../../domain/registry-silence.js';
 import { describeWorkload, type ImageSpec, imageOf, type WorkloadRef } from '../../domain/workloads.js';
 import { event, gate } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
@@ -99,3 +100,55 @@ export const resolutionLines = (c: TickConfig, resolutions: readonly ImageResolu
     if (r._tag === 'Unresolved') return [checking, resolveFailed(c, image, r.error)];
     return [checking];
   });
+
+/** `shop/web, shop/log`: the images the registry did not answer, by repository. */
+const silentRepositories = (c: TickConfig, silent: readonly SilentImage[]): string =>
+  silent.map((s) => imageOf(c.topology, s.image).repo).join(', ');
+
+/** The registry's silence this tick, counted on the gate (I46): a WARN below the ceiling, REGISTRY UNREACHABLE at it. */
+export const registrySilence = (c: TickConfig, silence: RegistrySilence): TickEvent[] => {
+  if (silence._tag !== 'Silent') return [];
+  const last = silence.silent.at(-1);
+  const cause = last === undefined ? '' : describePortError(last.error);
+  const key = c.topology.keys.resolveFailureStreak;
+  return silence.unreachable
+    ? [
+        event(
+          'error',
+          'REGISTRY_UNREACHABLE',
+          `ERROR: REGISTRY UNREACHABLE for ${silence.streak} ticks: ${silentRepositories(c, silence.silent)} — ${cause}`,
+          [
+            `no digest of ${silence.silent.length === 1 ? 'this image' : 'these images'} has been read for ${silence.streak} ticks in a row (>= MAX_RESOLVE_FAILURE_TICKS=${silence.max}), so ${silence.silent.length === 1 ? 'it' : 'they'} cannot be refreshed: check the registry, the network path to it and its credentials`,
+            `${key} is removed by the first tick in which every image answers; MAX_RESOLVE_FAILURE_TICKS=off says nothing, as the script did`,
+          ],
+        ),
+      ]
+    : [
+        event(
+          'warn',
+          'REGISTRY_SILENT',
+          `WARN: the registry did not answer for ${silentRepositories(c, silence.silent)} -- tick ${silence.streak}/${silence.max} in a row (${key}); at ${silence.max}: REGISTRY UNREACHABLE, exit 1`,
+        ),
+      ];
+};
+
+export const registryAnswering = (c: TickConfig, after: number): TickEvent =>
+  event(
+    'info',
+    'REGISTRY_ANSWERING',
+    `the registry answered every image again after ${after} tick(s) without -- clearing ${c.topology.keys.resolveFailureStreak}`,
+  );
+
+export const resolveFailureStreakWriteFailed = (c: TickConfig, streak: number, e: PortError): TickEvent =>
+  event(
+    'error',
+    'RESOLVE_FAILURE_STREAK_WRITE_FAILED',
+    `ERROR: could not persist ${c.topology.keys.resolveFailureStreak}=${streak} on ${gate(c)} (${describePortError(e)}); failing the tick rather than let the registry's silence go uncounted.`,
+  );
+
+export const resolveFailureStreakClearFailed = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'RESOLVE_FAILURE_STREAK_CLEAR_FAILED',
+    `WARNING: could not remove ${c.topology.keys.resolveFailureStreak} from ${gate(c)} (${describePortError(e)}); a stale streak only makes the next silence reach its ceiling sooner.`,
+  );

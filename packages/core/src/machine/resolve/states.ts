@@ -1,9 +1,14 @@
-import { pinMarkersOf } from '../../domain/bookkeeping.js';
+import { pinMarkersOf, resolveFailureStreakRemoved, resolveFailureStreakSet } from '../../domain/bookkeeping.js';
 import { nextLive } from '../../domain/tick-plan.js';
 import { nextWorkloadInput, observingWorkload } from '../observing-workload.js';
-import { bookkeepingRead, outcome, withPortError } from '../step-params.js';
+import { bookkeepingRead, outcome, withPortError, write, written } from '../step-params.js';
+import type { TickContext } from '../tick-context.js';
 import { tickSetup } from '../tick-setup.js';
 import { digestRequests, jitterWait } from './inputs.js';
+
+/** The streak a silent tick writes (judgeRegistrySilence decided it on the way in). */
+const silentStreak = (context: TickContext): number =>
+  context.resolve.silence._tag === 'Silent' ? context.resolve.silence.streak : 0;
 
 // Phase 2, resolve (docs/behaviour.md §3.3, §5): START_JITTER, the registry, the recorded digests
 // read fail-closed, and RECONCILE_LIVE's look at what runs now. Its steps.
@@ -34,14 +39,63 @@ export const resolvingDigests = tickSetup.createStateConfig({
         src: 'resolveDigests',
         input: digestRequests,
         onDone: {
-          target: '#tick.readingRecordedDigests',
+          target: '#tick.countingRegistrySilence',
           actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
         },
         // The port promises one answer per repo; a batch failing as a whole is a
         // defect of the port and leaves every image unresolved.
         onError: {
-          target: '#tick.readingRecordedDigests',
+          target: '#tick.countingRegistrySilence',
           actions: { type: 'failAllResolutions', params: withPortError },
+        },
+      },
+    },
+  },
+});
+
+// §3.3 A registry that never answers is a finding (I46): the streak counted
+// from the gate's own read, REGISTRY UNREACHABLE at MAX_RESOLVE_FAILURE_TICKS,
+// removed once every image answers. Counting is the guard's own bookkeeping:
+// a failed write fails the tick (an uncounted silence is how it hides);
+// removing is best effort, as the skip streak's (I6).
+export const countingRegistrySilence = tickSetup.createStateConfig({
+  initial: 'judgingRegistrySilence',
+  states: {
+    judgingRegistrySilence: {
+      entry: 'judgeRegistrySilence',
+      always: [
+        { guard: 'hasRegistrySilenceToCount', target: 'writingResolveFailureStreak' },
+        { guard: 'hasResolveFailureStreakToClear', target: 'clearingResolveFailureStreak' },
+        { target: '#tick.readingRecordedDigests' },
+      ],
+    },
+    writingResolveFailureStreak: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: ({ context }) =>
+          write('writeResolveFailureStreak', resolveFailureStreakSet(context.config.topology, silentStreak(context))),
+        onDone: {
+          target: '#tick.readingRecordedDigests',
+          actions: [{ type: 'noteWrite', params: written }, 'announceRegistrySilence'],
+        },
+        onError: {
+          target: '#tick.resolveFailureStreakWriteFailed',
+          actions: { type: 'reportResolveFailureStreakWriteFailed', params: withPortError },
+        },
+      },
+    },
+    clearingResolveFailureStreak: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: ({ context }) =>
+          write('clearResolveFailureStreak', resolveFailureStreakRemoved(context.config.topology)),
+        onDone: {
+          target: '#tick.readingRecordedDigests',
+          actions: [{ type: 'noteWrite', params: written }, 'announceRegistryAnswering'],
+        },
+        onError: {
+          target: '#tick.readingRecordedDigests',
+          actions: { type: 'warnResolveFailureStreakClearFailed', params: withPortError },
         },
       },
     },
@@ -126,6 +180,11 @@ export const reconcilingLive = tickSetup.createStateConfig({
 });
 
 // How the phase can end the tick.
+export const resolveFailureStreakWriteFailed = tickSetup.createStateConfig({
+  type: 'final',
+  output: outcome('resolveFailureStreakWriteFailed'),
+});
+
 export const recordedDigestsUnreadable = tickSetup.createStateConfig({
   type: 'final',
   entry: 'announceTickComplete',
@@ -133,7 +192,7 @@ export const recordedDigestsUnreadable = tickSetup.createStateConfig({
 });
 
 /** The phase's steps, in the order the tick takes them. */
-export const resolveSteps = { resolvingDigests, readingRecordedDigests, reconcilingLive };
+export const resolveSteps = { resolvingDigests, countingRegistrySilence, readingRecordedDigests, reconcilingLive };
 
 /** The final states the phase ends a tick in. */
-export const resolveEnds = { recordedDigestsUnreadable };
+export const resolveEnds = { resolveFailureStreakWriteFailed, recordedDigestsUnreadable };

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { dryRunPorts } from '../src/dry-run.js';
+import { runTick } from '../src/run-tick.js';
+import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { ANNOTATION, imageSpec } from './support/chart.js';
+
+// `tick --dry-run` as kubectl's --dry-run=server: every write goes to the
+// API server as dryRun=All (here: the simulator answering as one), is said
+// only once it was accepted, and a refusal ends the tick as it would end the
+// real one — while nothing persists and nothing rolls.
+
+const JM = 'tracebloc/jobs-manager';
+const JM_RECORD = imageSpec('jobs-manager').recordKey;
+
+/** An edge with its digests recorded and a new jobs-manager build published. */
+const aDriftedEdge = () => {
+  const config = simConfig({});
+  const world = new SimWorld(config);
+  world.annotations = {
+    [JM_RECORD]: simDigest(`${JM}#1`),
+    [imageSpec('pods-monitor').recordKey]: simDigest('tracebloc/pods-monitor#1'),
+    [imageSpec('resource-monitor').recordKey]: simDigest('tracebloc/resource-monitor#1'),
+  };
+  world.publish(JM, simDigest(`${JM}#2`));
+  const said: string[] = [];
+  const ports = (mode: 'client' | 'server') =>
+    dryRunPorts(simPorts(world, { dryRun: mode === 'server' }), config, (a) => said.push(a), mode);
+  return { config, world, said, ports };
+};
+
+describe('--dry-run against the API server (dryRun=All)', () => {
+  it('sends each write, says it once accepted, and persists nothing', async () => {
+    const { config, world, said, ports } = aDriftedEdge();
+    const before = { annotations: { ...world.annotations }, images: { ...world.workload('jobs-manager').images } };
+    const outcome = await runTick(config, ports('server'));
+    expect(outcome.exitCode).toBe(0);
+    expect(
+      world.calls.filter((c) => c.op === 'patchBookkeeping' || c.op === 'setImages').map((c) => c.outcome),
+    ).toEqual(['dry run', 'dry run', 'dry run', 'dry run', 'dry run']);
+    expect(said.filter((s) => s.endsWith('(the API server accepted it as a dry run)'))).toHaveLength(5);
+    expect(said).toContain(
+      `set image deployment/stg-jobs-manager -n tracebloc api=docker.io/${JM}@${simDigest(`${JM}#2`)} (the API server accepted it as a dry run)`,
+    );
+    // Waits are said, not waited: nothing rolled.
+    expect(said.filter((s) => s.startsWith('wait for the rollout of'))).toHaveLength(2);
+    expect(world.annotations).toEqual(before.annotations);
+    expect(world.workload('jobs-manager').images).toEqual(before.images);
+  });
+
+  it('a write the API server refuses ends the dry run as it would end the real tick: exit 1, said as the real error', async () => {
+    const { config, world, said, ports } = aDriftedEdge();
+    world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.refreshAttempt}=`);
+    const outcome = await runTick(config, ports('server'));
+    expect(outcome.result).toBe('attemptWriteFailed');
+    expect(outcome.exitCode).toBe(1);
+    expect(said.some((s) => s.startsWith('annotate') && s.includes(ANNOTATION.refreshAttempt))).toBe(false);
+    expect(world.calls.filter((c) => c.op === 'setImages')).toEqual([]);
+  });
+
+  it('client-side, no write reaches the cluster at all, and every one is said', async () => {
+    const { config, world, said, ports } = aDriftedEdge();
+    world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.refreshAttempt}=`);
+    const outcome = await runTick(config, ports('client'));
+    expect(outcome.exitCode).toBe(0);
+    expect(world.calls.filter((c) => c.op === 'patchBookkeeping' || c.op === 'setImages')).toEqual([]);
+    expect(said.filter((s) => s.startsWith('annotate') || s.startsWith('set image'))).toHaveLength(5);
+  });
+});
