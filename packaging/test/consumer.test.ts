@@ -32,6 +32,8 @@ const CI = process.env.IMAGE_REFRESH_CI === '1';
 const CONSUMER_SOURCES = join(ROOT, 'packaging/consumer');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
+// The topology's own fingerprint (docs/behaviour.md §3.4c): recorded on the first tick, the same on every later one.
+const fingerprint = expect.stringMatching(/^v1-[0-9a-f]{16}$/);
 
 // No retries: npm's default backoff would spend minutes on a refused connection.
 const registryProblem = async (): Promise<string | undefined> => {
@@ -232,11 +234,12 @@ describe.skipIf(skip)(`a consumer built from the packed tarballs${skip ? ` (skip
 
       const first = await tick(state);
       expect(first.code, transcript('tick 1', first)).toBe(0);
-      expect(first.stdout.trim()).toBe('complete exit=0 writes=recordDigests reimaged=-');
+      expect(first.stdout.trim()).toBe('complete exit=0 writes=recordTopologyFingerprint,recordDigests reimaged=-');
       expect(read().annotations).toEqual({
         'tracebloc.io/last-refreshed-jobs-manager-digest': digest('1'),
         'tracebloc.io/last-refreshed-pods-monitor-digest': digest('2'),
         'tracebloc.io/last-refreshed-resource-monitor-digest': digest('3'),
+        'tracebloc.io/topology-fingerprint': fingerprint,
       });
       expect(read().images?.['jobs-manager']).toEqual({
         api: tagged('jobs-manager'),
@@ -264,6 +267,7 @@ describe.skipIf(skip)(`a consumer built from the packed tarballs${skip ? ` (skip
         'tracebloc.io/last-refreshed-jobs-manager-digest': digest('4'),
         'tracebloc.io/last-refreshed-pods-monitor-digest': digest('2'),
         'tracebloc.io/last-refreshed-resource-monitor-digest': digest('3'),
+        'tracebloc.io/topology-fingerprint': fingerprint,
       });
     });
   });
@@ -309,10 +313,11 @@ describe.skipIf(skip)(`a consumer built from the packed tarballs${skip ? ` (skip
 
       const first = await tick(state, profile);
       expect(first.code, transcript('tick 1', first)).toBe(0);
-      expect(first.stdout.trim()).toBe('complete exit=0 writes=recordDigests reimaged=-');
+      expect(first.stdout.trim()).toBe('complete exit=0 writes=recordTopologyFingerprint,recordDigests reimaged=-');
       expect(read().annotations).toEqual({
         'shop.example.com/last-refreshed-web-digest': digest('1'),
         'shop.example.com/last-refreshed-log-digest': digest('2'),
+        'shop.example.com/topology-fingerprint': fingerprint,
       });
 
       publish('shop/web', digest('3'));
@@ -338,6 +343,7 @@ describe.skipIf(skip)(`a consumer built from the packed tarballs${skip ? ` (skip
       expect(read().annotations).toEqual({
         'shop.example.com/last-refreshed-web-digest': digest('3'),
         'shop.example.com/last-refreshed-log-digest': digest('2'),
+        'shop.example.com/topology-fingerprint': fingerprint,
       });
     });
 

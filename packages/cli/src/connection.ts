@@ -1,4 +1,4 @@
-import type { PortError, Settledness, TickConfig, TickPorts, WorkloadRef } from '@image-refresh/core';
+import type { ConfigError, PortError, Settledness, TickConfig, TickPorts, WorkloadRef } from '@image-refresh/core';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { SignatureTrust } from './wiring/signature-trust.js';
 
@@ -32,6 +32,13 @@ export interface Connection {
   readonly source: string;
   /** False when there is no cluster to talk to at all (no credentials); its calls all fail. */
   readonly reachable?: boolean;
+  /**
+   * Why no cluster configuration could be loaded (KUBECONFIG names a missing
+   * file, a kubeconfig that does not parse, no credentials at all): a
+   * configuration error, said with the environment's other problems, exit 2
+   * before any request — never a Transport failure of every call.
+   */
+  readonly configProblem?: ConfigError;
   readonly ports: (hooks: ConnectionHooks) => TickPorts;
   readonly inspect: (workload: WorkloadRef) => Promise<Either<PortError, WorkloadInspection>>;
 }

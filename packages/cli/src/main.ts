@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { describeConfigError } from '@image-refresh/core';
+import { describeConfigError, type TickConfig } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './commands/command.js';
 import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
@@ -21,12 +21,14 @@ const version = typeof IMAGE_REFRESH_VERSION === 'string' ? IMAGE_REFRESH_VERSIO
 export const HELP = `Usage: image-refresh <command> [options]
 
 Keeps the long-lived workloads of an edge cluster on the newest image digest
-behind a floating tag, safely. Drop-in for the chart's image-refresh.sh.
+behind a floating tag, safely: the chart's three workloads (a drop-in for its
+image-refresh.sh), or any topology a profile names (IMAGE_REFRESH_PROFILE).
 
 Commands:
   tick       run one refresh tick against the cluster (the CronJob's command)
   status     what the guards think now: settledness, counters, digests
-  rearm      clear the flap lockout (refresh-attempt, refresh-flap-detected)
+  rearm      re-arm refresh by hand: clear the flap lockout (refresh-attempt,
+             refresh-flap-detected) and lift every quarantine of a rolled-back digest
   simulate   run the tick on the built-in simulated cluster, print a timeline
   diagram    print the tick machine as a Mermaid state diagram
   halt       halt render: write a fleet halt document to publish and sign (FLEET_HALT_REF)
@@ -35,9 +37,9 @@ Options:
   --help     help for image-refresh or a command (image-refresh <command> --help)
   --version  print the version
 
-Configuration comes from the chart's environment: RELEASE_NAME,
-RELEASE_NAMESPACE, IMAGE_TAG, MAX_SKIP_TICKS, MAX_REFRESH_ATTEMPTS, …
-('image-refresh help tick' lists every variable).
+Configuration comes from the environment: the chart's RELEASE_NAME,
+RELEASE_NAMESPACE, …, or IMAGE_REFRESH_PROFILE; IMAGE_TAG, MAX_SKIP_TICKS,
+MAX_REFRESH_ATTEMPTS, … ('image-refresh help tick' lists every variable).
 `;
 
 export interface Environment {
@@ -79,6 +81,23 @@ const withConfiguration = async (
   return { exitCode: 2 };
 };
 
+/**
+ * status and rearm on a cluster the environment names: no credentials to
+ * reach it (KUBECONFIG naming a missing file, …) is a configuration error,
+ * exit 2 before any request, as tick says it.
+ */
+const withConnection = (
+  out: Output,
+  platform: Environment,
+  config: TickConfig,
+  run: (connect: Connect) => Promise<CommandResult>,
+): Promise<CommandResult> => {
+  const connection = platform.connect(config);
+  if (connection.configProblem === undefined) return run(() => connection);
+  out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(connection.configProblem)}`);
+  return Promise.resolve({ exitCode: 2 });
+};
+
 const COMMANDS: Readonly<Record<string, Command>> = {
   tick: {
     help: TICK_HELP,
@@ -104,15 +123,20 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: { 'no-registry': { type: 'boolean' }, json: { type: 'boolean' } },
     run: (v, out, p) =>
       withConfiguration(out, p, { signatureFiles: true }, ({ config, trust }) =>
-        v.json === true
-          ? statusJson({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, p.connect, out)
-          : status({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, p.connect, out),
+        withConnection(out, p, config, (connect) =>
+          v.json === true
+            ? statusJson({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, connect, out)
+            : status({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, connect, out),
+        ),
       ),
   },
   rearm: {
     help: REARM_HELP,
     options: {},
-    run: (_, out, p) => withConfiguration(out, p, {}, ({ config }) => rearm(config, p.connect, out)),
+    run: (_, out, p) =>
+      withConfiguration(out, p, {}, ({ config }) =>
+        withConnection(out, p, config, (connect) => rearm(config, connect, out)),
+      ),
   },
   simulate: {
     help: SIMULATE_HELP,

@@ -194,6 +194,7 @@ describe('a profile of your own', () => {
       'shop.example.com/last-refreshed-agent-digest',
       'shop.example.com/last-refreshed-log-digest',
       'shop.example.com/last-refreshed-web-digest',
+      'shop.example.com/topology-fingerprint',
     ]);
   });
 });

@@ -1,7 +1,8 @@
 import { simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION } from '../../core/test/support/chart.js';
-import { aWorld, runCli, theLine } from './support/sim-connection.js';
+import { main } from '../src/main.js';
+import { aWorld, ENV, runCli, theLine } from './support/sim-connection.js';
 
 // `image-refresh tick` as the CronJob runs it: the chart's environment in, the
 // reference's stderr lines and exit codes out.
@@ -30,7 +31,8 @@ describe('image-refresh tick', () => {
     const { exitCode, stderr } = await runCli(['tick'], world);
     expect(exitCode).toBe(0);
     expect(stderr.at(-1)).toBe(
-      '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/stg-jobs-manager, deployment/stg-requests-proxy) unresolved=0',
+      // A topology this edge never checked: every container found the followed image's, remembered (§3.4c).
+      '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=4 (recordTopologyFingerprint, writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/stg-jobs-manager, deployment/stg-requests-proxy) unresolved=0',
     );
     // 'set image' is printed before its rollout completes: events stream.
     expect(stderr.findIndex((l) => l.includes('set image deployment/stg-jobs-manager'))).toBeLessThan(
@@ -71,7 +73,7 @@ describe('image-refresh tick', () => {
     ).toHaveLength(2);
     expect(stderr.at(-1)).toMatch(/^\[image-refresh\] dry-run summary: outcome=complete/);
     const writes = world.calls.filter((c) => c.op === 'setImages' || c.op === 'patchBookkeeping');
-    expect(writes.map((c) => c.outcome)).toEqual(['dry run', 'dry run', 'dry run', 'dry run', 'dry run']);
+    expect(writes.map((c) => c.outcome)).toEqual(['dry run', 'dry run', 'dry run', 'dry run', 'dry run', 'dry run']);
     expect(world.annotations['tracebloc.io/last-refreshed-jobs-manager-digest']).toBe(simDigest(`${JM}#1`));
     expect(world.workload('jobs-manager').images.api).toBe(`docker.io/${JM}:stg`);
   });
@@ -119,6 +121,47 @@ describe('image-refresh tick', () => {
     expect(stderr.filter((l) => realRun.test(l))).toEqual([]);
     expect(theLine(stderr, 'would re-image control-plane workloads')).toContain('(attempt 1/3)');
   });
+
+  it('a variable within two edits of one of ours is said, with the one it was likely meant to be', async () => {
+    const { exitCode, stderr } = await runCli(['tick'], aWorld(), { ON_ROLOUT_FAILURE: 'revert', PATH: '/usr/bin' });
+    expect(exitCode).toBe(0);
+    expect(theLine(stderr, 'did you mean')).toBe(
+      '[image-refresh] WARN: ON_ROLOUT_FAILURE is not a variable image-refresh reads (did you mean ON_ROLLOUT_FAILURE?); it is ignored',
+    );
+  });
+
+  it.each([['tick'], ['status'], ['rearm']])(
+    '%s without credentials for the cluster: a configuration error naming KUBECONFIG, exit 2, no request',
+    async (command) => {
+      const stderr: string[] = [];
+      const { exitCode } = await main(
+        [command],
+        { stdout: () => undefined, stderr: (l) => stderr.push(l) },
+        {
+          env: { ...ENV, KUBECONFIG: '/nowhere/config' },
+          connect: () => ({
+            source: 'unavailable: KUBECONFIG names file(s) that do not exist: /nowhere/config',
+            reachable: false,
+            configProblem: {
+              variable: 'KUBECONFIG',
+              value: '/nowhere/config',
+              problem: 'KUBECONFIG names file(s) that do not exist: /nowhere/config',
+            },
+            ports: () => {
+              throw new Error('no port may be built without credentials');
+            },
+            inspect: () => {
+              throw new Error('no workload may be read without credentials');
+            },
+          }),
+        },
+      );
+      expect(exitCode).toBe(2);
+      expect(theLine(stderr, 'KUBECONFIG')).toBe(
+        '[image-refresh] ERROR: configuration: KUBECONFIG="/nowhere/config": KUBECONFIG names file(s) that do not exist: /nowhere/config',
+      );
+    },
+  );
 
   it('an unknown flag is a usage error, exit 2', async () => {
     const { exitCode, stderr } = await runCli(['tick', '--force'], aWorld());

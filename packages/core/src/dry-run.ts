@@ -26,6 +26,10 @@ const once = <E, A>(write: TE.TaskEither<E, A>, then: (answer: A) => void): TE.T
     return answer;
   })(write);
 
+/** At most `length` characters, an ellipsis saying where it was cut. */
+const clipped = (text: string, length: number): string =>
+  text.length <= length ? text : `${text.slice(0, length - 1)}…`;
+
 /** Where a dry run's writes go: nowhere (`client`), or to the API server as dryRun=All (`server`). */
 export type DryRunMode = 'client' | 'server';
 
@@ -97,7 +101,7 @@ export const dryRunPorts = (
       : {
           cluster,
           registry: ports.registry,
-          events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${e.message.slice(0, 120)}`) },
+          events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${clipped(e.message, 120)}`) },
           ...signatures,
         };
   // Issue 17: the clock is read as it is (a digest's age is decided as the

@@ -9,6 +9,7 @@ export { formatDuration, parseDurationMs } from './config/duration.js';
 export { MAX_TICK_DURATION_MS } from './config/duration-limit.js';
 export { ENV, type Environment } from './config/environment.js';
 export { type FleetHaltConfig, parseFleetHaltReference } from './config/fleet-halt-config.js';
+export { type MisspelledVariable, misspelledVariables } from './config/misspelled-variables.js';
 export {
   MAX_DIGEST_AGE_MS,
   MAX_START_JITTER_MS,
@@ -112,6 +113,8 @@ export {
 } from './domain/settledness.js';
 export type { SignatureCheckReport, SignatureResult } from './domain/signature-admission.js';
 export { startJitterDelayMs } from './domain/start-jitter.js';
+export { isPrivateMirror } from './domain/switches.js';
+export { topologyFingerprint } from './domain/topology-fingerprint.js';
 export {
   type ContainerImage,
   describeWorkload,

@@ -118,7 +118,7 @@ describe('MIN_DIGEST_AGE and ROLLOUT_RING (issue 17)', () => {
     const config = simConfig({ MIN_DIGEST_AGE: '1h' });
     const world = new SimWorld(config);
     const outcome = await runTick(config, simPorts(world));
-    expect(outcome.writes.map((w) => w.kind)).toEqual(['recordDigests']);
+    expect(outcome.writes.map((w) => w.kind)).toEqual(['recordTopologyFingerprint', 'recordDigests']);
     expect(world.calls.map((c) => c.op)).not.toContain('readClock');
   });
 

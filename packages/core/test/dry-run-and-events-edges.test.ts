@@ -137,7 +137,7 @@ describe('Kubernetes Events after the tick (I18b)', () => {
       timers: promptTimers,
     });
     expect(complete.events.at(-1)?.message).toBe(
-      "WARN: could not record the Kubernetes Event RefreshReimaged (Timeout: recordEvent gave no answer within 17000 ms (the tick's own bound)); the tick's outcome is unchanged",
+      "WARN: could not record the Kubernetes Event RefreshReimaged (Timeout: recording a Kubernetes Event got no answer within 17s, the tick's own bound on it); the tick's outcome is unchanged",
     );
 
     const stopped = bothMoved();
@@ -149,7 +149,7 @@ describe('Kubernetes Events after the tick (I18b)', () => {
     });
     expect(interrupted.exitCode).toBe(143);
     expect(interrupted.events.at(-1)?.message).toBe(
-      "WARN: could not record the Kubernetes Event RefreshInterrupted (Timeout: recordEvent gave no answer within 1500 ms (the tick's own bound)); the tick's outcome is unchanged",
+      "WARN: could not record the Kubernetes Event RefreshInterrupted (Timeout: recording a Kubernetes Event got no answer within 1.5s, the tick's own bound on it); the tick's outcome is unchanged",
     );
   });
 });

@@ -24,6 +24,10 @@ describe('--dry-run ports', () => {
     expect(world.annotations[ANNOTATION.skipStreak]).toBe('2');
     expect(wouldDo).toEqual([
       'annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-skip-streak-',
+      // A topology never checked on this edge: every container found the followed image's, remembered (§3.4c).
+      expect.stringMatching(
+        /^annotate deployment\/stg-jobs-manager -n tracebloc tracebloc\.io\/topology-fingerprint=v1-[0-9a-f]{16}$/,
+      ),
       'annotate deployment/stg-jobs-manager -n tracebloc tracebloc.io/refresh-attempt=1',
       `set image deployment/stg-jobs-manager -n tracebloc api=docker.io/${JM}@${simDigest(`${JM}#2`)}`,
       'wait for the rollout of deployment/stg-jobs-manager (up to 10m)',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { topologyFingerprint } from '../src/domain/topology-fingerprint.js';
 import { dryRunPorts } from '../src/dry-run.js';
 import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
@@ -17,6 +18,8 @@ const aDriftedEdge = () => {
   const config = simConfig({});
   const world = new SimWorld(config);
   world.annotations = {
+    // A topology this edge found true before: the ownership check reads nothing more (§3.4c).
+    [config.topology.keys.topologyFingerprint]: topologyFingerprint(config.topology),
     [JM_RECORD]: simDigest(`${JM}#1`),
     [imageSpec('pods-monitor').recordKey]: simDigest('tracebloc/pods-monitor#1'),
     [imageSpec('resource-monitor').recordKey]: simDigest('tracebloc/resource-monitor#1'),

@@ -360,7 +360,8 @@ describe('fail closed: a halt that cannot be verified (I37)', () => {
     edge.publishHalt({ [JM]: { digests: [JM2] } }, { signed: false });
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
-    expect(outcome.writes).toEqual([]);
+    // No digest recorded; only what the ownership check found true of the containers (§3.4c).
+    expect(outcome.writes.map((w) => w.kind)).toEqual(['recordTopologyFingerprint']);
     expect(outcome.events.filter((e) => e.code === 'FIRST_OBSERVATION').map((e) => e.message)).toEqual(
       ['jobs-manager', 'pods-monitor', 'resource-monitor'].map(
         (name) =>

@@ -1,5 +1,6 @@
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it } from 'vitest';
+import { topologyFingerprint } from '../src/domain/topology-fingerprint.js';
 import { interruptedBy } from '../src/machine/interrupted.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
@@ -15,7 +16,11 @@ import { JM } from './support/edge.js';
 const drifting = () => {
   const config = simConfig();
   const world = new SimWorld(config);
-  world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
+  world.annotations = {
+    'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`),
+    // A topology this edge found true before: no ownership read interleaves (§3.4c).
+    [config.topology.keys.topologyFingerprint]: topologyFingerprint(config.topology),
+  };
   world.publish(JM, simDigest(`${JM}#2`));
   return { config, world };
 };

@@ -16,7 +16,7 @@ describe('the tick machine', () => {
     const world = new SimWorld(config);
     const outcome = await runTick(config, simPorts(world));
     expect([outcome.result, outcome.exitCode]).toEqual(['complete', 0]);
-    expect(outcome.writes.map((w) => w.kind)).toEqual(['recordDigests']);
+    expect(outcome.writes.map((w) => w.kind)).toEqual(['recordTopologyFingerprint', 'recordDigests']);
     expect(outcome.reimages).toEqual([]);
   });
 });

@@ -274,6 +274,29 @@ const operatorLines = (): readonly TickEvent[] => [
   say.foreignContainer(shop, { _tag: 'Missing', workload: shopWeb, container: 'log', image: 'log', has: ['web'] }),
   say.foreignContainer(shop, { _tag: 'Missing', workload: shopWeb, container: 'log', image: 'log', has: [] }),
   say.ownershipUnchecked(shopWeb, denied),
+  say.topologyChecked(shop),
+  say.topologyFingerprintUnwritten(shop, slow),
+  say.deploymentUnreadable(edge, denied),
+  ...say.registrySilence(edge, {
+    _tag: 'Silent',
+    streak: 3,
+    max: 8,
+    unreachable: false,
+    silent: [{ image: 'pods-monitor', error: reset }],
+  }),
+  ...say.registrySilence(edge, {
+    _tag: 'Silent',
+    streak: 8,
+    max: 8,
+    unreachable: true,
+    silent: [
+      { image: 'jobs-manager', error: slow },
+      { image: 'pods-monitor', error: reset },
+    ],
+  }),
+  say.registryAnswering(edge, 9),
+  say.resolveFailureStreakWriteFailed(edge, 4, denied),
+  say.resolveFailureStreakClearFailed(edge, slow),
   say.tickComplete(),
 ];
 

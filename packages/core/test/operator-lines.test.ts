@@ -46,7 +46,7 @@ describe('the banner and the mirror', () => {
     expect(note.message).toContain("private mirror 'registry.corp.example:5000'");
     expect(note.message).toContain('auto-refresh is INERT on this edge');
     expect(note.hints?.[0]).toContain('syncing your mirror');
-    expect(note.hints?.[1]).toContain('That restart DOES re-pull');
+    expect(note.hints?.[1]).toContain('That restart does re-pull');
   });
 });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runsFollowedImage } from '../src/domain/ownership.js';
+import { topologyFingerprint } from '../src/domain/topology-fingerprint.js';
 import { imageOf } from '../src/domain/workloads.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
-import { simConfig, simDigest } from '../src/sim/index.js';
+import { SHOP_PROFILE, simConfig, simDigest } from '../src/sim/index.js';
 import { anEdge, aSteadyEdge, JM, RM } from './support/edge.js';
 
 // docs/behaviour.md §3.4c, OWNERSHIP_CHECK: a container is set, and an
@@ -152,6 +153,54 @@ describe('OWNERSHIP_CHECK=on (the default)', () => {
     const outcome = await edge.tick();
     expect(outcome.result).toBe('complete');
     expect(edge.calls().filter((c) => c.startsWith('readOwnedWorkload'))).toEqual([]);
+  });
+});
+
+describe('the topology fingerprint: a changed topology is checked at once (docs/behaviour.md §3.4c)', () => {
+  const FINGERPRINT = 'tracebloc.io/topology-fingerprint';
+
+  it('the first settled tick checks every mapped container and records the fingerprint; the next reads nothing more', async () => {
+    const edge = anEdge();
+    await edge.tick();
+    expect(edge.world.annotations[FINGERPRINT]).toMatch(/^v1-[0-9a-f]{16}$/);
+    expect(edge.calls().filter((c) => c.startsWith('readOwnedWorkload'))).toHaveLength(2);
+    edge.world.calls.length = 0;
+    await edge.tick();
+    expect(edge.ops().filter((op) => op === 'readOwnedWorkload' || op === 'recordTopologyFingerprint')).toEqual([]);
+  });
+
+  it('a container set to another image is a finding on the next tick after the topology changed, with no new build', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setLiveImage('resource-monitor', 'tracebloc-resource-monitor', 'quay.io/acme/monitor:debug');
+    // Steady: the topology is the one found true, so no check runs (the next build will find it).
+    expect((await edge.tick()).exitCode).toBe(0);
+    // The profile (here: the chart's values) changed: the fingerprint no longer matches.
+    edge.world.setAnnotation(FINGERPRINT, 'v1-0000000000000000');
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('foreignImage');
+    expect(outcome.exitCode).toBe(1);
+    expect(edge.world.annotations[FINGERPRINT]).toBe('v1-0000000000000000');
+  });
+
+  it('each part of the topology moves the fingerprint; the profile’s order does not', () => {
+    const base = simConfig();
+    const fp = (env: Record<string, string>) => topologyFingerprint(simConfig(env).topology);
+    expect(fp({})).toBe(topologyFingerprint(base.topology));
+    expect(fp({ DEPLOYMENT_NAME: 'stg-jobs-manager-2' })).not.toBe(fp({}));
+    expect(fp({ NODE_AGENTS_NAMESPACE: 'agents' })).not.toBe(fp({}));
+    expect(fp({ REQUESTS_PROXY_PINNED: '1' })).not.toBe(fp({}));
+    expect(fp({ IMAGE_TAG: 'prod' })).not.toBe(fp({}));
+    const reversed = { ...SHOP_PROFILE, workloads: [...SHOP_PROFILE.workloads].reverse(), gate: 'web' };
+    expect(topologyFingerprint(simConfig({}, reversed).topology)).toBe(
+      topologyFingerprint(simConfig({}, SHOP_PROFILE).topology),
+    );
+  });
+
+  it('with OWNERSHIP_CHECK=off no fingerprint is read or written', async () => {
+    const edge = anEdge({ OWNERSHIP_CHECK: 'off' });
+    await edge.tick();
+    expect(edge.world.annotations[FINGERPRINT]).toBeUndefined();
+    expect(edge.ops()).not.toContain('recordTopologyFingerprint');
   });
 });
 

@@ -17,7 +17,9 @@ describe('first observation (#569)', () => {
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(0);
     expect(outcome.reimages).toEqual([]);
+    // The ownership check found every container the followed image's: the topology is remembered (§3.4c).
     expect(edge.writes()).toEqual([
+      expect.stringMatching(/^recordTopologyFingerprint v1-[0-9a-f]{16}$/),
       `recordDigests ${JSON.stringify({
         [JM_KEY]: simDigest(`${JM}#1`),
         [PM_KEY]: simDigest(`${PM}#1`),

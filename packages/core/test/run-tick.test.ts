@@ -73,7 +73,7 @@ describe('runTick', () => {
       await ended;
       expect(outcome?.result).toBe('deploymentUnreadable');
       expect(outcome?.findings.map((f) => f.message)).toEqual([
-        "ERROR: cannot read deployment/stg-jobs-manager (Timeout: readGate gave no answer within 2030 ms (the tick's own bound)) -- not a benign skip; failing the tick so it is visible",
+        "ERROR: cannot read deployment/stg-jobs-manager (Timeout: reading the gate got no answer within 2.03s, the tick's own bound on it) -- not a benign skip; failing the tick so it is visible",
       ]);
     } finally {
       vi.useRealTimers();

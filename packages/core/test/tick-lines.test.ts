@@ -85,7 +85,7 @@ describe('an attempt write that fails', () => {
     const outcome = await runTick(config, patchFailingFor(simPorts(world), ANNOTATION.refreshAttempt, '2'));
     expect([outcome.result, outcome.exitCode]).toEqual(['attemptWriteFailed', 1]);
     expect(linesOf(outcome, 'ATTEMPT_WRITE_FAILED')).toEqual([
-      'ERROR: could not persist tracebloc.io/refresh-attempt=2 on deployment/stg-jobs-manager (Forbidden (HTTP 403): no); not re-imaging without a persisted attempt (#563).',
+      'ERROR: could not persist tracebloc.io/refresh-attempt=2 on deployment/stg-jobs-manager (Forbidden (HTTP 403): no); not re-imaging without a persisted attempt, which is what the flap guard counts.',
     ]);
     expect(world.calls.some((c) => c.op === 'setImages')).toBe(false);
   });

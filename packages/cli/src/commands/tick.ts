@@ -4,6 +4,8 @@ import {
   dryRunPorts,
   ENV,
   interruptedAfterTheTick,
+  isPrivateMirror,
+  misspelledVariables,
   runTick,
   type TickOutcome,
   type TickPorts,
@@ -82,10 +84,25 @@ export const tick = async (
     return summarise(refused);
   }
   const { config, trust, metrics } = configuration.right;
+  // A likely typo of one of ours is said, not silently ignored (docs/behaviour.md §2).
+  for (const { variable, meant } of misspelledVariables(env, config)) {
+    say({
+      level: 'warn',
+      code: 'VARIABLE_MISSPELLED',
+      message: `WARN: ${variable} is not a variable image-refresh reads (did you mean ${meant}?); it is ignored`,
+    });
+  }
   // Every request and wait of this tick carries this signal; it is aborted
   // once the summary is printed, so nothing is in flight after it.
   const tickOver = new AbortController();
   const connection = connect(config);
+  // No credentials to talk to the cluster with is the environment's fault, found before any call (I18);
+  // behind a private mirror the tick makes no call at all (I14), so it needs none.
+  if (connection.configProblem !== undefined && !isPrivateMirror(config)) {
+    const refused = configInvalidOutcome([connection.configProblem]);
+    for (const event of refused.events) say(event);
+    return summarise(refused);
+  }
   // No cluster to talk to is not news for --json readers filtering on level.
   const ports = (): TickPorts => {
     say({

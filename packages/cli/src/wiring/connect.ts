@@ -51,6 +51,11 @@ export const connectToCluster =
     return {
       source: E.isRight(loaded) ? loaded.right.source : `unavailable: ${loaded.left.message}`,
       reachable: E.isRight(loaded),
+      ...(E.isLeft(loaded)
+        ? {
+            configProblem: { variable: 'KUBECONFIG', value: env.KUBECONFIG || undefined, problem: loaded.left.message },
+          }
+        : {}),
       ports: (hooks) => ({
         cluster: E.isRight(loaded)
           ? createClusterPort(loaded.right.kubeConfig, config, {

@@ -21,7 +21,7 @@ import { type Builds, describeOnStoryRegistry } from './support/story-registry.j
 //
 // Seen red on Node 20.20.2 before boundedCall made every bound (whole process,
 // before → after): the HEAD and the token GET ran to the resolve pass's
-// backstop, "resolveDigests gave no answer within 12000 ms (the tick's own
+// backstop, "asking the registry for the tags got no answer within 12s, the tick's own
 // bound)", all three images lost (12.3 s → 1.3 s); the settled guard's GET,
 // the streak's PATCH and the rollout read ran to their port calls' backstops
 // (3.5 s, 3.3 s, 3.8 s → 1.3 s each); the interrupted tick's push ran to

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,9 +40,26 @@ const env = () => ({
   REQUESTS_PROXY_DEPLOYMENT: 'stg-requests-proxy',
   RESOURCE_MONITOR_DAEMONSET: 'stg-resource-monitor',
   IMAGE_TAG: 'stg',
-  // No cluster at all: the tick loads the Kubernetes client and fails to read.
+  // No credentials at all: a configuration error (a case below points it at a cluster that is not there).
   KUBECONFIG: join(tmpdir(), 'image-refresh-no-such-kubeconfig'),
 });
+
+/** A kubeconfig for an API server nothing listens for: the tick loads the Kubernetes client and fails to read. */
+const unreachableKubeconfig = (): string => {
+  const path = join(home, 'unreachable-kubeconfig');
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{ name: nowhere, cluster: { server: "https://127.0.0.1:1" } }]',
+      'users: [{ name: nobody, user: { token: "not-a-secret" } }]',
+      'contexts: [{ name: nowhere, context: { cluster: nowhere, user: nobody } }]',
+      'current-context: nowhere',
+    ].join('\n'),
+  );
+  return path;
+};
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'image-refresh-process-home-'));
@@ -62,10 +79,17 @@ describe("the bundle's stderr holds only image-refresh's own lines, the summary 
   });
 
   it('tick, having loaded the Kubernetes client and failed to reach a cluster', async () => {
-    const run = await runBundle(['tick'], env());
+    const run = await runBundle(['tick'], { ...env(), KUBECONFIG: unreachableKubeconfig() });
     expect(run.exitCode).toBe(1);
     expect(nodeWarnings(run.stderr)).toEqual([]);
     expect(run.stderr.at(-1)).toMatch(/^\[image-refresh\] summary: outcome=deploymentUnreadable exit=1 /);
+  });
+
+  it('tick without credentials for any cluster (exit 2, a configuration error)', async () => {
+    const run = await runBundle(['tick'], env());
+    expect(run.exitCode).toBe(2);
+    expect(nodeWarnings(run.stderr)).toEqual([]);
+    expect(run.stderr.at(-1)).toMatch(/^\[image-refresh\] summary: outcome=configInvalid exit=2 /);
   });
 
   it('tick on a malformed environment (exit 2)', async () => {

@@ -37,18 +37,21 @@ describe('what the tick says', () => {
     ]);
   });
 
-  it('--json: "cluster: unavailable" is level warn, not info', async () => {
+  it('a KUBECONFIG naming a file that does not exist is a configuration error: exit 2, named, before any call', async () => {
+    const missing = join(home, 'no-such-kubeconfig');
     const run = await runBundle(['tick', '--json'], {
       HOME: home,
       RELEASE_NAME: 'stg',
       RELEASE_NAMESPACE: 'tracebloc',
       IMAGE_TAG: 'stg',
-      KUBECONFIG: join(home, 'no-such-kubeconfig'),
+      KUBECONFIG: missing,
     });
-    const cluster = run.stdout.map((l) => JSON.parse(l) as { level: string; code: string; message: string });
-    expect(cluster.filter((e) => e.code === 'CLUSTER').map((e) => [e.level, e.message.slice(0, 21)])).toEqual([
-      ['warn', 'cluster: unavailable:'],
-    ]);
+    expect(run.exitCode).toBe(2);
+    const events = run.stdout.map((l) => JSON.parse(l) as { level: string; code: string; message: string });
+    expect(events.map((e) => e.code)).toEqual(['CONFIG_INVALID', 'SUMMARY']);
+    expect(events[0]?.message).toBe(
+      `ERROR: configuration: KUBECONFIG=${JSON.stringify(missing)}: KUBECONFIG names file(s) that do not exist: ${missing}`,
+    );
   });
 });
 

@@ -237,7 +237,8 @@ describe('a signal during a hung metrics push wins', () => {
           `[image-refresh] interrupted by ${signal} while pushing this tick's metrics to the Pushgateway: the tick had already ended complete (exit 0); what it wrote stands`,
         ]);
         expect(run.stderr.at(-1)).toMatch(
-          new RegExp(`^\\[image-refresh\\] summary: outcome=interrupted exit=${exitCode} findings=0 writes=1 `),
+          // A first tick: the topology found true, then the digests recorded (§3.4c).
+          new RegExp(`^\\[image-refresh\\] summary: outcome=interrupted exit=${exitCode} findings=0 writes=2 `),
         );
         // The first push was cut short; the second says what the fleet must see.
         expect(gateway.bodies).toHaveLength(1);

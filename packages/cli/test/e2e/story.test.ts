@@ -101,9 +101,12 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     };
 
     /** The tick's bookkeeping on the jobs-manager Deployment. */
+    // The topology fingerprint (docs/behaviour.md §3.4c) is the ownership check's, asserted where it is tested.
     const bookkeeping = () =>
       Object.fromEntries(
-        Object.entries(annotationsOf(world.cluster.jobsManager())).filter(([key]) => key.startsWith('tracebloc.io/')),
+        Object.entries(annotationsOf(world.cluster.jobsManager())).filter(
+          ([key]) => key.startsWith('tracebloc.io/') && !key.endsWith('/topology-fingerprint'),
+        ),
       );
     const images = () => ({
       [JOBS_MANAGER]: imagesOf(world.cluster.jobsManager()),
@@ -130,9 +133,11 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const run = await tick();
       expect(run.exitCode).toBe(0);
       expect(linesWith(run.stderr, 'first observation; recording without re-imaging')).toHaveLength(3);
+      // Every container found the followed image's first: the topology is remembered (§3.4c).
       expect(run.stderr.at(-1)).toBe(
-        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0 unresolved=0',
+        '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=2 (recordTopologyFingerprint, recordDigests) re-images=0 unresolved=0',
       );
+      expect(linesWith(run.stderr, 'every mapped container runs the image it follows')).toHaveLength(1);
       expect(bookkeeping()).toEqual({ [RECORD.jm]: digest.jm1, [RECORD.pm]: digest.pm1, [RECORD.rm]: digest.rm1 });
       expect(images()).toEqual({
         [JOBS_MANAGER]: { api: 'docker.io/tracebloc/jobs-manager:stg', 'pods-monitor-container': FLOATING.pm },

@@ -126,7 +126,7 @@ describe.skipIf(missing !== undefined)(
           expect(run.exitCode).toBe(0);
           expect(linesWith(run.stderr, 'first observation; recording without re-imaging')).toHaveLength(3);
           expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0',
+            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=2 (recordTopologyFingerprint, recordDigests) re-images=0 unresolved=0',
           );
           // The profile alone names the topology: no chart variable to ignore, nothing to warn about.
           expect(linesWith(run.stderr, 'WARN')).toEqual([]);
@@ -152,7 +152,7 @@ describe.skipIf(missing !== undefined)(
               `[image-refresh] set image deployment/web: web=${web}`,
             );
             expect(run.stderr.at(-1)).toBe(
-              '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/web, deployment/worker)',
+              '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/web, deployment/worker) unresolved=0',
             );
             // One patch per workload, naming only the containers that run the web image.
             expect(imagePatches(run)).toEqual([
@@ -243,7 +243,7 @@ describe.skipIf(missing !== undefined)(
               `[image-refresh] ERROR: deployment/web in ${SHOP} container log runs ${NGINX}, not docker.io/${REPO.log} (at ${TAG} or a digest), which the profile says it follows (image "log"); nothing is re-imaged or recorded this tick`,
             );
             expect(run.stderr.at(-1)).toBe(
-              '[image-refresh] summary: outcome=foreignImage exit=1 findings=1 writes=0 re-images=0',
+              '[image-refresh] summary: outcome=foreignImage exit=1 findings=1 writes=0 re-images=0 unresolved=0',
             );
             // On the wire: reads, and the Event; no write to any workload.
             expect(run.api.filter((r) => r.method !== 'GET' && r.route !== 'event')).toEqual([]);

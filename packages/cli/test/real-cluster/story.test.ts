@@ -69,7 +69,7 @@ describe.skipIf(missing !== undefined)(
           expect(run.exitCode).toBe(0);
           expect(linesWith(run.stderr, 'first observation; recording without re-imaging')).toHaveLength(3);
           expect(run.stderr.at(-1)).toBe(
-            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=1 (recordDigests) re-images=0 unresolved=0',
+            '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=2 (recordTopologyFingerprint, recordDigests) re-images=0 unresolved=0',
           );
           expect(await stage.bookkeeping()).toEqual({
             [RECORD.jm]: first.jm,

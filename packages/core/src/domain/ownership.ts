@@ -1,6 +1,7 @@
 import { parseImageReference, sameRepository } from '../config/profile/image-reference.js';
 import type { TickConfig } from '../config/tick-config.js';
 import type { RefreshPlan } from './plan.js';
+import { topologyFingerprint } from './topology-fingerprint.js';
 import {
   type ImageSpec,
   imageOf,
@@ -54,10 +55,17 @@ export const runsFollowedImage = (image: ImageSpec, reference: string): boolean 
  * The containers whose ownership this plan stakes: every container it sets,
  * and every managed container of an image it records as a first
  * observation (a baseline recorded for a container that runs something else
- * would be what a rollback goes back to).
+ * would be what a rollback goes back to). With `wholeTopology` — the
+ * topology changed since the gate's fingerprint (topology-fingerprint.ts) —
+ * every managed container.
  */
-export const containersToJudge = (config: TickConfig, plan: RefreshPlan): readonly ManagedContainer[] => {
+export const containersToJudge = (
+  config: TickConfig,
+  plan: RefreshPlan,
+  wholeTopology = false,
+): readonly ManagedContainer[] => {
   const { topology } = config;
+  if (wholeTopology) return topology.managed;
   const set = plan.changes.flatMap((change) =>
     change.images.flatMap(({ container }) =>
       topology.managed.filter((m) => m.workload === change.workload.id && m.container === container),
@@ -75,8 +83,9 @@ export const workloadsToRead = (
   config: TickConfig,
   plan: RefreshPlan,
   known: Readonly<Record<string, LiveWorkload>>,
+  wholeTopology = false,
 ): readonly string[] => {
-  const needed = new Set(containersToJudge(config, plan).map((m) => m.workload));
+  const needed = new Set(containersToJudge(config, plan, wholeTopology).map((m) => m.workload));
   return config.topology.workloads.filter((w) => needed.has(w.id) && known[w.id] === undefined).map((w) => w.id);
 };
 
@@ -85,8 +94,9 @@ export const ownershipFindings = (
   config: TickConfig,
   plan: RefreshPlan,
   live: Readonly<Record<string, LiveWorkload>>,
+  wholeTopology = false,
 ): readonly OwnershipFinding[] =>
-  containersToJudge(config, plan).flatMap((m): OwnershipFinding[] => {
+  containersToJudge(config, plan, wholeTopology).flatMap((m): OwnershipFinding[] => {
     const running = live[m.workload];
     // Every workload judged was read: a read that failed ended the check before this.
     if (running === undefined) return [];
@@ -100,6 +110,14 @@ export const ownershipFindings = (
       : [{ _tag: 'Foreign', workload, container: m.container, image: m.image, runs: reference }];
   });
 
-/** OWNERSHIP_CHECK on, and the plan stakes some container: a re-image, or a first observation to record. */
-export const needsOwnershipCheck = (config: TickConfig, plan: RefreshPlan): boolean =>
-  config.ownershipCheck && containersToJudge(config, plan).length > 0;
+/**
+ * OWNERSHIP_CHECK on, and the plan stakes some container (a re-image, a
+ * first observation to record), or the topology changed since it was last
+ * found true.
+ */
+export const needsOwnershipCheck = (config: TickConfig, plan: RefreshPlan, wholeTopology = false): boolean =>
+  config.ownershipCheck && containersToJudge(config, plan, wholeTopology).length > 0;
+
+/** The topology differs from the one the gate's fingerprint was recorded for (or none was). */
+export const topologyChangedSince = (config: TickConfig, recorded: string | undefined): boolean =>
+  recorded !== topologyFingerprint(config.topology);

@@ -110,6 +110,7 @@ const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
   liftFleetHalt: 'removing the record of the lifted fleet halt',
   writeResolveFailureStreak: 'writing refresh-resolve-failure-streak',
   clearResolveFailureStreak: 'clearing refresh-resolve-failure-streak',
+  recordTopologyFingerprint: 'recording the topology fingerprint',
 };
 
 /** `before …` a call that never started, `while …` one cut short, `after …` a write that landed last. */

@@ -67,6 +67,7 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   // A profile of one's own (docs/profiles.md): what it cannot follow, and what it leaves behind.
   FOREIGN_IMAGE: { type: 'Warning', reason: 'RefreshForeignImage' },
   OWNERSHIP_UNCHECKED: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
+  TOPOLOGY_FINGERPRINT_UNWRITTEN: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
   VARIABLES_IGNORED: { type: 'Warning', reason: 'RefreshProfileWarning' },
   ORPHANED_BOOKKEEPING: { type: 'Warning', reason: 'RefreshProfileWarning' },
 };

@@ -18,13 +18,14 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * topology, from the machine's named actors: every call of the machine that
  * is not a workload's or an image's is one API request (skip streak read ×2,
  * write or clear, recorded digests, attempt read, attempt write ×2, flap
- * mark, flap clear, record, pin markers); then one Event per reason
+ * mark, flap clear, record, pin markers, the topology fingerprint's write);
+ * then one Event per reason
  * (kubernetes-events.ts): the 15 a tick of the chart could record and
  * RefreshInterrupted, with RefreshReimaged counted once, and the profile's
  * two (RefreshForeignImage, RefreshProfileWarning).
  */
 export const MOST_CALLS_PER_TICK = {
-  apiRequests: 11,
+  apiRequests: 12,
   events: 18,
 } as const;
 

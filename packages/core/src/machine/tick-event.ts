@@ -58,6 +58,8 @@ export type EventCode =
   // Never overwrite what is not ours (OWNERSHIP_CHECK, docs/behaviour.md §3.4c).
   | 'FOREIGN_IMAGE'
   | 'OWNERSHIP_UNCHECKED'
+  | 'TOPOLOGY_CHECKED'
+  | 'TOPOLOGY_FINGERPRINT_UNWRITTEN'
   // Issue 17, fleet-safe rollout (docs/behaviour.md §3.4a step 2, §3.3).
   | 'DIGEST_SOAK_STARTED'
   | 'DIGEST_SOAKING'

@@ -95,7 +95,9 @@ export type WriteKind =
   /** MAX_RESOLVE_FAILURE_TICKS: some image went unanswered this tick (I46). */
   | 'writeResolveFailureStreak'
   /** Every image answered again: the resolve-failure streak is over. */
-  | 'clearResolveFailureStreak';
+  | 'clearResolveFailureStreak'
+  /** OWNERSHIP_CHECK: every mapped container was found the followed image's on a changed topology (§3.4c). */
+  | 'recordTopologyFingerprint';
 
 /** A write to the gate's annotations that succeeded; `null` removes the key. */
 export interface AnnotationWrite {

@@ -43,7 +43,7 @@ const scopesOf = (topology: Topology) => {
 
 const writeOf = (topology: Topology, detail: string): { op: WriteKind; detail: string } => {
   const changes = changesOf(topology, detail);
-  const { skipStreak, refreshAttempt, flapDetected, resolveFailureStreak } = topology.keys;
+  const { skipStreak, refreshAttempt, flapDetected, resolveFailureStreak, topologyFingerprint } = topology.keys;
   const scopes = scopesOf(topology);
   const value = (key: string) => changes[key];
   const keys = Object.keys(changes);
@@ -53,6 +53,9 @@ const writeOf = (topology: Topology, detail: string): { op: WriteKind; detail: s
   if (typeof value(resolveFailureStreak) === 'string')
     return { op: 'writeResolveFailureStreak', detail: String(value(resolveFailureStreak)) };
   if (resolveFailureStreak in changes) return { op: 'clearResolveFailureStreak', detail: '' };
+  // OWNERSHIP_CHECK (§3.4c): a changed topology found true.
+  if (topologyFingerprint in changes)
+    return { op: 'recordTopologyFingerprint', detail: String(value(topologyFingerprint)) };
   if (typeof value(flapDetected) === 'string') return { op: 'markFlapDetected', detail: String(value(flapDetected)) };
   if (refreshAttempt in changes && value(refreshAttempt) === null) return { op: 'clearFlapState', detail: '' };
   if (typeof value(refreshAttempt) === 'string')
@@ -103,7 +106,8 @@ export const readAt = (config: TickConfig, index: number): string =>
 
 /** Where a fault on one of the named writes is armed: a patch setting (`key=`) or removing (`key-`) its key. */
 export const writeFaultKeys = (topology: Topology): Readonly<Record<WriteKind, string>> => {
-  const { skipStreak, refreshAttempt, flapDetected, fleetHaltDigest, resolveFailureStreak } = topology.keys;
+  const { skipStreak, refreshAttempt, flapDetected, fleetHaltDigest, resolveFailureStreak, topologyFingerprint } =
+    topology.keys;
   const scopes = scopesOf(topology);
   return {
     writeSkipStreak: `${skipStreak}=`,
@@ -118,6 +122,7 @@ export const writeFaultKeys = (topology: Topology): Readonly<Record<WriteKind, s
     liftFleetHalt: `${fleetHaltDigest}-`,
     writeResolveFailureStreak: `${resolveFailureStreak}=`,
     clearResolveFailureStreak: `${resolveFailureStreak}-`,
+    recordTopologyFingerprint: `${topologyFingerprint}=`,
   };
 };
 

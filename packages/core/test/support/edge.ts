@@ -24,6 +24,7 @@ export const WRITE_OPS: readonly SpecOp[] = [
   'quarantineDigests',
   'writeResolveFailureStreak',
   'clearResolveFailureStreak',
+  'recordTopologyFingerprint',
 ];
 
 /** Every bookkeeping write a tick names (tick-outcome.ts's WriteKind), as the world's log names it. */
@@ -40,6 +41,7 @@ const BOOKKEEPING_WRITES: Readonly<Record<WriteKind, true>> = {
   liftFleetHalt: true,
   writeResolveFailureStreak: true,
   clearResolveFailureStreak: true,
+  recordTopologyFingerprint: true,
 };
 
 /**

@@ -47,7 +47,7 @@ const isRbacRefusal = (e: PortError): boolean => e._tag === 'Forbidden' && e.sta
 
 const withRbacFix = (e: PortError, namespace: string): PortError => ({
   ...e,
-  message: `${e.message} -- fix: grant this CronJob's ServiceAccount create and patch on events in API group events.k8s.io in namespace ${namespace} (Role rule: apiGroups ["events.k8s.io"], resources ["events"], verbs ["create", "patch"]), or set IMAGE_REFRESH_EVENTS=0 to record none. No further Event is sent by this run.`,
+  message: `${e.message} -- either namespace ${namespace} is not where the gate runs (a typo in its namespace: RELEASE_NAMESPACE, or the profile's), or this CronJob's ServiceAccount may not create and patch events in API group events.k8s.io there (Role rule: apiGroups ["events.k8s.io"], resources ["events"], verbs ["create", "patch"]); or set IMAGE_REFRESH_EVENTS=0 to record none. No further Event is sent by this run.`,
 });
 
 /**

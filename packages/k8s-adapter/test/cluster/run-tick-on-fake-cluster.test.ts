@@ -1,7 +1,8 @@
-import { type RegistryPort, runTick, type TickConfig } from '@image-refresh/core';
+import { type RegistryPort, runTick, type TickConfig, topologyFingerprint } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
+import { CHART_TOPOLOGY } from '../../../core/test/support/chart.js';
 import {
   annotationsOf,
   type ChartCluster,
@@ -45,6 +46,8 @@ const PUBLISHED = {
   'tracebloc/resource-monitor': digest('3'),
 };
 const RECORDED = {
+  // A topology found true before: a steady tick reads no workload for the ownership check (§3.4c).
+  [CHART_TOPOLOGY.keys.topologyFingerprint]: topologyFingerprint(CHART_TOPOLOGY),
   [RECORD.jobsManager]: digest('1'),
   [RECORD.podsMonitor]: digest('2'),
   [RECORD.resourceMonitor]: digest('3'),
@@ -71,11 +74,13 @@ describe('a tick on the adapter and the fake API server', () => {
     expect(outcome.result).toBe('complete');
     expect(annotationsOf(c.jobsManager())).toMatchObject(RECORDED);
     expect(imagesOf(c.jobsManager())).toEqual(before);
-    // The ownership check reads each other workload once before the baseline is recorded (I21, I45).
+    // The ownership check reads each other workload once before the baseline is recorded (I21, I45),
+    // and remembers the topology it found true in a write of its own (§3.4c).
     expect(calls(c)).toEqual([
       `GET get Deployment/${JOBS_MANAGER}`,
       `GET get Deployment/${REQUESTS_PROXY}`,
       `GET get DaemonSet/${RESOURCE_MONITOR}`,
+      `PATCH patch Deployment/${JOBS_MANAGER}`,
       `PATCH patch Deployment/${JOBS_MANAGER}`,
     ]);
   });
@@ -84,7 +89,9 @@ describe('a tick on the adapter and the fake API server', () => {
     const c = await start();
     const outcome = await tick(c, PUBLISHED, testConfig({ OWNERSHIP_CHECK: 'off' }));
     expect(outcome.result).toBe('complete');
-    expect(annotationsOf(c.jobsManager())).toMatchObject(RECORDED);
+    const { [CHART_TOPOLOGY.keys.topologyFingerprint]: fingerprint, ...records } = RECORDED;
+    expect(annotationsOf(c.jobsManager())).toMatchObject(records);
+    expect(annotationsOf(c.jobsManager())).not.toHaveProperty(CHART_TOPOLOGY.keys.topologyFingerprint);
     expect(calls(c)).toEqual([`GET get Deployment/${JOBS_MANAGER}`, `PATCH patch Deployment/${JOBS_MANAGER}`]);
   });
 

@@ -1,7 +1,8 @@
-import { type RegistryPort, runTick, type TickConfig } from '@image-refresh/core';
+import { type RegistryPort, runTick, type TickConfig, topologyFingerprint } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
+import { CHART_TOPOLOGY } from '../../../core/test/support/chart.js';
 import { annotationsOf, type ChartCluster, imagesOf, JOBS_MANAGER } from '../support/fake-api-chart.js';
 import {
   chartClusterPerTest,
@@ -25,6 +26,8 @@ const JM_RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
 const QUARANTINE = 'tracebloc.io/quarantined-jobs-manager-digest';
 const ATTEMPT = 'tracebloc.io/refresh-attempt';
 const RECORDED = {
+  // A topology found true before: the ticks here read no workload for the ownership check (§3.4c).
+  [CHART_TOPOLOGY.keys.topologyFingerprint]: topologyFingerprint(CHART_TOPOLOGY),
   [JM_RECORD]: digest('1'),
   'tracebloc.io/last-refreshed-pods-monitor-digest': digest('2'),
   'tracebloc.io/last-refreshed-resource-monitor-digest': digest('3'),

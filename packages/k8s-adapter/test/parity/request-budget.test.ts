@@ -69,7 +69,8 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const started = await RealStack.start({ config, registry, pollIntervalMs: 25, stepMs: 15 }, builds);
       stack = started;
       const first = await started.tick();
-      expect(first.outcome.writes.map((w) => w.kind)).toEqual(['recordDigests']);
+      // The first tick also records the topology it found true (docs/behaviour.md §3.4c).
+      expect(first.outcome.writes.map((w) => w.kind)).toEqual(['recordTopologyFingerprint', 'recordDigests']);
       return started;
     };
 
@@ -154,7 +155,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         };
       };
       const first = await real.tick(ports());
-      expect(first.outcome.writes.map((w) => w.kind)).toEqual(['recordDigests']);
+      expect(first.outcome.writes.map((w) => w.kind)).toEqual(['recordTopologyFingerprint', 'recordDigests']);
       const scopes = [...IMAGES.map(({ repo }) => scope(repo)), scope(HALT)];
 
       const none = await real.tick(ports());

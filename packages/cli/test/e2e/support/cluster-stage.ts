@@ -93,9 +93,12 @@ export const startStage = async (registry: RegistryEndpoint, options: ChartOptio
       );
       return result;
     },
+    // The topology fingerprint (docs/behaviour.md §3.4c) is the ownership check's, asserted where it is tested.
     bookkeeping: () =>
       Object.fromEntries(
-        Object.entries(annotationsOf(cluster.jobsManager())).filter(([key]) => key.startsWith('tracebloc.io/')),
+        Object.entries(annotationsOf(cluster.jobsManager())).filter(
+          ([key]) => key.startsWith('tracebloc.io/') && !key.endsWith('/topology-fingerprint'),
+        ),
       ),
     images: () => ({
       [JOBS_MANAGER]: imagesOf(cluster.jobsManager()),

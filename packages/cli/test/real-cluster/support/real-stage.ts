@@ -112,10 +112,11 @@ export const startRealStage = async (
       );
       return result;
     },
+    // The topology fingerprint (docs/behaviour.md §3.4c) is the ownership check's, asserted where it is tested.
     bookkeeping: async () =>
       Object.fromEntries(
-        Object.entries((await release.jobsManager()).metadata?.annotations ?? {}).filter(([key]) =>
-          key.startsWith('tracebloc.io/'),
+        Object.entries((await release.jobsManager()).metadata?.annotations ?? {}).filter(
+          ([key]) => key.startsWith('tracebloc.io/') && !key.endsWith('/topology-fingerprint'),
         ),
       ),
     images: async () => ({

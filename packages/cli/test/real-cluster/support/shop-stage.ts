@@ -267,10 +267,11 @@ export const startShopStage = async (registry: RegistryEndpoint, tag: string): P
       );
       return result;
     },
+    // The topology fingerprint (docs/behaviour.md §3.4c) is the ownership check's, asserted where it is tested.
     bookkeeping: async () =>
       Object.fromEntries(
-        Object.entries((await objects()).web.metadata?.annotations ?? {}).filter(([key]) =>
-          key.startsWith(`${PREFIX}/`),
+        Object.entries((await objects()).web.metadata?.annotations ?? {}).filter(
+          ([key]) => key.startsWith(`${PREFIX}/`) && !key.endsWith('/topology-fingerprint'),
         ),
       ),
     objects,

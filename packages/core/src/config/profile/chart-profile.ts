@@ -89,6 +89,6 @@ export const DEFAULT_PROFILE = (names: ChartNames): Profile => ({
  * how the chart's images are updated there instead (docs/behaviour.md §3.1).
  */
 export const CHART_MIRROR_HINTS: readonly string[] = [
-  'Update the control-plane images by syncing your mirror and restarting the workloads, or pin images.<image>.digest explicitly.',
-  '(That restart DOES re-pull: because this reconcile is inert here, the chart renders imagePullPolicy=Always on the unpinned control-plane images rather than IfNotPresent -- see the tracebloc.controlPlanePullPolicy helper. Offline-restart safety is traded away on this edge precisely so it is not left with no update path at all.)',
+  "Update the images by syncing your mirror and restarting the workloads, or pin each image by digest in the chart's values.",
+  '(That restart does re-pull: behind a mirror the chart renders imagePullPolicy=Always on the images it does not pin, so an edge whose refresh is inert still has an update path.)',
 ];

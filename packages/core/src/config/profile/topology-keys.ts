@@ -38,6 +38,8 @@ export interface TickKeys {
   readonly flapDetected: string;
   /** Consecutive ticks in which some image could not be resolved (MAX_RESOLVE_FAILURE_TICKS, I46). */
   readonly resolveFailureStreak: string;
+  /** The topology's fingerprint when the ownership check last found every mapped container the followed image's (§3.4c). */
+  readonly topologyFingerprint: string;
   /** FLEET_HALT_REF (docs/behaviour.md §3.4b): the manifest digest of the halt this edge last verified. */
   readonly fleetHaltDigest: string;
   /** Beside it, that halt's verified document, so that a halt seen before costs no request but its HEAD (I39). */
@@ -49,6 +51,7 @@ export const tickKeysOf = (prefix: string): TickKeys => ({
   refreshAttempt: `${prefix}/refresh-attempt`,
   flapDetected: `${prefix}/refresh-flap-detected`,
   resolveFailureStreak: `${prefix}/refresh-resolve-failure-streak`,
+  topologyFingerprint: `${prefix}/topology-fingerprint`,
   fleetHaltDigest: `${prefix}/fleet-halt-digest`,
   fleetHaltDocument: `${prefix}/fleet-halt-document`,
 });

@@ -63,7 +63,7 @@ export const attemptWriteFailed = (c: TickConfig, attempt: number, e: PortError)
   event(
     'error',
     'ATTEMPT_WRITE_FAILED',
-    `ERROR: could not persist ${c.topology.keys.refreshAttempt}=${attempt} on ${gate(c)} (${describePortError(e)}); not re-imaging without a persisted attempt (#563).`,
+    `ERROR: could not persist ${c.topology.keys.refreshAttempt}=${attempt} on ${gate(c)} (${describePortError(e)}); not re-imaging without a persisted attempt, which is what the flap guard counts.`,
   );
 
 export const reimaging = (c: TickConfig, attempt: number): TickEvent =>

@@ -4,6 +4,7 @@ import { haltInForce, isHaltUnverified } from '../../domain/fleet-halt-reading.j
 import { needsOwnershipCheck } from '../../domain/ownership.js';
 import { hasDrift } from '../../domain/plan.js';
 import { isDigestAgeOff, isPlatformCheckOff, isSignatureCheckOff } from '../../domain/switches.js';
+import { topologyChanged } from '../ownership/inputs.js';
 import { recordGuards } from '../record/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
 
@@ -48,5 +49,6 @@ export const admitGuards = {
   // A plan that re-images nothing may still record first observations.
   hasDigestsToRecord: recordGuards.hasDigestsToRecord,
   /** OWNERSHIP_CHECK on (the default) and the plan re-images a container or records a first observation (§3.4c). */
-  needsOwnershipCheck: ({ context }: GuardArgs) => needsOwnershipCheck(context.config, context.admit.plan),
+  needsOwnershipCheck: ({ context }: GuardArgs) =>
+    needsOwnershipCheck(context.config, context.admit.plan, topologyChanged(context)),
 };

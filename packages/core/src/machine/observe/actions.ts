@@ -34,6 +34,7 @@ export const observeActions = {
       gateUid: params.gate.uid ?? '',
       gate: { settledness: params.gate.settledness, images: params.gate.images, imageOwners: params.gate.imageOwners },
       resolveFailureStreak: resolveFailureStreakOf(context.config.topology, params.gate.annotations),
+      topologyFingerprint: params.gate.annotations[context.config.topology.keys.topologyFingerprint],
     },
   })),
   reportDeploymentUnreadable: tickAssign(({ context }, params: { error: PortError }) => ({

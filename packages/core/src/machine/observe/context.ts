@@ -12,6 +12,8 @@ export interface ObserveContext {
   readonly gateUid: string;
   /** What the gate runs, as the settled guard read it: the ownership check needs no second read of it. */
   readonly gate: LiveWorkload | undefined;
+  /** The topology fingerprint the gate held when the settled guard read it (§3.4c); undefined: none. */
+  readonly topologyFingerprint: string | undefined;
   /** The resolve-failure streak the gate held when the settled guard read it (I46). */
   readonly resolveFailureStreak: O.Option<string>;
   /** The skip an unsettled tick counted, with its verdict against MAX_SKIP_TICKS. */
@@ -24,6 +26,7 @@ export const OBSERVED_NOTHING: ObserveContext = {
   settledness: undefined,
   gateUid: '',
   gate: undefined,
+  topologyFingerprint: undefined,
   resolveFailureStreak: O.none,
   skip: NO_SKIP,
   decoupled: NO_DECOUPLED_PASS,

@@ -15,7 +15,7 @@ export const mirrorInert = (c: TickConfig): TickEvent =>
   event(
     'info',
     'MIRROR_INERT',
-    `NOTE: images are served from private mirror '${c.imageRegistry}' (global.imageRegistry), but this script resolves digests from docker.io. Pinning a docker.io digest onto a mirrored reference could pin an image the mirror does not hold, so auto-refresh is INERT on this edge.`,
+    `NOTE: images are served from private mirror '${c.imageRegistry}' (IMAGE_REGISTRY), but digests are resolved from docker.io. Pinning a docker.io digest onto a mirrored reference could pin an image the mirror does not hold, so auto-refresh is INERT on this edge.`,
     CHART_MIRROR_HINTS,
   );
 
@@ -24,6 +24,12 @@ export const deploymentUnreadable = (c: TickConfig, e: PortError): TickEvent =>
     'error',
     'DEPLOYMENT_UNREADABLE',
     `ERROR: cannot read ${gate(c)} (${describePortError(e)}) -- not a benign skip; failing the tick so it is visible`,
+    // The API server answers 403 in a namespace the ServiceAccount has no Role in, whether it exists or not.
+    e._tag === 'Forbidden'
+      ? [
+          `either ${c.topology.gate.namespace} is not the namespace ${gate(c)} runs in (a typo: RELEASE_NAMESPACE, or the profile's namespace), or the ServiceAccount may not get ${c.topology.gate.kind === 'Deployment' ? 'deployments' : 'daemonsets'}.apps there`,
+        ]
+      : undefined,
   );
 
 export const skipStreakUncountable = (c: TickConfig, e: PortError): TickEvent =>

@@ -3,7 +3,7 @@ import type { PortError } from '../../domain/port-error.js';
 import type { LiveWorkload } from '../../domain/workloads.js';
 import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
-import { ownedWorkloadRead } from './inputs.js';
+import { ownedWorkloadRead, topologyChanged } from './inputs.js';
 import * as say from './messages.js';
 
 // The ownership check's named actions (docs/behaviour.md §3.4c): what it
@@ -21,7 +21,7 @@ export const ownershipActions = {
   findWorkloadsToCheck: tickAssign(({ context }) => ({
     ownership: {
       ...context.ownership,
-      toRead: workloadsToRead(context.config, context.admit.plan, knownBefore(context)),
+      toRead: workloadsToRead(context.config, context.admit.plan, knownBefore(context), topologyChanged(context)),
     },
   })),
   rememberOwnedWorkload: tickAssign(({ context }, params: { workload: LiveWorkload }) => ({
@@ -32,15 +32,23 @@ export const ownershipActions = {
   })),
   /** Every staked container judged against what it runs; each one that is not the followed image's said. */
   judgeOwnership: tickAssign(({ context }) => {
-    const findings = ownershipFindings(context.config, context.admit.plan, {
-      ...knownBefore(context),
-      ...context.ownership.read,
-    });
+    const findings = ownershipFindings(
+      context.config,
+      context.admit.plan,
+      { ...knownBefore(context), ...context.ownership.read },
+      topologyChanged(context),
+    );
     return {
       ownership: { ...context.ownership, findings },
       events: said(context, ...findings.map((f) => say.foreignContainer(context.config, f))),
     };
   }),
+  announceTopologyChecked: tickAssign(({ context }) => ({
+    events: said(context, say.topologyChecked(context.config)),
+  })),
+  warnTopologyFingerprintUnwritten: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.topologyFingerprintUnwritten(context.config, params.error)),
+  })),
   reportOwnershipUnchecked: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.ownershipUnchecked(ownedWorkloadRead({ context }).workload, params.error)),
   })),

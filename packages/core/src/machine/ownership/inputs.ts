@@ -1,7 +1,19 @@
+import { topologyChangedSince } from '../../domain/ownership.js';
 import { workloadOf } from '../../domain/workloads.js';
 import type { InputArgs, TickContext } from '../tick-context.js';
 
 // What the ownership check's step hands its actor.
+
+/**
+ * The topology changed since the gate's fingerprint: every mapped container
+ * is judged (§3.4c). On a settled tick only: a decoupled pass past an
+ * unsettled gate reads what it may refresh, and the next settled tick checks
+ * the rest.
+ */
+export const topologyChanged = (context: TickContext): boolean =>
+  context.config.ownershipCheck &&
+  !context.observe.decoupled.begun &&
+  topologyChangedSince(context.config, context.observe.topologyFingerprint);
 
 /** The next workload the check reads; undefined once every one was read. */
 export const nextOwnedWorkload = (context: TickContext): string | undefined =>

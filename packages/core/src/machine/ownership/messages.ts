@@ -1,6 +1,7 @@
 import type { TickConfig } from '../../config/tick-config.js';
 import type { OwnershipFinding } from '../../domain/ownership.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
+import { topologyFingerprint } from '../../domain/topology-fingerprint.js';
 import { describeWorkload, imageOf, type WorkloadRef } from '../../domain/workloads.js';
 import { event } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
@@ -40,4 +41,18 @@ export const ownershipUnchecked = (workload: WorkloadRef, e: PortError): TickEve
     'error',
     'OWNERSHIP_UNCHECKED',
     `ERROR: cannot read ${describeWorkload(workload)} in ${workload.namespace} (${describePortError(e)}), so whether its containers run what the profile says cannot be checked; ${NOTHING_WRITTEN}`,
+  );
+
+export const topologyChecked = (c: TickConfig): TickEvent =>
+  event(
+    'info',
+    'TOPOLOGY_CHECKED',
+    `every mapped container runs the image it follows: this topology (${topologyFingerprint(c.topology)}) is recorded in ${c.topology.keys.topologyFingerprint}, and checked again only when it changes`,
+  );
+
+export const topologyFingerprintUnwritten = (c: TickConfig, e: PortError): TickEvent =>
+  event(
+    'warn',
+    'TOPOLOGY_FINGERPRINT_UNWRITTEN',
+    `WARN: could not write ${c.topology.keys.topologyFingerprint} on ${describeWorkload(c.topology.gate)} (${describePortError(e)}); the next tick checks every mapped container again`,
   );

@@ -1,4 +1,5 @@
-import { outcome, withPortError } from '../step-params.js';
+import { topologyFingerprint } from '../../domain/topology-fingerprint.js';
+import { outcome, withPortError, write, written } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
 import { ownedWorkloadRead } from './inputs.js';
 
@@ -38,6 +39,32 @@ export const checkingOwnership = tickSetup.createStateConfig({
     judgingOwnership: {
       always: [
         { guard: 'hasForeignContainers', target: '#tick.foreignImage' },
+        { guard: 'hasTopologyFingerprintToRecord', target: 'recordingTopologyFingerprint' },
+        { target: 'goingOn' },
+      ],
+    },
+    // What was found true is remembered: the next tick on this topology checks nothing more.
+    // Best effort: unwritten, the next tick checks again.
+    recordingTopologyFingerprint: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: ({ context }) =>
+          write('recordTopologyFingerprint', {
+            [context.config.topology.keys.topologyFingerprint]: topologyFingerprint(context.config.topology),
+          }),
+        onDone: {
+          target: 'goingOn',
+          actions: [{ type: 'noteWrite', params: written }, 'announceTopologyChecked'],
+        },
+        onError: {
+          target: 'goingOn',
+          actions: { type: 'warnTopologyFingerprintUnwritten', params: withPortError },
+        },
+      },
+    },
+    // Past the check, the plan goes on as comparingDigests would have sent it.
+    goingOn: {
+      always: [
         { guard: 'hasWorkloadsToReimage', target: '#tick.flapBackoff.checkingRegistryBudget' },
         { guard: 'hasDigestsToRecord', target: '#tick.recordingDigests' },
         { target: '#tick.complete' },

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../../config/environment.js';
 import type { TickConfig } from '../../config/tick-config.js';
 import { describeWorkload, type TopologyWorkload } from '../../domain/workloads.js';
 import { event, imagesNoun } from '../operator-words.js';
@@ -14,12 +15,16 @@ const repositories = (repos: readonly string[]): string => {
   return shared ? `${prefix}{${repos.map((r) => r.slice(prefix.length)).join(',')}}` : repos.join(', ');
 };
 
+/** Where the tags are asked when that is not the registry the pods pull from (a proxy, a test registry). */
+const askedAt = (c: TickConfig): string =>
+  c.registryUrl === DEFAULTS.registryUrl ? '' : ` (asked at ${c.registryUrl})`;
+
 /** What the tick follows: every image under its tag, on the registry the pods pull from. */
 const followedImages = (c: TickConfig): string => {
   const { images } = c.topology;
   return images.every((i) => i.tag === c.imageTag)
-    ? `${imagesNoun(c)}: ${repositories(images.map((i) => i.repo))} on ${c.imageRegistry} under tag=${c.imageTag}`
-    : `${imagesNoun(c)}: ${images.map((i) => `${i.repo}:${i.tag}`).join(', ')} on ${c.imageRegistry}`;
+    ? `${imagesNoun(c)}: ${repositories(images.map((i) => i.repo))} on ${c.imageRegistry} under tag=${c.imageTag}${askedAt(c)}`
+    : `${imagesNoun(c)}: ${images.map((i) => `${i.repo}:${i.tag}`).join(', ')} on ${c.imageRegistry}${askedAt(c)}`;
 };
 
 /** `deployment/worker (web image)`, `daemonset/agent in shop-nodes`. */
@@ -31,7 +36,10 @@ const reconciledBeside = (c: TickConfig, w: TopologyWorkload): string => {
 
 export const tickStart = (c: TickConfig): TickEvent => {
   const { gate, profile } = c.topology;
-  const others = c.topology.workloads.filter((w) => w.id !== gate.id);
+  // A workload with nothing to follow on this edge (pinned, or every image it runs pinned) is not reconciled.
+  const others = c.topology.workloads.filter(
+    (w) => w.id !== gate.id && c.topology.managed.some((m) => m.workload === w.id),
+  );
   return event(
     'info',
     'TICK_START',
