@@ -103,6 +103,7 @@ export {
   type RegistryRequest,
   timeout,
   transport,
+  unauthorized,
 } from './domain/port-error.js';
 export {
   type DaemonSetRolloutView,

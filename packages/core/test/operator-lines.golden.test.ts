@@ -4,7 +4,7 @@ import type { Digest } from '../src/domain/digest.js';
 import type { FleetHalt } from '../src/domain/fleet-halt.js';
 import type { LiveFinding } from '../src/domain/live-drift.js';
 import type { ImageResolution } from '../src/domain/plan.js';
-import { forbidden, malformed, notFound, timeout, transport } from '../src/domain/port-error.js';
+import { forbidden, malformed, notFound, timeout, transport, unauthorized } from '../src/domain/port-error.js';
 import { registryBudgetOf } from '../src/domain/registry-budget.js';
 import * as actLines from '../src/machine/act/messages.js';
 import * as admitLines from '../src/machine/admit/messages.js';
@@ -277,6 +277,7 @@ const operatorLines = (): readonly TickEvent[] => [
   say.topologyChecked(shop),
   say.topologyFingerprintUnwritten(shop, slow),
   say.deploymentUnreadable(edge, denied),
+  say.deploymentUnreadable(edge, unauthorized('Unauthorized', 401)),
   ...say.registrySilence(edge, {
     _tag: 'Silent',
     streak: 3,

@@ -3,11 +3,13 @@
 // not an answer an operator could act on).
 
 /**
- * The classes of port failure: `NotFound` (404), `Forbidden` (401/403, RBAC),
- * `Timeout` (a bound passed, or HTTP 408/504), `Transport` (connection, DNS, 5xx, anything
+ * The classes of port failure: `NotFound` (404), `Unauthorized` (401: the
+ * server did not take the credentials sent, or wanted some and got none),
+ * `Forbidden` (403: it knew who asked and refused, RBAC), `Timeout` (a bound
+ * passed, or HTTP 408/504), `Transport` (connection, DNS, 5xx, anything
  * unexpected), `Malformed` (an answer that is not what was asked for).
  */
-export type PortErrorTag = 'NotFound' | 'Forbidden' | 'Timeout' | 'Transport' | 'Malformed';
+export type PortErrorTag = 'NotFound' | 'Unauthorized' | 'Forbidden' | 'Timeout' | 'Transport' | 'Malformed';
 
 /**
  * A failed port call, as a value (never thrown). The tick names it in its
@@ -30,7 +32,9 @@ const make =
 
 /** A `NotFound` {@link PortError}: the object or manifest does not exist. */
 export const notFound = make('NotFound');
-/** A `Forbidden` {@link PortError}: authentication or RBAC refused the call. */
+/** An `Unauthorized` {@link PortError}: the server did not accept who asked (401), so a fix is a credential, not a permission. */
+export const unauthorized = make('Unauthorized');
+/** A `Forbidden` {@link PortError}: the server knew who asked and refused the call (403, RBAC). */
 export const forbidden = make('Forbidden');
 /** A `Timeout` {@link PortError}: the call's bound passed without an answer (or the server said 408/504). */
 export const timeout = make('Timeout');
@@ -39,7 +43,14 @@ export const transport = make('Transport');
 /** A `Malformed` {@link PortError}: the answer was not what was asked for. */
 export const malformed = make('Malformed');
 
-export const PORT_ERROR_TAGS: readonly PortErrorTag[] = ['NotFound', 'Forbidden', 'Timeout', 'Transport', 'Malformed'];
+export const PORT_ERROR_TAGS: readonly PortErrorTag[] = [
+  'NotFound',
+  'Unauthorized',
+  'Forbidden',
+  'Timeout',
+  'Transport',
+  'Malformed',
+];
 
 const isPortErrorTag = (value: unknown): value is PortErrorTag =>
   // Stryker disable next-line ConditionalExpression: includes() of a non-string in a list of strings is false anyway; the check narrows the type

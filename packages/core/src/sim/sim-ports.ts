@@ -33,7 +33,13 @@ const done =
 const errorOf = (tag: PortErrorTag, op: string): PortError => ({
   _tag: tag,
   message: `simulated ${tag} on ${op}`,
-  ...(tag === 'NotFound' ? { status: 404 } : tag === 'Forbidden' ? { status: 403 } : {}),
+  ...(tag === 'NotFound'
+    ? { status: 404 }
+    : tag === 'Forbidden'
+      ? { status: 403 }
+      : tag === 'Unauthorized'
+        ? { status: 401 }
+        : {}),
 });
 
 /**

@@ -334,6 +334,7 @@ const faultedOps = fc.oneof(
 
 const clusterFaults = fc.constantFrom<ClusterFault>(
   'NotFound',
+  'Unauthorized',
   'Forbidden',
   'Timeout',
   'Transport',
@@ -345,6 +346,7 @@ const registryFaults = fc.constantFrom<RegistryFault>(
   'Timeout',
   'RateLimited',
   'NotFound',
+  'Unauthorized',
   'Garbage',
   'Hang',
 );

@@ -1,4 +1,4 @@
-import { forbidden, malformed, notFound, type PortError, timeout, transport } from '@image-refresh/core';
+import { forbidden, malformed, notFound, type PortError, timeout, transport, unauthorized } from '@image-refresh/core';
 import { AbortError, ApiException, FetchError } from '@kubernetes/client-node';
 import { redactSecrets } from './redact-secrets.js';
 
@@ -36,7 +36,9 @@ const serverMessage = (code: number, body: unknown): string => {
 
 const fromHttpStatus = (code: number, message: string): PortError => {
   if (code === 404) return notFound(message, code);
-  if (code === 401 || code === 403) return forbidden(message, code);
+  // 401: the token was not taken (expired, of another cluster); 403: RBAC.
+  if (code === 401) return unauthorized(message, code);
+  if (code === 403) return forbidden(message, code);
   // 504 is the apiserver (or its gateway) saying the request timed out there.
   if (code === 504 || code === 408) return timeout(message, code);
   // 429 is API priority and fairness shedding load; 5xx the server failing;

@@ -56,7 +56,7 @@ const sameWorkload = (a: WorkloadRef, b: WorkloadRef): boolean =>
  * containers (I16), written as field manager `image-refresh` by default; a
  * container the workload does not have is refused, never added. Errors are
  * `PortError` values classified from the server's answer (404 NotFound,
- * 401/403 Forbidden, aborted Timeout, unreadable Malformed, else Transport),
+ * 401 Unauthorized, 403 Forbidden, aborted Timeout, unreadable Malformed, else Transport),
  * with the bearer token redacted; nothing throws.
  *
  * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.

@@ -11,7 +11,7 @@ import type { WorkloadSnapshot } from './workload-snapshot.js';
  * by container, annotations, and who owns its containers' fields — for the
  * CLI's `status` and `rearm`, a dashboard, a live reconcile. One GET, bounded
  * by `apiTimeoutMs` and classified like every other call of the adapter
- * (`Left` PortError: NotFound, Forbidden, Timeout, Transport, Malformed).
+ * (`Left` PortError: NotFound, Unauthorized, Forbidden, Timeout, Transport, Malformed).
  * Reads only; no settle window (the answer is the state right now).
  */
 export const inspectWorkload = (

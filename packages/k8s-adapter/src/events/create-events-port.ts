@@ -43,7 +43,7 @@ const hasStatus = (e: unknown, code: number): boolean => e instanceof ApiExcepti
 const asMerge = (options: CallOptions) => setHeaderOptions('Content-Type', PatchStrategy.MergePatch, options);
 
 /** An RBAC refusal (403), not a bad token (401, which a token re-read may cure). */
-const isRbacRefusal = (e: PortError): boolean => e._tag === 'Forbidden' && e.status === 403;
+const isRbacRefusal = (e: PortError): boolean => e._tag === 'Forbidden';
 
 const withRbacFix = (e: PortError, namespace: string): PortError => ({
   ...e,

@@ -77,7 +77,7 @@ const guarded = (request: DigestRequest, answer: () => Promise<Answer>): Promise
  * registry's own challenge, learned with one anonymous HEAD, never a GET (a GET counts as a pull on Docker Hub).
  *
  * Promises: each repo's answer stands alone (I15) — a 429 is `RateLimited`,
- * 401/403 `Forbidden`, 404 `NotFound`, a request past `timeoutMs` `Timeout`,
+ * 401 `Unauthorized`, 403 `Forbidden`, 404 `NotFound`, a request past `timeoutMs` `Timeout`,
  * a 200 without a digest or token `Malformed`, anything else `Transport`;
  * the digest comes back unvalidated (the tick
  * checks it, I19); tokens never appear in an error. The port may be reused

@@ -1,10 +1,10 @@
 import {
   type DigestRequest,
-  forbidden,
   isWellFormedDigest,
   malformed,
   type RegistryError,
   type Resolution,
+  unauthorized,
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
@@ -54,7 +54,7 @@ export const headManifest = async (
     const sent = reply.get('www-authenticate');
     return answered(
       E.left(
-        forbidden(
+        unauthorized(
           `${what} answered HTTP 401 with ${sent === null ? 'no challenge' : `a challenge other than an anonymous Bearer token (${sent.slice(0, DIGEST_SHOWN)})`}; this job only holds anonymous pull access`,
           401,
         ),
@@ -88,12 +88,12 @@ export const headManifest = async (
   return answered(E.right({ digest, rateLimitRemaining: O.map((b: { remaining: number }) => b.remaining)(budget) }));
 };
 
-/** A 401 that survived the token we fetched for it: access is refused, not missing. */
+/** A 401 that survived the anonymous token we fetched for it: this job sent no credentials, and the repository wants some or is not there. */
 export const refusedAfterAuth = (outcome: { challenge: BearerChallenge; what: string }): RegistryError => {
   const error = O.getOrElse(() => 'no error code')(outcome.challenge.error);
   // Docker Hub answers a private and a missing repository alike: say both.
-  return forbidden(
-    `${outcome.what} answered HTTP 401 (${error}) even with a pull token for it: the repository is private or does not exist`,
+  return unauthorized(
+    `${outcome.what} answered HTTP 401 (${error}) even with an anonymous pull token for it (this job sends no credentials): the repository is private or does not exist`,
     401,
   );
 };

@@ -1,9 +1,10 @@
-import { forbidden, notFound, type RegistryError, transport } from '@image-refresh/core';
+import { forbidden, notFound, type RegistryError, transport, unauthorized } from '@image-refresh/core';
 import * as O from 'fp-ts/lib/Option.js';
 import type { HeaderReader } from './http-transport.js';
 import { describeBudget, type RateLimitBudget } from './rate-limit.js';
 
-// The brief's classification, one place: 429 RateLimited, 401/403 Forbidden,
+// The classification, one place: 429 RateLimited, 401 Unauthorized (the
+// credentials, or their absence), 403 Forbidden (the permission),
 // 404 NotFound, anything else Transport (5xx: the registry failed; an
 // unexpected 4xx or 3xx: the exchange failed). Each message keeps what the
 // server said (`detail`) for the operator (#571).
@@ -36,7 +37,8 @@ export const statusError = (c: StatusContext): RegistryError => {
       message: `${message} (the pull budget of this IP is spent${hints.length > 0 ? `; ${hints.join('; ')}` : ''})`,
     };
   }
-  if (c.status === 401 || c.status === 403) return forbidden(message, c.status);
+  if (c.status === 401) return unauthorized(message, c.status);
+  if (c.status === 403) return forbidden(message, c.status);
   if (c.status === 404) return notFound(message, c.status);
   return transport(message, c.status);
 };

@@ -1,4 +1,4 @@
-import { forbidden, type RegistryError, timeout } from '@image-refresh/core';
+import { type RegistryError, timeout, unauthorized } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { serverMessage } from '../registry/error-body.js';
@@ -102,8 +102,8 @@ export const openRepoSession = (
     if (status === 404) return E.right({ _tag: 'Absent', what });
     if (status === 401) {
       return E.left(
-        forbidden(
-          `${what} answered HTTP 401${O.isSome(token) ? ' even with a pull token for it' : ' without an anonymous Bearer challenge'}: the repository is private or does not exist`,
+        unauthorized(
+          `${what} answered HTTP 401${O.isSome(token) ? ' even with an anonymous pull token for it (this job sends no credentials)' : ' without an anonymous Bearer challenge'}: the repository is private or does not exist`,
           401,
         ),
       );

@@ -32,9 +32,18 @@ describe('classifyApiError', () => {
     });
   });
 
-  it('a 401, whose body client-node drops, is Forbidden "Unauthorized"', () => {
-    expect(classifyApiError(new ApiException(401, 'Unauthorized', undefined, {}), facts)).toEqual({
+  it("a 403 is Forbidden with the server's Status message: RBAC knew who asked and refused", () => {
+    const body = JSON.stringify({ kind: 'Status', message: 'deployments.apps "x" is forbidden: User "y" cannot get' });
+    expect(classifyApiError(new ApiException(403, 'Forbidden', body, {}), facts)).toEqual({
       _tag: 'Forbidden',
+      status: 403,
+      message: `${facts.what}: deployments.apps "x" is forbidden: User "y" cannot get`,
+    });
+  });
+
+  it('a 401, whose body client-node drops, is Unauthorized, not Forbidden: a credential fixes it, not a Role', () => {
+    expect(classifyApiError(new ApiException(401, 'Unauthorized', undefined, {}), facts)).toEqual({
+      _tag: 'Unauthorized',
       status: 401,
       message: `${facts.what}: Unauthorized`,
     });

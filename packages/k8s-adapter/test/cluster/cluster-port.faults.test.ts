@@ -53,11 +53,11 @@ describe('HTTP errors keep the apiserver Status message', () => {
     });
   });
 
-  it('a 401 (a token the server does not accept) is Forbidden', async () => {
+  it('a 401 (a token the server does not accept) is Unauthorized', async () => {
     const c = await start();
     const kc = writeFakeKubeconfig(c.server, { token: 'expired-token-0123456789' });
     const error = left(await run(guardRead(createClusterPort(kubeConfigAt(kc), testConfig()))));
-    expect(error).toMatchObject({ _tag: 'Forbidden', status: 401 });
+    expect(error).toMatchObject({ _tag: 'Unauthorized', status: 401 });
     expect(error.message).toContain('Unauthorized');
     expect(c.server.requests.map((r) => r.auth)).toEqual(['wrong-token']);
     c.server.resetLog(); // the wrong token is this case's point

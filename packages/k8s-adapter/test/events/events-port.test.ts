@@ -177,11 +177,11 @@ describe('the Events port on the fake API server', () => {
     );
   });
 
-  it('a 401 (a token the server no longer takes) is Forbidden too but does not stop the port: a re-read token may cure it', async () => {
+  it('a 401 (a token the server no longer takes) is Unauthorized and does not stop the port: a re-read token may cure it', async () => {
     const c = await start();
     c.server.inject({ route: 'event' }, { kind: 'status', code: 401, message: 'Unauthorized' });
     const port = createEventsPort(kubeConfigFor(c), testConfig());
-    expect(left(await run(port.record(FROZEN)))._tag).toBe('Forbidden');
+    expect(left(await run(port.record(FROZEN)))._tag).toBe('Unauthorized');
     expect(await run(port.record(FROZEN))).toEqual(E_RIGHT);
     expect(eventTraffic(c)).toEqual(['POST 401', 'POST 201']);
   });

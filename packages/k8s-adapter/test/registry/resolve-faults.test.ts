@@ -152,13 +152,13 @@ describe('resolveDigests when the registry misbehaves', () => {
     expect(answers[2]).toEqual(E.right({ digest: DIGEST, rateLimitRemaining: O.none }));
   });
 
-  it('401 with a challenge other than Bearer → Forbidden (this job holds no credentials)', async () => {
+  it('401 with a challenge other than Bearer → Unauthorized (this job holds no credentials)', async () => {
     const server = await serve((_request, response) => {
       response.writeHead(401, { 'www-authenticate': 'Basic realm="registry"' });
       response.end();
     });
     const answers = await portOn(server.url).resolveDigests([JM])();
-    expect(answers[0]).toMatchObject(E.left({ _tag: 'Forbidden', status: 401 }));
+    expect(answers[0]).toMatchObject(E.left({ _tag: 'Unauthorized', status: 401 }));
     expect(leftOf(answers[0]).message).toContain('Basic realm');
   });
 
@@ -217,7 +217,7 @@ describe('resolveDigests when the registry misbehaves', () => {
         response.end(JSON.stringify({ token: TOKEN }));
       }, true);
       const refused = await portOn(echoing.url).resolveDigests([JM])();
-      expect(refused[0]).toMatchObject(E.left({ _tag: 'Forbidden', status: 401 }));
+      expect(refused[0]).toMatchObject(E.left({ _tag: 'Unauthorized', status: 401 }));
       expect(leftOf(refused[0])).not.toHaveProperty('failedAt');
     });
 
@@ -239,7 +239,7 @@ describe('resolveDigests when the registry misbehaves', () => {
         response.end(JSON.stringify({ token: TOKEN }));
       }, true);
       const answers = await portOn(registry.url).resolveDigests([JM])();
-      expect(answers[0]).toMatchObject(E.left({ _tag: 'Forbidden', status: 401 }));
+      expect(answers[0]).toMatchObject(E.left({ _tag: 'Unauthorized', status: 401 }));
       expect(leftOf(answers[0]).message).toContain('invalid_token');
       expect(leftOf(answers[0]).message).not.toContain(TOKEN);
     });

@@ -141,10 +141,10 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       expect(proxy.seen).toHaveLength(1 + REPOS.length);
     });
 
-    it('401 even with a token of its own → Forbidden naming the registry error; no token in any message', async () => {
+    it('401 even with a token of its own → Unauthorized naming the registry error; no token in any message', async () => {
       tokens.behaviour = 'grant-nothing';
       const answers = await port().resolveDigests(requestsFor(REPOS))();
-      for (const answer of answers) expect(answer).toMatchObject(E.left({ _tag: 'Forbidden', status: 401 }));
+      for (const answer of answers) expect(answer).toMatchObject(E.left({ _tag: 'Unauthorized', status: 401 }));
       const messages = everyMessage(answers);
       expect(messages).toHaveLength(REPOS.length);
       for (const message of messages) expect(message).toContain('insufficient_scope');

@@ -19,17 +19,26 @@ export const mirrorInert = (c: TickConfig): TickEvent =>
     CHART_MIRROR_HINTS,
   );
 
+const deploymentUnreadableHints = (c: TickConfig, e: PortError): readonly string[] | undefined => {
+  // The API server answers 403 in a namespace the ServiceAccount has no Role in, whether it exists or not.
+  if (e._tag === 'Forbidden')
+    return [
+      `either ${c.topology.gate.namespace} is not the namespace ${gate(c)} runs in (a typo: RELEASE_NAMESPACE, or the profile's namespace), or the ServiceAccount may not get ${c.topology.gate.kind === 'Deployment' ? 'deployments' : 'daemonsets'}.apps there`,
+    ];
+  // A 401 is about who asks, not what they may do: no Role fixes it.
+  if (e._tag === 'Unauthorized')
+    return [
+      'the API server did not take the credentials this job sent: an expired or revoked ServiceAccount token, or a kubeconfig of another cluster',
+    ];
+  return undefined;
+};
+
 export const deploymentUnreadable = (c: TickConfig, e: PortError): TickEvent =>
   event(
     'error',
     'DEPLOYMENT_UNREADABLE',
     `ERROR: cannot read ${gate(c)} (${describePortError(e)}) -- not a benign skip; failing the tick so it is visible`,
-    // The API server answers 403 in a namespace the ServiceAccount has no Role in, whether it exists or not.
-    e._tag === 'Forbidden'
-      ? [
-          `either ${c.topology.gate.namespace} is not the namespace ${gate(c)} runs in (a typo: RELEASE_NAMESPACE, or the profile's namespace), or the ServiceAccount may not get ${c.topology.gate.kind === 'Deployment' ? 'deployments' : 'daemonsets'}.apps there`,
-        ]
-      : undefined,
+    deploymentUnreadableHints(c, e),
   );
 
 export const skipStreakUncountable = (c: TickConfig, e: PortError): TickEvent =>

@@ -87,6 +87,8 @@ const apiFaultsOn = (gate: WorkloadRef): Readonly<Record<ClusterFault, Fault>> =
   const resource = RESOURCE[gate.kind];
   return {
     NotFound: { kind: 'status', code: 404, message: `${resource}.apps "${gate.name}" not found` },
+    // client-node drops a 401's body: the port says `Unauthorized` whatever the server wrote.
+    Unauthorized: { kind: 'status', code: 401, message: 'Unauthorized' },
     Forbidden: {
       kind: 'status',
       code: 403,
