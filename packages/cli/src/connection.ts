@@ -1,5 +1,6 @@
 import type { ConfigError, PortError, Settledness, TickConfig, TickPorts, WorkloadRef } from '@image-refresh/core';
 import type { Either } from 'fp-ts/lib/Either.js';
+import type { RegistryAccess } from './wiring/registry-access.js';
 import type { SignatureTrust } from './wiring/signature-trust.js';
 
 // What the commands need from the outside world, in one interface: the real
@@ -43,4 +44,5 @@ export interface Connection {
   readonly inspect: (workload: WorkloadRef) => Promise<Either<PortError, WorkloadInspection>>;
 }
 
-export type Connect = (config: TickConfig) => Connection;
+/** The outside world for `config`; registry requests authenticate and trust as `registryAccess` says (REGISTRY_AUTH_FILE, REGISTRY_CA_FILE). */
+export type Connect = (config: TickConfig, registryAccess?: RegistryAccess) => Connection;

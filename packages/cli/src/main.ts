@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { describeConfigError, type TickConfig } from '@image-refresh/core';
+import { describeConfigError } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './commands/command.js';
 import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
@@ -89,10 +89,10 @@ const withConfiguration = async (
 const withConnection = (
   out: Output,
   platform: Environment,
-  config: TickConfig,
+  { config, registryAccess }: Configuration,
   run: (connect: Connect) => Promise<CommandResult>,
 ): Promise<CommandResult> => {
-  const connection = platform.connect(config);
+  const connection = platform.connect(config, registryAccess);
   if (connection.configProblem === undefined) return run(() => connection);
   out.stderr(`[image-refresh] ERROR: configuration: ${describeConfigError(connection.configProblem)}`);
   return Promise.resolve({ exitCode: 2 });
@@ -122,20 +122,21 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     help: STATUS_HELP,
     options: { 'no-registry': { type: 'boolean' }, json: { type: 'boolean' } },
     run: (v, out, p) =>
-      withConfiguration(out, p, { signatureFiles: true }, ({ config, trust }) =>
-        withConnection(out, p, config, (connect) =>
+      withConfiguration(out, p, { signatureFiles: true }, (configuration) => {
+        const { config, trust } = configuration;
+        return withConnection(out, p, configuration, (connect) =>
           v.json === true
             ? statusJson({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, connect, out)
             : status({ noRegistry: v['no-registry'] === true, signatureTrust: trust }, config, connect, out),
-        ),
-      ),
+        );
+      }),
   },
   rearm: {
     help: REARM_HELP,
     options: {},
     run: (_, out, p) =>
-      withConfiguration(out, p, {}, ({ config }) =>
-        withConnection(out, p, config, (connect) => rearm(config, connect, out)),
+      withConfiguration(out, p, {}, (configuration) =>
+        withConnection(out, p, configuration, (connect) => rearm(configuration.config, connect, out)),
       ),
   },
   simulate: {

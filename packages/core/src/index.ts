@@ -31,6 +31,7 @@ export {
   type WorkloadRef,
 } from './config/profile/topology.js';
 export type { ImageKeys, TickKeys } from './config/profile/topology-keys.js';
+export { REGISTRY_ACCESS_ENV } from './config/registry-access-env.js';
 export {
   type KeylessConfig,
   parseSignatureConfig,
@@ -43,6 +44,7 @@ export {
 } from './config/signature-config.js';
 export { type PrepullConfig, STAGING_ENV, type StagingConfig } from './config/staging-config.js';
 export { type ConfigError, describeConfigError, type TickConfig } from './config/tick-config.js';
+export { hasUserinfo, withoutUserinfo } from './config/url-userinfo.js';
 export {
   CONFIG_VARIABLES,
   type ConfigVariable,

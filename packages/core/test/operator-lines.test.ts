@@ -40,6 +40,16 @@ describe('the banner and the mirror', () => {
     ]);
   });
 
+  it('a registry asked elsewhere is named, a user and password in its URL never', () => {
+    const banner = say.tickStart(
+      simConfig({ IMAGE_REFRESH_REGISTRY_URL: 'https://puller:s3cret@harbor.example:8443' }),
+    );
+    expect(banner.hints?.[0]).toBe(
+      'client images: tracebloc/{jobs-manager,pods-monitor,resource-monitor} on docker.io under tag=stg (asked at https://…@harbor.example:8443)',
+    );
+    expect(JSON.stringify(banner)).not.toContain('s3cret');
+  });
+
   it('a private mirror says why refresh is inert and what to do instead', () => {
     const note = say.mirrorInert(simConfig({ IMAGE_REGISTRY: 'registry.corp.example:5000' }));
     expect(head(note)).toEqual(['info', 'MIRROR_INERT']);

@@ -1,13 +1,15 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parseTickConfig } from '../src/config/parse-config.js';
+import { REGISTRY_ACCESS_ENV } from '../src/config/registry-access-env.js';
 import type { ConfigVariable, VariableSection } from '../src/config/variables.js';
 
 // CONFIG_VARIABLES is the one table `image-refresh help tick`, SWAP.md and
 // docs/configuration.md are rendered from (the CLI's tests hold the files to
 // it). Here the table is held to the parser it documents: what the tick reads
 // is what the table lists, and a default the table names is the default the
-// parser takes. Only the metrics push's rows are read elsewhere (the CLI).
+// parser takes. Only the metrics push's rows and the registry access files
+// (REGISTRY_AUTH_FILE, REGISTRY_CA_FILE) are read elsewhere (the CLI).
 
 // Loaded inside each test, not at the top: a table that throws while it is built then fails these
 // tests by name. (A test file that cannot load reports no failed test, and Stryker's run counts that
@@ -17,7 +19,10 @@ const table = () => import('../src/config/variables.js');
 const CHART = { RELEASE_NAME: 'stg', RELEASE_NAMESPACE: 'tracebloc', IMAGE_TAG: 'prod' } as const;
 const READ_BY_THE_CLI: VariableSection = 'metrics';
 
-const tickRowsOf = (rows: readonly ConfigVariable[]) => rows.filter((v) => v.section !== READ_BY_THE_CLI);
+const FILES_READ_BY_THE_CLI: ReadonlySet<string> = new Set(Object.values(REGISTRY_ACCESS_ENV));
+
+const tickRowsOf = (rows: readonly ConfigVariable[]) =>
+  rows.filter((v) => v.section !== READ_BY_THE_CLI && !FILES_READ_BY_THE_CLI.has(v.name));
 
 /** The names `parseTickConfig` asks an environment for, whatever it answers. */
 const namesReadFrom = (answers: Readonly<Record<string, string>>): ReadonlySet<string> => {

@@ -27,6 +27,11 @@ export {
   type PlatformLimits,
   type PlatformReaderOptions,
 } from './platforms/read-platforms.js';
+export {
+  type BasicCredential,
+  parseDockerConfig,
+  type RegistryCredentials,
+} from './registry/credentials.js';
 export type { HeaderReader, HttpAnswer, HttpFetch, HttpInit } from './registry/http-transport.js';
 export {
   createRegistryPort,

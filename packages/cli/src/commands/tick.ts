@@ -3,12 +3,15 @@ import {
   type DryRunMode,
   dryRunPorts,
   ENV,
+  hasUserinfo,
   interruptedAfterTheTick,
   isPrivateMirror,
   misspelledVariables,
+  REGISTRY_ACCESS_ENV,
   runTick,
   type TickOutcome,
   type TickPorts,
+  withoutUserinfo,
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Connect } from '../connection.js';
@@ -83,7 +86,7 @@ export const tick = async (
     for (const event of refused.events) say(event);
     return summarise(refused);
   }
-  const { config, trust, metrics } = configuration.right;
+  const { config, trust, metrics, registryAccess } = configuration.right;
   // A likely typo of one of ours is said, not silently ignored (docs/behaviour.md §2).
   for (const { variable, meant } of misspelledVariables(env, config)) {
     say({
@@ -92,10 +95,19 @@ export const tick = async (
       message: `WARN: ${variable} is not a variable image-refresh reads (did you mean ${meant}?); it is ignored`,
     });
   }
+  // Node turns `https://user:pass@host` into Basic auth, but the password then
+  // sits in the pod spec in plain text (docs/configuration.md, "The registry").
+  if (hasUserinfo(config.registryUrl)) {
+    say({
+      level: 'warn',
+      code: 'REGISTRY_URL_CREDENTIALS',
+      message: `WARN: ${ENV.registryUrl} carries credentials (${withoutUserinfo(config.registryUrl)}), in the pod spec in plain text; mount the pull Secret and name it in ${REGISTRY_ACCESS_ENV.registryAuthFile} instead. The next minor version refuses such a URL.`,
+    });
+  }
   // Every request and wait of this tick carries this signal; it is aborted
   // once the summary is printed, so nothing is in flight after it.
   const tickOver = new AbortController();
-  const connection = connect(config);
+  const connection = connect(config, registryAccess);
   // No credentials to talk to the cluster with is the environment's fault, found before any call (I18);
   // behind a private mirror the tick makes no call at all (I14), so it needs none.
   if (connection.configProblem !== undefined && !isPrivateMirror(config)) {

@@ -13,6 +13,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Connect, ConnectionHooks } from '../connection.js';
+import type { RegistryAccess } from './registry-access.js';
 import { systemClock } from './system-clock.js';
 
 // The real world: the cluster through the k8s-adapter (in-cluster service
@@ -46,8 +47,10 @@ const registrySignals = (hooks: ConnectionHooks): { signal?: AbortSignal; abortR
 
 export const connectToCluster =
   (env: Environment): Connect =>
-  (config: TickConfig) => {
+  (config: TickConfig, registryAccess: RegistryAccess = {}) => {
     const loaded = loadClusterConfig(env);
+    // Every registry reader of the tick authenticates and trusts alike: digests, signatures, the halt, platforms.
+    const reach = (hooks: ConnectionHooks) => ({ ...registrySignals(hooks), ...registryAccess });
     return {
       source: E.isRight(loaded) ? loaded.right.source : `unavailable: ${loaded.left.message}`,
       reachable: E.isRight(loaded),
@@ -78,11 +81,9 @@ export const connectToCluster =
           authUrl: config.authUrl,
           timeoutMs: config.registryTimeoutMs,
           onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
-          ...registrySignals(hooks),
+          ...reach(hooks),
         }),
-        ...(hooks.signatureTrust === undefined
-          ? {}
-          : { signatures: hooks.signatureTrust.port(config, registrySignals(hooks)) }),
+        ...(hooks.signatureTrust === undefined ? {} : { signatures: hooks.signatureTrust.port(config, reach(hooks)) }),
         // docs/behaviour.md §3.4b: the halt's document, read only for a digest this edge has not verified.
         ...(config.fleetHalt === undefined
           ? {}
@@ -92,7 +93,7 @@ export const connectToCluster =
                   baseUrl: config.registryUrl,
                   authUrl: config.authUrl,
                   timeoutMs: config.registryTimeoutMs,
-                  ...registrySignals(hooks),
+                  ...reach(hooks),
                 },
               }),
             }),
@@ -106,7 +107,7 @@ export const connectToCluster =
                   baseUrl: config.registryUrl,
                   authUrl: config.authUrl,
                   timeoutMs: config.registryTimeoutMs,
-                  ...registrySignals(hooks),
+                  ...reach(hooks),
                 },
               }),
             }

@@ -10,14 +10,16 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { MetricsSession } from '../metrics/metrics-push.js';
 import { loadSignatureTrust } from './load-signature-trust.js';
 import { readProfileDocument } from './read-profile.js';
+import { loadRegistryAccess, type RegistryAccess } from './registry-access.js';
 import type { SignatureTrust } from './signature-trust.js';
 
 // A command's whole configuration, checked at once before any call
 // (docs/behaviour.md §2, I18): the profile file (IMAGE_REFRESH_PROFILE,
 // docs/profiles.md), core's parse of the environment and that profile, the
-// metrics push's settings (PUSHGATEWAY_URL, METRICS_JOB, METRICS_GROUPING)
-// and the files the signature check reads (SIGNATURE_PUBLIC_KEYS,
-// SIGSTORE_TRUSTED_ROOT). One report of every problem: an operator fixing a
+// metrics push's settings (PUSHGATEWAY_URL, METRICS_JOB, METRICS_GROUPING),
+// the files the signature check reads (SIGNATURE_PUBLIC_KEYS,
+// SIGSTORE_TRUSTED_ROOT) and those of registry access (REGISTRY_AUTH_FILE,
+// REGISTRY_CA_FILE). One report of every problem: an operator fixing a
 // values file redeploys once, not once per stage that happened to look.
 
 /** What a command runs with, once every part of the environment is known good. */
@@ -27,6 +29,8 @@ export interface Configuration {
   readonly trust: SignatureTrust | undefined;
   /** PUSHGATEWAY_URL set (and asked for): the tick's metrics session. */
   readonly metrics: MetricsSession | undefined;
+  /** REGISTRY_AUTH_FILE and REGISTRY_CA_FILE, read: how registry requests authenticate and whom they trust. */
+  readonly registryAccess: RegistryAccess;
 }
 
 /** Which parts a command needs beyond core's parse. */
@@ -73,7 +77,14 @@ export const readConfiguration = async (
   // From the trust variables alone: a missing key file is said beside a typo elsewhere.
   const trust =
     parts.signatureFiles === true ? await loadSignatureTrust(parseTrustConfig(env).config) : E.right(undefined);
-  const problems = [parsed, metrics, trust].flatMap((part) => (E.isLeft(part) ? part.left : []));
-  if (E.isLeft(parsed) || E.isLeft(metrics) || E.isLeft(trust) || problems.length > 0) return E.left(problems);
-  return E.right({ config: parsed.right, trust: trust.right, metrics: metrics.right });
+  const registryAccess = await loadRegistryAccess(env);
+  const problems = [parsed, metrics, trust, registryAccess].flatMap((part) => (E.isLeft(part) ? part.left : []));
+  if (E.isLeft(parsed) || E.isLeft(metrics) || E.isLeft(trust) || E.isLeft(registryAccess) || problems.length > 0)
+    return E.left(problems);
+  return E.right({
+    config: parsed.right,
+    trust: trust.right,
+    metrics: metrics.right,
+    registryAccess: registryAccess.right,
+  });
 };

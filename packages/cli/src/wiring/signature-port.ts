@@ -1,5 +1,5 @@
 import type { SignaturePort, TickConfig } from '@image-refresh/core';
-import type { KeylessTrust, TrustedKey } from '@image-refresh/k8s-adapter';
+import type { KeylessTrust, RegistryCredentials, TrustedKey } from '@image-refresh/k8s-adapter';
 import { createSignatureVerifier } from '@image-refresh/k8s-adapter';
 
 // Issue 15: the signature check on the registry the tick resolves from,
@@ -8,10 +8,12 @@ import { createSignatureVerifier } from '@image-refresh/k8s-adapter';
 // requests. Built only when VERIFY_SIGNATURES ≠ off; @sigstore/* is imported
 // only when a bundle must be verified.
 
-/** The tick's end and its interruption, as the registry port takes them (RegistryPortOptions). */
+/** The tick's end and its interruption, and the registry access of the tick, as the registry port takes them (RegistryPortOptions). */
 export interface TickSignals {
   readonly signal?: AbortSignal;
   readonly abortReads?: AbortSignal;
+  readonly credentials?: RegistryCredentials;
+  readonly ca?: string;
 }
 
 export const signaturePort = (

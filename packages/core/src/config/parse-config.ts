@@ -12,6 +12,7 @@ import { Problems, read, required } from './read-environment.js';
 import { parseSignatureConfig } from './signature-config.js';
 import { parseStagingConfig } from './staging-config.js';
 import type { ConfigError, TickConfig } from './tick-config.js';
+import { withoutUserinfo } from './url-userinfo.js';
 
 // Every problem at once, each naming the variable and its value: an operator
 // fixing a values file should not have to redeploy once per typo. Nothing here
@@ -317,7 +318,11 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
   const pinVariables = followed === undefined ? [] : pinVariablesOf(followed);
   const registryUrl = read(env, ENV.registryUrl) ?? DEFAULTS.registryUrl;
   if (!HTTP_URL.test(registryUrl)) {
-    problems.add(ENV.registryUrl, registryUrl, 'must be an http(s) URL such as https://registry-1.docker.io');
+    problems.add(
+      ENV.registryUrl,
+      withoutUserinfo(registryUrl),
+      'must be an http(s) URL such as https://registry-1.docker.io',
+    );
   }
 
   const authUrl = read(env, ENV.authUrl);

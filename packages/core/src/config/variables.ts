@@ -3,6 +3,7 @@ import { MAX_TICK_DURATION_MS } from './duration-limit.js';
 import { DEFAULTS, ENV } from './environment.js';
 import { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS } from './parse-config.js';
 import { CHART_VARIABLE_MEANINGS } from './profile/chart-variables.js';
+import { REGISTRY_ACCESS_ENV } from './registry-access-env.js';
 import { SIGNATURE_ENV } from './signature-config.js';
 import { STAGING_DEFAULTS, STAGING_ENV } from './staging-config.js';
 
@@ -215,6 +216,19 @@ const STAGING_VARIABLES: Readonly<Record<keyof typeof STAGING_ENV, Row>> = {
 };
 
 /** The metrics push's variables, read by the CLI (packages/cli/src/metrics/metrics-config.ts). */
+const REGISTRY_ACCESS_VARIABLES: Readonly<Record<keyof typeof REGISTRY_ACCESS_ENV, Row>> = {
+  registryAuthFile: row(
+    'registry',
+    'unset: anonymous tokens only (the script)',
+    "a mounted `.dockerconfigjson` (the workloads' pull Secret); the entry for the registry's host is sent over https only, to the registry and the token realm it names",
+  ),
+  registryCaFile: row(
+    'registry',
+    "unset: the system's trust",
+    "a PEM bundle trusted for registry requests, beside the system's",
+  ),
+};
+
 const METRICS_VARIABLES: readonly ConfigVariable[] = [
   {
     name: 'PUSHGATEWAY_URL',
@@ -246,6 +260,10 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   })),
   ...Object.entries(STAGING_VARIABLES).map(([key, r]) => ({
     name: STAGING_ENV[key as keyof typeof STAGING_ENV],
+    ...r,
+  })),
+  ...Object.entries(REGISTRY_ACCESS_VARIABLES).map(([key, r]) => ({
+    name: REGISTRY_ACCESS_ENV[key as keyof typeof REGISTRY_ACCESS_ENV],
     ...r,
   })),
   ...METRICS_VARIABLES,

@@ -193,7 +193,7 @@ export const createRegistryPort = (options: RegistryPortOptions): RegistryPort =
         return token;
       };
       const answers = await resolveAll(head, requests, fetchToken);
-      return answers.map(redactAnswer(tokens));
+      return answers.map(redactAnswer([...tokens, ...client.secrets]));
     },
   };
 };

@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { rootCertificates } from 'node:tls';
 
 // The registry's HTTP, on node:http/https rather than the global fetch. The
 // Kubernetes client already loaded node:https; Node's fetch (undici and its
@@ -51,7 +52,18 @@ const headerReader = (raw: NodeJS.Dict<string | string[]>): HeaderReader => ({
 });
 
 /** One request; the signal bounds connecting, the headers and the body alike. */
-export const nodeHttpFetch: HttpFetch = (url, init) =>
+export const nodeHttpFetch: HttpFetch = (url, init) => send(url, init, undefined);
+
+/**
+ * As {@link nodeHttpFetch}, trusting `ca` (PEM, REGISTRY_CA_FILE) beside the
+ * system's roots: Node's `ca` option replaces the roots, so they are passed too.
+ */
+export const nodeHttpFetchTrusting = (ca: string): HttpFetch => {
+  const trusted = [...rootCertificates, ca];
+  return (url, init) => send(url, init, trusted);
+};
+
+const send = (url: URL, init: HttpInit, ca: readonly string[] | undefined): Promise<HttpAnswer> =>
   new Promise((resolve, reject) => {
     const onAnswer = (res: IncomingMessage): void => {
       const chunks: Buffer[] = [];
@@ -84,7 +96,11 @@ export const nodeHttpFetch: HttpFetch = (url, init) =>
     const options = { method: init.method, headers: init.headers, signal: init.signal };
     const req =
       url.protocol === 'https:'
-        ? httpsRequest(url, { ...options, rejectUnauthorized: true }, onAnswer)
+        ? httpsRequest(
+            url,
+            { ...options, rejectUnauthorized: true, ...(ca === undefined ? {} : { ca: [...ca] }) },
+            onAnswer,
+          )
         : httpRequest(url, options, onAnswer);
     req.on('error', (cause) => reject(init.signal.aborted ? init.signal.reason : cause));
     req.end();

@@ -8,12 +8,13 @@ import {
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
+import { basicAuthorization } from './credentials.js';
 import { describeRequest, exchange } from './http-exchange.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
 import { rateLimitBudget } from './rate-limit.js';
 import type { RegistryClient } from './registry-client.js';
 import { statusError } from './status-error.js';
-import { type BearerChallenge, bearerChallenge } from './www-authenticate.js';
+import { type BearerChallenge, bearerChallenge, isBasicChallenge } from './www-authenticate.js';
 
 // One `HEAD /v2/<repo>/manifests/<tag>`: the only request that touches a
 // manifest. Never a GET — on Docker Hub a GET counts as a pull against the
@@ -35,27 +36,58 @@ export const manifestUrl = (client: RegistryClient, { repo, tag }: DigestRequest
 
 const DIGEST_SHOWN = 100;
 
-export const headManifest = async (
+/**
+ * What a HEAD authenticates with: a bearer token when there is one; else,
+ * once this registry asked for Basic, the credential of its host (only ever
+ * set over https, registry-client.ts); else nothing.
+ */
+const authorizationOf = (client: RegistryClient, token: O.Option<string>): O.Option<string> => {
+  if (O.isSome(token)) return O.some(`Bearer ${token.value}`);
+  return client.basic.wantsBasic ? O.map(basicAuthorization)(client.credential) : O.none;
+};
+
+export const headManifest = (
   client: RegistryClient,
   request: DigestRequest,
   token: O.Option<string>,
+): Promise<HeadOutcome> => head(client, request, token, false);
+
+const head = async (
+  client: RegistryClient,
+  request: DigestRequest,
+  token: O.Option<string>,
+  /** This HEAD is the one retry with Basic: a second Basic challenge is an answer, never another retry. */
+  retried: boolean,
 ): Promise<HeadOutcome> => {
   const url = manifestUrl(client, request);
   const what = describeRequest('HEAD', url);
   const headers: Record<string, string> = { Accept: MANIFEST_ACCEPT };
-  if (O.isSome(token)) headers.Authorization = `Bearer ${token.value}`;
+  const authorization = authorizationOf(client, token);
+  if (O.isSome(authorization)) headers.Authorization = authorization.value;
   const result = await exchange(client, 'HEAD', url, headers);
   if (E.isLeft(result)) return answered(result);
   const { status, headers: reply } = result.right;
 
   if (status === 401) {
-    const challenge = bearerChallenge(reply.get('www-authenticate'));
-    if (O.isSome(challenge)) return { _tag: 'Challenged', challenge: challenge.value, what };
     const sent = reply.get('www-authenticate');
+    const challenge = bearerChallenge(sent);
+    if (O.isSome(challenge)) return { _tag: 'Challenged', challenge: challenge.value, what };
+    // A registry that wants Basic (distribution's htpasswd): asked again with
+    // the host's credential, once; later HEADs send it at once.
+    if (!retried && isBasicChallenge(sent) && O.isNone(authorization) && O.isSome(client.credential)) {
+      client.basic.wantsBasic = true;
+      return head(client, request, token, true);
+    }
+    const answer =
+      sent === null
+        ? 'no challenge'
+        : isBasicChallenge(sent)
+          ? 'a Basic challenge'
+          : `a challenge other than Bearer or Basic (${sent.slice(0, DIGEST_SHOWN)})`;
     return answered(
       E.left(
         unauthorized(
-          `${what} answered HTTP 401 with ${sent === null ? 'no challenge' : `a challenge other than an anonymous Bearer token (${sent.slice(0, DIGEST_SHOWN)})`}; this job only holds anonymous pull access`,
+          `${what} answered HTTP 401 with ${answer}${O.isSome(authorization) ? ' even with credentials' : ''}; ${client.credentialNote}`,
           401,
         ),
       ),
@@ -88,12 +120,15 @@ export const headManifest = async (
   return answered(E.right({ digest, rateLimitRemaining: O.map((b: { remaining: number }) => b.remaining)(budget) }));
 };
 
-/** A 401 that survived the anonymous token we fetched for it: this job sent no credentials, and the repository wants some or is not there. */
-export const refusedAfterAuth = (outcome: { challenge: BearerChallenge; what: string }): RegistryError => {
+/** A 401 that survived the token we fetched for it: the repository wants other credentials, or is not there. */
+export const refusedAfterAuth = (
+  client: RegistryClient,
+  outcome: { challenge: BearerChallenge; what: string },
+): RegistryError => {
   const error = O.getOrElse(() => 'no error code')(outcome.challenge.error);
   // Docker Hub answers a private and a missing repository alike: say both.
   return unauthorized(
-    `${outcome.what} answered HTTP 401 (${error}) even with an anonymous pull token for it (this job sends no credentials): the repository is private or does not exist`,
+    `${outcome.what} answered HTTP 401 (${error}) even with a pull token for it (${client.credentialNote}): the repository is private, not readable with these credentials, or does not exist`,
     401,
   );
 };

@@ -30,7 +30,7 @@ export const resolveWithOwnToken = async (
   const token = await fetchToken(challenge, [pullScope(request.repo)]);
   if (E.isLeft(token)) return token;
   const head = await headManifest(client, request, O.some(token.right));
-  return head._tag === 'Answered' ? head.answer : E.left(refusedAfterAuth(head));
+  return head._tag === 'Answered' ? head.answer : E.left(refusedAfterAuth(client, head));
 };
 
 /** What follows a HEAD: its answer, or on a 401 a token of this repo's own when allowed, else a refusal. */
@@ -44,7 +44,7 @@ const afterHead = async (
   if (head._tag === 'Answered') return head.answer;
   return mayFetchOwnToken
     ? resolveWithOwnToken(client, fetchToken, request, head.challenge)
-    : E.left(refusedAfterAuth(head));
+    : E.left(refusedAfterAuth(client, head));
 };
 
 /**

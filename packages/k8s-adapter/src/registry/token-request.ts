@@ -1,17 +1,20 @@
-import { malformed, type RegistryError } from '@image-refresh/core';
+import { malformed, type RegistryError, unauthorized } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
+import { basicAuthorization } from './credentials.js';
 import { serverMessage } from './error-body.js';
 import { describeRequest, exchange } from './http-exchange.js';
-import type { RegistryClient } from './registry-client.js';
+import { mayCarryCredential, type RegistryClient } from './registry-client.js';
 import { statusError } from './status-error.js';
 import type { BearerChallenge } from './www-authenticate.js';
 
-// The anonymous bearer-token flow of the distribution spec (its token
-// authentication specification): GET the challenge's realm with its service and one `scope`
-// per repository, take `token` (or the OAuth2 `access_token`). Only anonymous
-// tokens: this job never holds registry credentials. The token itself never
-// goes into a message — a malformed answer is described by its keys only.
+// The bearer-token flow of the distribution spec (its token authentication
+// specification): GET the challenge's realm with its service and one `scope`
+// per repository, take `token` (or the OAuth2 `access_token`). Anonymous,
+// unless REGISTRY_AUTH_FILE holds the registry host's credential: then it is
+// sent as Basic to the realm the registry named, over https only (a plain
+// http realm gets no credential, and the tick says so). The token itself
+// never goes into a message — a malformed answer is described by its keys only.
 
 /** `repository:tracebloc/jobs-manager:pull` — read-only, per the spec's scope grammar. */
 export const pullScope = (repo: string): string => `repository:${repo}:pull`;
@@ -58,8 +61,27 @@ const TOKEN_BODY_LIMIT = 64 * 1024;
 /** Marks a failure as the token request's: the tick then says so in the script's words (core, RegistryRequest). */
 const ofToken = (error: RegistryError): RegistryError => ({ ...error, failedAt: 'token' });
 
+/** The token request's headers: with the registry host's credential when there is one and the realm is https. */
+const tokenHeaders = (
+  client: RegistryClient,
+  url: URL,
+  what: string,
+): E.Either<RegistryError, Record<string, string>> => {
+  const accept = { Accept: 'application/json' };
+  if (O.isNone(client.credential)) return E.right(accept);
+  if (!mayCarryCredential(url))
+    return E.left(
+      unauthorized(
+        `${what}: the registry names a plain http token realm, and the credentials for ${client.baseUrl.host} are sent over https only; they were not sent`,
+      ),
+    );
+  return E.right({ ...accept, Authorization: basicAuthorization(client.credential.value) });
+};
+
 const askToken = async (client: RegistryClient, url: URL, what: string): Promise<E.Either<RegistryError, string>> => {
-  const answer = await exchange(client, 'GET', url, { Accept: 'application/json' }, TOKEN_BODY_LIMIT);
+  const sent = tokenHeaders(client, url, what);
+  if (E.isLeft(sent)) return sent;
+  const answer = await exchange(client, 'GET', url, sent.right, TOKEN_BODY_LIMIT);
   if (E.isLeft(answer)) return E.left({ ...answer.left, message: `token endpoint: ${answer.left.message}` });
   const { status, headers, body } = answer.right;
   if (status === 200) return tokenOf(what, body);

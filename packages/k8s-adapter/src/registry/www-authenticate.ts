@@ -98,3 +98,7 @@ export const bearerChallenge = (header: string | null): O.Option<BearerChallenge
   }
   return O.none;
 };
+
+/** True when the registry offers HTTP Basic (distribution's htpasswd auth, some proxies). */
+export const isBasicChallenge = (header: string | null): boolean =>
+  parseChallenges(header ?? '').some(({ scheme }) => scheme === 'basic');

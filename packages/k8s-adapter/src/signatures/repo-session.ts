@@ -1,6 +1,7 @@
 import { type RegistryError, timeout, unauthorized } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
+import { basicAuthorization } from '../registry/credentials.js';
 import { serverMessage } from '../registry/error-body.js';
 import { describeRequest, exchange } from '../registry/http-exchange.js';
 import type { HeaderReader } from '../registry/http-transport.js';
@@ -9,7 +10,7 @@ import { REDACTED } from '../registry/redact.js';
 import { isStopped, type RegistryClient } from '../registry/registry-client.js';
 import { statusError } from '../registry/status-error.js';
 import { pullScope, requestToken } from '../registry/token-request.js';
-import { bearerChallenge } from '../registry/www-authenticate.js';
+import { bearerChallenge, isBasicChallenge } from '../registry/www-authenticate.js';
 
 // The registry requests of one signature check, in one repository, on the
 // registry port's own transport (REGISTRY_TIMEOUT and its AbortSignal per
@@ -48,7 +49,7 @@ export const openRepoSession = (
   purpose = 'signature check',
 ): RepoSession => {
   const count: RequestCount = { requests: 0, manifestGets: 0 };
-  const tokens: string[] = [];
+  const tokens: string[] = [...client.secrets];
   let token: O.Option<string> = O.none;
   const repoPath = repo.split('/').map(encodeURIComponent).join('/');
 
@@ -61,6 +62,8 @@ export const openRepoSession = (
     const url = new URL(path, client.baseUrl);
     const headers: Record<string, string> = { Accept: accept };
     if (O.isSome(token)) headers.Authorization = `Bearer ${token.value}`;
+    else if (client.basic.wantsBasic && O.isSome(client.credential))
+      headers.Authorization = basicAuthorization(client.credential.value);
     count.requests += 1;
     if (method === 'GET' && path.includes('/manifests/')) count.manifestGets += 1;
     return { what: describeRequest(method, url), answer: await exchange(client, method, url, headers, maxBytes) };
@@ -79,8 +82,12 @@ export const openRepoSession = (
       return E.left(timeout(`${purpose} of ${repo} stopped before ${method} ${path}: the tick's budget ran out`));
     let sent = await send(method, path, accept, maxBytes);
     if (E.isRight(sent.answer) && sent.answer.right.status === 401 && O.isNone(token)) {
-      const challenge = bearerChallenge(sent.answer.right.headers.get('www-authenticate'));
-      if (O.isSome(challenge)) {
+      const offered = sent.answer.right.headers.get('www-authenticate');
+      const challenge = bearerChallenge(offered);
+      if (O.isNone(challenge) && isBasicChallenge(offered) && !client.basic.wantsBasic && O.isSome(client.credential)) {
+        client.basic.wantsBasic = true;
+        sent = await send(method, path, accept, maxBytes);
+      } else if (O.isSome(challenge)) {
         count.requests += 1;
         const fetched = await requestToken(client, challenge.value, [pullScope(repo)]);
         if (E.isLeft(fetched)) return E.left(redact(fetched.left));
@@ -103,7 +110,7 @@ export const openRepoSession = (
     if (status === 401) {
       return E.left(
         unauthorized(
-          `${what} answered HTTP 401${O.isSome(token) ? ' even with an anonymous pull token for it (this job sends no credentials)' : ' without an anonymous Bearer challenge'}: the repository is private or does not exist`,
+          `${what} answered HTTP 401${O.isSome(token) ? ' even with a pull token for it' : ' without a Bearer challenge'} (${client.credentialNote}): the repository is private, not readable with these credentials, or does not exist`,
           401,
         ),
       );

@@ -152,14 +152,16 @@ describe('resolveDigests when the registry misbehaves', () => {
     expect(answers[2]).toEqual(E.right({ digest: DIGEST, rateLimitRemaining: O.none }));
   });
 
-  it('401 with a challenge other than Bearer → Unauthorized (this job holds no credentials)', async () => {
+  it('401 with a Basic challenge and no REGISTRY_AUTH_FILE → Unauthorized, saying no credentials were sent', async () => {
     const server = await serve((_request, response) => {
       response.writeHead(401, { 'www-authenticate': 'Basic realm="registry"' });
       response.end();
     });
     const answers = await portOn(server.url).resolveDigests([JM])();
     expect(answers[0]).toMatchObject(E.left({ _tag: 'Unauthorized', status: 401 }));
-    expect(leftOf(answers[0]).message).toContain('Basic realm');
+    expect(leftOf(answers[0]).message).toContain(
+      'answered HTTP 401 with a Basic challenge; no credentials were sent for 127.0.0.1',
+    );
   });
 
   describe('the token endpoint', () => {

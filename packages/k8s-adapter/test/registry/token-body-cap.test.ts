@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import * as O from 'fp-ts/lib/Option.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nodeHttpFetch } from '../../src/registry/http-transport.js';
+import { registryClient } from '../../src/registry/registry-client.js';
 import { requestToken } from '../../src/registry/token-request.js';
 
 // A token answer is a few kilobytes. A realm named by IMAGE_REFRESH_AUTH_URL,
@@ -40,13 +41,7 @@ afterAll(async () => {
 it('a token endpoint that answers megabytes is read only up to the cap, and its answer is Malformed', async () => {
   const { port } = server.address() as AddressInfo;
   const realm = new URL(`http://127.0.0.1:${port}/token`);
-  const client = {
-    baseUrl: new URL(`http://127.0.0.1:${port}/`),
-    timeoutMs: 5_000,
-    fetch: nodeHttpFetch,
-    onRateLimit: () => undefined,
-    signals: [],
-  };
+  const client = registryClient({ baseUrl: `http://127.0.0.1:${port}/`, timeoutMs: 5_000, fetch: nodeHttpFetch });
   const answer = await requestToken(client, { realm, service: O.some('registry.test'), scope: O.none, error: O.none }, [
     'repository:tracebloc/jobs-manager:pull',
   ]);

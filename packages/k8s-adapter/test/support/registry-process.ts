@@ -38,6 +38,12 @@ const READY_WITHIN_MS = 10_000;
 export interface RegistryOptions {
   /** `storage.delete.enabled`: lets a test DELETE a blob to model a signature whose payload is gone. */
   readonly deletable?: boolean;
+  /** Serve this storage instead of one of its own: a second registry on the same blobs (a plain one to push through). */
+  readonly storageRoot?: string;
+  /** Serve https with this certificate and key (PEM files); the test makes its CA. */
+  readonly tls?: { readonly certificateFile: string; readonly keyFile: string };
+  /** distribution's htpasswd auth: HTTP Basic against this bcrypt file. */
+  readonly htpasswdFile?: string;
 }
 
 const config = (
@@ -55,10 +61,20 @@ const config = (
     '    disabled: true',
     'storage:',
     '  filesystem:',
-    `    rootdirectory: ${JSON.stringify(root)}`,
+    `    rootdirectory: ${JSON.stringify(options.storageRoot ?? root)}`,
     ...(options.deletable === true ? ['  delete:', '    enabled: true'] : []),
     'http:',
     `  addr: 127.0.0.1:${port}`,
+    ...(options.tls === undefined
+      ? []
+      : [
+          '  tls:',
+          `    certificate: ${JSON.stringify(options.tls.certificateFile)}`,
+          `    key: ${JSON.stringify(options.tls.keyFile)}`,
+        ]),
+    ...(options.htpasswdFile === undefined
+      ? []
+      : ['auth:', '  htpasswd:', '    realm: image-refresh-test', `    path: ${JSON.stringify(options.htpasswdFile)}`]),
     ...(auth === undefined || certificateFile === undefined
       ? []
       : [
@@ -85,9 +101,10 @@ export const startRegistry = async (auth?: TokenAuth, options: RegistryOptions =
       await writeFile(configFile, config(join(dir, 'storage'), port, certificateFile, auth, options));
       return ['serve', configFile];
     },
-    // 401: token auth is on, and the registry is serving.
+    // 401: token auth is on, and the registry is serving. 400: a TLS registry
+    // answering the poll's plain http ("an HTTP request to an HTTPS server").
     readyPath: '/v2/',
-    readyStatuses: [200, 401],
+    readyStatuses: options.tls === undefined ? [200, 401] : [400],
     readyWithinMs: READY_WITHIN_MS,
     pollEveryMs: 20,
   });

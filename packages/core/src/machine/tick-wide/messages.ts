@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../../config/environment.js';
 import type { TickConfig } from '../../config/tick-config.js';
+import { withoutUserinfo } from '../../config/url-userinfo.js';
 import { describeWorkload, type TopologyWorkload } from '../../domain/workloads.js';
 import { event, imagesNoun } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
@@ -17,7 +18,7 @@ const repositories = (repos: readonly string[]): string => {
 
 /** Where the tags are asked when that is not the registry the pods pull from (a proxy, a test registry). */
 const askedAt = (c: TickConfig): string =>
-  c.registryUrl === DEFAULTS.registryUrl ? '' : ` (asked at ${c.registryUrl})`;
+  c.registryUrl === DEFAULTS.registryUrl ? '' : ` (asked at ${withoutUserinfo(c.registryUrl)})`;
 
 /** What the tick follows: every image under its tag, on the registry the pods pull from. */
 const followedImages = (c: TickConfig): string => {
