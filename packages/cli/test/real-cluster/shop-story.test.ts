@@ -147,7 +147,7 @@ describe.skipIf(missing !== undefined)(
           console.warn(`shop story: ${Date.now() - started} ms`);
         });
 
-        it("the overlay examples/shop-kustomize: the apiserver accepts every object it renders (kubectl apply -k --dry-run=server), and its CronJob's environment and profile make a tick --dry-run that warns of nothing", async () => {
+        it("examples/shop-kustomize: the apiserver accepts all it renders (apply -k --dry-run=server); with its CronJob's environment and profile, tick --dry-run warns of nothing and status finds the shop settled", async () => {
           const rendered = await stage.kubectl('admin', ['kustomize', OVERLAY]);
           expect(rendered.code, rendered.stderr).toBe(0);
           const objects = parseAllDocuments(rendered.stdout).map((document) => document.toJS() as Rendered);
@@ -197,6 +197,14 @@ describe.skipIf(missing !== undefined)(
               run.api.filter((r) => r.method !== 'GET' && r.query.dryRun !== 'All').map((r) => `${r.method} ${r.path}`),
             ).toEqual([]);
             expect(await stage.bookkeeping()).toEqual({});
+            // And what docs/profiles.md says to watch it with: status, as the ServiceAccount, from the same two.
+            const status = await stage.run(['status'], { ...env, IMAGE_REFRESH_PROFILE: profile });
+            expect(status.exitCode).toBe(0);
+            expect(status.stdout[0]).toMatch(new RegExp(`^image-refresh status: deployment/web in ${SHOP} `));
+            for (const workload of ['deployment/web', 'deployment/worker', 'daemonset/agent']) {
+              expect(theLine(status.stdout, `${workload}: `)).toContain(`${workload}: settled: `);
+            }
+            expect(linesWith([...status.stdout, ...status.stderr], 'forbidden')).toEqual([]);
           } finally {
             rmSync(dir, { recursive: true, force: true });
           }
