@@ -23,6 +23,8 @@ const kubectl = requireBinary('kubectl', 'kubectl is on every machine of this ki
 const EXAMPLES = new URL('../examples/', import.meta.url).pathname;
 const OVERLAY = `${EXAMPLES}shop-kustomize`;
 const DEPLOY = new URL('../deploy', import.meta.url).pathname;
+const PROFILES_MD = new URL('../../../docs/profiles.md', import.meta.url).pathname;
+const SECTION = '## From a profile to a running CronJob';
 
 interface Manifest {
   apiVersion: string;
@@ -189,5 +191,24 @@ describe.skipIf(kubectl.skip)('examples/shop-kustomize (the shop profile as a Cr
     expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(
       cronJob.spec.jobTemplate.spec.activeDeadlineSeconds * 1000,
     );
+  });
+
+  it("docs/profiles.md shows the overlay's kustomization.yaml and cronjob-patch.yaml as they are (comments aside)", () => {
+    const page = readFileSync(PROFILES_MD, 'utf8');
+    const start = page.indexOf(`${SECTION}\n`);
+    expect(start, `docs/profiles.md has no section "${SECTION}"`).toBeGreaterThanOrEqual(0);
+    const end = page.indexOf('\n## ', start + SECTION.length);
+    const section = page.slice(start, end === -1 ? undefined : end);
+    // Each YAML block of the section that opens with `# <file>` shows that file of the overlay.
+    const shown = [...section.matchAll(/```yaml\n# ([\w.-]+)\n([\s\S]*?)```/g)].map(([, file, text]) => ({
+      file,
+      text,
+    }));
+    expect(shown.map((s) => s.file)).toEqual(['kustomization.yaml', 'cronjob-patch.yaml']);
+    for (const { file, text } of shown) {
+      expect(parse(text ?? ''), `docs/profiles.md's ${file}`).toEqual(
+        parse(readFileSync(`${OVERLAY}/${file}`, 'utf8')),
+      );
+    }
   });
 });
