@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { controlPlaneMissing, eventually } from '../../../k8s-adapter/test/support/real-cluster/admin.js';
 import { pinned, withoutPrefix } from '../e2e/support/chart-facts.js';
 import { linesWith, theLine } from '../e2e/support/run-bundle.js';
@@ -22,14 +26,16 @@ import {
 // two-container web Deployment that gates the tick and keeps the bookkeeping,
 // a worker on the web image, an agent DaemonSet in another namespace — and
 // the bundled CLI as the ServiceAccount of examples/shop-rbac.yaml, whose
-// Roles are its only rights. One shop, chapter after chapter: first
-// observation → a new web build, set in web and worker → an agent build that
-// is never Ready, rolled back by the real DaemonSet controller and
-// quarantined (docs/behaviour.md §3.6) → a container someone set to another
-// image: a finding, nothing written (§3.4c) → what the apiserver says the
-// token may do. Assertions: exit codes, what the apiserver holds, what the
-// pods run, the Events it recorded, the requests the tick sent (through the
-// API proxy), and the one line that matters.
+// Roles are its only rights. One shop, chapter after chapter: the overlay of
+// examples/shop-kustomize that makes it a CronJob, dry-run on the apiserver,
+// and a tick dry-run with that CronJob's environment → first observation → a
+// new web build, set in web and worker → an agent build that is never Ready,
+// rolled back by the real DaemonSet controller and quarantined
+// (docs/behaviour.md §3.6) → a container someone set to another image: a
+// finding, nothing written (§3.4c) → what the apiserver says the token may do.
+// Assertions: exit codes, what the apiserver holds, what the pods run, the
+// Events it recorded, the requests the tick sent (through the API proxy),
+// and the one line that matters.
 
 const CHAPTER_MS = 90_000;
 /** The tag the shop's deploy runs and the profile follows (IMAGE_TAG). */
@@ -63,6 +69,27 @@ const NO_ROLES = [
   '--as-group',
   'system:authenticated',
 ];
+
+/** The overlay docs/profiles.md walks through ("From a profile to a running CronJob"). */
+const OVERLAY = new URL('../../examples/shop-kustomize', import.meta.url).pathname;
+
+/** What this file reads of the overlay's rendering. */
+interface Rendered {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  data?: Record<string, string>;
+  spec?: {
+    jobTemplate: {
+      spec: {
+        template: {
+          spec: {
+            containers: { env?: { name: string; value?: string }[]; volumeMounts?: { mountPath: string }[] }[];
+          };
+        };
+      };
+    };
+  };
+}
 
 const missing = controlPlaneMissing();
 
@@ -118,6 +145,69 @@ describe.skipIf(missing !== undefined)(
           await stage?.close();
           // The story's wall time, its setup (namespaces, RBAC, three rollouts) and teardown included.
           console.warn(`shop story: ${Date.now() - started} ms`);
+        });
+
+        it("examples/shop-kustomize: the apiserver accepts all it renders (apply -k --dry-run=server); with its CronJob's environment and profile, tick --dry-run warns of nothing and status finds the shop settled", async () => {
+          const rendered = await stage.kubectl('admin', ['kustomize', OVERLAY]);
+          expect(rendered.code, rendered.stderr).toBe(0);
+          const objects = parseAllDocuments(rendered.stdout).map((document) => document.toJS() as Rendered);
+          const configMap = objects.find((o) => o.kind === 'ConfigMap');
+          const applied = await stage.kubectl('admin', [
+            'apply',
+            '-k',
+            OVERLAY,
+            '--dry-run=server',
+            '--validate=strict',
+          ]);
+          expect(applied.code, applied.stderr).toBe(0);
+          // One line per object, each validated by the apiserver and admitted, none persisted. The shop's
+          // ServiceAccount and Roles are already there, as shop-rbac.yaml made them: the overlay's are the same.
+          expect(applied.stdout.trim().split('\n').sort()).toEqual([
+            `configmap/${configMap?.metadata.name} created (server dry run)`,
+            'cronjob.batch/image-refresh created (server dry run)',
+            'role.rbac.authorization.k8s.io/image-refresh unchanged (server dry run)',
+            'role.rbac.authorization.k8s.io/image-refresh unchanged (server dry run)',
+            'rolebinding.rbac.authorization.k8s.io/image-refresh unchanged (server dry run)',
+            'rolebinding.rbac.authorization.k8s.io/image-refresh unchanged (server dry run)',
+            'serviceaccount/image-refresh unchanged (server dry run)',
+          ]);
+          const left = await stage.kubectl('admin', ['get', 'cronjobs,configmaps', '-n', SHOP, '-o', 'name']);
+          expect(left.stdout.trim().split('\n')).toEqual(['configmap/kube-root-ca.crt']);
+
+          // The tick the CronJob would run: its environment, and the ConfigMap's profile at the path it names.
+          const container = objects.find((o) => o.kind === 'CronJob')?.spec?.jobTemplate.spec.template.spec
+            .containers[0];
+          const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value ?? '']));
+          const path = env.IMAGE_REFRESH_PROFILE ?? '';
+          const mount = container?.volumeMounts?.find((m) => path.startsWith(`${m.mountPath}/`));
+          expect(mount, `IMAGE_REFRESH_PROFILE=${path} is in no volume the container mounts`).toBeDefined();
+          const file = posix.relative(mount?.mountPath ?? '', path);
+          const dir = mkdtempSync(join(tmpdir(), 'image-refresh-shop-kustomize-'));
+          try {
+            const profile = join(dir, file);
+            writeFileSync(profile, configMap?.data?.[file] ?? '');
+            const run = await stage.run(['tick', '--dry-run'], { ...env, IMAGE_REFRESH_PROFILE: profile });
+            expect(run.exitCode).toBe(0);
+            // No chart variable left to ignore (VARIABLES_IGNORED), no misspelling, no refusal.
+            expect(linesWith(run.stderr, 'WARN')).toEqual([]);
+            expect(theLine(run.stderr, 'dry-run: profile')).toBe(
+              `[image-refresh] dry-run: profile ${profile}: bookkeeping under ${PREFIX}/ on deployment/web in ${SHOP}`,
+            );
+            expect(
+              run.api.filter((r) => r.method !== 'GET' && r.query.dryRun !== 'All').map((r) => `${r.method} ${r.path}`),
+            ).toEqual([]);
+            expect(await stage.bookkeeping()).toEqual({});
+            // And what docs/profiles.md says to watch it with: status, as the ServiceAccount, from the same two.
+            const status = await stage.run(['status'], { ...env, IMAGE_REFRESH_PROFILE: profile });
+            expect(status.exitCode).toBe(0);
+            expect(status.stdout[0]).toMatch(new RegExp(`^image-refresh status: deployment/web in ${SHOP} `));
+            for (const workload of ['deployment/web', 'deployment/worker', 'daemonset/agent']) {
+              expect(theLine(status.stdout, `${workload}: `)).toContain(`${workload}: settled: `);
+            }
+            expect(linesWith([...status.stdout, ...status.stderr], 'forbidden')).toEqual([]);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
         });
 
         it('first observation: the three digests recorded on the web Deployment, no container changed', async () => {

@@ -82,6 +82,8 @@ export interface ShopStage {
   env(overrides?: Readonly<Record<string, string>>): Record<string, string>;
   /** One `image-refresh tick`; its last stderr line is checked to be the summary with the process's exit code. */
   tick(overrides?: Readonly<Record<string, string>>): Promise<RealStageRun>;
+  /** Any command of the bundled CLI (`tick --dry-run`, `status`), with the stage's environment and `overrides`. */
+  run(args: readonly string[], overrides?: Readonly<Record<string, string>>): Promise<RealStageRun>;
   /** The `shop.example.com/` annotations of the web Deployment (the gate). */
   bookkeeping(): Promise<Record<string, string>>;
   /** The three objects as the apiserver holds them now (admin's read, past the proxy). */
@@ -260,6 +262,7 @@ export const startShopStage = async (registry: RegistryEndpoint, tag: string): P
   return {
     access,
     env,
+    run,
     tick: async (overrides) => {
       const result = await run(['tick'], overrides);
       expect(result.stderr.at(-1)).toMatch(
