@@ -151,7 +151,7 @@ export const admitActions = {
       ),
     },
   })),
-  /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode (issue 15). */
+  /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode. */
   admitBySignature: tickAssign(({ context }, params: { answers: SignatureAnswers }) =>
     signaturesJudged(
       context,

@@ -17,7 +17,7 @@ export const observeGuards = {
   isAtSkipCeiling: ({ context }: GuardArgs) => isFrozen(context.observe.skip),
   /** §3.2 — only a streak that is there is cleared: a healthy edge is not patched every tick (I6). */
   hasRecordedSkipStreak: (_: GuardArgs, params: { streak: Option<string> }) => isRecorded(params.streak),
-  /** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled gate (issue 7). */
+  /** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled gate. */
   isDecoupledRefreshOn: ({ context }: GuardArgs) => isDecoupledRefreshOn(context.config),
   /** A decoupled workload with something to follow is still to be read (I24). */
   hasDecoupledWorkloadToObserve: ({ context }: GuardArgs) =>

@@ -2,8 +2,9 @@ import { hasMoreChanges } from '../../domain/reimage-run.js';
 import { hasBadDigest, hasNoRecordToRevertTo, hasNothingToRollBack } from '../../domain/revert.js';
 import type { GuardArgs } from '../tick-assign.js';
 
-// The way back's named guards (ON_ROLLOUT_FAILURE=revert, issue 16), each one question to domain/ about
-// the rollback decided on the way in (planRevert).
+// The way back's named guards (ON_ROLLOUT_FAILURE=revert; docs/behaviour.md
+// §3.6), each one question to domain/ about the rollback decided on the way in
+// (planRevert).
 
 export const wayBackGuards = {
   /** A container the tick moved has no well-formed recorded digest: nothing known-good to go back to. */
