@@ -67,7 +67,7 @@ export const liveFindings = (
     const expected = recordedDigest(recorded, managed.image);
     const running = live[managed.workload]?.images[managed.container];
     if (expected === undefined || running === undefined) return [];
-    // Stryker disable next-line OptionalChaining: reached only when the line above found the workload's container
+    // Stryker disable next-line OptionalChaining: reached only when `running` was found in the workload's container
     const owner = live[managed.workload]?.imageOwners[managed.container];
     const parsed = parseImageReference(running);
     const followed = imageOf(config.topology, managed.image);
