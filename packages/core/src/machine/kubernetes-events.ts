@@ -42,7 +42,7 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   ROLLBACK_FAILED: { type: 'Warning', reason: 'RefreshRollbackFailed' },
   QUARANTINE_STARTED: { type: 'Normal', reason: 'RefreshQuarantined' },
   QUARANTINE_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
-  // §3.4a step 3: the reason for a rejection under enforce; under warn, said but not rejected.
+  // §3.4a step 3: the contract's reason for a rejection under enforce; under warn, said but not rejected.
   SIGNATURE_REJECTED: { type: 'Warning', reason: 'RefreshSignatureRejected' },
   SIGNATURE_NOT_VERIFIED: { type: 'Warning', reason: 'RefreshSignatureNotVerified' },
   // §3.4a step 2: a soak's start and end, not every tick it waits (DIGEST_SOAKING has no Event).

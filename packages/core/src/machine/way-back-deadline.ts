@@ -1,7 +1,7 @@
 import type { TickConfig } from '../config/tick-config.js';
 import type { PortBounds } from './port-bounds.js';
 
-// The way back's share of a tick's worst case (docs/behaviour.md §3.6, §3
+// The way back's share of a tick's worst case (docs/behaviour.md §3.6; §3,
 // Bounds): the waits of ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert count
 // in the tick's bounds (I17) like every other wait. Both off (the defaults), it
 // is 0: the sum is the script-compatible tick's.

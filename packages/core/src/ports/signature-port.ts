@@ -4,7 +4,7 @@ import type { SignatureTarget, SignatureVerdict } from '../domain/signature-verd
 
 export type { SignatureFormat, SignatureTarget, SignatureVerdict } from '../domain/signature-verdict.js';
 
-// docs/behaviour.md §3.4a step 3: is a resolved digest signed by a key (or
+// Is a resolved digest signed by a key (or
 // identity) this edge trusts? The check is the adapter's (cosign's `.sig` tag,
 // sigstore bundles, verified offline); the tick only asks, once per new digest,
 // and decides what the answer means (docs/behaviour.md §3.4a step 3).
