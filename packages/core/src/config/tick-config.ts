@@ -43,13 +43,12 @@ export interface TickConfig {
   /** Registry API base the digests are resolved from. */
   readonly registryUrl: string;
   /**
-   * IMAGE_REFRESH_AUTH_URL (docs/behaviour.md §3.3): the token realm of the
-   * registry, e.g. `https://ghcr.io/token?service=ghcr.io` (a `service` query
-   * parameter is sent as the token request's service). Known, a tick asks it
-   * for one token before any HEAD instead of probing anonymously for the
-   * registry's challenge. Undefined: Docker Hub's realm for Docker Hub's
-   * registry URL, otherwise learned from the registry's 401 (docs/behaviour.md
-   * §3.3).
+   * IMAGE_REFRESH_AUTH_URL: the token realm of the registry, e.g.
+   * `https://ghcr.io/token?service=ghcr.io` (a `service` query parameter is
+   * sent as the token request's service). Known, a tick asks it for one token
+   * before any HEAD instead of probing anonymously for the registry's
+   * challenge. Undefined: Docker Hub's realm for Docker Hub's registry URL,
+   * otherwise learned from the registry's 401 (docs/behaviour.md §3.3).
    */
   readonly authUrl: string | undefined;
   /**
@@ -92,7 +91,7 @@ export interface TickConfig {
    */
   readonly decoupledRefresh: boolean;
   /**
-   * ON_ROLLOUT_FAILURE (docs/behaviour.md §3.6): `keep` (the default, the script's
+   * ON_ROLLOUT_FAILURE: `keep` (the default, the script's
    * behaviour) leaves a failed rollout half-rolled on the new digest;
    * `revert` sets every container the tick changed back to its last
    * recorded digest, waits for that rollout and quarantines the failed

@@ -83,7 +83,7 @@ const guarded = (request: DigestRequest, answer: () => Promise<Answer>): Promise
  * checks it, I19); tokens never appear in an error. The port may be reused
  * across ticks; it keeps only the registry's challenge, never a token.
  * A realm known up front that the registry's 401 contradicts gives way to the
- * registry's in the same call (docs/behaviour.md §3.3).
+ * registry's in the same call.
  *
  * @param options - the registry base URL (the config's `registryUrl`), the
  *   token realm if known (`authUrl`), the per-request bound, a fetch for

@@ -9,7 +9,7 @@ import { type FakePodsServer, startFakePodsServer } from './support/fake-pods-se
 
 // PREPULL's staging port (docs/behaviour.md §3.5a) against an API server that
 // models pods and a kubelet: the nodes a workload runs on, a staging pod on
-// each (its spec exactly as docs/behaviour.md §3.5a states it), polled until
+// each (its spec exactly as that section states it), polled until
 // its containers left the pull, deleted; PREPULL_PARALLEL nodes at once;
 // PREPULL_TIMEOUT the call's deadline; pods a killed tick left found by label;
 // every pod deleted before the answer, interrupted too.

@@ -14,7 +14,7 @@ const silentStreak = (context: TickContext): number =>
 // read fail-closed, and RECONCILE_LIVE's look at what runs now. Its steps.
 
 // §3.3 Resolve every unpinned image; a failure skips that image only (I13, I15, I19).
-// START_JITTER (§3.3): first this edge's own delay, then the registry.
+// START_JITTER: first this edge's own delay, then the registry.
 export const resolvingDigests = tickSetup.createStateConfig({
   initial: 'decidingStartJitter',
   states: {
