@@ -4,7 +4,7 @@ import type { Reporter, TestModule } from 'vitest/node';
 // test, nor a filter that matches nothing in a project. Every project must run
 // at least one test, or the run fails. In CI (IMAGE_REFRESH_CI=1, set by
 // .ci/run) a skipped test fails the run too: the kubectl and registry tests
-// skip where their binary is missing, and CI must run them (issue 4).
+// skip where their binary is missing, and CI must run them.
 export default class RequireTestsReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const counts = new Map<string, number>();

@@ -3,7 +3,7 @@
 // tools/mutation-in-parts.sh): the survivors (Survived and NoCoverage), keyed by the guard,
 // action or function they live in rather than by line, as
 // packages/core/test/spec/EQUIVALENT_MUTANTS.md lists them: a line number goes
-// stale with every edit above it, a name moves with its code (issue 29).
+// stale with every edit above it, a name moves with its code.
 // Prints one Markdown list per file: `name` — mutator: replacement (status).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

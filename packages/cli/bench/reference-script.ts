@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// The script the CLI replaces, run for the side-by-side bench (issue 14): the
+// The script the CLI replaces, run for the side-by-side bench (README, Benchmarks): the
 // `image-refresh.sh` block of the chart's ConfigMap, taken from the
 // operator's copy of client/templates/image-refresh-cronjob.yaml at bench
 // time — fetched code is never committed here. It runs unmodified with two

@@ -26,7 +26,7 @@ import { referenceScript } from './reference-script.js';
 // — and each one's requests counted, so that "one HEAD more, nothing else"
 // is measured, not assumed.
 //
-// Side by side with the script (issue 14): BENCH_REFERENCE names the chart's
+// Side by side with the script: BENCH_REFERENCE names the chart's
 // client/templates/image-refresh-cronjob.yaml, which the operator fetches
 // (never committed here, README "Benchmarks"). Its shell script then runs
 // against the same fake API server and registry, interleaved run for run with

@@ -43,7 +43,7 @@ const lazyBuiltins = {
 // lazy initialiser) and drops the `export *` of every model, which nothing
 // here imports as a value (the build fails if something does). A tick builds
 // the few dozen classes a Deployment, a DaemonSet and an Event need: −0.9 MiB
-// peak RSS on Node 24 (issue 14, `pnpm bench:cli`).
+// peak RSS on Node 24 (`pnpm bench:cli`).
 const MODELS = /client-node[\\/]dist[\\/]gen[\\/]models[\\/](ObjectSerializer|all)\.js$/;
 const MODEL_EXPORT = /^export \* from '\.\.\/models\/\w+\.js';\n/gm;
 const MODEL_IMPORT = /^import \{ \w+ \} from '\.\.\/models\/\w+\.js';\n/gm;
@@ -78,7 +78,7 @@ const lazyModels = {
 // watch, cp, …); without a `sideEffects` field in its package.json esbuild
 // must keep and evaluate every module, and with them ws and tar-fs. Its
 // modules only declare classes and functions, so tell esbuild so: what the
-// adapter never imports is dropped (−0.5 MiB peak RSS on Node 24, issue 14).
+// adapter never imports is dropped (−0.5 MiB peak RSS on Node 24).
 /** @type {import('esbuild').Plugin} */
 const clientWithoutSideEffects = {
   name: 'client-node-side-effect-free',
@@ -122,7 +122,7 @@ const nodeFetchWhatwgParse = {
   },
 };
 
-// Issue 15: the signature check (the key parser, the verifier, @sigstore/*,
+// The signature check (the key parser, the verifier, @sigstore/*,
 // ~170 kB) is a second file, dist/image-refresh-signatures.mjs, imported only
 // when VERIFY_SIGNATURES is on (wiring/load-signature-trust.ts). Inlined,
 // even never evaluated, its code cost a steady tick with VERIFY_SIGNATURES=off
@@ -144,10 +144,11 @@ const signaturesApart = {
 // what tsc's output needs). Bundled, every ES module that imports one gets its
 // own `__toESM` copy of that module's exports — a getter, a context and an
 // accessor pair per export, ~110 for Either — so each new file importing
-// Either cost a steady tick ~30 kB of heap: issues 15–17 added eight, and the
-// tick's peak RSS on Node 24 went from 63.9 to 64.5 MiB (`pnpm bench:cli`).
-// The same modules' ES build (`fp-ts/es6/…`, same code, `sideEffects: false`)
-// is hoisted into the bundle: no copies, and what nothing calls is dropped.
+// Either cost a steady tick ~30 kB of heap: the signature check, the way back
+// and the fleet-safe rollout added eight, and the tick's peak RSS on Node 24
+// went from 63.9 to 64.5 MiB (`pnpm bench:cli`). The same modules' ES build
+// (`fp-ts/es6/…`, same code, `sideEffects: false`) is hoisted into the bundle:
+// no copies, and what nothing calls is dropped.
 const FP_TS_LIB = /^fp-ts\/lib\/(\w+)(?:\.js)?$/;
 
 /** @type {import('esbuild').Plugin} */
@@ -202,7 +203,7 @@ await build({
 
 // ASCII only: V8 holds a script with one character beyond ASCII as a two-byte
 // string, doubling the 1.2 MB bundle in the heap (+1.1 MiB peak RSS on Node
-// 24, measured with `pnpm bench:cli`, issue 14). esbuild escapes strings but
+// 24, measured with `pnpm bench:cli`). esbuild escapes strings but
 // keeps a regular expression's characters as written: write them as \uXXXX.
 for (const file of ['dist/image-refresh.mjs', `dist/${SIGNATURES_FILE}`]) {
   const output = await readFile(new URL(file, here));

@@ -26,7 +26,7 @@ if (command === '--version') {
     ? (await import('./wiring/connect.js')).connectToCluster(process.env)
     : noCluster;
   const { main } = await import('./main.js');
-  // A closed pipe (`| head -1`) ends output quietly, never the command (issue 13).
+  // A closed pipe (`| head -1`) ends output quietly, never the command (docs/behaviour.md §3, Bounds).
   const out = guardedOutput(process.stdout, process.stderr, '[image-refresh]');
   const interrupt = command === 'tick' ? stopOnSignal() : undefined;
   const result = await main(process.argv.slice(2), out, {
@@ -38,6 +38,6 @@ if (command === '--version') {
   // The command is over and has said so (a tick: its summary line). Its own
   // signal aborted every request it made; should anything still hold the
   // event loop (a socket a library keeps alive), the process ends anyway,
-  // well within a second of that line (issue 13).
+  // well within a second of that line (docs/behaviour.md §3, Bounds).
   setTimeout(() => process.exit(result.exitCode), EXIT_GRACE_MS).unref();
 }

@@ -18,13 +18,13 @@ export interface ConnectionHooks {
   readonly onProgress: (line: string) => void;
   /** The registry reported its remaining pull budget. */
   readonly onRateLimit: (line: string) => void;
-  /** The tick's signal: every request and wait of these ports ends when it aborts (issue 13). */
+  /** The tick's signal: every request and wait of these ports ends when it aborts. */
   readonly signal?: AbortSignal;
   /** SIGTERM / SIGINT: ends every read and wait; a write already sent is awaited within its bound. */
   readonly interrupt?: AbortSignal;
   /** `tick --dry-run` (server-side): every write is sent as dryRun=All, checked by the API server and persisted nowhere. */
   readonly dryRun?: boolean;
-  /** VERIFY_SIGNATURES ≠ off: the keys and keyless trust read from their files; the ports then check signatures (issue 15). */
+  /** VERIFY_SIGNATURES ≠ off: the keys and keyless trust read from their files; the ports then check signatures. */
   readonly signatureTrust?: SignatureTrust;
 }
 

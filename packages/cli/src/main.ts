@@ -45,7 +45,7 @@ MAX_REFRESH_ATTEMPTS, … ('image-refresh help tick' lists every variable).
 export interface Environment {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly connect: Connect;
-  /** Aborted on SIGTERM / SIGINT (reason: core's `interruptedBy`); a tick stops at it (issue 13). */
+  /** Aborted on SIGTERM / SIGINT (reason: core's `interruptedBy`); a tick stops at it (§3, Signals). */
   readonly interrupt?: AbortSignal;
 }
 
@@ -203,7 +203,7 @@ const isParseArgsError = (error: unknown): error is Error =>
 export const main = async (argv: readonly string[], out: Output, platform: Environment): Promise<CommandResult> => {
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
-    // `help tick` is `tick --help`, as git and kubectl have it (issue 13).
+    // `help tick` is `tick --help`, as git and kubectl have it.
     const [topic] = rest;
     if (name === 'help' && topic !== undefined) {
       const about = COMMANDS[topic];

@@ -3,7 +3,7 @@ import type { Output } from './commands/command.js';
 // The process's two streams as an Output that a closed reader cannot crash.
 // `image-refresh status | head -1` closes stdout after one line; Node then
 // emits EPIPE as an 'error' event on the stream and, with no listener, dies
-// with a stack trace (issue 13). A stream that failed is written no more:
+// with a stack trace. A stream that failed is written no more:
 // the command goes on — a tick's writes and its exit code must not depend on
 // whether anyone still reads its log — and the failure is said once on the
 // other stream when it is not the ordinary "the reader went away".

@@ -111,23 +111,24 @@ describe.skipIf(kubectl.skip)('deploy/ (kustomize base)', () => {
   it("holds a whole tick: activeDeadlineSeconds ≥ the sum of a tick's bounds at the manifests' settings (worstCaseTickMs)", () => {
     // The pod cannot read its Job's deadline (no RBAC for it): a deadline
     // shorter than a tick's bounds kills a tick mid-wait, every time the
-    // world is slow — so the manifests are held to the sum here (issue 13).
+    // world is slow — so the manifests are held to the sum here (docs/behaviour.md §3, Bounds).
     const { job, env } = shippedJob();
     const config = parseTickConfig(env);
     if (config._tag === 'Left') throw new Error(`deploy/ sets an invalid environment: ${JSON.stringify(config.left)}`);
     expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
   });
 
-  it('holds a tick with the way back switched on: a re-image plus its rollback per workload, each watched for ROLLOUT_STABLE_FOR=2m (issue 16)', () => {
+  it('holds a tick with the way back switched on: a re-image plus its rollback per workload, each watched for ROLLOUT_STABLE_FOR=2m', () => {
     const { job, env } = shippedJob();
     const config = parseTickConfig({ ...env, [ENV.onRolloutFailure]: 'revert', [ENV.rolloutStableFor]: '2m' });
     if (config._tag === 'Left') throw new Error(`deploy/ sets an invalid environment: ${JSON.stringify(config.left)}`);
     expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(job.activeDeadlineSeconds * 1000);
-    // Reasoned as the issue does: more than a re-image and its rollback for each of the three workloads.
+    // Reasoned as docs/behaviour.md §3, Bounds does: more than a re-image and its rollback for each
+    // of the three workloads.
     expect(job.activeDeadlineSeconds).toBeGreaterThan(2 * 3 * 10 * 60);
   });
 
-  it('still holds a whole tick with the fleet-safe switches on (issue 17: START_JITTER=10m, MIN_DIGEST_AGE=1h, ROLLOUT_RING=2)', () => {
+  it('still holds a whole tick with the fleet-safe switches on (START_JITTER=10m, MIN_DIGEST_AGE=1h, ROLLOUT_RING=2)', () => {
     const { job, env } = shippedJob();
     const config = parseTickConfig({ ...env, START_JITTER: '10m', MIN_DIGEST_AGE: '1h', ROLLOUT_RING: '2' });
     if (config._tag === 'Left') throw new Error(`invalid environment: ${JSON.stringify(config.left)}`);

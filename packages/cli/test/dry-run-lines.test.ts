@@ -3,7 +3,7 @@ import { dryRunEvent } from '../src/render/dry-run-lines.js';
 
 // An interrupted dry run wrote nothing: its line must not repeat what the
 // pretend writes "left" (the skip counted, refresh-attempt=1 stays, digests
-// recorded) — a dry run's log names no write it did not make (issue 13).
+// recorded) — a dry run's log names no write it did not make (docs/behaviour.md §3, Dry run).
 
 it('an interrupted dry run says nothing was written, not what its pretend writes would have left', () => {
   const shown = dryRunEvent({

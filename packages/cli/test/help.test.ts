@@ -4,8 +4,8 @@ import { HELP } from '../src/main.js';
 import { METRICS_ENV } from '../src/metrics/metrics-config.js';
 import { aWorld, runCli } from './support/sim-connection.js';
 
-// `image-refresh help tick` printed the top-level help, and that help sent
-// operators to a README the image does not contain (issue 13).
+// `image-refresh help tick` must print tick's own help, and no help may send
+// operators to a README the image does not contain.
 
 describe('help', () => {
   it('help tick prints what tick --help prints', async () => {

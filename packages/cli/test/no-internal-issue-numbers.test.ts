@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { GENERATED_BLOCKS, ROOT } from './support/generated-docs.js';
 import { aWorld, runCli } from './support/sim-connection.js';
 
-// Our own issue numbers meant nothing to an operator and leaked into what one
-// reads: `simulate --list` ("issue 7/16/17"), the metric HELP text ("(I10)"),
-// SWAP.md ("issue 6"), docs/behaviour.md's source column. Upstream pull
+// An internal issue number means nothing to an operator and must not reach
+// what one reads: `simulate --list`, the metric HELP text (nor an invariant id
+// such as "(I10)"), SWAP.md, docs/behaviour.md's source column. Upstream pull
 // request numbers of the chart (#563, #1964) stay where they explain a guard;
 // invariant ids stay in the documents that define them, not in CLI output.
 

@@ -61,7 +61,7 @@ describe('image-refresh simulate', () => {
     expect(row(stdout, 3)).toMatch(/no change\s+0/);
   });
 
-  it('canary-ring (issue 17): the canary rolls build 2 at once; the tag is moved back and ring 1 never runs it', async () => {
+  it('canary-ring: the canary rolls build 2 at once; the tag is moved back and ring 1 never runs it', async () => {
     const { exitCode, stdout } = await run('simulate', '--scenario', 'canary-ring', '--verbose');
     expect(exitCode).toBe(0);
     const rows = stdout.split('\n').filter((l) => /^\d+ +\[(canary|ring 1)\]/.test(l));

@@ -2,14 +2,14 @@ import { simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { aWorld, runCli } from './support/sim-connection.js';
 
-// Issue 17: `status` and `status --json` show each digest soaking on this
-// edge (its pending record) and when it becomes due under this edge's
-// MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY.
+// docs/behaviour.md §3.4a step 2: `status` and `status --json` show each digest
+// soaking on this edge (its pending record) and when it becomes due under this
+// edge's MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY.
 
 const JM = 'tracebloc/jobs-manager';
 const SOAK = { MIN_DIGEST_AGE: '1h', ROLLOUT_RING: '1', RING_DELAY: '30m' };
 
-describe('status shows pending digests (issue 17)', () => {
+describe('status shows pending digests', () => {
   it('one line per pending digest with its first sighting and when it is due', async () => {
     const world = aWorld(SOAK);
     world.annotations = {

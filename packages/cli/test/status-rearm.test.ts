@@ -27,7 +27,7 @@ describe('image-refresh status', () => {
     expect(world.calls.filter((c) => c.op !== 'resolveDigest')).toEqual([]);
   });
 
-  it('every workload name is a column of its own: resource-monitor, 16 wide, is not run into its object (issue 13)', async () => {
+  it('every workload name is a column of its own: resource-monitor, 16 wide, is not run into its object', async () => {
     const { stdout } = await runCli(['status', '--no-registry'], aWorld());
     expect(
       stdout
@@ -47,7 +47,7 @@ describe('image-refresh status', () => {
     expect(theLine(stdout, 'pods-monitor      ')).toContain('not asked');
   });
 
-  it('an unreadable jobs-manager is said with its cause; the report still exits 0 (issue 5)', async () => {
+  it('an unreadable jobs-manager is said with its cause; the report still exits 0', async () => {
     const world = aWorld();
     world.deleteGate();
     const { exitCode, stdout } = await runCli(['status'], world);

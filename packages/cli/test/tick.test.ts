@@ -110,7 +110,7 @@ describe('image-refresh tick', () => {
     expect(connected).toBe(0);
   });
 
-  it("--dry-run: every line says it is a dry run, and none reports an action in a real run's words (issue 13)", async () => {
+  it("--dry-run: every line says it is a dry run, and none reports an action in a real run's words", async () => {
     const world = aWorld();
     world.annotations = { 'tracebloc.io/last-refreshed-jobs-manager-digest': simDigest(`${JM}#1`) };
     world.publish(JM, simDigest(`${JM}#2`));

@@ -4,9 +4,9 @@ import { ANNOTATION } from '../../core/test/support/chart.js';
 import { main } from '../src/main.js';
 import { aWorld, runCli, theLine } from './support/sim-connection.js';
 
-// Issue 16 in the CLI: `simulate --scenario bad-build` tells the way back's
-// story; `status` and `status --json` show a quarantine; `rearm` lifts it and
-// says which.
+// The way back (docs/behaviour.md §3.6) in the CLI: `simulate --scenario
+// bad-build` tells the way back's story; `status` and `status --json` show a
+// quarantine; `rearm` lifts it and says which.
 
 const JM = 'tracebloc/jobs-manager';
 const QUARANTINE = 'tracebloc.io/quarantined-jobs-manager-digest';

@@ -82,7 +82,7 @@ export const dryRunPorts = (
     // A dry run rolls nothing, so it cannot know whether a rollout would
     // fail (or fall apart inside ROLLOUT_STABLE_FOR): every pretend wait
     // succeeds. Under ON_ROLLOUT_FAILURE=revert the tick's REVERT_READY line
-    // says where a failure would take each workload back to (issue 16).
+    // says where a failure would take each workload back to (docs/behaviour.md §3.6).
     watchStability: (workload, stableForMs) =>
       pretend(`watch ${describeWorkload(workload)} stay complete for ${formatDuration(stableForMs)}`),
   };
@@ -104,7 +104,7 @@ export const dryRunPorts = (
           events: { record: (e) => pretend(`record the ${e.type} Event ${e.reason}: ${clipped(e.message, 120)}`) },
           ...signatures,
         };
-  // Issue 17: the clock is read as it is (a digest's age is decided as the
+  // The clock is read as it is (a digest's age is decided as the
   // real tick would); START_JITTER's wait is said, not waited.
   return ports.clock === undefined
     ? dry

@@ -19,7 +19,7 @@ const anEdge = async (env: Record<string, string>) => {
   return { world, tick: () => runTick(config, ports) };
 };
 
-describe('soak, then the way back (issues 16, 17)', () => {
+describe('soak, then the way back', () => {
   it('a build that soaked, rolled and failed is quarantined in the same write that removes its pending record', async () => {
     const { world, tick } = await anEdge({ MIN_DIGEST_AGE: '1h', ON_ROLLOUT_FAILURE: 'revert' });
     const bad = simDigest(`${JM}#2`);

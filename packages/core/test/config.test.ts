@@ -196,7 +196,7 @@ describe('a malformed environment', () => {
     expect(world.calls).toEqual([]);
   });
 
-  it('a token realm that is not an http(s) URL (IMAGE_REFRESH_AUTH_URL, issue 14) is exit 2 naming it', async () => {
+  it('a token realm that is not an http(s) URL (IMAGE_REFRESH_AUTH_URL) is exit 2 naming it', async () => {
     const world = new SimWorld(simConfig());
     const outcome = await runTickFromEnvironment(
       { ...SIM_ENVIRONMENT, IMAGE_REFRESH_AUTH_URL: 'auth.docker.io/token' },
@@ -225,7 +225,7 @@ describe('parseDurationMs (kubectl --timeout syntax)', () => {
     ['1.5h', 5_400_000],
     ['250ms', 250],
     ['0s', 0],
-    // Go's micro sign, U+00B5 (escaped in the source's expressions, issue 14).
+    // Go's micro sign, U+00B5 (escaped in the source's expressions: see duration.ts).
     ['2500\u00b5s', 2.5],
     ['1s500000us', 1_500],
   ])('%s is %d ms', (text, ms) => expect(parseDurationMs(text)).toBe(ms));

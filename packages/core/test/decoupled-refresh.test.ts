@@ -3,7 +3,7 @@ import { simDigest } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
-// Issue 7, DECOUPLED_REFRESH (the seeds' "decision 1", safe subset): an
+// DECOUPLED_REFRESH (#1964 "decision 1", safe subset; docs/behaviour.md §6, I24): an
 // unsettled jobs-manager counts its skip streak exactly as before, and
 // requests-proxy and resource-monitor are refreshed past it when they are
 // settled themselves. pods-monitor is a sidecar of jobs-manager and waits.
@@ -95,7 +95,7 @@ describe('DECOUPLED_REFRESH=1', () => {
     expect(edge.world.annotations[ANNOTATION.flapDetected]).toBe('3');
   });
 
-  // The reviewer's reproduction (issue 7, "flap counter keeps its meaning"):
+  // The flap counter keeps its meaning (I25), reproduced:
   // jobs-manager Ready at the top of one tick and failing its rollout after the
   // re-image, crash-looping (unsettled) at the next. Each decoupled pass used to
   // patch requests-proxy to the digest it already ran and then clear the

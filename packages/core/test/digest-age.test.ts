@@ -7,7 +7,7 @@ import { runTick, runTickAsActor, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../src/sim/sim-ports.js';
 
-// Issue 17, docs/behaviour.md §3.4a step 2: a changed digest is acted on only
+// docs/behaviour.md §3.4a step 2: a changed digest is acted on only
 // once this edge's own pending record says it is MIN_DIGEST_AGE + ROLLOUT_RING
 // × RING_DELAY old; time is the simulator's virtual clock, driven here.
 
@@ -33,7 +33,7 @@ const lines = (outcome: { events: readonly { code: string; message: string }[] }
 const pendingWrites = (outcome: { writes: readonly { kind: string; annotations: unknown }[] }) =>
   outcome.writes.filter((w) => w.kind === 'writePendingDigests');
 
-describe('the pending record (issue 17)', () => {
+describe('the pending record', () => {
   it('is `<digest> <RFC 3339 time first seen>` and reads back', () => {
     const d = simDigest('x');
     const value = formatPendingDigest({ digest: d, firstSeenMs: Date.UTC(2026, 11, 1, 12, 5, 7, 450) });
@@ -46,7 +46,7 @@ describe('the pending record (issue 17)', () => {
   });
 });
 
-describe('MIN_DIGEST_AGE and ROLLOUT_RING (issue 17)', () => {
+describe('MIN_DIGEST_AGE and ROLLOUT_RING', () => {
   it('a new digest waits, said once per tick, then rolls on a later tick; the record removes the pending annotation', async () => {
     const e = await edge({ MIN_DIGEST_AGE: '1h', ROLLOUT_RING: '1', RING_DELAY: '1h' });
     const build2 = simDigest('jm 2');

@@ -45,8 +45,8 @@ describe('--dry-run ports', () => {
   });
 
   it('name the pin markers in the record line under RECONCILE_LIVE, as the real record writes them', async () => {
-    // Issue 12: the dry-run record line dropped `pins`, so an operator
-    // previewing RECONCILE_LIVE never saw the pinned-* markers it would write.
+    // A dry-run record line that dropped `pins` would hide from an operator
+    // previewing RECONCILE_LIVE the pinned-* markers it would write.
     const config = simConfig({ RECONCILE_LIVE: '1' });
     const world = new SimWorld(config);
     world.annotations = { [JM_KEY]: simDigest(`${JM}#1`) };

@@ -6,7 +6,7 @@ import { workloadRef } from './support/chart.js';
 
 // What the --dry-run ports answer when called one by one: a stability watch and
 // START_JITTER's wait are said and succeed without waiting; the signature port
-// and the clock's reading pass through as the real ones (issue 15, issue 17),
+// and the clock's reading pass through as the real ones (docs/behaviour.md §3, Dry run),
 // and a port the real tick lacks stays absent rather than turning up undefined.
 
 const aDryRun = () => {

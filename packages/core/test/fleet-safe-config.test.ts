@@ -4,14 +4,15 @@ import { parseTickConfig } from '../src/config/parse-config.js';
 import { describeConfigError } from '../src/config/tick-config.js';
 import { SIM_ENVIRONMENT } from '../src/sim/index.js';
 
-// Issue 17's switches: MIN_DIGEST_AGE, ROLLOUT_RING, RING_DELAY, START_JITTER.
+// The fleet-safe rollout's switches (docs/behaviour.md §3.4a step 2, §3.3):
+// MIN_DIGEST_AGE, ROLLOUT_RING, RING_DELAY, START_JITTER.
 
 const problemsOf = (env: Record<string, string>): string[] => {
   const parsed = parseTickConfig({ ...SIM_ENVIRONMENT, ...env });
   return E.isLeft(parsed) ? parsed.left.map(describeConfigError) : [];
 };
 
-describe('fleet-safe rollout configuration (issue 17)', () => {
+describe('fleet-safe rollout configuration', () => {
   it('defaults to the script: no soak, ring 0, RING_DELAY 1h, no jitter', () => {
     const parsed = parseTickConfig(SIM_ENVIRONMENT);
     expect(E.isRight(parsed) && parsed.right).toMatchObject({

@@ -17,12 +17,13 @@ import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { JM, RM } from './support/edge.js';
 
-// Issue 13's INTERRUPTED line, at every kind of port call a signal can cut
-// short: the line must say where the tick was (the settled guard's wait, a
-// bookkeeping read, which write, which workload) and what its bookkeeping
-// holds — the skip counted or not, refresh-attempt as it stands, digests
-// recorded or not — because that line is all an operator has to decide whether
-// the next tick picks up cleanly (I18's extension: exit 143 / 130).
+// The INTERRUPTED line (docs/behaviour.md §3, Signals), at every kind of port
+// call a signal can cut short: the line must say where the tick was (the
+// settled guard's wait, a bookkeeping read, which write, which workload) and
+// what its bookkeeping holds — the skip counted or not, refresh-attempt as it
+// stands, digests recorded or not — because that line is all an operator has to
+// decide whether the next tick picks up cleanly (I18's extension: exit 143 /
+// 130).
 
 type Op = keyof TickPorts['cluster'] | 'resolveDigests';
 type Answer = 'cut off' | 'lands';

@@ -7,9 +7,10 @@ import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { JM } from './support/edge.js';
 
 // A CronJob's log is what `onEvent` streams, not the outcome returned at the
-// end: when the pod is stopped, the INTERRUPTED line (issue 13) must reach the
-// log as the last line, once — a stream that missed it, or said another line
-// in its place, would leave the operator with a log that just stops.
+// end: when the pod is stopped, the INTERRUPTED line (docs/behaviour.md §3,
+// Signals) must reach the log as the last line, once — a stream that missed it,
+// or said another line in its place, would leave the operator with a log that
+// just stops.
 
 describe('an interrupted tick, as its log streams it', () => {
   it('the INTERRUPTED line is streamed last and once, and the stream is the outcome`s events', async () => {

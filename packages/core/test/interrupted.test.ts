@@ -7,11 +7,12 @@ import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { JM } from './support/edge.js';
 
-// Issue 13: a tick whose signal aborted starts no further port call and ends
-// `interrupted`, exit 143 (SIGTERM) or 130 (SIGINT) — I18's extension: exit
-// 130/143 iff the tick was interrupted — with one line saying where it was
-// and what its bookkeeping holds. A read or wait cut short by the abort is not
-// fed to the machine (no "rollout failed"); a write that landed is.
+// docs/behaviour.md §3, Signals: a tick whose signal aborted starts no further
+// port call and ends `interrupted`, exit 143 (SIGTERM) or 130 (SIGINT) — I18's
+// extension: exit 130/143 iff the tick was interrupted — with one line saying
+// where it was and what its bookkeeping holds. A read or wait cut short by the
+// abort is not fed to the machine (no "rollout failed"); a write that landed
+// is.
 
 const drifting = () => {
   const config = simConfig();

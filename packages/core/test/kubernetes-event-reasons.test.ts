@@ -8,7 +8,7 @@ import { simDigest } from '../src/sim/index.js';
 import { aSteadyEdge, JM } from './support/edge.js';
 
 // Each event code's Kubernetes Event type and reason is a contract an operator
-// alerts on (issues 15, 16, 17): a code mapped to another reason, or to none, is a
+// alerts on (docs/events.md): a code mapped to another reason, or to none, is a
 // silent break. The bookkeeping codes share their reasons on purpose.
 
 const aQuietOutcome = async (): Promise<TickOutcome> => ({ ...(await (await aSteadyEdge()).tick()), events: [] });

@@ -5,7 +5,7 @@ import { simDigest } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { anEdge, aSteadyEdge, JM } from './support/edge.js';
 
-// Issue 6: every finding and warning is also a Kubernetes Event on the
+// Every finding and warning is also a Kubernetes Event on the
 // jobs-manager Deployment, where `kubectl describe` shows it; repeats update
 // one Event; an Event that cannot be written changes nothing but a WARN line.
 

@@ -116,7 +116,7 @@ describe('registry lines', () => {
     expect(say.resolveFailed(edge, pm, refused).message).not.toContain('auth token');
   });
 
-  it('a low pull budget names every reason that holds, and only those (issue 6)', () => {
+  it('a low pull budget names every reason that holds, and only those (I7b)', () => {
     const limited = {
       _tag: 'Unresolved',
       image: 'jobs-manager',
@@ -154,7 +154,7 @@ describe('flap and re-image lines (#563, #626)', () => {
   it('a rollout failure names its kind, or the port error, and ROLLOUT_TIMEOUT only when that is what ended it', () => {
     const failed = say.rolloutFailed(edge, dsChange, { _tag: 'RolloutFailed', message: 'OnDelete' });
     expect(head(failed)).toEqual(['error', 'ROLLOUT_FAILED']);
-    // Issue 13: a rollout Kubernetes gave up on did not run into ROLLOUT_TIMEOUT.
+    // A rollout Kubernetes gave up on did not run into ROLLOUT_TIMEOUT.
     expect(failed.message).toContain(
       'rollout of daemonset/stg-resource-monitor failed, and waiting cannot complete it (RolloutFailed: OnDelete)',
     );

@@ -3,7 +3,7 @@ import { simDigest } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM } from './support/edge.js';
 
-// Issue 13: when the success reset and then the record both failed, one line
+// When the success reset and then the record both failed, one line
 // said "The digests are still recorded" and the next "could not record the
 // new digests". No line of a tick may claim a record the tick did not make.
 

@@ -90,7 +90,7 @@ describe('a registry port that misbehaves as a whole', () => {
       const ended = runTick(config, ports).then((o) => {
         outcome = o;
       });
-      // (3 repos × 3 requests + the known realm's token, issue 14) × 10 s + 2 s grace
+      // (3 repos × 3 requests + the known realm's token) × 10 s + 2 s grace
       await vi.advanceTimersByTimeAsync(101_999);
       expect(outcome, 'the registry pass ended before its bound').toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);

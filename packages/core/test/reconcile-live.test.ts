@@ -3,9 +3,10 @@ import { SIM_HALT_REPO, SIM_HALT_TAG, simDigest } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
-// Issue 7, RECONCILE_LIVE: the reference trusts its own annotation alone, so a
-// helm upgrade that re-renders repo:tag over a pin, or a requests-proxy left
-// on another build, goes unseen until the next upstream release.
+// RECONCILE_LIVE (docs/behaviour.md §6, I23): the reference trusts its own
+// annotation alone, so a helm upgrade that re-renders repo:tag over a pin, or a
+// requests-proxy left on another build, goes unseen until the next upstream
+// release.
 
 const JM_PIN = 'tracebloc.io/pinned-jobs-manager-digest';
 const PM_PIN = 'tracebloc.io/pinned-pods-monitor-digest';
@@ -48,7 +49,7 @@ describe('RECONCILE_LIVE: a Helm re-render that undid a pin', () => {
       'pods-monitor-container': at(PM, 2),
     });
     expect(edge.world.annotations[ANNOTATION.refreshAttempt]).toBeUndefined();
-    // Seen where operators look, too (issue 6): one Event for the reason.
+    // Seen where operators look, too: one Event for the reason.
     expect(edge.world.kubeEvents.find((e) => e.reason === 'RefreshLiveDrift')).toMatchObject({
       type: 'Warning',
       count: 1,
@@ -143,7 +144,7 @@ describe('RECONCILE_LIVE: requests-proxy / jobs-manager skew', () => {
       `setImages requests-proxy proxy=${at(JM, 1)}`,
     ]);
     // Back onto the recorded digest: nothing new to record, so the success reset is the tick's last
-    // write (§3.7); the outcome still lists it with every write the port accepted (issue 12).
+    // write (§3.7); the outcome still lists it with every write the port accepted.
     expect(outcome.writes.map((w) => w.kind)).toEqual(['writeRefreshAttempt', 'clearFlapState']);
   });
 

@@ -299,7 +299,7 @@ describe('registry (#569, I15, I19)', () => {
   });
 });
 
-describe('registry pull budget (issue 6)', () => {
+describe('registry pull budget (I7b)', () => {
   it('a 429 on any repo holds every re-image back: WARN, nothing rolled, changed digests unrecorded, exit 0', async () => {
     const edge = await aSteadyEdge();
     edge.world.publish(RM, simDigest(`${RM}#2`));
@@ -341,7 +341,7 @@ describe('registry pull budget (issue 6)', () => {
   });
 });
 
-describe('flap lockout as a finding (FLAP_LOCKOUT_EXIT, issue 6)', () => {
+describe('flap lockout as a finding (FLAP_LOCKOUT_EXIT)', () => {
   it('FLAP_LOCKOUT_EXIT=1 makes every lockout tick with drift exit 1 until re-armed', async () => {
     const edge = await aSteadyEdge({ FLAP_LOCKOUT_EXIT: '1' });
     edge.world.setAnnotation(ANNOTATION.refreshAttempt, '3');

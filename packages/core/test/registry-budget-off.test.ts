@@ -4,10 +4,10 @@ import { parseTickConfig } from '../src/config/parse-config.js';
 import { simDigest } from '../src/sim/index.js';
 import { aSteadyEdge, JM, RM } from './support/edge.js';
 
-// REGISTRY_BUDGET_FLOOR=off (issue 13): no budget guard at all — the script's
-// behaviour, which skips only the image that answered 429 and re-images the
-// others. `0` keeps the guard for a 429 (I7b): any 429 holds every re-image
-// back. Each case is run both ways on the same world.
+// REGISTRY_BUDGET_FLOOR=off (docs/behaviour.md §5): no budget guard at all —
+// the script's behaviour, which skips only the image that answered 429 and
+// re-images the others. `0` keeps the guard for a 429 (I7b): any 429 holds
+// every re-image back. Each case is run both ways on the same world.
 
 const a429ForJobsManagerAndANewResourceMonitor = async (floor: string) => {
   const edge = await aSteadyEdge({ REGISTRY_BUDGET_FLOOR: floor });

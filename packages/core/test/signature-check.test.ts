@@ -7,7 +7,7 @@ import { runTick } from '../src/run-tick.js';
 import { SIM_ENVIRONMENT, SIM_SIGNING_KEY, SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
-// VERIFY_SIGNATURES (issue 15, docs/behaviour.md §3.4a step 3): each new
+// VERIFY_SIGNATURES (docs/behaviour.md §3.4a step 3): each new
 // digest is checked once, before the flap back-off persists an attempt.
 
 const KEYS = { SIGNATURE_PUBLIC_KEYS: '/etc/image-refresh/keys/sim.pub' };
@@ -199,7 +199,7 @@ describe('VERIFY_SIGNATURES=enforce', () => {
 
 const anUnsignedFreshInstall = () => new SimWorld(simConfig(ENFORCE));
 
-describe('SIGTERM during the signature check (issue 13)', () => {
+describe('SIGTERM during the signature check', () => {
   it('stops there, says where it was, and acted on nothing', async () => {
     const world = new SimWorld(simConfig(ENFORCE));
     const ports = simPorts(world);

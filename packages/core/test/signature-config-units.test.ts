@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSignatureConfig, verifiesNothing } from '../src/config/signature-config.js';
 
-// VERIFY_SIGNATURES and its trust variables (issue 15, docs/behaviour.md §3.4a
+// VERIFY_SIGNATURES and its trust variables (docs/behaviour.md §3.4a
 // step 3) as the config and the problems parseSignatureConfig returns: which
 // variable each problem names, and that a config carries exactly the trust it
 // was given (no keyless field it was not given).

@@ -16,8 +16,8 @@ import {
 import { startJitter, startJitterFailed } from '../src/machine/resolve/messages.js';
 import { simConfig } from '../src/sim/index.js';
 
-// The soak's lines (MIN_DIGEST_AGE, ROLLOUT_RING, START_JITTER, issue 17,
-// docs/behaviour.md §3.4a step 2) and the signature check's (issue 15, §3.4a
+// The soak's lines (MIN_DIGEST_AGE, ROLLOUT_RING, START_JITTER,
+// docs/behaviour.md §3.4a step 2) and the signature check's (§3.4a
 // step 3), each asserted whole: level, code and the exact text, so a changed
 // word, a dropped hint or a wrong level reddens a case.
 

@@ -9,7 +9,7 @@ import { startJitterDelayMs } from '../src/domain/start-jitter.js';
 import { simConfig } from '../src/sim/index.js';
 import { repeatedDigest } from './support/repeated-digest.js';
 
-// The soak (docs/behaviour.md §3.4a step 2, issue 17) and START_JITTER
+// The soak (docs/behaviour.md §3.4a step 2) and START_JITTER
 // (docs/behaviour.md §3.3) as the values their pure functions return: the
 // verdict per changed digest, the pending annotation written, the value read
 // back, the delay an edge waits.

@@ -6,7 +6,7 @@ import { worstCaseTickMs } from '../src/machine/tick-deadline.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simPorts } from '../src/sim/index.js';
 
-// Issue 17, docs/behaviour.md §3.3: before its first registry request a tick
+// docs/behaviour.md §3.3: before its first registry request a tick
 // waits a delay in [0, START_JITTER) derived from the jobs-manager
 // Deployment's uid — the same every tick on one edge, spread across edges.
 
@@ -19,7 +19,7 @@ const jittered = (uid: string, env: Record<string, string> = { START_JITTER: '10
 
 const sleeps = (world: SimWorld) => world.calls.filter((c) => c.op === 'sleep').map((c) => Number(c.detail));
 
-describe('START_JITTER (issue 17)', () => {
+describe('START_JITTER', () => {
   it('derives the delay from the uid alone, in [0, START_JITTER)', () => {
     const uids = Array.from({ length: 200 }, (_, i) => `uid-${i}`);
     const delays = uids.map((uid) => startJitterDelayMs(uid, 600_000));

@@ -4,9 +4,9 @@ import { MAX_TIMER_MS, worstCaseTickMs } from '../src/machine/tick-deadline.js';
 import { wayBackWorstCaseMs } from '../src/machine/way-back-deadline.js';
 import { simConfig } from '../src/sim/index.js';
 
-// Issue 13's worst case grows by exactly what each switch adds to a tick
-// (issues 15, 16, 17): a switch whose share is dropped or subtracted leaves a
-// Job deadline sized from the README too short for the tick it runs.
+// The worst case of a tick (docs/behaviour.md §3, Bounds) grows by exactly what
+// each switch adds to a tick: a switch whose share is dropped or subtracted
+// leaves a Job deadline sized from the README too short for the tick it runs.
 
 const KEYS = { SIGNATURE_PUBLIC_KEYS: '/etc/image-refresh/keys/sim.pub' };
 const base = simConfig({});

@@ -258,7 +258,7 @@ describe('a re-image with nothing to record (§3.7, I25)', () => {
   });
 });
 
-describe('RECONCILE_LIVE on a decoupled pass (issue 7)', () => {
+describe('RECONCILE_LIVE on a decoupled pass', () => {
   it('an unsettled jobs-manager has no live pass: a skewed requests-proxy is neither reported nor re-pinned', async () => {
     const edge = await aSteadyEdge({ RECONCILE_LIVE: '1', DECOUPLED_REFRESH: '1' });
     edge.world.setBehaviour('jobs-manager', 'neverReady');

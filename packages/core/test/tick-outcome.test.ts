@@ -84,7 +84,7 @@ describe('the digest changes a tick reports', () => {
     ]);
   });
 
-  it('are none when the drift was deferred for a low pull budget (issue 6), nor on a steady tick', async () => {
+  it('are none when the drift was deferred for a low pull budget (I7b), nor on a steady tick', async () => {
     const edge = await aSteadyEdge();
     expect((await edge.tick()).digestChanges).toEqual([]);
     edge.world.publish(JM, simDigest(`${JM}#2`));

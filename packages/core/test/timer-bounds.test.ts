@@ -5,10 +5,11 @@ import type { TickConfig } from '../src/config/tick-config.js';
 import { portBounds } from '../src/machine/port-bounds.js';
 import { MAX_TIMER_MS, worstCaseTickMs } from '../src/machine/tick-deadline.js';
 
-// Issue 13: ROLLOUT_TIMEOUT=720h overflowed Node's 32-bit timer — the
-// rollout "failed" at once and spent an attempt. Every duration that becomes a
-// timer or a wait inside a tick is capped at 24h (exit 2 naming the variable
-// and the cap), and at the cap no bound handed to a timer overflows.
+// docs/behaviour.md §3, Bounds: ROLLOUT_TIMEOUT=720h overflowed Node's 32-bit
+// timer — the rollout "failed" at once and spent an attempt. Every duration
+// that becomes a timer or a wait inside a tick is capped at 24h (exit 2 naming
+// the variable and the cap), and at the cap no bound handed to a timer
+// overflows.
 
 const BASE = { RELEASE_NAME: 'stg', RELEASE_NAMESPACE: 'tracebloc', IMAGE_TAG: 'prod' };
 const DURATIONS = ['ROLLOUT_TIMEOUT', 'SETTLE_TIMEOUT', 'API_TIMEOUT', 'REGISTRY_TIMEOUT'] as const;

@@ -5,9 +5,10 @@ import type { TickConfig } from '../src/config/tick-config.js';
 import { portBounds } from '../src/machine/port-bounds.js';
 import { worstCaseTickMs } from '../src/machine/tick-deadline.js';
 
-// Issue 16's switches: ON_ROLLOUT_FAILURE keep|revert, ROLLOUT_STABLE_FOR a
-// duration that may be 0s, capped like every other; and their waits count in
-// the tick's worst case (I17) — at their defaults, not at all.
+// The way back's switches (docs/behaviour.md §3.6): ON_ROLLOUT_FAILURE
+// keep|revert, ROLLOUT_STABLE_FOR a duration that may be 0s, capped like every
+// other; and their waits count in the tick's worst case (I17) — at their
+// defaults, not at all.
 
 const BASE = { RELEASE_NAME: 'stg', RELEASE_NAMESPACE: 'tracebloc', IMAGE_TAG: 'prod' };
 const configOf = (env: Record<string, string>): TickConfig => {

@@ -5,7 +5,7 @@ import { runTick } from '../src/run-tick.js';
 import { simDigest, simPorts } from '../src/sim/index.js';
 import { aSteadyEdge, JM, PM } from './support/edge.js';
 
-// Issue 16, the way back (docs/behaviour.md §3.4a, §3.6): ON_ROLLOUT_FAILURE
+// The way back (docs/behaviour.md §3.4a, §3.6): ON_ROLLOUT_FAILURE
 // and ROLLOUT_STABLE_FOR. Assertions are the writes the simulated cluster
 // received, what its pods run afterwards, and the lines and Events said.
 

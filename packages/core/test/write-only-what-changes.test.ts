@@ -3,7 +3,7 @@ import { simDigest } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM, RM } from './support/edge.js';
 
-// docs/behaviour.md §3.6 (issue 14): a set image whose containers already run
+// docs/behaviour.md §3.6: a set image whose containers already run
 // the target reference is not sent — as `kubectl set image` sends nothing
 // then — is not announced or counted as a re-image, and its rollout is still
 // waited for before the record (I7). Asserted on the simulated cluster: its

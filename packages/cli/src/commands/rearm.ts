@@ -32,7 +32,7 @@ export const rearm = async (config: TickConfig, connect: Connect, out: Output): 
   const present = [keys.refreshAttempt, keys.flapDetected].filter(
     (key) => inspected.right.annotations[key] !== undefined,
   );
-  // Issue 16: the quarantines a rollback wrote are lifted by the same human action.
+  // The quarantines a rollback wrote are lifted by the same human action (docs/behaviour.md §3.6).
   const quarantined = images.filter((image) => inspected.right.annotations[image.quarantineKey] !== undefined);
   if (present.length === 0 && quarantined.length === 0) {
     out.stdout(`nothing to re-arm: neither ${keys.refreshAttempt} nor ${keys.flapDetected} is set on ${target}`);

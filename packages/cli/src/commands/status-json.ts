@@ -16,7 +16,7 @@ export const statusJson = async (
   out: Output,
 ): Promise<CommandResult> => {
   const { signaturesChecked: _text, halt, ...report } = await statusReport(options, config, connect(config));
-  // As `status`: said, and exit 0 (issue 5), an unreadable gate included.
+  // As `status`: said, and exit 0, an unreadable gate included.
   out.stdout(JSON.stringify({ ...report, halt: haltJson(halt) }));
   return { exitCode: 0 };
 };

@@ -177,7 +177,7 @@ export const statusReport = async (
   };
   const gate = inspectionOf(topology.gate.id);
   if (E.isLeft(gate)) {
-    // Issue 5: status is a report for a human and exits 0 once it has said
+    // Status is a report for a human and exits 0 once it has said
     // what it sees, an unreadable gate included; nothing below can be known.
     return {
       ...head,

@@ -12,7 +12,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Connection } from '../connection.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 
-// Issue 15: `status` says per image whether the digest behind the tag is
+// `status` says per image whether the digest behind the tag is
 // signed by a key (or identity) this edge trusts: verified (by which), not
 // verified (why), or not checked (why not). Only with VERIFY_SIGNATURES ≠
 // off, and only of the digest the registry pass already answered: one check

@@ -26,7 +26,7 @@ judge it now. Reads only.
   --json         the same facts as one JSON object on stdout (every field always present, null where unknown)
 `;
 
-/** One column for every workload and counter name: `resource-monitor` is 16 wide and was run into its object (issue 13). */
+/** One column for every workload and counter name: `resource-monitor` is 16 wide and must not run into its object. */
 const NAME_COLUMN = 17;
 const named = (name: string): string => name.padEnd(NAME_COLUMN);
 /** The images table's first column. */
@@ -78,7 +78,7 @@ export const statusLines = (config: TickConfig, report: StatusReport): string[] 
   lines.push(
     `${named('flap marker')}${report.flapDetected === null ? 'none' : `FLAP DETECTED after ${report.flapDetected} failed attempt(s) — run 'image-refresh rearm' once fixed`}`,
   );
-  // Issue 16: a quarantine is said only where one is set (ON_ROLLOUT_FAILURE=revert wrote it).
+  // A quarantine is said only where one is set (ON_ROLLOUT_FAILURE=revert wrote it; docs/behaviour.md §3.6).
   for (const image of report.images) {
     const bad = report.quarantined?.[image.image];
     if (bad !== null && bad !== undefined) {
@@ -100,7 +100,7 @@ export const statusLines = (config: TickConfig, report: StatusReport): string[] 
     lines.push(`signatures (VERIFY_SIGNATURES=${config.signatures?.mode}, of the registry's digest):`);
     for (const image of report.images) lines.push(`${imageColumn(image.image)}${signatureText(image.signature)}`);
   }
-  // Issue 17: each digest soaking on this edge, and when it becomes due (said only when there is one).
+  // Each digest soaking on this edge, and when it becomes due (said only when there is one; §3.4a step 2).
   for (const pending of report.pending ?? []) lines.push(`${named('pending')}${pendingLine(config, pending)}`);
   // docs/behaviour.md §3.4b: the fleet halt as a tick would judge it now (said only with FLEET_HALT_REF set).
   if (report.halt !== undefined) {
@@ -117,6 +117,6 @@ export const status = async (
   out: Output,
 ): Promise<CommandResult> => {
   for (const line of statusLines(config, await statusReport(options, config, connect(config)))) out.stdout(line);
-  // Issue 5: status is a report for a human and exits 0 once it has said what it sees.
+  // Status is a report for a human and exits 0 once it has said what it sees.
   return { exitCode: 0 };
 };

@@ -3,10 +3,10 @@ import type { LogEvent } from './log-lines.js';
 // `tick --dry-run` printed "re-imaging control-plane workloads (attempt 1/3)",
 // "set image …", "rollout complete", "re-image complete", "updating
 // deployment annotations" and "tick complete" beside its "would …" lines
-// (issue 13): an operator grepping a dry run's log for what happened found
-// what did not. Every line of a dry run says it is one; a line that reports
-// an action in a real run's words says it would, or is left out where the
-// dry-run port's own "would …" line already says it.
+// (docs/behaviour.md §3, Dry run): an operator grepping a dry run's log for
+// what happened found what did not. Every line of a dry run says it is one; a
+// line that reports an action in a real run's words says it would, or is left
+// out where the dry-run port's own "would …" line already says it.
 
 /** Lines the dry-run port's "would set image / wait for / annotate" lines stand for. */
 const SAID_BY_THE_PORT = new Set(['SET_IMAGE', 'ROLLOUT_COMPLETE', 'REIMAGE_COMPLETE', 'RECORDING_DIGESTS', 'STAGED']);

@@ -6,9 +6,10 @@ import {
   type TickConfig,
 } from '@image-refresh/core';
 
-// `status` and `status --json` (issue 17): each digest soaking on this edge —
-// its pending record `<prefix>/pending-<image>-digest` — and when it
-// becomes due under this edge's MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY.
+// `status` and `status --json` (docs/behaviour.md §3.4a step 2): each digest
+// soaking on this edge — its pending record `<prefix>/pending-<image>-digest` —
+// and when it becomes due under this edge's MIN_DIGEST_AGE + ROLLOUT_RING ×
+// RING_DELAY.
 
 /** One pending record as status reports it; the fields are null where the annotation is not `<digest> <RFC 3339>`. */
 export interface PendingFacts {

@@ -36,7 +36,7 @@ export const renderTimeline = (config: TickConfig, rows: readonly TimelineRow[])
     const recorded = a[record];
     const cells = [
       String(row.tick),
-      // Issue 17: a scenario of several edges names the edge of each row.
+      // A scenario of several edges names the edge of each row.
       row.edge === undefined ? row.event : `[${row.edge}] ${row.event}`,
       gateState(row.outcome),
       decisionOf(row.outcome, gate.id),

@@ -97,7 +97,7 @@ export const connectToCluster =
                 },
               }),
             }),
-        // Issue 17: MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it.
+        // MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it (docs/behaviour.md §3.4a step 2, §3.3).
         clock: systemClock([hooks.signal, hooks.interrupt]),
         // Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a): built only when switched on.
         ...(config.staging?.platformCheck === true

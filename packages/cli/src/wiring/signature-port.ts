@@ -2,11 +2,11 @@ import type { SignaturePort, TickConfig } from '@image-refresh/core';
 import type { KeylessTrust, RegistryCredentials, TrustedKey } from '@image-refresh/k8s-adapter';
 import { createSignatureVerifier } from '@image-refresh/k8s-adapter';
 
-// Issue 15: the signature check on the registry the tick resolves from,
-// with the same REGISTRY_TIMEOUT per request and the tick's signals (its end,
-// its interruption), which end a request in flight and stop a check between
-// requests. Built only when VERIFY_SIGNATURES ≠ off; @sigstore/* is imported
-// only when a bundle must be verified.
+// The signature check (docs/behaviour.md §3.4a step 3) on the registry the tick
+// resolves from, with the same REGISTRY_TIMEOUT per request and the tick's
+// signals (its end, its interruption), which end a request in flight and stop a
+// check between requests. Built only when VERIFY_SIGNATURES ≠ off; @sigstore/*
+// is imported only when a bundle must be verified.
 
 /** The tick's end and its interruption, and the registry access of the tick, as the registry port takes them (RegistryPortOptions). */
 export interface TickSignals {

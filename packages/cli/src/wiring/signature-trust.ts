@@ -11,7 +11,7 @@ import { type KeylessTrust, parsePublicKeys, type TrustedKey } from '@image-refr
 import * as E from 'fp-ts/lib/Either.js';
 import { signaturePort, type TickSignals } from './signature-port.js';
 
-// Issue 15: core does no I/O, so the CLI reads what VERIFY_SIGNATURES
+// Core does no I/O, so the CLI reads what VERIFY_SIGNATURES
 // verifies with — each SIGNATURE_PUBLIC_KEYS file, the SIGSTORE_TRUSTED_ROOT
 // file — before any API or registry call. A file that is missing, unreadable
 // or not a public key is a configuration error (exit 2) naming the variable

@@ -7,7 +7,7 @@ import { startTinyRegistry, type TinyRegistry, tinyDigest } from './support/tiny
 
 // `image-refresh simulate | head -1`: the reader closes the pipe after one
 // line. Node reports that as an EPIPE 'error' on the stream and, unhandled,
-// died with a 25-line stack (issue 13). A closed stdout ends output quietly
+// died with a 25-line stack. A closed stdout ends output quietly
 // (exit 0, or 141 as a shell's SIGPIPE death would be); for `tick`, a closed
 // stdout or stderr never cuts the tick short: its writes land, its exit code
 // is the tick's. Mutation that reddens every case: bin.ts writing to

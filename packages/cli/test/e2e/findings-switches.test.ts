@@ -24,14 +24,15 @@ import { kubectlAnnotate } from './support/hand-edits.js';
 import { linesWith, theLine } from './support/run-bundle.js';
 import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
 
-// Issue 6's switches, each both ways, told to what ships: the bundled CLI as
-// a child process per tick against the fake API server and a real
+// FLAP_LOCKOUT_EXIT, IMAGE_REFRESH_EVENTS and REGISTRY_BUDGET_FLOOR
+// (docs/behaviour.md §6), each both ways, told to what ships: the bundled CLI
+// as a child process per tick against the fake API server and a real
 // docker-registry (stage: support/cluster-stage.ts). Each story has its own
-// fresh release on its own fake server and pushes its own first builds, so
-// the stories share nothing but the registry process. Assertions are exit
-// codes, what the API server holds and received, and the one line that
-// matters — never a banner (the chart's bats suite learnt it in the
-// pull request for backend#1964).
+// fresh release on its own fake server and pushes its own first builds, so the
+// stories share nothing but the registry process. Assertions are exit codes,
+// what the API server holds and received, and the one line that matters — never
+// a banner (the chart's bats suite learnt it in the pull request for
+// backend#1964).
 //
 // The registry is reached through a budget proxy (support/registry-budget-
 // proxy.ts) that stamps Docker Hub's ratelimit headers on manifest answers
@@ -56,7 +57,7 @@ const STORY_MS = 60_000;
 
 describeOnStoryRegistry(
   import.meta.url,
-  `issue 6's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)`,
+  `the findings' switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)`,
   (world) => {
     const newStage = () => startStage(world.endpoint);
 
@@ -355,7 +356,7 @@ describeOnStoryRegistry(
           world.budget.setRemaining(5);
           const [run, stamped] = await stampedDuring(() => stage.tick());
           expect(stamped.sort()).toEqual([`HEAD ${JM} 5`, `HEAD ${PM} 5`, `HEAD ${RM} 5`]);
-          // Once per tick, though each of the three answers reported it (issue 13).
+          // Once per tick, though each of the three answers reported it.
           expect(linesWith(run.stderr, 'registry budget: ratelimit-remaining 5 of 100 per 21600 s')).toHaveLength(1);
           expect(run.exitCode).toBe(0);
           expect(linesWith(run.stderr, 'registry pull budget is low')).toEqual([]);

@@ -8,12 +8,13 @@ import { startBundle } from './support/run-bundle-live.js';
 import { type TinyRegistry, tinyDigest } from './support/tiny-registry.js';
 import { tinyStagePerTest } from './support/tiny-stage.js';
 
-// Issue 17 told to what ships: the bundled CLI, a child process per tick,
-// against the fake API server and a tiny registry, with seconds standing in
-// for hours — MIN_DIGEST_AGE=3s, ROLLOUT_RING=1, RING_DELAY=2s: a new digest
-// waits 5 s on this edge, then rolls on a later tick; START_JITTER waits the
-// same on the same Deployment uid, tick after tick. The clock is the
-// process's own (Date.now), as in a CronJob.
+// Fleet-safe rollout (docs/behaviour.md §3.4a step 2, §3.3) told to what ships:
+// the bundled CLI, a child process per tick, against the fake API server and a
+// tiny registry, with seconds standing in for hours — MIN_DIGEST_AGE=3s,
+// ROLLOUT_RING=1, RING_DELAY=2s: a new digest waits 5 s on this edge, then
+// rolls on a later tick; START_JITTER waits the same on the same Deployment
+// uid, tick after tick. The clock is the process's own (Date.now), as in a
+// CronJob.
 
 const CASE_MS = 60_000;
 const PENDING = 'tracebloc.io/pending-jobs-manager-digest';
@@ -24,7 +25,7 @@ let registry: TinyRegistry;
 let stage: Stage;
 const startTinyStage = tinyStagePerTest();
 
-describe('fleet-safe rollout on the bundle (issue 17)', () => {
+describe('fleet-safe rollout on the bundle', () => {
   it(
     'MIN_DIGEST_AGE=3s, ring 1 × RING_DELAY=2s: a new digest is written down once, waits, then rolls on a later tick',
     async () => {

@@ -4,13 +4,14 @@ import { startBundle } from './support/run-bundle-live.js';
 import type { TinyRegistry } from './support/tiny-registry.js';
 import { tinyStagePerTest } from './support/tiny-stage.js';
 
-// Nothing in flight after the summary (issue 13): against an API that never
-// answers the process lived on for seconds after its summary line, and an
-// Event POST the tick had given up on still landed 3 s later. Every request
-// carries the tick's signal, aborted once the summary is printed, and the
-// process ends within 1 s of that line whatever the servers do. Mutation that
-// reddens it: bin.ts without its exit backstop and tick.ts without aborting
-// its signal (both: the process waits ~2 s on the Event's hanging POST).
+// Nothing in flight after the summary (docs/behaviour.md §3, Bounds): against
+// an API that never answers the process lived on for seconds after its summary
+// line, and an Event POST the tick had given up on still landed 3 s later.
+// Every request carries the tick's signal, aborted once the summary is printed,
+// and the process ends within 1 s of that line whatever the servers do.
+// Mutation that reddens it: bin.ts without its exit backstop and tick.ts
+// without aborting its signal (both: the process waits ~2 s on the Event's
+// hanging POST).
 
 const CASE_MS = 30_000;
 const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', REGISTRY_TIMEOUT: '1s', ROLLOUT_TIMEOUT: '500ms' };

@@ -7,7 +7,7 @@ import { type Stage, startStage } from './support/cluster-stage.js';
 import { linesWith, runBundle } from './support/run-bundle.js';
 import { startTinyRegistry, type TinyRegistry } from './support/tiny-registry.js';
 
-// Text an operator reads (issue 13), on the bundle: the registry budget said
+// Text an operator reads, on the bundle: the registry budget said
 // once per tick, not once per image; in --json, no cluster at all is not
 // level info.
 

@@ -22,13 +22,14 @@ import { helmRerender, kubectlSetImage } from './support/hand-edits.js';
 import { linesWith, theLine } from './support/run-bundle.js';
 import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
 
-// Issue 7's switches, each both ways, told to what ships: the bundled CLI as
-// a child process per tick against the fake API server and a real
-// docker-registry (stage: support/cluster-stage.ts). Each story has its own
-// fresh release and its own first builds. What someone else does to the
-// release — a `helm upgrade`, a `kubectl set image` — is written on the fake
-// server under that client's field manager (support/hand-edits.ts), so
-// managedFields tell the CLI who did it, as a cluster's would.
+// RECONCILE_LIVE and DECOUPLED_REFRESH (docs/behaviour.md §6), each both ways,
+// told to what ships: the bundled CLI as a child process per tick against the
+// fake API server and a real docker-registry (stage: support/cluster-stage.ts).
+// Each story has its own fresh release and its own first builds. What someone
+// else does to the release — a `helm upgrade`, a `kubectl set image` — is
+// written on the fake server under that client's field manager
+// (support/hand-edits.ts), so managedFields tell the CLI who did it, as a
+// cluster's would.
 //
 // Assertions are exit codes, what the server holds, what it received (the
 // requests of each run: which objects a mode reads, which PATCHes it sends
@@ -67,7 +68,7 @@ const annotationPatch = (annotations: Record<string, string | null>) => ({
 
 describeOnStoryRegistry(
   import.meta.url,
-  `issue 7's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)`,
+  `RECONCILE_LIVE and DECOUPLED_REFRESH both ways, on the bundled CLI (ROLLOUT_TIMEOUT=500ms, SETTLE_TIMEOUT=300ms)`,
   (world) => {
     describe('RECONCILE_LIVE: 0 (default), report and 1, on one release that lives through a pin, a helm re-render and a hand-set requests-proxy', () => {
       let stage: Stage;

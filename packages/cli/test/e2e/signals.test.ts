@@ -13,14 +13,14 @@ import { tinyStagePerTest } from './support/tiny-stage.js';
 
 // SIGTERM is what Kubernetes sends at activeDeadlineSeconds, on a node drain
 // or an eviction. It ended the process in milliseconds with no line, no
-// summary and no Event (issue 13). Now: no further call starts, the wait in
-// flight ends, one line says where the tick was, a Warning Event
-// RefreshInterrupted is recorded, the summary says outcome=interrupted, exit
-// 143 (SIGINT: 130) — within about two seconds. A second signal exits at once.
-// Mutations that redden it, each tried: bin.ts not installing stopOnSignal
-// (all four: no line, no summary); the driver ignoring the signal (all four:
-// the tick waits its rollout out); the interrupted tick's Event bound left at
-// API_TIMEOUT + 2 s (the hung-Event case).
+// summary and no Event. Now (docs/behaviour.md §3, Signals): no further call
+// starts, the wait in flight ends, one line says where the tick was, a Warning
+// Event RefreshInterrupted is recorded, the summary says outcome=interrupted,
+// exit 143 (SIGINT: 130) — within about two seconds. A second signal exits at
+// once. Mutations that redden it, each tried: bin.ts not installing
+// stopOnSignal (all four: no line, no summary); the driver ignoring the signal
+// (all four: the tick waits its rollout out); the interrupted tick's Event
+// bound left at API_TIMEOUT + 2 s (the hung-Event case).
 
 const CASE_MS = 40_000;
 /** "Within about two seconds" of the signal, on a loaded 2-core machine. */

@@ -15,17 +15,14 @@ import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
 import { CHART_WORLD_SETUP_TIMEOUT_MS, type ChartWorld, startChartWorld } from './support/chart-world.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
 
-// VERIFY_SIGNATURES=enforce (issue 15), told to what ships: the bundled CLI
-// against the fake Kubernetes API server and Debian's docker-registry with
-// token auth. The signing side is sigstore's own libraries (@sigstore/sign
-// builds the bundle, @sigstore/oci attaches it; Debian's registry answers 404
-// to referrers, so it lands on the sha256-<hex> fallback tag): an unsigned
-// jobs-manager build is published → a finding, nothing rolls, no attempt is
-// spent; it is signed → the next tick re-images it, naming the key. And a key
-// file that is not a public key: exit 2 before any request.
-//
-// Mutations that redden it (run by hand, bundle rebuilt, then reverted) are
-// listed in the report of issue 15.
+// VERIFY_SIGNATURES=enforce (docs/behaviour.md §3.4a step 3), told to what
+// ships: the bundled CLI against the fake Kubernetes API server and Debian's
+// docker-registry with token auth. The signing side is sigstore's own libraries
+// (@sigstore/sign builds the bundle, @sigstore/oci attaches it; Debian's
+// registry answers 404 to referrers, so it lands on the sha256-<hex> fallback
+// tag): an unsigned jobs-manager build is published → a finding, nothing rolls,
+// no attempt is spent; it is signed → the next tick re-images it, naming the
+// key. And a key file that is not a public key: exit 2 before any request.
 
 const JM = 'tracebloc/jobs-manager';
 const PM = 'tracebloc/pods-monitor';

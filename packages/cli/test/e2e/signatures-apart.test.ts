@@ -7,7 +7,7 @@ import { newSigningKey } from '../../../k8s-adapter/test/support/signature-sig-t
 import { BUILD_TIMEOUT_MS, BUNDLE, ensureBundle } from './support/bundle.js';
 import { BUNDLE_NODE } from './support/run-bundle.js';
 
-// Issue 15: the signature check ships as a second file beside the bundle,
+// The signature check ships as a second file beside the bundle,
 // dist/image-refresh-signatures.mjs, imported only when VERIFY_SIGNATURES is
 // on — inlined, its code cost a steady tick with the check off 1.2 MiB of
 // peak RSS. Shown by running the bundle from a directory that holds it alone:

@@ -6,10 +6,11 @@ import { patchesOf, type Stage, startStage } from './support/cluster-stage.js';
 import { linesWith, theLine } from './support/run-bundle.js';
 import { type Builds, describeOnStoryRegistry } from './support/story-registry.js';
 
-// Issue 16's switches, each both ways, told to what ships: the bundled CLI as
-// a child process per tick against the fake API server and a real
-// docker-registry (support/cluster-stage.ts). Assertions are exit codes, what
-// the API server holds and received, and the one line that matters.
+// ON_ROLLOUT_FAILURE and ROLLOUT_STABLE_FOR (docs/behaviour.md §3.6), each both
+// ways, told to what ships: the bundled CLI as a child process per tick against
+// the fake API server and a real docker-registry (support/cluster-stage.ts).
+// Assertions are exit codes, what the API server holds and received, and the
+// one line that matters.
 //
 // ON_ROLLOUT_FAILURE: a crash-looping jobs-manager build — the fake
 // controller rolls any pod spec naming it as never Ready, any other as
@@ -54,7 +55,7 @@ const stageFallingApart = (cluster: ChartCluster, image: string, afterMs: number
 
 describeOnStoryRegistry(
   import.meta.url,
-  `issue 16's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=6s)`,
+  `the way back's switches both ways, on the bundled CLI (ROLLOUT_TIMEOUT=6s)`,
   (world) => {
     describe('ON_ROLLOUT_FAILURE with a crash-looping jobs-manager build', () => {
       const bad = new Set<string>();

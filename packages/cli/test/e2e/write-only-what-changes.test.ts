@@ -13,7 +13,7 @@ import { JM, PM, RP_REF as PROXY, RM } from './support/chart-facts.js';
 import { CHART_WORLD_SETUP_TIMEOUT_MS, type ChartWorld, startChartWorld } from './support/chart-world.js';
 import { linesWith, runBundle } from './support/run-bundle.js';
 
-// docs/behaviour.md §3.6 (issue 14), told to the bundle: a tick gives up on
+// docs/behaviour.md §3.6, told to the bundle: a tick gives up on
 // requests-proxy's rollout after jobs-manager's completed; the proxy's rollout
 // completes after it. The retry tick sends ONE set image on the wire — the
 // DaemonSet's — says the two Deployments already run the new build, counts

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushMetrics } from '../../src/metrics/push.js';
 
 // The push's two bounds on a gateway that never answers: API_TIMEOUT, and the
-// tick's abort signal (issue 13 hands the tick one) — whichever comes first.
+// tick's abort signal (docs/behaviour.md §3, Bounds) — whichever comes first.
 
 describe('pushMetrics on a gateway that hangs', () => {
   let server: Server;

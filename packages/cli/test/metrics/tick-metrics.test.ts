@@ -63,8 +63,8 @@ describe('the metrics of one tick', () => {
         ]),
       ]),
     );
-    // The settled guard's read of jobs-manager carries every annotation (one GET, issue 12): a steady
-    // tick knows refresh-attempt too, and says so.
+    // The settled guard's read of jobs-manager carries every annotation (one
+    // GET): a steady tick knows refresh-attempt too, and says so.
     expect(lines.filter((l) => l.startsWith('image_refresh_refresh_attempt'))).toEqual([
       'image_refresh_refresh_attempt 0',
     ]);

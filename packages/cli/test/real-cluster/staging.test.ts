@@ -89,7 +89,7 @@ describe.skipIf(missing !== undefined)(
             /^\[image-refresh\] summary: outcome=complete exit=0 findings=0 .* re-images=3 /,
           );
 
-          // Each staging pod on a node the workload runs on, as the issue describes it.
+          // Each staging pod on a node the workload runs on, as docs/behaviour.md §3.5a describes it.
           const created = run.api
             .filter((r) => r.method === 'POST' && r.path.endsWith('/pods'))
             .map((r) => JSON.parse(r.body));

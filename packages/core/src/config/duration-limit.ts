@@ -6,10 +6,11 @@ import { formatDuration, parseDurationMs } from './duration.js';
 
 /**
  * The longest any duration that becomes a timer or a wait inside one tick may
- * be (issue 13). ROLLOUT_TIMEOUT=720h overflowed Node's 32-bit timer (it
- * fires at once: the rollout "failed", an attempt was spent) — and no Job
- * deadline holds a tick that long anyway. Every port bound derived from these
- * (port-bounds.ts, at most 3 × 24h + grace) stays below MAX_TIMER_MS.
+ * be (docs/behaviour.md §3, Bounds). ROLLOUT_TIMEOUT=720h overflowed Node's
+ * 32-bit timer (it fires at once: the rollout "failed", an attempt was spent) —
+ * and no Job deadline holds a tick that long anyway. Every port bound derived
+ * from these (port-bounds.ts, at most 3 × 24h + grace) stays below
+ * MAX_TIMER_MS.
  */
 export const MAX_TICK_DURATION_MS = 24 * 3_600_000;
 

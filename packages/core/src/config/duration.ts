@@ -14,7 +14,7 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 };
 // µ written as \u00b5: a regular expression keeps its characters as written
 // in the bundle, and one non-ASCII character makes V8 hold the whole 1.2 MB
-// bundle as a two-byte string (+1.1 MiB peak RSS on Node 24, issue 14).
+// bundle as a two-byte string (+1.1 MiB peak RSS on Node 24; README.md, Benchmarks).
 const WHOLE =
   /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|\u00b5s|ms|s|m|h)(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|\u00b5s|ms|s|m|h))*$/;
 const PART = /([0-9]*\.?[0-9]*)(ns|us|\u00b5s|ms|s|m|h)/g;

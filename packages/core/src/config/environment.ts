@@ -40,7 +40,7 @@ export const ENV = {
   decoupledRefresh: 'DECOUPLED_REFRESH',
   onRolloutFailure: 'ON_ROLLOUT_FAILURE',
   rolloutStableFor: 'ROLLOUT_STABLE_FOR',
-  // Issue 17, fleet-safe rollout.
+  // Fleet-safe rollout (docs/behaviour.md §3.4a step 2, §3.3).
   minDigestAge: 'MIN_DIGEST_AGE',
   rolloutRing: 'ROLLOUT_RING',
   ringDelay: 'RING_DELAY',

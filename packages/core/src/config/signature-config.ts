@@ -1,6 +1,6 @@
 import type { ConfigError } from './tick-config.js';
 
-// VERIFY_SIGNATURES and its trust (issue 15, docs/behaviour.md §3.4a step 3).
+// VERIFY_SIGNATURES and its trust (docs/behaviour.md §3.4a step 3).
 // Core does no I/O: it parses the variables and checks that a mode that
 // verifies has something to verify with; the CLI reads the key files and the
 // trusted root and hands the adapter their contents. Fail closed: `warn` or
@@ -29,7 +29,7 @@ export interface SignatureConfig {
   readonly keyless?: KeylessConfig;
 }
 
-/** The environment variables of the signature check (issue 15), by meaning: a contract, as ENV's names are. */
+/** The environment variables of the signature check, by meaning: a contract, as ENV's names are. */
 export const SIGNATURE_ENV = {
   verifySignatures: 'VERIFY_SIGNATURES',
   signaturePublicKeys: 'SIGNATURE_PUBLIC_KEYS',

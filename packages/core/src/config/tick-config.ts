@@ -43,7 +43,7 @@ export interface TickConfig {
   /** Registry API base the digests are resolved from. */
   readonly registryUrl: string;
   /**
-   * IMAGE_REFRESH_AUTH_URL (issue 14): the token realm of the registry, e.g.
+   * IMAGE_REFRESH_AUTH_URL: the token realm of the registry, e.g.
    * `https://ghcr.io/token?service=ghcr.io` (a `service` query parameter is
    * sent as the token request's service). Known, a tick asks it for one token
    * before any HEAD instead of probing anonymously for the registry's
@@ -60,8 +60,8 @@ export interface TickConfig {
   /** Below this `ratelimit-remaining` (or after any 429) no re-image starts: every re-image makes nodes pull. */
   readonly registryBudgetFloor: number;
   /**
-   * REGISTRY_BUDGET_FLOOR=off (issue 13): false, no budget guard at all — the
-   * script's behaviour: only the image that answered 429 is skipped, the
+   * REGISTRY_BUDGET_FLOOR=off (docs/behaviour.md §5): false, no budget guard at
+   * all — the script's behaviour: only the image that answered 429 is skipped, the
    * others are re-imaged. `0` keeps the guard: any 429 holds re-images back (I7b).
    */
   readonly registryBudgetGuard: boolean;
@@ -75,22 +75,23 @@ export interface TickConfig {
   /** IMAGE_REFRESH_EVENTS=0 turns off the Kubernetes Events a tick records. */
   readonly kubernetesEvents: boolean;
   /**
-   * RECONCILE_LIVE (issue 7): compare each workload's live container images
-   * with what image-refresh pinned — `report` says where a Helm re-render or a
-   * hand edit undid a pin (or one workload runs another build of an image
-   * than the others), `repair` also re-pins through the guarded re-image path.
-   * `off` (the default) reads and writes exactly what the reference does.
+   * RECONCILE_LIVE (docs/behaviour.md §6, I23): compare each workload's live
+   * container images with what image-refresh pinned — `report` says where a
+   * Helm re-render or a hand edit undid a pin (or one workload runs another
+   * build of an image than the others), `repair` also re-pins through the
+   * guarded re-image path. `off` (the default) reads and writes exactly what
+   * the reference does.
    */
   readonly reconcileLive: 'off' | 'report' | 'repair';
   /**
-   * DECOUPLED_REFRESH=1 (issue 7, the seeds' "decision 1", safe subset): an
+   * DECOUPLED_REFRESH=1 (#1964 "decision 1", safe subset; docs/behaviour.md §6, I24): an
    * unsettled gate still counts its skip streak exactly as before, but the
    * workloads the profile marks `decoupled` are refreshed if they are settled
    * themselves. The gate's own containers (a sidecar included) never are (I22).
    */
   readonly decoupledRefresh: boolean;
   /**
-   * ON_ROLLOUT_FAILURE (issue 16): `keep` (the default, the script's
+   * ON_ROLLOUT_FAILURE: `keep` (the default, the script's
    * behaviour) leaves a failed rollout half-rolled on the new digest;
    * `revert` sets every container the tick changed back to its last
    * recorded digest, waits for that rollout and quarantines the failed
@@ -98,29 +99,29 @@ export interface TickConfig {
    */
   readonly onRolloutFailure: 'keep' | 'revert';
   /**
-   * ROLLOUT_STABLE_FOR (issue 16): how long a completed rollout must stay
+   * ROLLOUT_STABLE_FOR (docs/behaviour.md §3.6): how long a completed rollout must stay
    * complete before the re-image counts; 0 (the default, the script's
    * behaviour) counts it the moment it completes.
    */
   readonly rolloutStableForMs: number;
   /**
-   * VERIFY_SIGNATURES and its trust (issue 15): `off` (absent: the default,
+   * VERIFY_SIGNATURES and its trust: `off` (absent: the default,
    * the script's behaviour) checks nothing and calls nothing; `warn` and
    * `enforce` verify each new digest before it is re-imaged (docs/behaviour.md §3.4a).
    */
   readonly signatures?: SignatureConfig;
   /**
-   * MIN_DIGEST_AGE (issue 17): a changed digest is acted on only once this
+   * MIN_DIGEST_AGE: a changed digest is acted on only once this
    * edge has seen the tag answer it for this long (docs/behaviour.md §3.4a).
    * 0 (the default) passes at once: the script's behaviour.
    */
   readonly minDigestAgeMs: number;
-  /** ROLLOUT_RING (issue 17): this edge's ring; the digest must be `MIN_DIGEST_AGE + ring × RING_DELAY` old. 0 by default. */
+  /** ROLLOUT_RING: this edge's ring; the digest must be `MIN_DIGEST_AGE + ring × RING_DELAY` old. 0 by default. */
   readonly rolloutRing: number;
-  /** RING_DELAY (issue 17): how much later each ring acts than the one before (1h). */
+  /** RING_DELAY: how much later each ring acts than the one before (1h). */
   readonly ringDelayMs: number;
   /**
-   * START_JITTER (issue 17): before its first registry request a tick waits a
+   * START_JITTER: before its first registry request a tick waits a
    * delay in [0, START_JITTER) derived from the gate's uid
    * (docs/behaviour.md §3.3). 0 (the default): no wait.
    */

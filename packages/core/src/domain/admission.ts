@@ -37,7 +37,7 @@ export type Hold =
       readonly why: string;
       /**
        * `NotVerified`: the registry's final word, judged — a rejection (a
-       * finding, issue 15). `CheckFailed`: a registry failure left no verdict,
+       * finding, §3.4a step 3). `CheckFailed`: a registry failure left no verdict,
        * a resolution failure of that image (WARN, retried next tick), under
        * `warn` as under `enforce`.
        */

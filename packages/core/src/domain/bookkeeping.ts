@@ -4,7 +4,7 @@ import type { Topology } from '../config/profile/topology.js';
 // Every change image-refresh makes to its bookkeeping, as data: annotation key
 // → new value, or `null` for "remove the key". The machine builds each change
 // here once and hands exactly that object to ClusterPort.patchBookkeeping;
-// the write the outcome reports is the same object (issue 12). The keys
+// the write the outcome reports is the same object. The keys
 // themselves are the topology's (config/profile/topology-keys.ts).
 
 /** Annotation key → its new value, or `null` to remove it; one merge patch of the gate. */
@@ -120,7 +120,7 @@ export const recordedDigestsOf = (topology: Topology, annotations: Annotations):
 export const pinMarkersOf = (topology: Topology, annotations: Annotations): RecordedDigests =>
   perImage(topology, annotations, 'pinKey');
 
-/** The quarantine annotations (ON_ROLLOUT_FAILURE=revert, issue 16), raw: the digest of each image that failed a rollout here. */
+/** The quarantine annotations (ON_ROLLOUT_FAILURE=revert), raw: the digest of each image that failed a rollout here. */
 export const quarantinedDigestsOf = (topology: Topology, annotations: Annotations): RecordedDigests =>
   perImage(topology, annotations, 'quarantineKey');
 
@@ -137,7 +137,7 @@ export const quarantineSet = (topology: Topology, digests: DigestsByImage): Book
     }),
   );
 
-/** `rearm` lifts these quarantines (issue 16): each key removed. */
+/** `rearm` lifts these quarantines (§3.6): each key removed. */
 export const quarantinesRemoved = (topology: Topology, images: readonly string[]): BookkeepingChanges =>
   Object.fromEntries(
     topology.images.filter(({ name }) => images.includes(name)).map(({ quarantineKey }) => [quarantineKey, null]),

@@ -1,7 +1,7 @@
 import type { Topology } from '../config/profile/topology.js';
 import { isManagedWorkload, type LiveWorkload, type TopologyWorkload } from './workloads.js';
 
-// DECOUPLED_REFRESH (issue 7): past an unsettled gate, the workloads the
+// DECOUPLED_REFRESH (docs/behaviour.md §6): past an unsettled gate, the workloads the
 // profile marks `decoupled` are refreshed if they are settled themselves
 // (I24); an image the gate alone runs waits (#1964 "decision 1").
 

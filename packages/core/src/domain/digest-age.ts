@@ -13,7 +13,7 @@ import {
 } from './pending-digest.js';
 import { type ImageResolution, verdictOf } from './plan.js';
 
-// The second admission check (docs/behaviour.md §3.4a step 2, issue 17): is a
+// The second admission check (docs/behaviour.md §3.4a step 2): is a
 // changed digest old enough on this edge? Its age is judged by this edge's
 // own record of when it first saw the tag answer it — never by a build date
 // or another edge's word — against MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY.
@@ -127,7 +127,7 @@ export const unjudgedHold = (change: ChangedDigest): Hold => ({
   digest: change.to,
 });
 
-/** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
+/** §3.4a — no changed digest to judge and no pending record to clear: nothing to read. */
 export const hasNoDigestAgeToJudge = (
   topology: Topology,
   changed: readonly ChangedDigest[],

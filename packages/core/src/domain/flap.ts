@@ -15,6 +15,6 @@ export const isFlapLockedOut = (attempt: number, maxRefreshAttempts: number): bo
 /**
  * A decoupled pass (the gate unsettled) found refresh-attempt above 0:
  * failures before it — a flapping gate's, typically — are not its to
- * clear, so its success puts the count back instead (I25, issue 7).
+ * clear, so its success puts the count back instead (I25).
  */
 export const keepsEarlierFailures = (decoupledPass: boolean, attempt: number): boolean => decoupledPass && attempt > 0;

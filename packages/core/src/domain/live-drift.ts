@@ -6,12 +6,12 @@ import { type Digest, isWellFormedDigest } from './digest.js';
 import { type FleetHalt, isHaltedDigest } from './fleet-halt.js';
 import { imageOf, type LiveWorkload, type ManagedContainer } from './workloads.js';
 
-// RECONCILE_LIVE (issue 7): the reference trusts its own annotation alone, so
-// two things go unseen until the next upstream release (its header calls
-// them known limitations): a `helm upgrade` re-rendering `repo:tag` over a
-// pin, and a workload running another build of an image than the gate's.
-// Here each managed container's live image is compared with the recorded
-// digest.
+// RECONCILE_LIVE (docs/behaviour.md §6, I23): the reference trusts its own
+// annotation alone, so two things go unseen until the next upstream release
+// (its header calls them known limitations): a `helm upgrade` re-rendering
+// `repo:tag` over a pin, and a workload running another build of an image than
+// the gate's. Here each managed container's live image is compared with the
+// recorded digest.
 //
 // A container still on `repo:tag` is drift only if image-refresh pinned that
 // image before (its pin marker says so): on a fresh install the tag is the
@@ -67,7 +67,7 @@ export const liveFindings = (
     const expected = recordedDigest(recorded, managed.image);
     const running = live[managed.workload]?.images[managed.container];
     if (expected === undefined || running === undefined) return [];
-    // Stryker disable next-line OptionalChaining: reached only when the line above found the workload's container
+    // Stryker disable next-line OptionalChaining: reached only when `running` was found in the workload's container
     const owner = live[managed.workload]?.imageOwners[managed.container];
     const parsed = parseImageReference(running);
     const followed = imageOf(config.topology, managed.image);

@@ -3,7 +3,7 @@ import type { Annotations, BookkeepingChanges } from './bookkeeping.js';
 import { isWellFormedDigest } from './digest.js';
 import { imageOf } from './workloads.js';
 
-// Fleet-safe rollout (issue 17, docs/behaviour.md §3.4a step 2): the first
+// Fleet-safe rollout (docs/behaviour.md §3.4a step 2): the first
 // time this edge sees a tag answer a changed digest, it writes that down in
 // `<prefix>/pending-<image>-digest` = `<digest> <RFC 3339 time first
 // seen>`; the digest is acted on once it is MIN_DIGEST_AGE + ROLLOUT_RING ×
@@ -42,7 +42,7 @@ export const parsePendingDigest = (value: string): PendingDigest | undefined => 
 export const pendingDigestOf = (topology: Topology, annotations: Annotations, image: string): string | undefined =>
   annotations[imageOf(topology, image).pendingKey];
 
-/** Whether any image has a pending record: only then can one be superseded (issue 17). */
+/** Whether any image has a pending record: only then can one be superseded. */
 export const hasPendingDigests = (topology: Topology, annotations: Annotations): boolean =>
   topology.images.some(({ pendingKey }) => annotations[pendingKey] !== undefined);
 
@@ -54,7 +54,7 @@ export const pendingDigestSet = (topology: Topology, image: string, pending: Pen
 /**
  * The pending annotations of these images go: recorded, superseded — or
  * quarantined ({@link withPendingClearedFor} folds that into the quarantine
- * write, issue 16).
+ * write, §3.6).
  */
 export const pendingDigestsRemoved = (topology: Topology, images: readonly string[]): BookkeepingChanges =>
   Object.fromEntries(images.map((image) => [imageOf(topology, image).pendingKey, null]));
@@ -78,7 +78,7 @@ export const withPendingCleared = (
 
 /**
  * A write that ends these images' soak — the quarantine after a rollback
- * (issue 16) — with their pending records removed in the same write, where
+ * (§3.6) — with their pending records removed in the same write, where
  * one is there: a quarantined digest no longer soaks, and `status` must not
  * show it as coming due (docs/behaviour.md §3.4a).
  */

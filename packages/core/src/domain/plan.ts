@@ -47,7 +47,7 @@ export interface RefreshPlan {
   readonly pins: Readonly<Partial<Record<string, Digest>>>;
 }
 
-/** What narrows or widens a plan beyond the registry's verdicts (issue 7). */
+/** What narrows or widens a plan beyond the registry's verdicts (RECONCILE_LIVE, DECOUPLED_REFRESH). */
 export interface PlanScope {
   /** RECONCILE_LIVE: the live findings; repaired only when `repairLive`. */
   readonly live?: readonly LiveFinding[];
@@ -208,7 +208,7 @@ export const EMPTY_PLAN: RefreshPlan = {
 };
 
 /**
- * The drift held back for a later tick (issue 6, I7b); first observations,
+ * The drift held back for a later tick (I7b); first observations,
  * which pull nothing, still get recorded. Nothing is re-imaged, so nothing is
  * pinned: a marker written now would make the next tick take a container
  * still on its tag for a reverted pin (I23; found by the property suite at

@@ -12,7 +12,7 @@ import { withPendingClearedFor } from './pending-digest.js';
 import type { ImageResolution } from './plan.js';
 
 // docs/behaviour.md §3.4a, the first admission check (ON_ROLLOUT_FAILURE,
-// issue 16): a changed digest equal to the digest quarantined for its image
+// §3.6): a changed digest equal to the digest quarantined for its image
 // failed a rollout here and was rolled back; it is held, not re-applied
 // (I30). A first observation of that digest (a human cleared the record) is
 // held too: recorded as a baseline, it would be what a live re-pin and the
@@ -41,14 +41,14 @@ export const quarantinedThisTick = (
 ): readonly AnsweredDigest[] =>
   quarantinedAnswers(topology, answeredDigests(resolutions, recorded, holds), bookkeeping);
 
-/** Each quarantined digest held back: not re-applied (I30, issue 16). */
+/** Each quarantined digest held back: not re-applied (I30). */
 export const withQuarantineHolds = (holds: Holds, quarantined: readonly AnsweredDigest[]): Holds =>
   quarantined.reduce((acc, c) => withHold(acc, { _tag: 'Quarantined', image: c.image, digest: c.to }), holds);
 
 /**
  * The quarantine of a rolled-back build (I30): each bad digest written to its
  * image's quarantine key, and that image's pending record removed (the soak
- * would otherwise age a build that failed here, issue 17).
+ * would otherwise age a build that failed here, §3.4a step 2).
  */
 export const quarantineWriteOf = (
   topology: Topology,

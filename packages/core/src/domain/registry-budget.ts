@@ -1,7 +1,7 @@
 import type { TickConfig } from '../config/tick-config.js';
 import type { ImageResolution } from './plan.js';
 
-// Issue 6, I7b: every re-image makes the kubelets pull (a DaemonSet: one pull
+// I7b: every re-image makes the kubelets pull (a DaemonSet: one pull
 // per node); with the registry's pull budget nearly spent, a rollout dies of
 // ImagePullBackOff — the churn the flap guard exists to prevent. The budget
 // is judged once from this tick's answers, and the verdict carries its

@@ -20,7 +20,7 @@ const isFollowed = (config: TickConfig, image: ImageSpec): boolean =>
  * The images a tick asks the registry about. A pinned image is not even
  * resolved (I13): it costs no registry request. In a decoupled pass
  * (DECOUPLED_REFRESH, unsettled gate) only the images a settled decoupled
- * workload runs — never one the gate alone runs (issue 7).
+ * workload runs — never one the gate alone runs (I24).
  */
 export const imagesToResolve = (config: TickConfig, decoupledSettled?: readonly string[]): ImageSpec[] =>
   config.topology.images.filter(

@@ -8,7 +8,7 @@ import { imageReference, type WorkloadChange } from './plan.js';
 import type { ReimageFailure } from './reimage-run.js';
 import type { ContainerImage } from './workloads.js';
 
-// The way back (ON_ROLLOUT_FAILURE=revert, issue 16; docs/behaviour.md §3.6):
+// The way back (ON_ROLLOUT_FAILURE=revert; docs/behaviour.md §3.6):
 // when a rollout of this tick fails, every container the tick's plan moved,
 // up to and including the failed workload, goes back to the last recorded
 // digest of its image, as `docker.io/<repo>@<digest>` — never `repo:tag`,

@@ -10,7 +10,7 @@ import type { RegistryError } from './port-error.js';
 import type { SignatureFormat, SignatureVerdict } from './signature-verdict.js';
 import { imageOf } from './workloads.js';
 
-// docs/behaviour.md §3.4a step 3 (issue 15), as data: which digests the
+// docs/behaviour.md §3.4a step 3, as data: which digests the
 // signature check asks about, and what each answer does. A changed digest
 // is gated: under `enforce` only a Verified one may go on; a registry
 // failure holds it under `warn` and `enforce` alike (never a rejection,

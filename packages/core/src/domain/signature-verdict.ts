@@ -1,6 +1,6 @@
-// What a signature check is asked and answers (issue 15), as values: the
-// port (ports/signature-port.ts) carries them, the admission step
-// (signature-admission.ts) judges them.
+// What a signature check is asked and answers (docs/behaviour.md §3.4a step 3),
+// as values: the port (ports/signature-port.ts) carries them, the admission
+// step (signature-admission.ts) judges them.
 
 /** Where the verifying signature was found: cosign's `.sig` tag, or a sigstore bundle. */
 export type SignatureFormat = 'cosign-sig-tag' | 'sigstore-bundle';

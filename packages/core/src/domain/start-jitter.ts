@@ -1,4 +1,4 @@
-// START_JITTER (issue 17, docs/behaviour.md §3.3): every edge runs the same
+// START_JITTER (docs/behaviour.md §3.3): every edge runs the same
 // schedule, so without a spread they all spend a shared NAT's registry budget
 // in the same minute. The delay comes from the gate's uid —
 // unique per install, where every edge shares the names — so one edge waits
@@ -18,5 +18,5 @@ const fnv1a32 = (text: string): number => {
 export const startJitterDelayMs = (uid: string, jitterMs: number): number =>
   jitterMs <= 0 ? 0 : Math.floor((fnv1a32(uid) / 2 ** 32) * Math.floor(jitterMs));
 
-/** §3.3 — START_JITTER=0s (the default), or this edge's delay is 0: no wait, no port call (issue 17). */
+/** §3.3 — START_JITTER=0s (the default), or this edge's delay is 0: no wait, no port call. */
 export const hasNoStartJitter = (uid: string, jitterMs: number): boolean => startJitterDelayMs(uid, jitterMs) === 0;

@@ -10,16 +10,16 @@ import type { HaltPins } from './fleet-halt-admission.js';
 /** §3.1 — behind a private mirror a docker.io digest may be unpullable (I14, #569). */
 export const isPrivateMirror = (config: TickConfig): boolean => config.imageRegistry !== 'docker.io';
 
-/** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled gate (issue 7). */
+/** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled gate (I24). */
 export const isDecoupledRefreshOn = (config: TickConfig): boolean => config.decoupledRefresh;
 
-/** RECONCILE_LIVE on, on a settled tick (no decoupled pass): compare live images with what was pinned (issue 7). */
+/** RECONCILE_LIVE on, on a settled tick (no decoupled pass): compare live images with what was pinned (I23). */
 export const isLiveReconcileOn = (config: TickConfig, decoupledPass: boolean): boolean =>
   config.reconcileLive !== 'off' && !decoupledPass;
 
 /**
  * VERIFY_SIGNATURES=off (the default, the script's behaviour): no check, no
- * request, no line (issue 15) — unless the fleet halt sends an image back to
+ * request, no line (I28) — unless the fleet halt sends an image back to
  * its pin, whose signature is checked whatever VERIFY_SIGNATURES says
  * (docs/behaviour.md §3.4b).
  */
@@ -32,10 +32,10 @@ export const isFleetHaltOff = (config: TickConfig): boolean => config.fleetHalt 
 /** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
 export const isDigestAgeOff = (config: TickConfig): boolean => requiredDigestAgeMs(config) === 0;
 
-/** ON_ROLLOUT_FAILURE=revert: a failed rollout is rolled back, not left half-rolled (issue 16). */
+/** ON_ROLLOUT_FAILURE=revert: a failed rollout is rolled back, not left half-rolled (§3.6, I29). */
 export const isRevertOn = (config: TickConfig): boolean => config.onRolloutFailure === 'revert';
 
-/** ROLLOUT_STABLE_FOR above 0: a completed rollout must stay complete before it counts (issue 16). */
+/** ROLLOUT_STABLE_FOR above 0: a completed rollout must stay complete before it counts (§3.6). */
 export const hasStabilityWindow = (config: TickConfig): boolean => config.rolloutStableForMs > 0;
 
 /** PLATFORM_CHECK=off (the default, the script's behaviour): no manifest is read (docs/behaviour.md §3.4a step 4). */

@@ -68,7 +68,7 @@ export const planTick = ({
 }: TickPlanInputs): RefreshPlan => {
   const scope = decoupledScopeOf(decoupled);
   // Pin markers are read only on a settled RECONCILE_LIVE tick, so their
-  // presence is the live pass (issue 7).
+  // presence is the live pass.
   const findings =
     live.pins === undefined
       ? []
@@ -95,7 +95,7 @@ export const planTick = ({
 /**
  * The annotations the record write sets: first observations, drift on the
  * success path, and pin markers — and removes: the pending record of a
- * digest it records (issue 17; none with the defaults).
+ * digest it records (§3.4a step 2; none with the defaults).
  */
 export const recordWriteOf = (topology: Topology, plan: RefreshPlan, bookkeeping: Annotations): BookkeepingChanges =>
   withPendingCleared(topology, recordChanges(topology, digestsToRecord(plan), plan.pins), bookkeeping);

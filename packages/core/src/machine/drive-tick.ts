@@ -15,7 +15,7 @@ import type { TickOutcome } from './tick-outcome.js';
 // xstate's, no action but the machine's own assigns, so a tick is still a
 // fold over port answers (I20).
 //
-// Measured on this machine (issue 29; README.md, Benchmarks): one
+// Measured on this machine (README.md, Benchmarks): one
 // long-lived actor per tick runs a steady tick about 1.3× and a re-image tick
 // 1.5× faster than xstate's public `transition()` per answer, which builds a
 // throw-away actor of the whole machine (and its system) on every call.
@@ -111,10 +111,11 @@ export const driveTick = (
     ticks.set(actor.system, (invocation, answer) => {
       // The lines said on the way to this call come before it (the log shows "set image …" first).
       tell();
-      // Issue 13: once the tick's signal aborted, no port call starts. A read
-      // or wait that returned meanwhile was cut short by the abort: its answer
-      // is not fed to the machine (a cut-off rollout wait would read as a
-      // failed rollout). A write that landed is: the bookkeeping says it.
+      // Once the tick's signal aborted, no port call starts (docs/behaviour.md
+      // §3, Signals). A read or wait that returned meanwhile was cut short by
+      // the abort: its answer is not fed to the machine (a cut-off rollout wait
+      // would read as a failed rollout). A write that landed is: the
+      // bookkeeping says it.
       if (aborted(signal)) return stop(invocation, 'before');
       handle(invocation.src, invocation.input).then((a) => {
         if (settled) return;

@@ -9,7 +9,7 @@ import type { TickEvent } from './tick-event.js';
 import { isFinding } from './tick-event.js';
 import type { AnnotationWrite, TickOutcome, WriteKind } from './tick-outcome.js';
 
-// A tick stopped by a signal (issue 13): SIGTERM at the Job's
+// A tick stopped by a signal (docs/behaviour.md §3, Signals): SIGTERM at the Job's
 // activeDeadlineSeconds, on a node drain or an eviction; SIGINT at a
 // terminal. The driver starts no port call once the tick's signal has
 // aborted; this turns where the tick was into its outcome and the one line an

@@ -37,15 +37,15 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   PIN_MARKERS_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
   LIVE_UNREADABLE: { type: 'Warning', reason: 'RefreshLiveUnreadable' },
   INTERRUPTED: { type: 'Warning', reason: 'RefreshInterrupted' },
-  // The way back (issue 16): the quarantine's Event is Normal and said once, when it starts.
+  // The way back (§3.6): the quarantine's Event is Normal and said once, when it starts.
   ROLLED_BACK: { type: 'Warning', reason: 'RefreshRolledBack' },
   ROLLBACK_FAILED: { type: 'Warning', reason: 'RefreshRollbackFailed' },
   QUARANTINE_STARTED: { type: 'Normal', reason: 'RefreshQuarantined' },
   QUARANTINE_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
-  // Issue 15: the contract's reason for a rejection under enforce; under warn, said but not rejected.
+  // §3.4a step 3: the contract's reason for a rejection under enforce; under warn, said but not rejected.
   SIGNATURE_REJECTED: { type: 'Warning', reason: 'RefreshSignatureRejected' },
   SIGNATURE_NOT_VERIFIED: { type: 'Warning', reason: 'RefreshSignatureNotVerified' },
-  // Issue 17: a soak's start and end, not every tick it waits (DIGEST_SOAKING has no Event).
+  // §3.4a step 2: a soak's start and end, not every tick it waits (DIGEST_SOAKING has no Event).
   DIGEST_SOAK_STARTED: { type: 'Normal', reason: 'RefreshDigestSoakStarted' },
   DIGEST_SOAKED: { type: 'Normal', reason: 'RefreshDigestSoaked' },
   PENDING_DIGEST_UNREADABLE: { type: 'Warning', reason: 'RefreshBookkeepingUnreadable' },
@@ -125,7 +125,7 @@ export const clipNote = (message: string): string => {
 };
 
 const reasonOf = (event: TickEvent): { type: KubeEvent['type']; reason: string } | undefined => {
-  // A registry failure on the signature fetch (issue 15) or the platform check is a resolution failure of that image.
+  // A registry failure on the signature fetch or the platform check is a resolution failure of that image (§3.4a).
   if (
     event.code === 'RESOLVE_FAILED' ||
     event.code === 'SIGNATURE_CHECK_FAILED' ||
@@ -152,7 +152,7 @@ const movedFrom = (outcome: TickOutcome, reimage: Reimage, container: string, di
   return before === undefined ? live : shortDigest(before);
 };
 
-/** Issue 15: the re-image Event names the key or identity that verified the digest, where one did. */
+/** The re-image Event names the key or identity that verified the digest, where one did. */
 const signedBy = (outcome: TickOutcome, digest: string): string => {
   const check = outcome.signatureChecks?.find((c) => c.digest === digest && c.result._tag === 'Verified');
   return check?.result._tag === 'Verified' ? ` (signature verified by ${check.result.by})` : '';
@@ -170,7 +170,7 @@ export const kubernetesEventsFor = (outcome: TickOutcome): KubeEvent[] => {
     const mapped = reasonOf(event);
     if (mapped !== undefined) add(mapped.type, mapped.reason, event.message);
   }
-  // A workload the rollback set back (issue 16) was not re-imaged, whatever its first rollout did.
+  // A workload the rollback set back (§3.6) was not re-imaged, whatever its first rollout did.
   const rolledBack = new Set((outcome.reverts ?? []).map((r) => r.workload.id));
   for (const reimage of outcome.reimages.filter((r) => r.rolledOut && !rolledBack.has(r.workload.id))) {
     const moves = reimage.images.map(({ container, image }) => {

@@ -10,15 +10,15 @@ export const BACKSTOP_GRACE_MS = 2_000;
 const REGISTRY_REQUESTS_PER_REPO = 3;
 /**
  * Plus one for the whole pass: a token realm known before the first 401
- * (issue 14) that the registry's 401 contradicts costs its token and a HEAD
+ * (docs/behaviour.md §3.3) that the registry's 401 contradicts costs its token and a HEAD
  * before the challenge's own token and HEAD — four in a row for one repo.
  */
 const REGISTRY_REQUESTS_PER_PASS = 1;
 
 /**
- * Registry requests one signature check makes at most (issue 15): 37 with the
- * adapter's default caps (16 `.sig` layers, 8 bundles), plus its own
- * anonymous probe and pull token.
+ * Registry requests one signature check makes at most (docs/behaviour.md §3,
+ * Bounds): 37 with the adapter's default caps (16 `.sig` layers, 8 bundles),
+ * plus its own anonymous probe and pull token.
  */
 export const SIGNATURE_REQUESTS_PER_CHECK = 39;
 
@@ -42,7 +42,7 @@ export interface PortBounds {
   readonly apiMs: number;
   readonly observeMs: number;
   readonly rolloutMs: number;
-  /** ROLLOUT_STABLE_FOR's watch (issue 16): the window plus the read that may be in flight when it closes. */
+  /** ROLLOUT_STABLE_FOR's watch (§3.6): the window plus the read that may be in flight when it closes. */
   readonly stabilityMs: number;
   readonly resolveMs: (repos: number) => number;
   /** VERIFY_SIGNATURES ≠ off: the signature checks of `digests` digests, one after the other. */

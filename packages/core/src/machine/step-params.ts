@@ -27,7 +27,7 @@ export const write = (kind: WriteKind, annotations: BookkeepingChanges): { write
   write: { kind, annotations },
 });
 
-/** Remember a write the port accepted: the very object it was handed (issue 12). */
+/** Remember a write the port accepted: the very object it was handed. */
 export const written = ({ event }: { event: { output: AnnotationWrite } }) => ({ write: event.output });
 
 /** Each final state hands out its own outcome (xstate 5: the root's output would see the previous state). */

@@ -19,7 +19,7 @@ import type { AnnotationWrite } from './tick-outcome.js';
 // for those who run the machine as an xstate actor.
 
 export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
-/** One answer per signature target, in request order (issue 15). */
+/** One answer per signature target, in request order (VERIFY_SIGNATURES, docs/behaviour.md §3.4a step 3). */
 export type SignatureAnswers = readonly Either<RegistryError, SignatureVerdict>[];
 /** One answer per platform target, in request order (PLATFORM_CHECK, docs/behaviour.md §3.4a step 4). */
 export type PlatformAnswers = readonly Either<RegistryError, PlatformAnswer>[];
@@ -34,13 +34,13 @@ export const tickActors = {
   resolveDigests: fromPromise<ResolveAnswers, { requests: readonly DigestRequest[] }>(unprovided('resolveDigests')),
   setImages: fromPromise<{ readonly changed: boolean }, { change: WorkloadChange }>(unprovided('setImages')),
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
-  /** ROLLOUT_STABLE_FOR (issue 16): the completed workload must stay complete for the window. */
+  /** ROLLOUT_STABLE_FOR (§3.6): the completed workload must stay complete for the window. */
   watchStability: fromPromise<void, { change: WorkloadChange; stableForMs: number }>(unprovided('watchStability')),
   /** A workload as it runs now; `settleWithinMs` 0 reads it once (the ownership check), absent watches the settle window. */
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef; settleWithinMs?: number }>(
     unprovided('observeWorkload'),
   ),
-  /** VERIFY_SIGNATURES ≠ off: one signature check per digest, in order (issue 15). */
+  /** VERIFY_SIGNATURES ≠ off: one signature check per digest, in order. */
   verifySignatures: fromPromise<SignatureAnswers, { targets: readonly SignatureTarget[] }>(
     unprovided('verifySignatures'),
   ),
@@ -48,9 +48,9 @@ export const tickActors = {
   readFleetHalt: fromPromise<Either<RegistryError, FleetHaltDocument>, { target: FleetHaltTarget }>(
     unprovided('readFleetHalt'),
   ),
-  /** The wall clock, ms since the epoch (issue 17): time enters the machine here only (I20). */
+  /** The wall clock, ms since the epoch: time enters the machine here only (I20). */
   readClock: fromPromise<number, undefined>(unprovided('readClock')),
-  /** START_JITTER's wait (issue 17); the port ends it early when the tick is interrupted. */
+  /** START_JITTER's wait (§3.3); the port ends it early when the tick is interrupted. */
   waitStartJitter: fromPromise<void, { delayMs: number }>(unprovided('waitStartJitter')),
   /** PLATFORM_CHECK=on: the platforms of each changed digest and of the recorded one, in order. */
   readPlatforms: fromPromise<PlatformAnswers, { targets: readonly PlatformTarget[] }>(unprovided('readPlatforms')),

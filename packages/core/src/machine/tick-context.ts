@@ -26,7 +26,7 @@ export interface TickContext {
   readonly wayBack: WayBackContext;
   /** Everything the operator is told, in order. */
   readonly events: readonly TickEvent[];
-  /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
+  /** Every write the port accepted, in order, exactly as it was handed over. */
   readonly writes: readonly AnnotationWrite[];
 }
 

@@ -5,10 +5,11 @@ import { requiredDigestAgeMs } from '../domain/digest-age.js';
 import { BACKSTOP_GRACE_MS, portBounds } from './port-bounds.js';
 import { wayBackWorstCaseMs } from './way-back-deadline.js';
 
-// How long one tick can take at most, from its configuration alone (issue 13).
-// The pod cannot read its Job's activeDeadlineSeconds (no RBAC for it), so the
-// manifests are checked against this sum instead (packages/cli/deploy/, and a
-// test on it), and the README says how to size the deadline from it.
+// How long one tick can take at most, from its configuration alone
+// (docs/behaviour.md §3, Bounds). The pod cannot read its Job's
+// activeDeadlineSeconds (no RBAC for it), so the manifests are checked against
+// this sum instead (packages/cli/deploy/, and a test on it), and the README
+// says how to size the deadline from it.
 
 /** Node's timers hold a signed 32-bit millisecond count; a longer delay fires at once (TimeoutOverflowWarning). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -55,7 +56,8 @@ const registrySilenceMs = (config: TickConfig): number => {
 };
 
 /**
- * Issue 17's calls, beyond MOST_CALLS_PER_TICK: the digest-age check's read
+ * The calls of MIN_DIGEST_AGE / ROLLOUT_RING and START_JITTER (docs/behaviour.md
+ * §3.4a step 2, §3.3), beyond MOST_CALLS_PER_TICK: the digest-age check's read
  * of the pending records, its clock read and its pending write; three Event
  * reasons of its own (RefreshDigestSoakStarted, RefreshDigestSoaked,
  * RefreshClockUnavailable); and the START_JITTER wait, bounded by its own
@@ -129,13 +131,13 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     (n.events + workloads - 1) * bounds.apiMs +
     // MAX_RESOLVE_FAILURE_TICKS (I46); 0 with `off`.
     registrySilenceMs(config) +
-    // ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert (issue 16); 0 at their defaults.
+    // ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert (docs/behaviour.md §3.6); 0 at their defaults.
     wayBackWorstCaseMs(config, bounds, workloads) +
     // VERIFY_SIGNATURES ≠ off: one check of each image, and one Event more —
     // RefreshSignatureRejected (enforce) or RefreshSignatureNotVerified (warn),
-    // never both (issue 15).
+    // never both (docs/behaviour.md §3.4a step 3).
     (signatureModeOf(config) === 'off' ? 0 : bounds.verifyMs(images) + bounds.apiMs) +
-    // MIN_DIGEST_AGE / ROLLOUT_RING / START_JITTER (issue 17); 0 at their defaults.
+    // MIN_DIGEST_AGE / ROLLOUT_RING / START_JITTER (docs/behaviour.md §3.4a step 2, §3.3); 0 at their defaults.
     fleetSafeMs(config) +
     // FLEET_HALT_REF (docs/behaviour.md §3.4b); 0 when unset.
     fleetHaltMs(config) +

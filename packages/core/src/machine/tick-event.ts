@@ -60,7 +60,7 @@ export type EventCode =
   | 'OWNERSHIP_UNCHECKED'
   | 'TOPOLOGY_CHECKED'
   | 'TOPOLOGY_FINGERPRINT_UNWRITTEN'
-  // Issue 17, fleet-safe rollout (docs/behaviour.md §3.4a step 2, §3.3).
+  // Fleet-safe rollout (docs/behaviour.md §3.4a step 2, §3.3).
   | 'DIGEST_SOAK_STARTED'
   | 'DIGEST_SOAKING'
   | 'DIGEST_SOAKED'
@@ -78,7 +78,7 @@ export type EventCode =
   | 'TICK_COMPLETE'
   | 'EVENT_NOT_RECORDED'
   | 'INTERRUPTED'
-  // The way back (issue 16).
+  // The way back (docs/behaviour.md §3.6).
   | 'STABILITY_WATCH'
   | 'REVERT_READY'
   | 'ROLLING_BACK'

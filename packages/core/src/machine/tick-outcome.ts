@@ -69,11 +69,11 @@ export type TickResult =
   | 'quarantineHeld'
   /** Ran through, holding back a digest not yet old enough on this edge (exit 0; §3.4a step 2). */
   | 'soaking'
-  /** ON_ROLLOUT_FAILURE=revert: a rollout failed and was rolled back to the recorded digests (issue 16). */
+  /** ON_ROLLOUT_FAILURE=revert: a rollout failed and was rolled back to the recorded digests (exit 1; §3.6). */
   | 'rolledBack'
-  /** ON_ROLLOUT_FAILURE=revert: the rollback itself failed, or had nothing recorded to go back to (issue 16). */
+  /** ON_ROLLOUT_FAILURE=revert: the rollback itself failed, or had nothing recorded to go back to (exit 1; §3.6). */
   | 'rollbackFailed'
-  /** Stopped by SIGTERM or SIGINT before it ended (issue 13): exit 143 or 130. */
+  /** Stopped by SIGTERM or SIGINT before it ended (§3, Signals): exit 143 or 130. */
   | 'interrupted';
 
 /** Why a write happened; one per logical write port. */
@@ -84,9 +84,9 @@ export type WriteKind =
   | 'markFlapDetected'
   | 'clearFlapState'
   | 'recordDigests'
-  /** The failed digests quarantined after a rollback (issue 16). */
+  /** The failed digests quarantined after a rollback (§3.6). */
   | 'quarantineDigests'
-  /** Issue 17: a changed digest first seen (its pending record), or a pending record superseded. */
+  /** A changed digest first seen (its pending record), or a pending record superseded (§3.4a step 2). */
   | 'writePendingDigests'
   /** FLEET_HALT_REF: a halt verified this tick, kept beside its digest (docs/behaviour.md §3.4b). */
   | 'recordFleetHalt'
@@ -136,14 +136,15 @@ export interface TickOutcome {
   /** The drift this tick found and set out to roll out (empty when held back or when nothing moved). */
   readonly digestChanges: readonly DigestChange[];
   /**
-   * ON_ROLLOUT_FAILURE=revert (issue 16): every workload the rollback set back
-   * to its recorded digests, with whether that rollout completed. Absent
-   * when no rollback ran.
+   * ON_ROLLOUT_FAILURE=revert (docs/behaviour.md §3.6): every workload the
+   * rollback set back to its recorded digests, with whether that rollout
+   * completed. Absent when no rollback ran.
    */
   readonly reverts?: readonly Reimage[];
   /**
-   * VERIFY_SIGNATURES ≠ off (issue 15): each digest the signature check asked
-   * about, and what it said; absent when nothing was checked.
+   * VERIFY_SIGNATURES ≠ off (docs/behaviour.md §3.4a step 3): each digest the
+   * signature check asked about, and what it said; absent when nothing was
+   * checked.
    */
   readonly signatureChecks?: readonly SignatureCheckReport[];
   /**

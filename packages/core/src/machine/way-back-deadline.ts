@@ -1,10 +1,10 @@
 import type { TickConfig } from '../config/tick-config.js';
 import type { PortBounds } from './port-bounds.js';
 
-// The way back's share of a tick's worst case (issue 16): the waits of
-// ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert count in the tick's
-// bounds (I17) like every other wait. Both off (the defaults), it is 0: the
-// sum is the script-compatible tick's.
+// The way back's share of a tick's worst case (docs/behaviour.md §3.6; §3,
+// Bounds): the waits of ROLLOUT_STABLE_FOR and ON_ROLLOUT_FAILURE=revert count
+// in the tick's bounds (I17) like every other wait. Both off (the defaults), it
+// is 0: the sum is the script-compatible tick's.
 
 /** Events only a rollback tick records: RefreshRolledBack, RefreshRollbackFailed, RefreshQuarantined. */
 export const WAY_BACK_EVENTS = 3;

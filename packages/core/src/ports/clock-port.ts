@@ -2,8 +2,9 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { PortError } from '../domain/port-error.js';
 
 // Time enters a tick through this port alone (I20: the machine reads no
-// clock). Issue 17 needs it twice: how old a changed digest is on this edge
-// (MIN_DIGEST_AGE, ROLLOUT_RING), and the START_JITTER wait.
+// clock). The tick needs it twice: how old a changed digest is on this edge
+// (MIN_DIGEST_AGE, ROLLOUT_RING; docs/behaviour.md §3.4a step 2), and the
+// START_JITTER wait (§3.3).
 
 /**
  * The wall clock and a wait, for a tick. Optional in `TickPorts`: without

@@ -18,7 +18,7 @@ import type { ContainerImage, LiveWorkload, WorkloadRef } from '../domain/worklo
 export interface GateSnapshot extends LiveWorkload {
   /** Every annotation of the gate; image-refresh reads only its own keys (the topology's). */
   readonly annotations: Readonly<Record<string, string>>;
-  /** metadata.uid: unique per install where every edge shares the names; START_JITTER derives from it (issue 17). */
+  /** metadata.uid: unique per install where every edge shares the names; START_JITTER derives from it (§3.3). */
   readonly uid?: string;
 }
 
@@ -80,7 +80,7 @@ export interface ClusterPort {
   /** Wait until the workload is settled, for at most `timeoutMs` (ROLLOUT_TIMEOUT). */
   readonly waitForRollout: (workload: WorkloadRef, timeoutMs: number) => TaskEither<RolloutError, void>;
   /**
-   * ROLLOUT_STABLE_FOR (issue 16): after its rollout completed, watch the
+   * ROLLOUT_STABLE_FOR (docs/behaviour.md §3.6): after its rollout completed, watch the
    * workload for `stableForMs` and answer `Right` only if it stayed complete
    * all along — available = updated = desired, the same generation observed,
    * no ProgressDeadlineExceeded. Falling apart inside the window is

@@ -3,7 +3,7 @@ import type { PortError } from '../domain/port-error.js';
 
 // Kubernetes Events on the gate workload: where operators already
 // look (`kubectl describe`, `kubectl get events`) — so "images did not update"
-// is never visible only from the Job's colour (#1964, issue 6).
+// is never visible only from the Job's colour (#1964, I18b).
 
 /** A Kubernetes Event to record on the gate workload (`kubernetesEventsFor` makes them). */
 export interface KubeEvent {

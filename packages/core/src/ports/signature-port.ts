@@ -4,10 +4,10 @@ import type { SignatureTarget, SignatureVerdict } from '../domain/signature-verd
 
 export type { SignatureFormat, SignatureTarget, SignatureVerdict } from '../domain/signature-verdict.js';
 
-// Issue 15: is a resolved digest signed by a key (or identity) this edge
-// trusts? The check is the adapter's (cosign's `.sig` tag, sigstore bundles,
-// verified offline); the tick only asks, once per new digest, and decides
-// what the answer means (docs/behaviour.md §3.4a step 3).
+// Is a resolved digest signed by a key (or
+// identity) this edge trusts? The check is the adapter's (cosign's `.sig` tag,
+// sigstore bundles, verified offline); the tick only asks, once per new digest,
+// and decides what the answer means (docs/behaviour.md §3.4a step 3).
 
 /**
  * Where a tick checks signatures (VERIFY_SIGNATURES ≠ off). Build it with the

@@ -24,14 +24,14 @@ import { verifyEach } from './verify-each.js';
 /** What each named actor of the machine means in port calls, with its bound. */
 export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
   const { cluster, registry, clock } = ports;
-  // Issue 17: no clock port is a failed call, which the machine takes fail-closed.
+  // No clock port is a failed call, which the machine takes fail-closed (docs/behaviour.md §3.4a, The clock port).
   const noClock = TE.left(transport('this tick was given no clock port (TickPorts.clock)'));
   return {
     // The guard's read may watch the settle window; a bookkeeping read is one request.
     readGate: (input: { settleWithinMs: number }) =>
       [input.settleWithinMs > 0 ? bounds.observeMs : bounds.apiMs, cluster.readGate(input.settleWithinMs)] as const,
     patchBookkeeping: (input: { write: AnnotationWrite }) => {
-      // The write the machine reports is the object the port was handed (issue 12).
+      // The write the machine reports is the object the port was handed.
       const sent = cluster.patchBookkeeping(input.write.annotations);
       return [bounds.apiMs, () => sent().then(E.map(() => input.write))] as const;
     },

@@ -11,7 +11,7 @@ import type { TickOptions, TickPorts, Timers } from './tick-ports.js';
 
 // After the tick: its findings as Kubernetes Events, never changing it (I18b).
 
-/** An interrupted tick's Events get this long at most: the pod is being stopped (issue 13). */
+/** An interrupted tick's Events get this long at most: the pod is being stopped (docs/behaviour.md §3, Signals). */
 const INTERRUPTED_EVENT_BOUND_MS = 1_500;
 
 export const afterTheTick = (outcome: TickOutcome, config: TickConfig, ports: TickPorts, options: TickOptions) =>

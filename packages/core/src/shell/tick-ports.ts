@@ -25,15 +25,17 @@ export interface TickPorts {
   /** Where findings are also recorded as Kubernetes Events; optional, and never able to change the outcome. */
   readonly events?: EventsPort;
   /**
-   * Where new digests' signatures are checked (VERIFY_SIGNATURES ≠ off, issue
-   * 15); never called with `off`. Absent while verification is on, no digest
-   * verifies: every changed one waits, with a WARN saying why (fail closed).
+   * Where new digests' signatures are checked (VERIFY_SIGNATURES ≠ off,
+   * docs/behaviour.md §3.4a step 3); never called with `off`. Absent while
+   * verification is on, no digest verifies: every changed one waits, with a
+   * WARN saying why (fail closed).
    */
   readonly signatures?: SignaturePort;
   /**
-   * The wall clock and a wait (issue 17): needed only by MIN_DIGEST_AGE /
-   * ROLLOUT_RING (absent, every changed digest is held back: fail closed) and
-   * START_JITTER (absent, not waited). With the defaults it is never called.
+   * The wall clock and a wait (docs/behaviour.md §3.4a, The clock port): needed
+   * only by MIN_DIGEST_AGE / ROLLOUT_RING (absent, every changed digest is held
+   * back: fail closed) and START_JITTER (absent, not waited). With the defaults
+   * it is never called.
    */
   readonly clock?: ClockPort;
   /**
@@ -75,8 +77,9 @@ export interface TickOptions {
   readonly onEvent?: (event: TickEvent) => void;
   /**
    * Aborted (reason: `interruptedBy('SIGTERM')`), the tick starts no further
-   * port call and ends `interrupted` with exit 143 / 130 (issue 13). Abort the
-   * ports' waits and reads with it too; a write already sent is awaited.
+   * port call and ends `interrupted` with exit 143 / 130 (docs/behaviour.md §3,
+   * Signals). Abort the ports' waits and reads with it too; a write already
+   * sent is awaited.
    */
   readonly signal?: TickSignal;
 }

@@ -5,8 +5,9 @@ import type { SignatureAnswers } from '../machine/tick-actors.js';
 import type { SignaturePort, SignatureTarget } from '../ports/signature-port.js';
 
 // The machine's one `verifySignatures` call as the port's checks of each
-// digest, one after the other (issue 15): each answer stands alone, so one
-// image's registry failure leaves the others' verdicts (I15).
+// digest, one after the other (docs/behaviour.md §3.4a step 3): each answer
+// stands alone, so one image's registry failure leaves the others' verdicts
+// (I15).
 
 /**
  * VERIFY_SIGNATURES ≠ off but no signature port was given: nothing can be

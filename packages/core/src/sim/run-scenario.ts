@@ -19,7 +19,7 @@ export interface TimelineRow {
   readonly elapsedMs: number;
   /** Kubernetes Events the tick recorded, as `Type Reason`. */
   readonly kubeEvents: readonly string[];
-  /** The edge this row is of, in a scenario of several edges side by side (issue 17, `canary-ring`). */
+  /** The edge this row is of, in a scenario of several edges side by side (scenario `canary-ring`). */
   readonly edge?: string;
   /**
    * Virtual time the tick's re-imaged workloads spent with pods unavailable:
@@ -71,7 +71,7 @@ export const runScenario = async (scenario: Scenario): Promise<{ config: TickCon
 };
 
 /**
- * Several edges side by side on one registry timeline (issue 17): each has
+ * Several edges side by side on one registry timeline (canary rings, §3.4a): each has
  * its own cluster, bookkeeping and uid; every step's world event happens to
  * each of them (a push reaches every edge's registry view at once, time passes
  * for all), then each ticks, in the order the scenario names them.

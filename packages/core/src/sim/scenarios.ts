@@ -30,7 +30,7 @@ export interface Scenario {
   /** The ticks, in order; the world starts as a fresh install. */
   readonly steps: readonly ScenarioStep[];
   /**
-   * Several edges side by side on one registry timeline (issue 17): each step
+   * Several edges side by side on one registry timeline (canary rings, §3.4a): each step
    * happens to every edge, then each ticks. Each edge's env goes on top of `env`.
    */
   readonly edges?: readonly { readonly name: string; readonly env: Environment }[];
@@ -43,7 +43,7 @@ const publish = (repo: string, build: number) => (world: SimWorld) =>
   world.publish(repo, simDigest(`${repo}#${build}`));
 const quiet: ScenarioStep = { event: '-' };
 const repeat = (n: number, step: ScenarioStep): ScenarioStep[] => Array.from({ length: n }, () => step);
-/** The CronJob's 15 minutes pass (issue 17: the soak is judged on the world's clock), then `act`. */
+/** The CronJob's 15 minutes pass (the soak is judged on the world's clock), then `act`. */
 const later =
   (act: (world: SimWorld) => void = () => undefined) =>
   (world: SimWorld) => {

@@ -22,7 +22,7 @@ import { type ClusterOp, SIM_SIGNING_KEY, type SimWorld } from './sim-world.js';
 export const SIM_REQUEST_MS = 5;
 export const SIM_ROLLOUT_MS = 30_000;
 export const SIM_REGISTRY_MS = 20;
-/** What the simulated wall clock reads at virtual time 0 (issue 17): 2026-01-01T00:00:00Z. */
+/** What the simulated wall clock reads at virtual time 0: 2026-01-01T00:00:00Z. */
 export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1);
 
 const done =
@@ -209,7 +209,7 @@ export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean }
       world.log({ op: 'waitForRollout', detail: workload.id, outcome: E.isRight(result) ? 'ok' : result.left._tag });
       return done(result);
     },
-    // ROLLOUT_STABLE_FOR (issue 16): a workload that stays complete is watched
+    // ROLLOUT_STABLE_FOR (§3.6): a workload that stays complete is watched
     // for the whole window; one that falls apart is caught halfway through it.
     watchStability: (workload, stableForMs) => {
       const fault = world.takeClusterFault('watchStability');
@@ -261,7 +261,7 @@ export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean }
     }
   };
 
-  /** Issue 15: a trusted key's signature, none, or a registry failure that leaves no verdict. */
+  /** A trusted key's signature, none, or a registry failure that leaves no verdict (§3.4a step 3). */
   const verifyOne = (repo: string, digest: string): E.Either<RegistryError, SignatureVerdict> => {
     const fault = world.takeSignatureFault(repo);
     world.clockMs += fault === 'Hang' ? config.registryTimeoutMs : SIM_REGISTRY_MS;
@@ -359,7 +359,7 @@ export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean }
     },
   };
 
-  // Issue 17: the wall clock is the world's virtual time, which the property
+  // The wall clock is the world's virtual time, which the property
   // suite and the scenarios drive (time passes between ticks); a wait advances it.
   const clock: ClockPort = {
     now: () => () => {

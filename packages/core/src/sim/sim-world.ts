@@ -30,7 +30,7 @@ import { SIM_NODE_NAMES, SimNodes } from './sim-nodes.js';
  *   re-image (Ready, then crashes) — the shape the flap lockout exists for;
  * - neverReady: never settled at all (the pod Runs but is never Ready, #1964);
  * - fallsApart: a rollout completes, then fails inside ROLLOUT_STABLE_FOR
- *   (a readiness flap seconds after "rollout complete", issue 16), and looks
+ *   (a readiness flap seconds after "rollout complete", §3.6), and looks
  *   settled again at the top of the next tick.
  *
  * Whatever its behaviour, a workload running a build {@link SimWorld.breakBuild}
@@ -48,7 +48,7 @@ export type ClusterOp = keyof ClusterPort | 'recordEvent' | 'stageImages';
  * Where an armed fault bites: every call of `op`, or — with `key` — only a
  * `patchBookkeeping` one of whose changes, spelled `key=value` or `key-`,
  * starts with it: `tracebloc.io/refresh-attempt=` is "the attempt write",
- * apart from the streak write and from the success reset's removal (issue 12).
+ * apart from the streak write and from the success reset's removal.
  */
 export interface FaultTarget {
   readonly op: ClusterOp;
@@ -79,7 +79,7 @@ export type ClusterFault = PortErrorTag | 'Hang';
 export type RegistryFault = PortErrorTag | 'RateLimited' | 'Hang' | 'Garbage';
 
 /**
- * A fault one signature check can meet (issue 15): a registry failure of
+ * A fault one signature check can meet (§3.4a step 3): a registry failure of
  * that class (no verdict), or a hang until the request bound.
  */
 export type SignatureFault = PortErrorTag | 'RateLimited' | 'Hang';
@@ -196,7 +196,7 @@ const freshWorkload = (workload: TopologyWorkload, config: TickConfig): SimWorkl
 export class SimWorld {
   /** Virtual time in ms; the simulated ports advance it as real requests and waits would take. */
   clockMs = 0;
-  /** The gate's metadata.uid (issue 17: START_JITTER derives from it); a recreate gives a new one. */
+  /** The gate's metadata.uid (START_JITTER derives from it, §3.3); a recreate gives a new one. */
   uid = '6f1c2a4e-0000-4000-8000-000000000001';
   /** The topology's workloads by id; {@link SimWorld.workload} reads one. */
   readonly workloads: Record<string, SimWorkload>;
@@ -214,9 +214,9 @@ export class SimWorld {
   private readsThisTick = 0;
   private tickSettled = true;
   private readonly registryFaults = new Map<string, Armed<RegistryFault>>();
-  /** Digests of crash-looping builds: a pod running one is never available (issue 16, `bad-build`). */
+  /** Digests of crash-looping builds: a pod running one is never available (scenario `bad-build`). */
   readonly brokenDigests = new Set<string>();
-  /** Digests a trusted key signed, by `repo@digest` (issue 15); any other digest is unsigned. */
+  /** Digests a trusted key signed, by `repo@digest`; any other digest is unsigned. */
   readonly signedDigests = new Set<string>();
   private readonly signatureFaults = new Map<string, Armed<SignatureFault>>();
   /** Fleet halt artifacts on the registry, by manifest digest: each one's document (docs/behaviour.md §3.4b). */
@@ -253,7 +253,7 @@ export class SimWorld {
     this.registry.set(`${repo}:${tag}`, digest);
   }
 
-  /** A published build crash-loops: every workload running it has no available pod while it does (issue 16). */
+  /** A published build crash-loops: every workload running it has no available pod while it does. */
   breakBuild(digest: string): void {
     this.brokenDigests.add(digest);
   }
@@ -334,12 +334,12 @@ export class SimWorld {
     return this.nodes.nodesOf(id).every((node) => images.every((ref) => this.nodes.present(node, ref, this.clockMs)));
   }
 
-  /** A trusted key signs `repo@digest` (cosign sign, issue 15). */
+  /** A trusted key signs `repo@digest` (cosign sign). */
   sign(repo: string, digest: string): void {
     this.signedDigests.add(`${repo}@${digest}`);
   }
 
-  /** Arm a fault for the next `times` signature checks of one repo (issue 15). */
+  /** Arm a fault for the next `times` signature checks of one repo. */
   injectSignatureFault(repo: string, fault: SignatureFault, times = 1): void {
     this.signatureFaults.set(repo, { fault, remaining: times });
   }
@@ -398,7 +398,7 @@ export class SimWorld {
 
   /**
    * `helm upgrade` re-renders the chart: every container of the workload is
-   * back on repo:tag, owned by helm — undoing any pin (issue 7). A spec
+   * back on repo:tag, owned by helm — undoing any pin (RECONCILE_LIVE, I23). A spec
    * change, so a rollout like any other.
    */
   helmRerender(id: string): void {

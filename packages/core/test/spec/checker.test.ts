@@ -15,7 +15,7 @@ import { recordTick, type TickRecord } from './tick-record.js';
 const JM = 'tracebloc/jobs-manager';
 const RM = 'tracebloc/resource-monitor';
 const STREAK = ANNOTATION.skipStreak;
-/** Issue 15: verification on, with the simulator's trusted key. */
+/** Verification on (§3.4a step 3), with the simulator's trusted key. */
 const SIGNED = { VERIFY_SIGNATURES: 'enforce', SIGNATURE_PUBLIC_KEYS: '/etc/image-refresh/keys/sim.pub' };
 
 /** A world after `setup`, with the given preceding ticks already run, and one more tick recorded. */

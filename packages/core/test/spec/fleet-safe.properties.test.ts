@@ -8,11 +8,11 @@ import { SimWorld, simConfig, simDigest, simPorts } from '../../src/sim/index.js
 import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
 import { IMAGES } from '../support/chart.js';
 
-// Issue 17's invariants (docs/behaviour.md §4, I32–I34), on the simulator's
-// clock, which these sequences drive: time passes between ticks, the tag
-// moves and moves back, the pending record's read and write fail, the node's
-// clock is set back. Each invariant is answered from the world's own log and
-// registry — never from the machine's account of itself.
+// The fleet-safe rollout's invariants (docs/behaviour.md §4, I32–I34), on the
+// simulator's clock, which these sequences drive: time passes between ticks,
+// the tag moves and moves back, the pending record's read and write fail, the
+// node's clock is set back. Each invariant is answered from the world's own log
+// and registry — never from the machine's account of itself.
 
 const RUNS = Number(process.env.IMAGE_REFRESH_FLEET_RUNS ?? 150);
 const MINUTE = 60_000;
@@ -164,7 +164,7 @@ const tickAndJudge = async (
   return young;
 };
 
-describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
+describe('fleet-safe rollout invariants on a driven clock', () => {
   it('I32: no set-image carries a digest younger than its required age by this edge’s own record (a time one of its ticks saw it)', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -199,7 +199,7 @@ describe('fleet-safe rollout invariants (issue 17) on a driven clock', () => {
         fc.constantFrom('30m', '1h', '3h'),
         fc.array(stepArbitrary, { maxLength: 60 }),
         async (ringDelay, steps) => {
-          // Today's tick: no switch set, and no clock port at all (as before issue 17).
+          // Today's tick: no switch set, and no clock port at all (as without the switches, I33).
           const today = new SimWorld(simConfig({}));
           const { clock: _none, ...todayPorts } = simPorts(today);
           // The defaults spelled out, with a clock the tick could call.

@@ -146,7 +146,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I7b',
     says: 'A tick whose registry pull budget is low (any 429, or ratelimit-remaining below REGISTRY_BUDGET_FLOOR) re-images nothing and records no changed digest; first observations may still be recorded.',
-    source: 'issue 6',
+    source: 'beyond the script',
     appliesTo: (t) => t.registryBudgetLow,
     violation: (t) => {
       if (t.reimaged) return 're-imaged with the registry budget low';
@@ -232,7 +232,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I12',
     says: 'refresh-attempt/refresh-flap-detected are removed only after a fully successful re-image, in a write that precedes the digest record — and a fully successful re-image always removes them, except a decoupled pass over a count built before it (I25).',
-    source: '#626, issue 7',
+    source: '#626',
     appliesTo: (t) =>
       t.called('clearFlapState') ||
       (t.reimaged && t.everyRolloutCompleted()) ||
@@ -388,7 +388,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I18b',
     says: 'Kubernetes Events never change a tick: they are recorded after its last decision (RefreshStaging aside, recorded as staging starts), and one that cannot be written changes neither the exit code nor any write to the Deployment.',
-    source: 'issue 6',
+    source: 'beyond the script',
     appliesTo: (t) => t.called('recordEvent'),
     // The exit-code half is I18's model, which counts no Event failure as a finding. PREPULL's
     // RefreshStaging is recorded before the staging wait, so that a long pull is visible while it
@@ -424,7 +424,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I21',
     says: "With RECONCILE_LIVE and DECOUPLED_REFRESH off, a tick reads no workload but those the ownership check needs (OWNERSHIP_CHECK on: each at most once, never the gate, whose read is the tick's own) and writes none of the annotations those switches add: with OWNERSHIP_CHECK=off too, it is the reference tick.",
-    source: 'issue 7',
+    source: 'beyond the script',
     appliesTo: (t) => t.config.reconcileLive === 'off' && !t.config.decoupledRefresh,
     violation: (t) => {
       const windowed = t.record.calls.filter((c) => c.op === 'observeWorkload' || c.op === 'readPinMarkers');
@@ -441,7 +441,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I22',
     says: 'No container of the gate (on the chart: jobs-manager, api and pods-monitor) is re-imaged on a tick whose gate guard did not pass — whatever the switches.',
-    source: 'issue 7, #546, #1964',
+    source: 'beyond the script, #546, #1964',
     appliesTo: (t) => !t.isMirror && !t.guardShouldPass,
     violation: (t) => {
       const touched = t.setImageCalls().find((c) => c.workload === t.gateId);
@@ -454,7 +454,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I23',
     says: 'A live-drift re-pin (RECONCILE_LIVE=1) is a re-image like any other — after refresh-attempt+1, to the recorded digest — and only of a container image-refresh pinned or that runs another digest of its own repository; a fresh install still on repo:tag is never re-pinned.',
-    source: 'issue 7, #563, #569',
+    source: 'beyond the script, #563, #569',
     appliesTo: (t) => t.config.reconcileLive === 'repair' && t.reimaged,
     violation: (t) => {
       const attempt = t.indexOf('writeRefreshAttempt', 'ok');
@@ -485,7 +485,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I24',
     says: 'In decoupled mode, on a tick whose gate is unsettled no workload but a decoupled one (on the chart: requests-proxy, resource-monitor) is re-imaged, and a decoupled one only if it was itself settled at the start of the tick.',
-    source: 'issue 7',
+    source: 'beyond the script',
     // The gate's own containers are I22's.
     appliesTo: (t) => t.config.decoupledRefresh && t.unsettledButReadable,
     violation: (t) => {
@@ -499,7 +499,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I25',
     says: 'A decoupled pass never patches a container onto the digest it already runs of an image the pass cannot record — one that a container outside the pass (on the gate, or on a workload not settled itself) runs too; on the chart, requests-proxy onto the jobs-manager digest (a pass that cannot record that digest proves nothing by it) — and its success leaves refresh-attempt where it found it: it never clears a count that failed re-images before it built (with none, its success is the full success reset).',
-    source: 'issue 7 ("flap counter keeps its meaning"), #563',
+    source: 'beyond the script (the flap counter keeps its meaning), #563',
     appliesTo: (t) => t.config.decoupledRefresh && t.unsettledButReadable && t.called('resolveDigest'),
     violation: (t) => {
       for (const call of t.setImageCalls()) {
@@ -524,7 +524,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I29',
     says: 'With ON_ROLLOUT_FAILURE=revert, after a re-image tick whose rollout failed, every container the tick set runs the last recorded digest of its image — or the tick said ROLLBACK FAILED (exit 1).',
-    source: 'issue 16',
+    source: 'beyond the script',
     appliesTo: (t) => t.config.onRolloutFailure === 'revert' && t.firstFailedRollout >= 0,
     violation: (t) => {
       if (t.record.outcome.events.some((e) => e.code === 'ROLLBACK_FAILED'))
@@ -544,7 +544,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I30',
     says: 'A quarantined digest never reaches a pod spec again: no set image (re-image, live re-pin or rollback) moves a container to the digest quarantined for its image, and no record write makes it the recorded digest.',
-    source: 'issue 16',
+    source: 'beyond the script',
     appliesTo: (t) => t.images.some((i) => t.annotationBefore(i.quarantineKey) !== undefined),
     violation: (t) => {
       for (const image of t.images) {
@@ -565,7 +565,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I31',
     says: "With ON_ROLLOUT_FAILURE=keep and ROLLOUT_STABLE_FOR=0s a tick makes none of the way back's calls: no stability watch, no set image after a failed rollout, no quarantine written — the script's tick.",
-    source: 'issue 16',
+    source: 'beyond the script',
     appliesTo: (t) => t.config.onRolloutFailure === 'keep' && t.config.rolloutStableForMs === 0,
     violation: (t) => {
       if (t.called('watchStability')) return 'watched a rollout with no stability window';
@@ -589,7 +589,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I26',
     says: 'Under VERIFY_SIGNATURES=enforce no set-image carries a new digest whose signature check this tick was not Verified (NotVerified or a registry failure alike); a live re-pin puts back the recorded digest, which is not new.',
-    source: 'issue 15',
+    source: 'beyond the script',
     appliesTo: (t) => t.config.signatures?.mode === 'enforce' && t.reimaged,
     violation: (t) => {
       const setAt = t.indexOf('setImages');
@@ -612,7 +612,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I27',
     says: 'With VERIFY_SIGNATURES on, refresh-attempt is written only after a changed digest passed its signature check this tick (Verified; under warn also NotVerified) — a check that failed, or a rejection under enforce, never spends an attempt.',
-    source: 'issue 15, #563',
+    source: 'beyond the script, #563',
     // A live re-pin (RECONCILE_LIVE=1) re-images a recorded digest: no new digest, no check.
     appliesTo: (t) =>
       (t.config.signatures?.mode ?? 'off') !== 'off' &&
@@ -632,7 +632,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'I28',
     says: "With VERIFY_SIGNATURES=off (the default) a tick makes no signature request and says nothing about signatures: its exits and writes are the reference tick's (I1–I25 hold as they did).",
-    source: 'issue 15',
+    source: 'beyond the script',
     appliesTo: (t) => (t.config.signatures?.mode ?? 'off') === 'off',
     violation: (t) => {
       if (t.called('verifySignature')) return `checked ${t.calls('verifySignature')[0]?.detail}`;

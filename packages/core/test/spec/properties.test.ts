@@ -44,7 +44,7 @@ const violates = (id: string): boolean => new RegExp(`^${id} \\(`, 'm').test(fai
 describe(`image-refresh invariants over fuzzed tick sequences (seed ${SEED}, ${RUNS} runs)`, () => {
   // One exploration feeds every test of this file: a failure in it names the
   // invariant(s) the shrunk counterexample broke, and each invariant's own
-  // test below reddens under its id (issue 3: test titles carry the id). It
+  // test below reddens under its id (test titles carry the id). It
   // is a test, not a beforeAll: Stryker attributes coverage per test, and
   // code run in a hook makes every mutant "static" (run against every test).
   it(

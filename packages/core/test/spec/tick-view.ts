@@ -221,7 +221,7 @@ export class TickView {
   }
 
   /**
-   * Issue 15: the signature check of a digest that changed against the one
+   * The signature check (§3.4a step 3) of a digest that changed against the one
    * recorded (a first observation is checked report-only), in the tick's order.
    */
   signatureChecks(): readonly { readonly call: SpecCall; readonly index: number; readonly gated: boolean }[] {
@@ -240,13 +240,13 @@ export class TickView {
     return outcome === 'Verified' || (outcome === 'NotVerified' && this.config.signatures?.mode === 'warn');
   }
 
-  /** VERIFY_SIGNATURES=enforce and a changed digest's signature did not verify: a finding (issue 15). */
+  /** VERIFY_SIGNATURES=enforce and a changed digest's signature did not verify: a finding (I26). */
   isSignatureRejection(call: SpecCall): boolean {
     const check = this.signatureChecks().find((c) => c.call === call);
     return this.config.signatures?.mode === 'enforce' && call.outcome === 'NotVerified' && check?.gated === true;
   }
 
-  /** A finding besides the skip streak: a failed call that is one, or a lockout made one by FLAP_LOCKOUT_EXIT=1 (issue 6). */
+  /** A finding besides the skip streak: a failed call that is one, or a lockout made one by FLAP_LOCKOUT_EXIT=1. */
   otherFinding(): boolean {
     return (
       this.failedFinding() !== undefined ||
@@ -289,7 +289,7 @@ export class TickView {
   /**
    * The registry's pull budget was low this tick: a 429 for some repo, or a
    * remaining budget under the floor. Never with REGISTRY_BUDGET_FLOOR=off:
-   * no budget guard, as the script (issue 13).
+   * no budget guard, as the script (docs/behaviour.md §5).
    */
   get registryBudgetLow(): boolean {
     if (!this.config.registryBudgetGuard) return false;
@@ -327,7 +327,7 @@ export class TickView {
 
   /**
    * Where the tick's re-image ended: the first set image, rollout wait or
-   * stability watch that failed (issue 16). Under ON_ROLLOUT_FAILURE=revert what
+   * stability watch that failed (§3.6). Under ON_ROLLOUT_FAILURE=revert what
    * follows is the rollback; -1 when none failed.
    */
   get firstFailedRollout(): number {
@@ -335,7 +335,7 @@ export class TickView {
       (c) => (c.op === 'waitForRollout' || c.op === 'watchStability' || c.op === 'setImages') && !answered(c),
     );
   }
-  /** The calls of the re-image itself, the rollback after a failed rollout left out (issue 16). */
+  /** The calls of the re-image itself, the rollback after a failed rollout left out (I29). */
   get forwardCalls(): readonly SpecCall[] {
     const failed = this.firstFailedRollout;
     return failed < 0 ? this.record.calls : this.record.calls.slice(0, failed + 1);
@@ -347,7 +347,7 @@ export class TickView {
   }
 
   /**
-   * Issue 15: the changed digest of `repo` was held back by its signature
+   * The changed digest of `repo` was held back by its signature
    * check this tick (docs/behaviour.md §3.4a): no drift is pending for the
    * steps after admission, as if the registry still answered the recorded digest.
    */
@@ -418,7 +418,7 @@ export class TickView {
     );
   }
 
-  /** The registry answers the very digest quarantined for this image: its drift is held, not pending (issue 16, I30). */
+  /** The registry answers the very digest quarantined for this image: its drift is held, not pending (I30). */
   quarantined(image: ImageSpec): boolean {
     const digest = this.annotationBefore(image.quarantineKey);
     return digest !== undefined && digest === this.registryDigest(image);
@@ -496,7 +496,7 @@ const parseSetImages = (calls: readonly SpecCall[]): SetImageCall[] =>
  * Calls whose failure is a WARN and exit 0 by design: the best-effort streak
  * clear (#2007), the fail-closed reads whose safe branch is "do nothing this
  * tick" (#626, docs/behaviour.md §5), one image's resolution (I15), the live and decoupled
- * reads (issue 7) and Kubernetes Events (I18b).
+ * reads (RECONCILE_LIVE, DECOUPLED_REFRESH) and Kubernetes Events (I18b).
  */
 export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
   'clearSkipStreak',

@@ -46,7 +46,7 @@ const BOOKKEEPING_WRITES: Readonly<Record<WriteKind, true>> = {
 
 /**
  * The outcome's writes are the bookkeeping writes the cluster accepted this tick, in order, each
- * once (issue 12: `status` and the metrics read them): a write the machine made but did not note,
+ * once (`status` and the metrics read them): a write the machine made but did not note,
  * or noted without the port accepting it, is named here.
  */
 const writesDisagree = (record: TickRecord): string | undefined => {

@@ -46,7 +46,7 @@ export const createBoundedClient = <Api>(
   kubeConfig: KubeConfig,
   timeoutMs: number,
   build: (configuration: Configuration) => Api,
-  /** The tick's signals: aborting them ends this client's requests (issue 13). */
+  /** The tick's signals: aborting them ends this client's requests. */
   signals: RequestSignals = {},
 ): E.Either<PortError, BoundedClient<Api>> => {
   const cluster = kubeConfig.getCurrentCluster();

@@ -22,13 +22,14 @@ export interface ClusterPortOptions {
    */
   readonly dryRun?: boolean;
   /**
-   * The tick's signal (issue 13): aborting it aborts every request in flight
+   * The tick's signal: aborting it aborts every request in flight
    * and ends a settle or rollout wait at once, so nothing outlives the tick.
    */
   readonly signal?: AbortSignal;
   /**
-   * The tick's interruption (issue 13, SIGTERM): aborting it ends every read
-   * and wait at once; a write already sent is awaited within its bound.
+   * The tick's interruption (SIGTERM; docs/behaviour.md §3, Signals): aborting
+   * it ends every read and wait at once; a write already sent is awaited within
+   * its bound.
    */
   readonly abortReads?: AbortSignal;
 }

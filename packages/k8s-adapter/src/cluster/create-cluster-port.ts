@@ -62,7 +62,7 @@ const sameWorkload = (a: WorkloadRef, b: WorkloadRef): boolean =>
  * @param kubeConfig - e.g. `loadClusterConfig(process.env)`'s.
  * @param config - the tick's parsed config: names, namespaces and bounds.
  * @param options - poll and progress intervals, a progress callback, the field manager.
- * @returns every operation of the port, `watchStability` (ROLLOUT_STABLE_FOR, issue 16) included.
+ * @returns every operation of the port, `watchStability` (ROLLOUT_STABLE_FOR, docs/behaviour.md §3.6) included.
  */
 export const createClusterPort = (
   kubeConfig: KubeConfig,
@@ -162,7 +162,7 @@ export const createClusterPort = (
   });
 
   /**
-   * A workload as it runs now (issue 7). The gate comes from the tick's
+   * A workload as it runs now. The gate comes from the tick's
    * one read; another workload is read, and re-read through the settle window
    * while it is not settled — the same question the settled guard asks.
    */
@@ -237,7 +237,7 @@ export const createClusterPort = (
       }
     };
 
-  /** ROLLOUT_STABLE_FOR (issue 16): every poll must still see it complete, until the window closes. */
+  /** ROLLOUT_STABLE_FOR (§3.6): every poll must still see it complete, until the window closes. */
   const watchStabilityOf =
     (ref: WorkloadRef, stableForMs: number): TE.TaskEither<RolloutError, void> =>
     () =>

@@ -28,7 +28,7 @@ export interface PollSettings {
    * the very first read answers that at once instead of being retried.
    */
   readonly firstErrorIsFinal: boolean;
-  /** The tick's signal: aborted, the wait ends at once instead of sleeping on (issue 13). */
+  /** The tick's signal: aborted, the wait ends at once instead of sleeping on. */
   readonly signal?: AbortSignal | undefined;
 }
 

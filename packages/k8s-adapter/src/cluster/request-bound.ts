@@ -18,9 +18,9 @@ import {
 // client calls `.toPromise()` on whatever `pre`/`post` return.
 
 /**
- * The tick's signals (issue 13): `all` ends every request (the tick is over),
- * `reads` only reads (the tick was interrupted: a write already sent is
- * awaited within its bound, never cut off half-way).
+ * The tick's signals (docs/behaviour.md §3, Signals): `all` ends every request
+ * (the tick is over), `reads` only reads (the tick was interrupted: a write
+ * already sent is awaited within its bound, never cut off half-way).
  */
 export interface RequestSignals {
   readonly all?: AbortSignal | undefined;
@@ -85,7 +85,7 @@ const credentialOf = (context: RequestContext): string | undefined => {
 /**
  * The client's one configured middleware: tells `onCredential` the credential
  * each request carries, redacted by value wherever it came from (a token file
- * too; issue 13).
+ * too).
  */
 export const rememberingCredentials = (onCredential: (credential: string) => void): ObservableMiddleware => ({
   pre: (context: RequestContext) => {

@@ -10,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { abortedWait, isTransient, sleep } from './poll-until-settled.js';
 import type { WorkloadSnapshot } from './workload-snapshot.js';
 
-// ROLLOUT_STABLE_FOR (issue 16; docs/behaviour.md §3.6): a rollout that just
+// ROLLOUT_STABLE_FOR (docs/behaviour.md §3.6): a rollout that just
 // completed must stay complete for the window — available = updated =
 // desired, the same generation observed, no ProgressDeadlineExceeded, which
 // is core's kubectl rules saying Settled — on every read, one bounded GET

@@ -32,7 +32,7 @@ export interface WorkloadSnapshot {
   readonly generation: number;
   /** metadata.resourceVersion. */
   readonly resourceVersion: string;
-  /** metadata.uid ('' when the answer has none): unique per install, START_JITTER derives from it (issue 17). */
+  /** metadata.uid ('' when the answer has none): unique per install, START_JITTER derives from it (§3.3). */
   readonly uid: string;
   /** By `kubectl rollout status`'s rules (core's deploymentSettledness / daemonSetSettledness). */
   readonly settledness: Settledness;
@@ -170,8 +170,8 @@ export const workloadSnapshot = (ref: WorkloadRef, object: unknown): E.Either<Po
 };
 
 /**
- * container → the field manager that owns its image (issue 7: "changed by
- * helm"). When several claim one (an Apply and an Update), the latest wins.
+ * container → the field manager that owns its image (to tell a container
+ * changed by helm, I23). When several claim one (an Apply and an Update), the latest wins.
  */
 export const imageOwnersOf = (snapshot: WorkloadSnapshot): Record<string, string> => {
   const owners: Record<string, { manager: string; time: string }> = {};

@@ -15,7 +15,7 @@ import { classifyApiError } from '../cluster/classify-api-error.js';
 import { eventName } from './event-name.js';
 import { createEventsApi, type EventsApi } from './events-api.js';
 
-// Kubernetes Events on the gate workload (issue 6), written the way
+// Kubernetes Events on the gate workload (I18b), written the way
 // client-go's events.k8s.io recorder writes them, because that is all a real
 // apiserver accepts (pkg/apis/core/validation/events.go): a create carries
 // only the v1 fields (the deprecated* ones must be unset, eventTime is a
@@ -34,7 +34,7 @@ export interface EventsPortOptions {
   readonly reportingInstance?: string;
   /** The clock, for eventTime and series.lastObservedTime; injectable for tests. */
   readonly now?: () => Date;
-  /** The tick's signal: once aborted, no request of this port is in flight (issue 13). */
+  /** The tick's signal: once aborted, no request of this port is in flight. */
   readonly signal?: AbortSignal;
 }
 

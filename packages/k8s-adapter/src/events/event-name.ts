@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 //     replicas are available"), a FROZEN line whose streak grows, a flap
 //     lockout counting attempts: same shape, one Event, series.count going
 //     up, and `kubectl get events` shows "(x5 over 1h)" beside the line that
-//     started it (issue 6: repeats update one Event instead of piling up);
+//     started it (repeats update one Event instead of piling up);
 //   - a different cause under the same reason (another error text, another
 //     workload, a re-image to other digests — hex digits inside a word are
 //     not standalone numbers): a different shape, so a new Event whose note

@@ -20,7 +20,7 @@ import type { BearerChallenge } from './www-authenticate.js';
 //
 // Request budget of one resolveDigests(n repos), all answers 200:
 //   - realm known before any 401 (Docker Hub's registry, or
-//     IMAGE_REFRESH_AUTH_URL; known-realm.ts, issue 14), or learned by an
+//     IMAGE_REFRESH_AUTH_URL; known-realm.ts), or learned by an
 //     earlier call on the same port: 1 token request carrying every repo's
 //     scope, n HEADs with that token → n + 1 requests;
 //   - realm unknown: first 1 anonymous HEAD of the first repo (it is the
@@ -83,7 +83,7 @@ const guarded = (request: DigestRequest, answer: () => Promise<Answer>): Promise
  * checks it, I19); tokens never appear in an error. The port may be reused
  * across ticks; it keeps only the registry's challenge, never a token.
  * A realm known up front that the registry's 401 contradicts gives way to the
- * registry's in the same call (issue 14).
+ * registry's in the same call.
  *
  * @param options - the registry base URL (the config's `registryUrl`), the
  *   token realm if known (`authUrl`), the per-request bound, a fetch for
@@ -119,7 +119,7 @@ export const createRegistryPort = (options: RegistryPortOptions): RegistryPort =
   /**
    * After a guessed realm's token met a 401 naming another realm: that
    * realm's challenge flow, with one token for the batch's scopes shared by
-   * every repo sent there (issue 14).
+   * every repo sent there.
    */
   const followerFor = (fetchToken: FetchToken, scopes: readonly string[], batched: boolean): FollowChallenge => {
     const tokens = new Map<string, Promise<E.Either<RegistryError, string>>>();

@@ -9,8 +9,9 @@ import { rootCertificates } from 'node:tls';
 // TLS verification is asked for explicitly (rejectUnauthorized: true): an
 // explicit option wins over NODE_TLS_REJECT_UNAUTHORIZED=0, so a stray
 // environment variable in the pod cannot turn digest resolution into a
-// man-in-the-middle's answer (issue 4: TLS verification always on). Under Node 24, NODE_USE_ENV_PROXY=1 routes
-// these requests through HTTPS_PROXY as it does fetch's.
+// man-in-the-middle's answer: TLS verification is always on. Under Node 24,
+// NODE_USE_ENV_PROXY=1 routes these requests through HTTPS_PROXY as it does
+// fetch's.
 
 /** The headers of an answer, read by name (case-insensitive), as fetch's Headers.get. */
 export interface HeaderReader {
@@ -34,7 +35,7 @@ export interface HttpInit {
   /**
    * Stop reading the body once it is longer than this (the answer is then cut
    * after at least `maxBodyBytes + 1` bytes, so the caller can tell): what a
-   * signature fetch reads is bounded (issue 15). A fetch that ignores it is
+   * signature fetch reads is bounded (signature-limits.ts). A fetch that ignores it is
    * still bounded by the caller's own length check.
    */
   readonly maxBodyBytes?: number;

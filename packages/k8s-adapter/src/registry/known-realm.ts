@@ -2,7 +2,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import type { BearerChallenge } from './www-authenticate.js';
 
 // Which token realm a tick may ask before it has seen the registry's 401
-// (issue 14). Knowing it saves the anonymous HEAD that would only learn the
+// (docs/behaviour.md §3.3). Knowing it saves the anonymous HEAD that would only learn the
 // challenge: the operator names one (IMAGE_REFRESH_AUTH_URL), or the registry
 // is Docker Hub's, whose realm and service the script hard-codes
 // (`https://auth.docker.io/token?service=registry.docker.io`). Anything else

@@ -20,7 +20,7 @@ export interface RegistryPortOptions {
   readonly fetch?: HttpFetch;
   /** Called with the budget every manifest HEAD reports, so the CLI can log it. */
   readonly onRateLimit?: (budget: RateLimitBudget) => void;
-  /** The tick's signal: aborting it aborts every request in flight (issue 13). */
+  /** The tick's signal: aborting it aborts every request in flight. */
   readonly signal?: AbortSignal;
   /**
    * The tick's interruption (SIGTERM): aborting it ends every request in

@@ -66,7 +66,7 @@ export type FollowChallenge = (challenge: BearerChallenge, request: DigestReques
 
 /**
  * As {@link resolveOne}, with a token from a realm known before any 401
- * (known-realm.ts, issue 14): a 401 whose challenge names another realm is
+ * (known-realm.ts): a 401 whose challenge names another realm is
  * handed to `follow`, the challenge flow of that realm.
  */
 export const resolveWithKnownRealm = async (

@@ -9,12 +9,12 @@ import { notVerified, type SignatureCheck, type SignatureTarget } from './signat
 import { checkSigstoreBundles } from './sigstore-bundle-referrers.js';
 import type { KeylessTrust } from './verify-bundle.js';
 
-// Issue 15: is this resolved digest signed by a key (or identity) we trust?
-// The `.sig` tag is tried first (cosign's default, the cheapest: HEAD, GET,
-// blob), the sigstore bundles only when it did not verify. The first
-// signature that verifies ends the check. Either path failing on the registry
-// leaves no verdict when the other did not verify: a signature that could not
-// be read might have been the valid one.
+// docs/behaviour.md §3.4a step 3: is this resolved digest signed by a key (or
+// identity) we trust? The `.sig` tag is tried first (cosign's default, the
+// cheapest: HEAD, GET, blob), the sigstore bundles only when it did not verify.
+// The first signature that verifies ends the check. Either path failing on the
+// registry leaves no verdict when the other did not verify: a signature that
+// could not be read might have been the valid one.
 
 /** What {@link createSignatureVerifier} needs: the registry, the trusted keys and/or keyless trust. */
 export interface SignatureVerifierOptions {
@@ -29,7 +29,7 @@ export interface SignatureVerifierOptions {
   readonly onRequests?: (target: SignatureTarget, count: Readonly<RequestCount>) => void;
 }
 
-/** Checks resolved digests for a signature that verifies (issue 15). */
+/** Checks resolved digests for a signature that verifies. */
 export interface SignatureVerifier {
   /**
    * One digest's verdict. Never throws; `signal` (the tick's budget) stops it
@@ -43,7 +43,7 @@ const SHA256 = /^sha256:[0-9a-f]{64}$/;
 const joinWhys = (sig: string, bundle: string): string => `${sig}; ${bundle}`;
 
 /**
- * A signature check of resolved digests (issue 15): cosign's `sha256-<hex>.sig`
+ * A signature check of resolved digests: cosign's `sha256-<hex>.sig`
  * tag first, then sigstore bundles (referrers API, `sha256-<hex>` tag
  * fallback), on the registry port's transport and anonymous tokens, verified
  * offline. A signature counts only when its payload names exactly the digest.

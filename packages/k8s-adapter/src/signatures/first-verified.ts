@@ -6,7 +6,7 @@ import { notVerified, type SignatureCheck, type SignatureFormat, verified } from
 // among the referrers), tried one after the other: the first that verifies
 // wins (rotation, re-signing). When none does, a candidate the registry
 // failed to serve might have been the valid one, so that failure — not a
-// rejection — is the answer (issue 15); otherwise every reason, in order.
+// rejection — is the answer (docs/behaviour.md §3.4a step 3); otherwise every reason, in order.
 
 /** One candidate's outcome: who verified it, why it does not count, or the registry failure. */
 export type Attempt = E.Either<RegistryError, { readonly by: string } | { readonly why: string }>;

@@ -1,4 +1,4 @@
-// Public surface of the signature check (issue 15); src/index.ts re-exports it.
+// Public surface of the signature check (docs/behaviour.md §3.4a step 3); src/index.ts re-exports it.
 
 export {
   createSignatureVerifier,

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 
 // A signature counts only when what it signs names exactly the digest being
-// verified (issue 15): a valid signature of another digest is a replay, not a
+// verified: a valid signature of another digest is a replay, not a
 // verification. Two payloads name a digest:
 //   - cosign's simple-signing payload (sigstore/cosign specs/SIGNATURE_SPEC
 //     "Simple Signing"): critical.image.docker-manifest-digest, its keys

@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 
-// SIGNATURE_PUBLIC_KEYS, one file's text → the keys it holds (issue 15). Pure:
+// SIGNATURE_PUBLIC_KEYS, one file's text → the keys it holds. Pure:
 // the CLI reads the files and exits 2 on a Left, naming the variable; this
 // names the file and what is wrong, never the file's content (a private key
 // pasted by mistake must not reach a log line).

@@ -1,5 +1,5 @@
-// Bounds on what a signature check reads and requests (issue 15: "a size
-// limit on what is read"). A signature manifest holds one small layer
+// Bounds on what a signature check reads and requests: a size limit on what
+// is read. A signature manifest holds one small layer
 // descriptor per signature; a bundle with a certificate chain and a log entry
 // is ≈ 5–10 KB; a simple-signing payload is < 1 KB. The caps leave room for a
 // few hundred signatures and refuse what no signer produces.

@@ -10,7 +10,7 @@ import type { TrustedKey } from './public-keys.js';
 // One sigstore bundle judged offline with @sigstore/verify 3.1 (the last line
 // that runs on Node 20), loaded only here, when a bundle must be verified:
 // with VERIFY_SIGNATURES=off, or on images signed the `.sig` way, the steady
-// tick never loads it (issue 15). Nothing here reaches the network: no
+// tick never loads it. Nothing here reaches the network: no
 // Rekor, Fulcio or TUF — the trust material is the configured keys, or the
 // mounted trusted root.
 //

@@ -4,10 +4,11 @@ import { createRegistryPort } from '../../src/registry/create-registry-port.js';
 import { listenLocal } from '../support/registry-local-server.js';
 import { chartClusterPerTest, kubeConfigFor, left, portOn, refs, right, run, testConfig } from './cluster-test-kit.js';
 
-// The tick's AbortSignal (issue 13): once the tick is over or interrupted,
-// nothing of it may stay in flight — a rollout wait stops polling, a request
-// the server never answers is cut off, on all three ports. Without the
-// signal each of these waited for its own bound (2 s, 1 s, 1 s here).
+// The tick's AbortSignal (docs/behaviour.md §3, Bounds): once the tick is over
+// or interrupted, nothing of it may stay in flight — a rollout wait stops
+// polling, a request the server never answers is cut off, on all three ports.
+// Without the signal each of these waited for its own bound (2 s, 1 s, 1 s
+// here).
 
 const start = chartClusterPerTest();
 const abortAfter = (ms: number) => {

@@ -132,7 +132,7 @@ describe('the bearer token never leaks', () => {
     expect(error.message).not.toContain(JWT.split('.')[2]);
   });
 
-  it('is absent when a token file holds a token that looks like no credential at all (issue 13)', async () => {
+  it('is absent when a token file holds a token that looks like no credential at all', async () => {
     // Not a JWT, never after "Bearer " in the echo: only its value can catch it.
     const plain = 'kd8Fq2mZ0pLr7sTu';
     cluster = await startChartCluster({ token: plain });

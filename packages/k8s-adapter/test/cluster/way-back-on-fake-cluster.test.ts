@@ -15,7 +15,7 @@ import {
   testConfig,
 } from './cluster-test-kit.js';
 
-// Issue 16 on the wire (docs/behaviour.md §3.6): ROLLOUT_STABLE_FOR's watch
+// The way back on the wire (docs/behaviour.md §3.6): ROLLOUT_STABLE_FOR's watch
 // reads the workload until the window closes and fails the moment it falls
 // apart; ON_ROLLOUT_FAILURE=revert's patch puts each container back on its
 // recorded digest as a digest reference, and a rollback whose own rollout

@@ -12,7 +12,7 @@ import { type ChartCluster, JOBS_MANAGER, NS } from '../support/fake-api-chart.j
 import { KUBECTL, KUBECTL_MISSING, kubectl } from '../support/fake-api-kubectl.js';
 import type { JsonObject } from '../support/fake-api-patch.js';
 
-// Issue 6: findings as Kubernetes Events on the jobs-manager Deployment. The
+// Findings as Kubernetes Events on the jobs-manager Deployment (docs/events.md, I18b). The
 // fake validates events.k8s.io/v1 writes as a real apiserver does
 // (fake-api-events.test.ts proves it refuses what the apiserver refuses), so
 // every Right here is a write a real cluster accepts; real kubectl reads the

@@ -109,7 +109,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           const actual = await real.tick();
 
           expect(tickView(actual.outcome), label).toEqual(real.translate(tickView(expected)));
-          // Issue 12: the writes an outcome reports are the patches the API
+          // The writes an outcome reports are the patches the API
           // server accepted, change for change and in order — not the machine's
           // own account of what it meant to write.
           expect(
@@ -134,7 +134,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       }
     };
 
-    // A story of several edges on a driven clock (issue 17, canary-ring) is
+    // A story of several edges on a driven clock (canary-ring) is
     // the simulator's alone: the real stack is one cluster on real time. Its
     // parts are told on the real adapters by the CLI's e2e (fleet-safe.test.ts).
     for (const scenario of SCENARIOS.filter((s) => s.edges === undefined)) {

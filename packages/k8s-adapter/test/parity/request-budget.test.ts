@@ -31,7 +31,7 @@ import { RealStack } from './support/real-stack.js';
 // builds a fresh port for its only tick, so every tick pays that probe. On
 // Docker Hub a HEAD never counts as a pull (its rate-limit documentation), so it costs latency, not
 // budget; it is reported, not hidden. Where the token realm is known up front
-// — Docker Hub's, or IMAGE_REFRESH_AUTH_URL (issue 14) — there is no probe.
+// — Docker Hub's, or IMAGE_REFRESH_AUTH_URL (docs/behaviour.md §3.3) — there is no probe.
 
 const BOUNDS = { API_TIMEOUT: '1s', SETTLE_TIMEOUT: '300ms', ROLLOUT_TIMEOUT: '1s', REGISTRY_TIMEOUT: '1s' } as const;
 const JM = 'tracebloc/jobs-manager';

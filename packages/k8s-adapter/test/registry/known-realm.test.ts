@@ -7,7 +7,7 @@ import { DOCKER_HUB_REALM, knownRealm, namesAnotherRealm } from '../../src/regis
 import { pullScope, tokenUrl } from '../../src/registry/token-request.js';
 import type { BearerChallenge } from '../../src/registry/www-authenticate.js';
 
-// Which realm a tick asks before its first HEAD (issue 14). Docker Hub's is
+// Which realm a tick asks before its first HEAD (docs/behaviour.md §3.3). Docker Hub's is
 // proven here, never by a request: no test may reach a host but 127.0.0.1.
 // The port case answers from memory (a fetch that never touches a socket).
 // Mutations that redden it: keying Docker Hub on the image registry rather

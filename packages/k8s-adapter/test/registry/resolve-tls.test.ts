@@ -7,7 +7,7 @@ import { createRegistryPort } from '../../src/registry/index.js';
 import { localOnlyHttp } from '../support/registry-local-fetch.js';
 import { pem, selfSignedCertificate } from '../support/registry-x509.js';
 
-// Issue 4: TLS verification always on for https. A registry on 127.0.0.1
+// TLS verification always on for https. A registry on 127.0.0.1
 // with a self-signed certificate stands for a man in the middle: it answers
 // every manifest HEAD with a well-formed digest, so a transport that skipped
 // verification would hand the tick a Right. Mutation that reddens it:

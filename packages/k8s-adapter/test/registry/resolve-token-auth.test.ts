@@ -155,7 +155,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       expect(proxy.seen).toHaveLength(1 + 2 * REPOS.length);
     });
 
-    describe('the token realm known before any 401 (IMAGE_REFRESH_AUTH_URL, issue 14)', () => {
+    describe('the token realm known before any 401 (IMAGE_REFRESH_AUTH_URL)', () => {
       let stranger: TokenServer;
       beforeAll(async () => {
         // A token server the registry does not trust (its own signing key): the

@@ -4,7 +4,7 @@ import { type LocalServer, listenLocal } from '../support/registry-local-server.
 
 // The transport stops reading a body past HttpInit.maxBodyBytes: a registry
 // streaming an endless signature manifest costs the check that cap of memory,
-// not the whole answer (issue 15: a size limit on everything read).
+// not the whole answer (a size limit on everything read).
 
 describe('nodeHttpFetch with maxBodyBytes', () => {
   let server: LocalServer;

@@ -12,7 +12,7 @@ import {
 import { pushImage } from '../support/registry-push.js';
 import { newSigningKey, pushSigTag, sigLayer, simpleSigningPayload } from '../support/signature-sig-tag.js';
 
-// @sigstore/* is loaded only when a bundle must be verified (issue 15: with
+// @sigstore/* is loaded only when a bundle must be verified (with
 // VERIFY_SIGNATURES=off, or an image signed the `.sig` way, the tick's memory
 // does not change). Its packages are CommonJS: once loaded they sit in the
 // require cache, which this file — run in a worker of its own — reads.

@@ -31,9 +31,6 @@ import {
 // writes), every request counted at a proxy in front of it, faults injected
 // there. The signing side is @sigstore/sign + @sigstore/oci (bundles) and
 // node:crypto per the spec (`.sig`), never the adapter's own code.
-//
-// Mutations of src/signatures that redden this file (run by hand, then
-// reverted) are listed in the report of issue 15.
 
 if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
 

@@ -9,10 +9,10 @@ import { type FakePodsServer, startFakePodsServer } from './support/fake-pods-se
 
 // PREPULL's staging port (docs/behaviour.md §3.5a) against an API server that
 // models pods and a kubelet: the nodes a workload runs on, a staging pod on
-// each (its spec exactly as the issue states it), polled until its containers
-// left the pull, deleted; PREPULL_PARALLEL nodes at once; PREPULL_TIMEOUT the
-// call's deadline; pods a killed tick left found by label; every pod deleted
-// before the answer, interrupted too.
+// each (its spec exactly as that section states it), polled until
+// its containers left the pull, deleted; PREPULL_PARALLEL nodes at once;
+// PREPULL_TIMEOUT the call's deadline; pods a killed tick left found by label;
+// every pod deleted before the answer, interrupted too.
 
 const config = testConfig();
 const JM = workloadRef(config, 'jobs-manager');
@@ -49,7 +49,7 @@ const stage = async (req: StagingRequest, options?: StagingPortOptions): Promise
 const creates = () => server.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body));
 
 describe('createStagingPort', () => {
-  it('stages each workload on the nodes its pods run on, with the pod the issue describes, and deletes every pod', async () => {
+  it('stages each workload on the nodes its pods run on, with the pod docs/behaviour.md §3.5a describes, and deletes every pod', async () => {
     const results = await stage(
       request([
         { workload: JM, images: [IMAGE] },

@@ -68,7 +68,7 @@ export const actActions = {
   announceAlreadyOnTarget: tickAssign(({ context }) => ({
     events: said(context, say.alreadyOnTarget(currentChange(context))),
   })),
-  /** The workload waited for, which is a re-image only if the port changed it. */
+  /** The rollout waited for completed: noted and said. */
   noteRolloutComplete: tickAssign(({ context }) => ({
     act: { ...context.act, reimages: withRolledOut(context.act.reimages, currentChange(context).workload.id) },
     events: said(context, say.rolloutComplete(currentChange(context))),

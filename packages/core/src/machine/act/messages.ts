@@ -93,7 +93,7 @@ export const rolloutComplete = (change: WorkloadChange): TickEvent =>
 /**
  * A rollout Kubernetes gave up on (ProgressDeadlineExceeded, an OnDelete
  * DaemonSet) ends long before ROLLOUT_TIMEOUT: say what happened, not that
- * the timeout passed (issue 13).
+ * the timeout passed.
  */
 const rolloutEnd = (c: TickConfig, e: RolloutError): string =>
   e._tag === 'RolloutFailed'

@@ -92,7 +92,7 @@ export const flapBackoff = tickSetup.createStateConfig({
         },
       },
     },
-    // Before a re-image: is there pull budget left for the kubelets? (issue 6, I7b)
+    // Before a re-image: is there pull budget left for the kubelets? (I7b)
     checkingRegistryBudget: {
       always: [
         { guard: 'isRegistryBudgetLow', target: '#tick.deferringReimage' },
@@ -167,7 +167,7 @@ export const stagingImages = tickSetup.createStateConfig({
   },
 });
 
-// Drift held back for a later tick (issue 6, I7b); reached only when not in flap lockout.
+// Drift held back for a later tick (I7b); reached only when not in flap lockout.
 export const deferringReimage = tickSetup.createStateConfig({
   entry: ['warnRegistryBudgetLow', 'setDriftAside'],
   always: [{ guard: 'hasDigestsToRecord', target: 'recordingDigests' }, { target: 'complete' }],
@@ -221,7 +221,7 @@ export const reimaging = tickSetup.createStateConfig({
         ],
       },
     },
-    // ROLLOUT_STABLE_FOR (issue 16): complete is not yet counted; falling
+    // ROLLOUT_STABLE_FOR: complete is not yet counted; falling
     // apart inside the window is a failed rollout (docs/behaviour.md §3.6).
     provingStability: {
       invoke: {

@@ -124,7 +124,7 @@ export const admitActions = {
       events: said(context, ...say.digestAgeLines(context.config, decision, params.nowMs)),
     };
   }),
-  /** Fail closed (docs/behaviour.md §3.4a): an age that cannot be judged holds every changed digest back. */
+  /** The pending records or the clock could not be read: the soak holds every changed digest (fail closed). */
   holdEveryChangedDigest: tickAssign(({ context }) => ({
     admit: { ...context.admit, holds: withUnjudgedHolds(context.admit.holds, context.admit.changed) },
   })),
@@ -151,7 +151,7 @@ export const admitActions = {
       ),
     },
   })),
-  /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode (issue 15). */
+  /** docs/behaviour.md §3.4a step 3: each answer held, warned or admitted, by mode. */
   admitBySignature: tickAssign(({ context }, params: { answers: SignatureAnswers }) =>
     signaturesJudged(
       context,

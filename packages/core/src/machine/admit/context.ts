@@ -19,13 +19,13 @@ export interface AdmitContext {
   readonly quarantined: readonly AnsweredDigest[];
   /** The changed digests the digest-age check judges: none held before it, no halt pin (§3.4a step 2). */
   readonly changed: readonly ChangedDigest[];
-  /** The annotations the digest-age check read: its pending records (issue 17). */
+  /** The annotations the digest-age check read: its pending records (§3.4a step 2). */
   readonly ageBookkeeping: Annotations;
   /** The digest-age check's pending-record write; nothing when the check is off, had nothing to judge, or failed. */
   readonly pendingWrite: BookkeepingChanges;
   /** The digests the signature check asks about this tick, the halt's pins among them (§3.4a step 3). */
   readonly signatureSubjects: readonly SignatureSubject[];
-  /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (issue 15). */
+  /** VERIFY_SIGNATURES ≠ off: what the signature check said of each digest it asked about (§3.4a step 3). */
   readonly signatureChecks: readonly SignatureCheckReport[];
   /** The changed digests the platform check compares with their recorded ones (§3.4a step 4). */
   readonly platformSubjects: readonly PlatformSubject[];

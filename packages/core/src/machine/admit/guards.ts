@@ -16,28 +16,27 @@ export const admitGuards = {
   isFleetHaltUnverified: ({ context }: GuardArgs) => isHaltUnverified(context.halt.reading),
   /** §3.4b — a verified, unexpired halt: the digests it names are held, a container running one sent to its pin. */
   isFleetHaltInForce: ({ context }: GuardArgs) => haltInForce(context.halt.reading, context.halt.nowMs) !== undefined,
-  /** §3.4a — a changed digest is the one quarantined for its image: held, not re-applied (I30, issue 16). */
+  /** §3.4a — a changed digest is the one quarantined for its image: held, not re-applied (I30). */
   isChangedDigestQuarantined: ({ context }: GuardArgs) => context.admit.quarantined.length > 0,
-  /** §3.4a — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY is 0 (the default): the check passes, no read, no write. */
+  /** decidingDigestAge: straight on to the signature check. */
   isDigestAgeOff: ({ context }: GuardArgs) => isDigestAgeOff(context.config),
-  /** §3.4a — no changed digest to judge and no pending record to clear: nothing to read (issue 17). */
+  /** choosingDigestsToAge: on to the signature check without reading the pending records. */
   hasNoDigestAgeToJudge: ({ context: { config, resolve, admit } }: GuardArgs) =>
     hasNoDigestAgeToJudge(config.topology, admit.changed, resolve.bookkeeping),
   /** §3.4a — the decision writes no pending record (every changed digest already had its own). */
   hasNoPendingDigestsToWrite: ({ context }: GuardArgs) => changesNothing(context.admit.pendingWrite),
-  /** VERIFY_SIGNATURES=off (the default, the script's behaviour) and no halt pin: no check, no request, no line (issue 15). */
+  /** The signature check is skipped: on to the platform check. */
   isSignatureCheckOff: ({ context }: GuardArgs) => isSignatureCheckOff(context.config, context.admit.haltPins),
   /** Nothing changed and nothing is first observed: no digest to check (an unchanged one was checked when it changed). */
   hasNoSignaturesToCheck: ({ context }: GuardArgs) => context.admit.signatureSubjects.length === 0,
-  /** PLATFORM_CHECK=off (the default, the script's behaviour): no manifest read, no line (§3.4a step 4). */
+  /** decidingPlatformCheck: straight on to comparingDigests. */
   isPlatformCheckOff: ({ context }: GuardArgs) => isPlatformCheckOff(context.config),
   /** No changed digest left by the earlier checks: nothing to compare (a steady tick reads no manifest). */
   hasNoPlatformsToCheck: ({ context }: GuardArgs) => context.admit.platformSubjects.length === 0,
   /**
-   * Every re-image makes the kubelets pull (a DaemonSet: one pull per node);
-   * with the registry's pull budget nearly spent, a rollout dies of
-   * ImagePullBackOff — the churn the flap guard exists to prevent (issue 6).
-   * Judged once, from the registry's answers (registryBudgetOf); act's guard too.
+   * The pull budget is low this tick (I7b): the signature and platform checks
+   * skip their manifest reads, and act defers the re-image. Judged once, from
+   * the registry's answers (registryBudgetOf); act's guard too.
    */
   isRegistryBudgetLow: ({ context }: GuardArgs) => context.resolve.budget.low,
   /**

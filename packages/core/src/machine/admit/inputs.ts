@@ -4,7 +4,7 @@ import type { InputArgs } from '../tick-context.js';
 
 // What the admit phase's steps hand their actors: the candidates each check found as it started.
 
-/** One write on the tick a digest is first seen, none while it waits (issue 17). */
+/** One write on the tick a digest is first seen, none while it waits (§3.4a step 2). */
 export const pendingDigestsWrite = ({ context }: InputArgs) => write('writePendingDigests', context.admit.pendingWrite);
 
 /** The digests the signature check asks about this tick (docs/behaviour.md §3.4a step 3), the halt's pins among them. */

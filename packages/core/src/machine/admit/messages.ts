@@ -15,8 +15,8 @@ import { event, gate } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
 // The admit phase's operator lines (docs/behaviour.md §3.4a, §3.4): the quarantine, the soak
-// (issue 17: a waiting digest is said once per tick, its wait's start and end become Events), the
-// signature check (`SIGNATURE NOT VERIFIED for <repo>@<digest>: <why>`, issue 15: kept verbatim,
+// (a waiting digest is said once per tick, its wait's start and end become Events), the
+// signature check (`SIGNATURE NOT VERIFIED for <repo>@<digest>: <why>`, kept verbatim:
 // operators grep for it) and each image's verdict in the plan.
 
 /** Each tick the registry still answers a quarantined digest (exit 0). */
@@ -140,9 +140,9 @@ export const pendingDigestsWriteFailed = (c: TickConfig, e: PortError): TickEven
   message: `WARN: could not write the pending digests on ${gate(c)} (${describePortError(e)}); a new digest stays held and counts as first seen on the next tick that records it.`,
 });
 
-// The operator's lines of the signature check (issue 15, docs/behaviour.md
-// §3.4a step 3). `SIGNATURE NOT VERIFIED for <repo>@<digest>: <why>` is the
-// issue's phrase, kept verbatim: operators grep for it.
+// The operator's lines of the signature check (docs/behaviour.md §3.4a
+// step 3). `SIGNATURE NOT VERIFIED for <repo>@<digest>: <why>` is the
+// document's phrase, kept verbatim: operators grep for it.
 const at = (repo: string, digest: string): string => `${repo}@${digest}`;
 
 export const signatureVerified = (repo: string, digest: string, by: string): TickEvent => ({
@@ -234,7 +234,7 @@ export const announceSignatureCheck = (
 };
 
 // The platform check's lines (PLATFORM_CHECK, docs/behaviour.md §3.4a step 4).
-// `PLATFORM MISMATCH <repo>@<digest>: lacks linux/arm64` is the issue's
+// `PLATFORM MISMATCH <repo>@<digest>: lacks linux/arm64` is the document's
 // phrase, kept verbatim: operators grep for it.
 
 /** Every platform of the recorded digest is there: the digest goes on. */

@@ -7,7 +7,7 @@ import { pendingDigestsWrite, platformTargets, signatureTargets } from './inputs
 
 // §3.4a Admission: each changed digest passes the checks in this order;
 // a check that holds an image back adds to context.admit.holds, and the plan is
-// made once, after the last check (issues 15, 16, 17). A check that is
+// made once, after the last check. A check that is
 // switched off passes at once.
 export const admittingDigests = tickSetup.createStateConfig({
   initial: 'checkingHalt',
@@ -25,7 +25,7 @@ export const admittingDigests = tickSetup.createStateConfig({
         { target: 'checkingQuarantine' },
       ],
     },
-    /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (issue 16). */
+    /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (§3.4a step 1, I30). */
     checkingQuarantine: {
       entry: 'findQuarantinedDigests',
       always: [
@@ -33,7 +33,7 @@ export const admittingDigests = tickSetup.createStateConfig({
         { target: 'checkingDigestAge' },
       ],
     },
-    /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (issue 17). */
+    /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (§3.4a step 2, I32). */
     checkingDigestAge: {
       initial: 'decidingDigestAge',
       states: {
@@ -102,7 +102,7 @@ export const admittingDigests = tickSetup.createStateConfig({
     },
     /**
      * VERIFY_SIGNATURES: the digest's signature must verify before any pod
-     * runs it (issue 15). Checked before the flap back-off persists an
+     * runs it (§3.4a step 3, I26). Checked before the flap back-off persists an
      * attempt: an unverified digest never spends one.
      */
     checkingSignatures: {

@@ -70,7 +70,7 @@ export const observeActions = {
     observe: { ...context.observe, decoupled: DECOUPLED_PASS_BEGUN },
     events: said(context, say.decoupledRefresh(context.config)),
   })),
-  /** A decoupled workload is refreshed only if it is settled itself (I24). */
+  /** One decoupled workload read: kept in the pass or not; one not settled is said. */
   rememberDecoupledObservation: tickAssign(({ context }, params: { workload: LiveWorkload }) => ({
     observe: {
       ...context.observe,

@@ -8,7 +8,7 @@ import type { LiveWorkload } from '../../domain/workloads.js';
 export interface ObserveContext {
   /** What the settled guard saw of the gate; undefined until its read answered. */
   readonly settledness: Settledness | undefined;
-  /** The gate's uid, from the settled guard's read: what START_JITTER is derived from (issue 17). */
+  /** The gate's uid, from the settled guard's read: what START_JITTER is derived from (§3.3). */
   readonly gateUid: string;
   /** What the gate runs, as the settled guard read it: the ownership check needs no second read of it. */
   readonly gate: LiveWorkload | undefined;
@@ -18,7 +18,7 @@ export interface ObserveContext {
   readonly resolveFailureStreak: O.Option<string>;
   /** The skip an unsettled tick counted, with its verdict against MAX_SKIP_TICKS. */
   readonly skip: SkipCount;
-  /** DECOUPLED_REFRESH: the pass past an unsettled gate, and the workloads settled themselves (issue 7). */
+  /** DECOUPLED_REFRESH: the pass past an unsettled gate, and the workloads settled themselves (I24). */
   readonly decoupled: DecoupledPass;
 }
 

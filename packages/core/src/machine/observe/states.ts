@@ -94,7 +94,7 @@ export const settledGuard = tickSetup.createStateConfig({
   },
 });
 
-// Issue 7, DECOUPLED_REFRESH: the streak is counted as always; then each
+// DECOUPLED_REFRESH (docs/behaviour.md §6): the streak is counted as always; then each
 // workload the profile marks `decoupled` (with something to follow) is read,
 // one after another, and refreshed if it is settled itself (I24). An image
 // the unsettled gate alone runs waits (#1964 "decision 1", safe subset).

@@ -16,7 +16,7 @@ export const successResetFailed = (c: TickConfig, e: PortError): TickEvent =>
   );
 
 // A decoupled pass that found refresh-attempt above 0 puts it back instead of
-// clearing it (issue 7, "flap counter keeps its meaning", I25); its failure
+// clearing it (the flap counter keeps its meaning, I25); its failure
 // keeps the SUCCESS_RESET_FAILED code operators already alert on.
 export const attemptKept = (c: TickConfig, attempt: number): TickEvent =>
   event(
@@ -33,7 +33,7 @@ export const attemptKeepFailed = (c: TickConfig, attempt: number, e: PortError):
     [`${annotateGate(c)} ${c.topology.keys.refreshAttempt}=${attempt} --overwrite`],
   );
 
-/** kubectl's spelling: `key=value`, and `key-` for a pending record the write removes (issue 17). */
+/** kubectl's spelling: `key=value`, and `key-` for a pending record the write removes (§3.4a step 2). */
 export const recordingDigests = (c: TickConfig, changes: BookkeepingChanges): TickEvent =>
   event(
     'info',

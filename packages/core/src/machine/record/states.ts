@@ -30,8 +30,8 @@ export const successReset = tickSetup.createStateConfig({
   },
 });
 
-// The success reset of a decoupled pass over earlier failures (issue 7,
-// "flap counter keeps its meaning", I25): refresh-attempt goes back to the
+// The success reset of a decoupled pass over earlier failures (the flap
+// counter keeps its meaning, I25): refresh-attempt goes back to the
 // count it found, so a gate that fails, crash-loops, fails again
 // still reaches the lockout. A failed write is a finding; the rollouts did
 // complete, so the record still happens (I7).

@@ -11,7 +11,7 @@ import { type LiveView, NOTHING_SEEN_LIVE } from '../../domain/tick-plan.js';
 export interface ResolveContext {
   /** One per image: resolved, unresolved, pinned or not asked. */
   readonly resolutions: readonly ImageResolution[];
-  /** The registry's pull budget as this tick's answers report it (issue 6, I7b). */
+  /** The registry's pull budget as this tick's answers report it (I7b). */
   readonly budget: RegistryBudget;
   /** The digests recorded on the gate, read fail-closed: every later phase compares with them. */
   readonly recorded: RecordedDigests;

@@ -11,13 +11,13 @@ export const resolveGuards = {
   hasRegistrySilenceToCount: ({ context }: GuardArgs) => context.resolve.silence._tag === 'Silent',
   /** §3.3 — every image asked for answered and the gate holds a streak: it is over (I46). */
   hasResolveFailureStreakToClear: ({ context }: GuardArgs) => context.resolve.silence._tag === 'Answering',
-  /** §3.3 — START_JITTER=0s (the default), or this edge's delay is 0: no wait, no port call (issue 17). */
+  /** decidingStartJitter: straight to the registry, nothing said. */
   hasNoStartJitter: ({ context }: GuardArgs) => hasNoStartJitter(context.observe.gateUid, context.config.startJitterMs),
-  /** §3.3 — nothing resolved (all pinned or all failed): nothing to compare or record. */
+  /** After the recorded digests' read: on to the fleet halt with no live pass; past the halt, the tick completes. */
   isNothingResolved: ({ context }: GuardArgs) => isNothingResolved(context.resolve.resolutions),
-  /** §3.3 — nothing resolved and no fleet halt to judge (FLEET_HALT_REF unset): the tick is over. */
+  /** readingRecordedDigests: on to complete at once. */
   hasNothingToJudge: ({ context }: GuardArgs) => hasNothingToJudge(context.config, context.resolve.resolutions),
-  /** RECONCILE_LIVE on, on a settled tick: compare live images with what was pinned (issue 7). */
+  /** After the recorded digests' read: on to reconcilingLive before the fleet halt. */
   isLiveReconcileOn: ({ context }: GuardArgs) => isLiveReconcileOn(context.config, context.observe.decoupled.begun),
   /** RECONCILE_LIVE: the gate, or another workload with something to follow, is still to be read. */
   hasLiveWorkloadToObserve: ({ context }: GuardArgs) =>

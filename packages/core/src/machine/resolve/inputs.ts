@@ -5,7 +5,7 @@ import type { InputArgs } from '../tick-context.js';
 
 // What the resolve phase's steps hand their actors.
 
-/** START_JITTER's wait: this edge's own delay, the same every tick (issue 17). */
+/** START_JITTER's wait: this edge's own delay, the same every tick (§3.3). */
 export const jitterWait = ({ context }: InputArgs) => ({
   delayMs: startJitterDelayMs(context.observe.gateUid, context.config.startJitterMs),
 });

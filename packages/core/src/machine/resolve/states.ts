@@ -14,7 +14,7 @@ const silentStreak = (context: TickContext): number =>
 // read fail-closed, and RECONCILE_LIVE's look at what runs now. Its steps.
 
 // §3.3 Resolve every unpinned image; a failure skips that image only (I13, I15, I19).
-// Issue 17, START_JITTER: first this edge's own delay, then the registry.
+// START_JITTER: first this edge's own delay, then the registry.
 export const resolvingDigests = tickSetup.createStateConfig({
   initial: 'decidingStartJitter',
   states: {
@@ -141,9 +141,9 @@ export const readingRecordedDigests = tickSetup.createStateConfig({
   },
 });
 
-// Issue 7, RECONCILE_LIVE: what runs now, against what was pinned. Reads
-// that fail leave that workload (or, without pin markers, the whole live
-// pass) out of this tick; the registry pass goes on.
+// RECONCILE_LIVE (docs/behaviour.md §6, I23): what runs now, against what was
+// pinned. Reads that fail leave that workload (or, without pin markers, the
+// whole live pass) out of this tick; the registry pass goes on.
 export const reconcilingLive = tickSetup.createStateConfig({
   initial: 'readingPinMarkers',
   states: {

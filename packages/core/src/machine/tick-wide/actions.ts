@@ -6,7 +6,7 @@ import * as say from './messages.js';
 // What every phase uses: the tick's first and last lines, and every write the port accepted.
 
 export const tickWideActions = {
-  /** Every write the port accepted, in order, exactly as it was handed over (issue 12). */
+  /** Every write the port accepted, in order, exactly as it was handed over. */
   noteWrite: tickAssign(({ context }, params: { write: AnnotationWrite }) => ({
     writes: [...context.writes, params.write],
   })),

@@ -9,7 +9,7 @@ import { said, type TickContext } from '../tick-context.js';
 import { currentRevert } from './inputs.js';
 import * as say from './messages.js';
 
-// The way back's named actions (ON_ROLLOUT_FAILURE=revert, issue 16; docs/behaviour.md §3.6): the
+// The way back's named actions (ON_ROLLOUT_FAILURE=revert; docs/behaviour.md §3.6): the
 // rollback decided once (decideRevert), each revert patch and rollout, and the lines it says.
 
 const whyOf = (context: TickContext) => say.failureWhy(context.config, context.act.failure);

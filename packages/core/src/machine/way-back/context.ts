@@ -1,7 +1,7 @@
 import type { Reimage } from '../../domain/reimage-run.js';
 import { NO_REVERT, type RevertDecision } from '../../domain/revert.js';
 
-/** What the way back decides and does (ON_ROLLOUT_FAILURE=revert, issue 16; docs/behaviour.md §3.6). */
+/** What the way back decides and does (ON_ROLLOUT_FAILURE=revert; docs/behaviour.md §3.6). */
 export interface WayBackContext {
   /** The rollback, decided once the re-image failed: none, impossible (no record), or its plan. */
   readonly decision: RevertDecision;

@@ -10,7 +10,7 @@ import type { RolloutError } from '../../ports/cluster-port.js';
 import { event, gate, NOTHING_RECORDED, patchText, where } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
 
-// The way back's operator lines (ON_ROLLOUT_FAILURE, issue 16; docs/behaviour.md §3.6).
+// The way back's operator lines (ON_ROLLOUT_FAILURE; docs/behaviour.md §3.6).
 // `ROLLED BACK <workload> from <bad> to <good>: <why>` and `ROLLBACK FAILED` are the phrases
 // operators grep for: keep them verbatim.
 

@@ -3,10 +3,10 @@ import { portErrorOf, rolloutErrorOf } from '../tick-actors.js';
 import { tickSetup } from '../tick-setup.js';
 import { quarantineWrite, revertImagesToSet, revertRolloutToAwait } from './inputs.js';
 
-// Phase 5, the way back (ON_ROLLOUT_FAILURE=revert, issue 16; docs/behaviour.md §3.6): a failed
+// Phase 5, the way back (ON_ROLLOUT_FAILURE=revert; docs/behaviour.md §3.6): a failed
 // re-image rolled back to the recorded digests, and the failed digest quarantined. Its steps.
 
-// §3.6 The way back (ON_ROLLOUT_FAILURE=revert, issue 16): every
+// §3.6 The way back (ON_ROLLOUT_FAILURE=revert): every
 // container moved so far goes back to its recorded digest as a digest
 // reference, each rollout waited for (ROLLOUT_TIMEOUT); then the failed
 // digest is quarantined. refresh-attempt stays as persisted before the

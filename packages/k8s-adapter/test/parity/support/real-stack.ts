@@ -148,7 +148,7 @@ export class RealStack {
   private readonly apiFaults: ArmedApiFault[] = [];
   private readonly registryFaults = new Map<string, { fault: ProxyFault; remaining: number }>();
   private readonly kubeConfig = new KubeConfig();
-  /** Simulator digests of crash-looping builds (SimWorld.breakBuild, issue 16). */
+  /** Simulator digests of crash-looping builds (SimWorld.breakBuild). */
   private readonly broken = new Set<string>();
   private readonly stopBrokenBuilds: () => void;
   /** What the API server answers for each fault class: about the gate, the object those routes name. */
@@ -176,7 +176,7 @@ export class RealStack {
   }
 
   /**
-   * The simulator's crash-looping build (issue 16): a pod spec naming one is
+   * The simulator's crash-looping build (SimWorld.breakBuild): a pod spec naming one is
    * rolled by the fake controller as `stalls` (updated, never available — the
    * simulator's status of a workload running it), any other as `settles`. The
    * behaviour is set on the spec change's own MODIFIED event, which the store
