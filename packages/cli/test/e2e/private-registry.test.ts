@@ -8,11 +8,12 @@ import {
   imagesOf,
   startChartCluster,
 } from '../../../k8s-adapter/test/support/fake-api-chart.js';
-import { type PrivateRegistry, startPrivateRegistry } from '../../../k8s-adapter/test/support/private-registry.js';
 import {
-  REGISTRY_SETUP_TIMEOUT_MS,
-  registryBinaryMissing,
-} from '../../../k8s-adapter/test/support/registry-process.js';
+  type PrivateRegistry,
+  privateRegistryMissing,
+  startPrivateRegistry,
+} from '../../../k8s-adapter/test/support/private-registry.js';
+import { REGISTRY_SETUP_TIMEOUT_MS } from '../../../k8s-adapter/test/support/registry-process.js';
 import { pushImage } from '../../../k8s-adapter/test/support/registry-push.js';
 import { BUILD_TIMEOUT_MS, readyToRunOnKubeconfig } from './support/bundle.js';
 import { bundleEnv, STORY_BOUNDS } from './support/chart-env.js';
@@ -26,9 +27,9 @@ import { type BundleRun, linesWith, runBundle } from './support/run-bundle.js';
 // the requests the API server received (Events, patches) — is searched for
 // the password and its base64: neither is ever there.
 
-if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
+if (privateRegistryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${privateRegistryMissing}`);
 
-describe.skipIf(registryBinaryMissing !== undefined)('the bundled CLI on a private registry', () => {
+describe.skipIf(privateRegistryMissing !== undefined)('the bundled CLI on a private registry', () => {
   let registry: PrivateRegistry;
   let cluster: ChartCluster;
   let home: string;

@@ -2,8 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDockerConfig, type RegistryCredentials } from '../../src/registry/credentials.js';
 import { createRegistryPort } from '../../src/registry/index.js';
-import { type PrivateRegistry, startPrivateRegistry } from '../support/private-registry.js';
-import { REGISTRY_SETUP_TIMEOUT_MS, registryBinaryMissing } from '../support/registry-process.js';
+import { type PrivateRegistry, privateRegistryMissing, startPrivateRegistry } from '../support/private-registry.js';
+import { REGISTRY_SETUP_TIMEOUT_MS } from '../support/registry-process.js';
 import { type Pushed, pushImage } from '../support/registry-push.js';
 
 // A private registry as a new user's looks (docs/configuration.md, "The
@@ -12,11 +12,11 @@ import { type Pushed, pushImage } from '../support/registry-push.js';
 // its host and trusts REGISTRY_CA_FILE; without either it refuses, in words
 // that say which, and no message ever carries the password.
 
-if (registryBinaryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${registryBinaryMissing}`);
+if (privateRegistryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${privateRegistryMissing}`);
 
 const REPOS = ['shop/web', 'shop/log'];
 
-describe.skipIf(registryBinaryMissing !== undefined)('resolveDigests on a private registry (TLS, Basic)', () => {
+describe.skipIf(privateRegistryMissing !== undefined)('resolveDigests on a private registry (TLS, Basic)', () => {
   let registry: PrivateRegistry;
   let pushed: Pushed[];
 

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RegistryProcess, startRegistry } from './registry-process.js';
+import { type RegistryProcess, registryBinaryMissing, startRegistry } from './registry-process.js';
 
 // A private registry as a new user's Harbor-like one looks from an edge: real
 // docker-registry behind TLS from a CA this test makes with openssl, HTTP
@@ -12,6 +13,20 @@ import { type RegistryProcess, startRegistry } from './registry-process.js';
 // the tick reads only the private one.
 
 export const HTPASSWD_BINARY = '/usr/bin/htpasswd';
+
+const onPath = (binary: string): boolean =>
+  (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(`${dir}/${binary}`));
+
+/**
+ * Why the private-registry tests cannot run here, or undefined: besides
+ * docker-registry they need openssl (the CA) and htpasswd (apache2-utils).
+ * Under IMAGE_REFRESH_CI=1 nothing is missing: a start fails loudly instead.
+ */
+export const privateRegistryMissing: string | undefined =
+  registryBinaryMissing ??
+  (process.env.IMAGE_REFRESH_CI === '1' || (existsSync(HTPASSWD_BINARY) && onPath('openssl'))
+    ? undefined
+    : 'needs openssl and htpasswd: install the Debian packages with "apt-get install -y openssl apache2-utils"');
 
 export interface PrivateRegistry {
   /** `https://127.0.0.1:<port>`: what a tick is pointed at. */
