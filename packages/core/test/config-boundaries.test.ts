@@ -257,6 +257,17 @@ describe('a profile beside the environment (docs/profiles.md)', () => {
     expect(parsed({ ...untagged, IMAGE_TAG: '-prod' })).toEqual(['IMAGE_TAG="-prod": is not a valid image tag']);
   });
 
+  it('needs IMAGE_TAG while one image names no tag of its own', () => {
+    const oneUntagged = {
+      ...SHOP_PROFILE,
+      images: SHOP_PROFILE.images.map((i) => (i.name === 'log' ? i : { ...i, tag: 'v1' })),
+    };
+    const parsed = parseTickConfig(untagged, oneUntagged);
+    expect(E.isLeft(parsed) && parsed.left.map(describeConfigError)).toEqual([
+      'IMAGE_TAG: is required (the floating tag to follow)',
+    ]);
+  });
+
   it("says a profile document's problems with the variable that named it, each at its path", () => {
     const parsed = parseTickConfig(
       { ...SIM_PROFILE_ENVIRONMENT, IMAGE_REFRESH_PROFILE: '/etc/image-refresh/profile.yaml' },
