@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
+import type { Environment } from '../src/config/environment.js';
 import { parseTickConfig } from '../src/config/parse-config.js';
 import { describeConfigError, type TickConfig } from '../src/config/tick-config.js';
 import { runTickFromEnvironment } from '../src/run-tick.js';
@@ -248,7 +249,7 @@ describe('a profile beside the environment (docs/profiles.md)', () => {
   const ownTags = { ...SHOP_PROFILE, images: SHOP_PROFILE.images.map((i) => ({ ...i, tag: 'v1' })) };
 
   it('needs no IMAGE_TAG when every image names its own tag, and keeps one that is set', () => {
-    const parsed = (env: Record<string, string>) => {
+    const parsed = (env: Environment) => {
       const result = parseTickConfig(env, ownTags);
       return E.isRight(result) ? result.right.imageTag : result.left.map(describeConfigError);
     };
