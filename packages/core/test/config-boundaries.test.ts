@@ -1,9 +1,17 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
+import type { Environment } from '../src/config/environment.js';
 import { parseTickConfig } from '../src/config/parse-config.js';
 import { describeConfigError, type TickConfig } from '../src/config/tick-config.js';
 import { runTickFromEnvironment } from '../src/run-tick.js';
-import { SIM_ENVIRONMENT, SimWorld, simConfig, simPorts } from '../src/sim/index.js';
+import {
+  SHOP_PROFILE,
+  SIM_ENVIRONMENT,
+  SIM_PROFILE_ENVIRONMENT,
+  SimWorld,
+  simConfig,
+  simPorts,
+} from '../src/sim/index.js';
 import { chartNamesOf, chartPinsOf } from './support/chart.js';
 
 // docs/behaviour.md §2 at its edges: each variable's longest and shortest
@@ -56,6 +64,10 @@ describe('the sentence of every kind of configuration error', () => {
       'REGISTRY_BUDGET_FLOOR="none": must be a whole number, 0 or more (0: only a 429 holds re-images back), or "off" (no budget guard, as the script)',
     ],
     [{ IMAGE_TAG: '-stg' }, 'IMAGE_TAG="-stg": is not a valid image tag'],
+    [
+      { IMAGE_REFRESH_PROFILE: '/etc/image-refresh/profile.yaml' },
+      'IMAGE_REFRESH_PROFILE="/etc/image-refresh/profile.yaml": is set, but no profile document was read from it (the image-refresh CLI reads the file; a library caller passes the document to parseTickConfig)',
+    ],
     [
       { IMAGE_REFRESH_REGISTRY_URL: 'ftp://r.example' },
       'IMAGE_REFRESH_REGISTRY_URL="ftp://r.example": must be an http(s) URL such as https://registry-1.docker.io',
@@ -229,5 +241,41 @@ describe('numbers, durations and switches at their edges', () => {
       resourceMonitor: true,
       requestsProxy: false,
     });
+  });
+});
+
+describe('a profile beside the environment (docs/profiles.md)', () => {
+  const { IMAGE_TAG: _, ...untagged } = SIM_PROFILE_ENVIRONMENT;
+  const ownTags = { ...SHOP_PROFILE, images: SHOP_PROFILE.images.map((i) => ({ ...i, tag: 'v1' })) };
+
+  it('needs no IMAGE_TAG when every image names its own tag, and keeps one that is set', () => {
+    const parsed = (env: Environment) => {
+      const result = parseTickConfig(env, ownTags);
+      return E.isRight(result) ? result.right.imageTag : result.left.map(describeConfigError);
+    };
+    expect(parsed(untagged)).toBe('');
+    expect(parsed({ ...untagged, IMAGE_TAG: 'prod' })).toBe('prod');
+    expect(parsed({ ...untagged, IMAGE_TAG: '-prod' })).toEqual(['IMAGE_TAG="-prod": is not a valid image tag']);
+  });
+
+  it('needs IMAGE_TAG while one image names no tag of its own', () => {
+    const oneUntagged = {
+      ...SHOP_PROFILE,
+      images: SHOP_PROFILE.images.map((i) => (i.name === 'log' ? i : { ...i, tag: 'v1' })),
+    };
+    const parsed = parseTickConfig(untagged, oneUntagged);
+    expect(E.isLeft(parsed) && parsed.left.map(describeConfigError)).toEqual([
+      'IMAGE_TAG: is required (the floating tag to follow)',
+    ]);
+  });
+
+  it("says a profile document's problems with the variable that named it, each at its path", () => {
+    const parsed = parseTickConfig(
+      { ...SIM_PROFILE_ENVIRONMENT, IMAGE_REFRESH_PROFILE: '/etc/image-refresh/profile.yaml' },
+      { ...SHOP_PROFILE, gate: 'frontend' },
+    );
+    expect(E.isLeft(parsed) && parsed.left.map(describeConfigError)).toEqual([
+      'IMAGE_REFRESH_PROFILE="/etc/image-refresh/profile.yaml": gate: "frontend" is not a declared workload; declared: web, worker, agent',
+    ]);
   });
 });

@@ -1,45 +1,13 @@
-import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { closestName, editDistance } from '../src/config/did-you-mean.js';
 import { DEFAULT_PROFILE } from '../src/config/profile/chart-profile.js';
 import { parseImageReference, repositoryName } from '../src/config/profile/image-reference.js';
-import { describeProfileProblem, parseProfile } from '../src/config/profile/parse-profile.js';
-import type { Profile } from '../src/config/profile/profile.js';
 import { topologyOf } from '../src/config/profile/topology.js';
 import { imagesWithBookkeeping } from '../src/config/profile/topology-keys.js';
-import { SHOP_PROFILE } from '../src/sim/sim-shop.js';
+import { accepted, problemsOf, SHOP, shopWith } from './support/profile-document.js';
 
 // docs/profiles.md: a profile document is checked whole, every problem named
 // with its path, and the table a tick asks is derived from it once.
-
-/** A profile document as a YAML parser hands it over, loosely typed so a test can break any part of it. */
-interface Doc {
-  [field: string]: unknown;
-  images: Record<string, unknown>[];
-  workloads: Record<string, unknown>[];
-}
-
-/** The shop of docs/profiles.md: a two-container web Deployment (the gate), a worker sharing its image, an agent DaemonSet. */
-const SHOP = structuredClone(SHOP_PROFILE) as unknown as Doc;
-
-/** The shop with one change made by `edit`. */
-const shopWith = (edit: (doc: Doc) => void): unknown => {
-  const doc = structuredClone(SHOP);
-  edit(doc);
-  return doc;
-};
-
-const problemsOf = (document: unknown): string[] => {
-  const parsed = parseProfile(document);
-  if (E.isRight(parsed)) throw new Error('expected the profile to be refused');
-  return parsed.left.map(describeProfileProblem);
-};
-
-const accepted = (document: unknown): Profile => {
-  const parsed = parseProfile(document);
-  if (E.isLeft(parsed)) throw new Error(parsed.left.map(describeProfileProblem).join('\n'));
-  return parsed.right;
-};
 
 describe('parseProfile', () => {
   it('accepts the shop as written, dropping nothing', () => {

@@ -153,7 +153,7 @@ describe('MAX_RESOLVE_FAILURE_TICKS', () => {
   it('is a whole number of at least 1, or off', () => {
     expect(E.isRight(parsed('1')) && parsed('1')).toMatchObject({ right: { maxResolveFailureTicks: 1 } });
     expect(E.isRight(parsed('off')) && parsed('off')).toMatchObject({ right: { maxResolveFailureTicks: 'off' } });
-    for (const bad of ['0', 'eight', '-1', '1.5']) {
+    for (const bad of ['0', 'eight', '-1', '1.5', '1e3', '9007199254740993']) {
       const refused = parsed(bad);
       expect(E.isLeft(refused) && refused.left).toEqual([
         {

@@ -23,7 +23,9 @@ export interface ImageReference extends RepositoryName {
 }
 
 const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const HOST = /^(?:localhost|[A-Za-z0-9.-]*[.:][A-Za-z0-9.:-]*|[A-Za-z0-9-]+:[0-9]+)$/;
+// What a host may be written with; `isHost` already found its `.` or `:`
+// (`registry:5000` included), or it is `localhost`.
+const HOST = /^[A-Za-z0-9.:-]+$/;
 
 const isHost = (part: string): boolean => part === 'localhost' || part.includes('.') || part.includes(':');
 
@@ -33,11 +35,12 @@ export const repositoryName = (name: string): RepositoryName | undefined => {
   const [first = ''] = parts;
   const explicitHost = parts.length > 1 && isHost(first);
   if (explicitHost && !HOST.test(first)) return undefined;
+  // Never empty: `split` gives at least one part, and a host is split off only when more follow.
   const pathParts = explicitHost ? parts.slice(1) : parts;
-  if (pathParts.length === 0 || !pathParts.every((p) => PATH_COMPONENT.test(p))) return undefined;
+  if (!pathParts.every((p) => PATH_COMPONENT.test(p))) return undefined;
   const host = !explicitHost || first === 'index.docker.io' ? DOCKER_HUB : first;
-  const path = host === DOCKER_HUB && pathParts.length === 1 ? `library/${pathParts.join('/')}` : pathParts.join('/');
-  return { host, path };
+  const path = pathParts.join('/');
+  return { host, path: host === DOCKER_HUB && pathParts.length === 1 ? `library/${path}` : path };
 };
 
 /**

@@ -219,9 +219,9 @@ const kind = (value: string): string | undefined =>
       ? 'is not supported yet: Deployment or DaemonSet'
       : 'must be Deployment or DaemonSet';
 
-/** A workload entry: the images its containers run (even when another field is wrong) and, all valid, the workload. */
+/** A workload entry: its containers (kept even when another field is wrong) and, all valid, the workload. */
 interface WorkloadEntry {
-  readonly runs: readonly string[];
+  readonly containers?: Readonly<Record<string, string>> | undefined;
   readonly workload?: ProfileWorkload;
 }
 
@@ -233,7 +233,7 @@ const parseWorkload = (
 ): WorkloadEntry => {
   if (!isFields(value)) {
     problems.add(path, `must be a mapping with id, kind, namespace, name and containers, not ${describeValue(value)}`);
-    return { runs: [] };
+    return {};
   }
   unknownFields(problems, path, value, WORKLOAD_FIELDS);
   const id = text(problems, at(path, 'id'), value.id, dnsLabel);
@@ -246,7 +246,6 @@ const parseWorkload = (
   if (decoupled !== undefined && typeof decoupled !== 'boolean') {
     problems.add(at(path, 'decoupled'), `must be true or false, not ${describeValue(decoupled)}`);
   }
-  const runs = Object.values(containers ?? {});
   if (
     id === undefined ||
     workloadKind === undefined ||
@@ -254,10 +253,10 @@ const parseWorkload = (
     name === undefined ||
     containers === undefined
   ) {
-    return { runs };
+    return { containers };
   }
   return {
-    runs,
+    containers,
     workload: {
       id,
       kind: workloadKind,
@@ -351,14 +350,12 @@ export const parseProfile = (document: unknown): E.Either<readonly ProfileProble
   duplicates(
     problems,
     images,
-    (i) => {
-      const name = repositoryName(i.repository);
-      return `${name === undefined ? i.repository : `${name.host}/${name.path}`}:${i.tag ?? ''}`;
-    },
+    // The repository as Docker normalizes it (its shape was checked: it has one), with the image's own tag.
+    (i) => JSON.stringify([repositoryName(i.repository), i.tag]),
     (index) => `images[${index}].repository`,
     (i) => `repository ${i.repository}${i.tag === undefined ? '' : `:${i.tag}`}`,
   );
-  const declared = new Set(imageEntries.flatMap((i) => (i.name === undefined ? [] : [i.name])));
+  const declared = new Set(imageEntries.map((i) => i.name).filter((name) => name !== undefined));
   const workloadEntries = entries(problems, 'workloads', document.workloads, 'workloads').map((entry, index) =>
     parseWorkload(problems, `workloads[${index}]`, entry, declared),
   );
@@ -377,7 +374,7 @@ export const parseProfile = (document: unknown): E.Either<readonly ProfileProble
     (index) => `workloads[${index}].name`,
     (w) => `${w.kind} ${w.namespace}/${w.name}`,
   );
-  const followed = new Set(workloadEntries.flatMap((w) => w.runs));
+  const followed = new Set(workloadEntries.flatMap((w) => Object.values(w.containers ?? {})));
   images.forEach((image, index) => {
     if (image !== undefined && !followed.has(image.name)) {
       problems.add(
@@ -395,7 +392,7 @@ export const parseProfile = (document: unknown): E.Either<readonly ProfileProble
     workloads.length > 0 &&
     workloads.every((w) => w !== undefined)
   ) {
-    const ids = workloads.flatMap((w) => (w === undefined ? [] : [w.id]));
+    const ids = workloads.map((w) => w.id);
     const near = closestName(gate, ids);
     problems.add(
       'gate',
