@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderFleetHalt } from '../../core/src/index.js';
+import { renderFleetHalt, topologyFingerprint } from '../../core/src/index.js';
 import { SIM_ENVIRONMENT, simConfig } from '../../core/src/sim/index.js';
 import { startChartCluster } from '../../k8s-adapter/test/support/fake-api-chart.js';
 import { listenLocal } from '../../k8s-adapter/test/support/registry-local-server.js';
@@ -133,15 +133,25 @@ const registry = await listenLocal((request, response) => {
 });
 const registryPort = () => registry.port;
 
+/** The tag the fake release runs, and the bookkeeping a first tick on it leaves: its digests and its topology's fingerprint. */
+const TAG = 'stg';
+const steadyBookkeeping = (): Record<string, string> => {
+  const { topology } = simConfig({ IMAGE_TAG: TAG });
+  return {
+    ...Object.fromEntries(
+      Object.entries(DIGESTS).map(([repo, digest]) => [
+        `tracebloc.io/last-refreshed-${repo.split('/')[1]}-digest`,
+        digest,
+      ]),
+    ),
+    [topology.keys.topologyFingerprint]: topologyFingerprint(topology),
+  };
+};
+
 const cluster = await startChartCluster({
   // kubectl sends no token over plain http (fake-api-server.ts): the script needs an open door.
   anonymous: process.env.BENCH_REFERENCE !== undefined,
-  annotations: Object.fromEntries(
-    Object.entries(DIGESTS).map(([repo, digest]) => [
-      `tracebloc.io/last-refreshed-${repo.split('/')[1]}-digest`,
-      digest,
-    ]),
-  ),
+  annotations: steadyBookkeeping(),
 });
 
 /** A halt in force this edge verified before: it halts a digest no image has, so the tick stays steady. */
@@ -153,12 +163,7 @@ const keptHalt = renderFleetHalt({
 const haltCluster = FLEET_HALT
   ? await startChartCluster({
       annotations: {
-        ...Object.fromEntries(
-          Object.entries(DIGESTS).map(([repo, digest]) => [
-            `tracebloc.io/last-refreshed-${repo.split('/')[1]}-digest`,
-            digest,
-          ]),
-        ),
+        ...steadyBookkeeping(),
         [simConfig().topology.keys.fleetHaltDigest]: HALT_DIGEST,
         [simConfig().topology.keys.fleetHaltDocument]: JSON.stringify(JSON.parse(keptHalt)),
       },
@@ -178,7 +183,8 @@ const env = {
   KUBECONFIG: cluster.kubeconfig.path,
   // Every variable the chart's CronJob sets (the script reads them all).
   ...Object.fromEntries(Object.entries(SIM_ENVIRONMENT).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
-  IMAGE_TAG: 'prod',
+  // The fake release runs the :stg images (fake-api-chart.ts).
+  IMAGE_TAG: TAG,
   IMAGE_REFRESH_REGISTRY_URL: registry.url,
   // Docker Hub's realm is known without asking (the script's auth.docker.io);
   // here the bench's own token endpoint stands in for it.
