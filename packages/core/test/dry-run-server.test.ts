@@ -69,3 +69,39 @@ describe('--dry-run against the API server (dryRun=All)', () => {
     expect(said.filter((s) => s.startsWith('annotate') || s.startsWith('set image'))).toHaveLength(5);
   });
 });
+
+describe('what a dry run says, to the character', () => {
+  it('a set image the API server answers as already on target is not said as one it would send', async () => {
+    const { config, world, said } = aDriftedEdge();
+    const sim = simPorts(world, { dryRun: true });
+    const onTarget = dryRunPorts(
+      {
+        ...sim,
+        cluster: {
+          ...sim.cluster,
+          setImages: () => () => Promise.resolve({ _tag: 'Right', right: { changed: false } }),
+        },
+      },
+      config,
+      (a) => said.push(a),
+      'server',
+    );
+    const outcome = await runTick(config, onTarget);
+    expect(outcome.exitCode).toBe(0);
+    expect(said.filter((s) => s.startsWith('set image'))).toEqual([]);
+  });
+
+  it("an Event's text is said whole up to 120 characters, and cut to 119 and an ellipsis past them", async () => {
+    const config = simConfig({});
+    const said: string[] = [];
+    const ports = dryRunPorts(simPorts(new SimWorld(config)), config, (a) => said.push(a));
+    const record = async (message: string) => {
+      said.length = 0;
+      await ports.events?.record({ type: 'Normal', reason: 'RefreshSkipped', message, action: 'Skip' } as never)();
+      return said[0] ?? '';
+    };
+    const whole = 'x'.repeat(120);
+    expect(await record(whole)).toBe(`record the Normal Event RefreshSkipped: ${whole}`);
+    expect(await record(`${whole}y`)).toBe(`record the Normal Event RefreshSkipped: ${'x'.repeat(119)}…`);
+  });
+});
