@@ -8,7 +8,7 @@ import {
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { basicAuthorization } from './credentials.js';
+import { basicOnceAsked, takesBasicNow } from './basic-auth.js';
 import { describeRequest, exchange } from './http-exchange.js';
 import { MANIFEST_ACCEPT } from './media-types.js';
 import { rateLimitBudget } from './rate-limit.js';
@@ -36,28 +36,14 @@ export const manifestUrl = (client: RegistryClient, { repo, tag }: DigestRequest
 
 const DIGEST_SHOWN = 100;
 
-/**
- * What a HEAD authenticates with: a bearer token when there is one; else,
- * once this registry asked for Basic, the credential of its host (only ever
- * set over https, registry-client.ts); else nothing.
- */
-const authorizationOf = (client: RegistryClient, token: O.Option<string>): O.Option<string> => {
-  if (O.isSome(token)) return O.some(`Bearer ${token.value}`);
-  return client.basic.wantsBasic ? O.map(basicAuthorization)(client.credential) : O.none;
-};
+/** What a HEAD authenticates with: a bearer token when there is one, else Basic once this registry asked for it. */
+const authorizationOf = (client: RegistryClient, token: O.Option<string>): O.Option<string> =>
+  O.isSome(token) ? O.some(`Bearer ${token.value}`) : basicOnceAsked(client);
 
-export const headManifest = (
+export const headManifest = async (
   client: RegistryClient,
   request: DigestRequest,
   token: O.Option<string>,
-): Promise<HeadOutcome> => head(client, request, token, false);
-
-const head = async (
-  client: RegistryClient,
-  request: DigestRequest,
-  token: O.Option<string>,
-  /** This HEAD is the one retry with Basic: a second Basic challenge is an answer, never another retry. */
-  retried: boolean,
 ): Promise<HeadOutcome> => {
   const url = manifestUrl(client, request);
   const what = describeRequest('HEAD', url);
@@ -72,12 +58,7 @@ const head = async (
     const sent = reply.get('www-authenticate');
     const challenge = bearerChallenge(sent);
     if (O.isSome(challenge)) return { _tag: 'Challenged', challenge: challenge.value, what };
-    // A registry that wants Basic (distribution's htpasswd): asked again with
-    // the host's credential, once; later HEADs send it at once.
-    if (!retried && isBasicChallenge(sent) && O.isNone(authorization) && O.isSome(client.credential)) {
-      client.basic.wantsBasic = true;
-      return head(client, request, token, true);
-    }
+    if (O.isNone(authorization) && takesBasicNow(client, sent)) return headManifest(client, request, token);
     const answer =
       sent === null
         ? 'no challenge'

@@ -1,7 +1,7 @@
 import { type RegistryError, timeout, unauthorized } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { basicAuthorization } from '../registry/credentials.js';
+import { basicOnceAsked, takesBasicNow } from '../registry/basic-auth.js';
 import { serverMessage } from '../registry/error-body.js';
 import { describeRequest, exchange } from '../registry/http-exchange.js';
 import type { HeaderReader } from '../registry/http-transport.js';
@@ -10,7 +10,7 @@ import { REDACTED } from '../registry/redact.js';
 import { isStopped, type RegistryClient } from '../registry/registry-client.js';
 import { statusError } from '../registry/status-error.js';
 import { pullScope, requestToken } from '../registry/token-request.js';
-import { bearerChallenge, isBasicChallenge } from '../registry/www-authenticate.js';
+import { bearerChallenge } from '../registry/www-authenticate.js';
 
 // The registry requests of one signature check, in one repository, on the
 // registry port's own transport (REGISTRY_TIMEOUT and its AbortSignal per
@@ -62,8 +62,10 @@ export const openRepoSession = (
     const url = new URL(path, client.baseUrl);
     const headers: Record<string, string> = { Accept: accept };
     if (O.isSome(token)) headers.Authorization = `Bearer ${token.value}`;
-    else if (client.basic.wantsBasic && O.isSome(client.credential))
-      headers.Authorization = basicAuthorization(client.credential.value);
+    else {
+      const basic = basicOnceAsked(client);
+      if (O.isSome(basic)) headers.Authorization = basic.value;
+    }
     count.requests += 1;
     if (method === 'GET' && path.includes('/manifests/')) count.manifestGets += 1;
     return { what: describeRequest(method, url), answer: await exchange(client, method, url, headers, maxBytes) };
@@ -84,8 +86,7 @@ export const openRepoSession = (
     if (E.isRight(sent.answer) && sent.answer.right.status === 401 && O.isNone(token)) {
       const offered = sent.answer.right.headers.get('www-authenticate');
       const challenge = bearerChallenge(offered);
-      if (O.isNone(challenge) && isBasicChallenge(offered) && !client.basic.wantsBasic && O.isSome(client.credential)) {
-        client.basic.wantsBasic = true;
+      if (O.isNone(challenge) && takesBasicNow(client, offered)) {
         sent = await send(method, path, accept, maxBytes);
       } else if (O.isSome(challenge)) {
         count.requests += 1;
