@@ -1,6 +1,6 @@
 import { admitGuards } from '../admit/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
-import { nextOwnedWorkload, topologyChanged } from './inputs.js';
+import { nextOwnedWorkload, ownedWorkloadAfterNext, topologyChanged } from './inputs.js';
 
 // The ownership check's named guards (docs/behaviour.md §3.4c).
 
@@ -9,6 +9,8 @@ export const ownershipGuards = {
   needsOwnershipCheck: admitGuards.needsOwnershipCheck,
   /** A workload the check needs is still to be read. */
   hasOwnedWorkloadToRead: ({ context }: GuardArgs) => nextOwnedWorkload(context) !== undefined,
+  /** Asked as a read answers, before it is remembered: a workload after the one just read is still to be read. */
+  hasAnotherOwnedWorkloadToRead: ({ context }: GuardArgs) => ownedWorkloadAfterNext(context) !== undefined,
   /** Every mapped container checked after the topology changed, none foreign: its fingerprint is recorded (§3.4c). */
   hasTopologyFingerprintToRecord: ({ context }: GuardArgs) => topologyChanged(context),
   /** A staked container runs another image than the one it follows, or is not there: nothing is written. */

@@ -19,6 +19,10 @@ export const topologyChanged = (context: TickContext): boolean =>
 export const nextOwnedWorkload = (context: TickContext): string | undefined =>
   context.ownership.toRead[Object.keys(context.ownership.read).length];
 
+/** The workload the check reads after the next one; undefined when the next is the last. */
+export const ownedWorkloadAfterNext = (context: TickContext): string | undefined =>
+  context.ownership.toRead[Object.keys(context.ownership.read).length + 1];
+
 /** One read of what the workload runs now: no settle window, the check needs its images, not its rollout. */
 export const ownedWorkloadRead = ({ context }: InputArgs) => {
   const id = nextOwnedWorkload(context);

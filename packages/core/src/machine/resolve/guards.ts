@@ -1,12 +1,26 @@
-import { hasNothingToJudge, isNothingResolved } from '../../domain/resolutions.js';
+import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
+import { judgeRegistrySilence } from '../../domain/registry-silence.js';
+import { acceptResolutions, hasNothingToJudge, isNothingResolved } from '../../domain/resolutions.js';
 import { hasNoStartJitter } from '../../domain/start-jitter.js';
 import { isLiveReconcileOn } from '../../domain/switches.js';
 import { nextLive } from '../../domain/tick-plan.js';
+import type { ResolveAnswers } from '../tick-actors.js';
 import type { GuardArgs } from '../tick-assign.js';
 
 // The resolve phase's named guards (docs/behaviour.md §3.3, §5), each one question to domain/.
 
 export const resolveGuards = {
+  /**
+   * §3.3 — asked as the registry answers, before they are accepted: they
+   * neither count a streak nor end one (the verdict judgeRegistrySilence will
+   * not write), so the tick goes straight on (I46).
+   */
+  leavesResolveFailureStreakAlone: ({ context }: GuardArgs, params: { answers: ResolveAnswers }) =>
+    judgeRegistrySilence(
+      context.config,
+      acceptResolutions(context.config, params.answers, decoupledScopeOf(context.observe.decoupled)),
+      context.observe.resolveFailureStreak,
+    )._tag === 'Unchanged',
   /** §3.3 — some image went unanswered this tick (a 429 aside): the streak counts one (I46). */
   hasRegistrySilenceToCount: ({ context }: GuardArgs) => context.resolve.silence._tag === 'Silent',
   /** §3.3 — every image asked for answered and the gate holds a streak: it is over (I46). */

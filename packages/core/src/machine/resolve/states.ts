@@ -38,10 +38,19 @@ export const resolvingDigests = tickSetup.createStateConfig({
       invoke: {
         src: 'resolveDigests',
         input: digestRequests,
-        onDone: {
-          target: '#tick.countingRegistrySilence',
-          actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
-        },
+        onDone: [
+          // The common tick: every image answered and no streak was held — nothing to count,
+          // no step spent judging it (README.md, Benchmarks).
+          {
+            guard: { type: 'leavesResolveFailureStreakAlone', params: ({ event }) => ({ answers: event.output }) },
+            target: '#tick.readingRecordedDigests',
+            actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+          },
+          {
+            target: '#tick.countingRegistrySilence',
+            actions: { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+          },
+        ],
         // The port promises one answer per repo; a batch failing as a whole is a
         // defect of the port and leaves every image unresolved.
         onError: {
