@@ -122,21 +122,30 @@ const nodeFetchWhatwgParse = {
   },
 };
 
-// The signature check (the key parser, the verifier, @sigstore/*,
-// ~170 kB) is a second file, dist/image-refresh-signatures.mjs, imported only
-// when VERIFY_SIGNATURES is on (wiring/load-signature-trust.ts). Inlined,
-// even never evaluated, its code cost a steady tick with VERIFY_SIGNATURES=off
-// +1.2 MiB peak RSS on Node 20 (`pnpm bench:cli`): the check being off must
-// leave the tick's memory as it was.
-const SIGNATURES_FILE = 'image-refresh-signatures.mjs';
+// Two parts of the program are files of their own beside the bundle, each
+// imported only when its switch asks for it, so that a switch left off leaves
+// the steady tick's memory as it was (`pnpm bench:cli`, README.md, Benchmarks):
+// - the signature check (the key parser, the verifier, @sigstore/*, ~170 kB),
+//   dist/image-refresh-signatures.mjs, when VERIFY_SIGNATURES is on
+//   (wiring/load-signature-trust.ts) — inlined, even never evaluated, it cost
+//   a steady tick with the check off +1.2 MiB peak RSS on Node 20;
+// - the YAML parser, dist/image-refresh-profile.mjs, when IMAGE_REFRESH_PROFILE
+//   names a profile (wiring/read-profile.ts) — inlined, +11 MiB on Node 20.
+const APART = [
+  { specifier: './signature-trust.js', entry: 'src/wiring/signature-trust.ts', file: 'image-refresh-signatures.mjs' },
+  { specifier: './profile-yaml.js', entry: 'src/wiring/profile-yaml.ts', file: 'image-refresh-profile.mjs' },
+];
 
 /** @type {import('esbuild').Plugin} */
-const signaturesApart = {
-  name: 'signatures-apart',
+const filesApart = {
+  name: 'files-apart',
   setup(plugin) {
-    plugin.onResolve({ filter: /^\.\/signature-trust\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' ? { path: `./${SIGNATURES_FILE}`, external: true } : undefined,
-    );
+    for (const { specifier, file } of APART) {
+      const exactly = new RegExp(`^${specifier.replaceAll('.', '\\.')}$`);
+      plugin.onResolve({ filter: exactly }, (args) =>
+        args.kind === 'dynamic-import' ? { path: `./${file}`, external: true } : undefined,
+      );
+    }
   },
 };
 
@@ -189,23 +198,25 @@ await build({
   ...common,
   entryPoints: ['src/bin.ts'],
   outfile: 'dist/image-refresh.mjs',
-  plugins: [signaturesApart, fpTsAsEsModules, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
+  plugins: [filesApart, fpTsAsEsModules, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
 });
 
-// Its own copy of what it uses of core and fp-ts: it shares no module with the bundle.
-await build({
-  ...common,
-  entryPoints: ['src/wiring/signature-trust.ts'],
-  outfile: `dist/${SIGNATURES_FILE}`,
-  banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
-  plugins: [fpTsAsEsModules, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
-});
+// Each file apart has its own copy of what it uses of core and fp-ts: it shares no module with the bundle.
+for (const { entry, file } of APART) {
+  await build({
+    ...common,
+    entryPoints: [entry],
+    outfile: `dist/${file}`,
+    banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
+    plugins: [fpTsAsEsModules, clientWithoutSideEffects, lazyModels, nodeFetchWhatwgParse, lazyBuiltins],
+  });
+}
 
 // ASCII only: V8 holds a script with one character beyond ASCII as a two-byte
 // string, doubling the 1.2 MB bundle in the heap (+1.1 MiB peak RSS on Node
 // 24, measured with `pnpm bench:cli`). esbuild escapes strings but
 // keeps a regular expression's characters as written: write them as \uXXXX.
-for (const file of ['dist/image-refresh.mjs', `dist/${SIGNATURES_FILE}`]) {
+for (const file of ['dist/image-refresh.mjs', ...APART.map(({ file }) => `dist/${file}`)]) {
   const output = await readFile(new URL(file, here));
   const beyondAscii = output.findIndex((byte) => byte > 0x7f);
   if (beyondAscii >= 0) {

@@ -7,8 +7,9 @@ import * as E from 'fp-ts/lib/Either.js';
 // which checks it whole. A file that is missing, unreadable, too large or not
 // YAML is a configuration error naming the variable, the file and where in it
 // (exit 2, before any request), like every other problem of the environment.
-// The YAML parser is loaded only when a profile is given: a tick on the
-// chart's topology reads no file and loads no parser.
+// The YAML parser (profile-yaml.ts, a file of its own in the build) is loaded
+// only when a profile is given: a tick on the chart's topology reads no file
+// and loads no parser.
 
 /** A profile is a few dozen lines; anything this large is not one (and is not read whole into memory). */
 export const MAX_PROFILE_BYTES = 256 * 1024;
@@ -45,21 +46,5 @@ export const readProfileDocument = async (env: Env): Promise<E.Either<readonly C
   } catch (error) {
     return E.left(problem(file, unreadable(error)));
   }
-  const { LineCounter, parseDocument } = await import('yaml');
-  const lines = new LineCounter();
-  // uniqueKeys: a key given twice is a problem, not a silent last-one-wins.
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter: lines });
-  if (document.errors.length > 0) {
-    return E.left(
-      document.errors.map((e) => {
-        const at = lines.linePos(e.pos[0]);
-        return {
-          variable: ENV.profile,
-          value: file,
-          problem: `is not YAML or JSON at line ${at.line}, column ${at.col}: ${e.message.split('\n')[0]}`,
-        };
-      }),
-    );
-  }
-  return E.right(document.toJS({ maxAliasCount: 64 }));
+  return (await import('./profile-yaml.js')).parseProfileYaml(file, text);
 };
