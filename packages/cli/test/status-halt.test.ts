@@ -117,11 +117,11 @@ describe('FLEET_HALT_REF configuration errors: exit 2 before any call', () => {
   });
 
   it.each([
-    ['ghcr.io/acme/halt:stg', 'names another registry'],
+    ['ghcr.io/acme:stg', 'names no repository of the form namespace/name'],
     ['docker.io/tracebloc/fleet-control', 'has no tag'],
     [`docker.io/tracebloc/fleet-control@sha256:${'a'.repeat(64)}`, 'names a digest'],
     ['docker.io/fleet-control:stg', 'names no repository of the form namespace/name'],
-  ])('a reference that is not a docker.io tag (%s): exit 2 saying why', async (reference, why) => {
+  ])('a reference that is not a repository tag (%s): exit 2 saying why', async (reference, why) => {
     const run = await runCli(['tick'], aWorld(), { FLEET_HALT_REF: reference, SIGNATURE_PUBLIC_KEYS: keyFile });
     expect(run.exitCode).toBe(2);
     expect(run.connected).toBe(0);

@@ -44,10 +44,10 @@ export const readFleetHalt = async (
 ): Promise<FleetHaltView | undefined> => {
   const halt = config.fleetHalt;
   if (halt === undefined) return undefined;
-  const [answer] = await ports.registry.resolveDigests([{ repo: halt.repo, tag: halt.tag }])();
+  const [answer] = await ports.registry.resolveDigests([{ host: halt.host, repo: halt.repo, tag: halt.tag }])();
   let reading: HaltReading = judgeHaltAnswer(config.topology.keys, answer, annotations, nowMs);
   if (reading._tag === 'Fetching') {
-    const target = { repo: halt.repo, digest: reading.digest };
+    const target = { host: halt.host, repo: halt.repo, digest: reading.digest };
     const document =
       ports.fleetHalt === undefined
         ? E.left(transport('no fleet halt port to read it with'))
@@ -55,7 +55,7 @@ export const readFleetHalt = async (
     reading = haltDocumentRead(reading, document, nowMs);
   }
   if (reading._tag === 'Read') {
-    const target = { repo: halt.repo, digest: reading.digest };
+    const target = { host: halt.host, repo: halt.repo, digest: reading.digest };
     const verdict =
       ports.signatures === undefined
         ? E.left(transport('no signature port to check it with'))

@@ -8,8 +8,8 @@ import { worstCaseTickMs } from '../src/machine/tick-deadline.js';
 import { SIM_ENVIRONMENT, simConfig } from '../src/sim/index.js';
 
 // FLEET_HALT_REF and FLEET_HALT_EXIT as the configuration reads them
-// (docs/behaviour.md §3.4b, §3 "Exit codes"): a tag of a docker.io
-// repository, verified with VERIFY_SIGNATURES's trust whatever
+// (docs/behaviour.md §3.4b, §3 "Exit codes"): a tag of a repository on
+// Docker Hub or on any host, verified with VERIFY_SIGNATURES's trust whatever
 // VERIFY_SIGNATURES says — and every problem named at once, exit 2.
 
 const REF = 'docker.io/tracebloc/fleet-control:stg-halt';
@@ -27,23 +27,29 @@ const problems = (env: Record<string, string>): string[] => {
 
 describe('FLEET_HALT_REF', () => {
   it.each([
-    [REF, { repo: 'tracebloc/fleet-control', tag: 'stg-halt' }],
-    ['tracebloc/fleet-control:stg-halt', { repo: 'tracebloc/fleet-control', tag: 'stg-halt' }],
-    ['index.docker.io/tracebloc/fleet-control:v1.2', { repo: 'tracebloc/fleet-control', tag: 'v1.2' }],
-    ['registry-1.docker.io/acme/halts/prod:p_1', { repo: 'acme/halts/prod', tag: 'p_1' }],
-    ['acme/docker.io/halt:t', { repo: 'acme/docker.io/halt', tag: 't' }],
-    ['acme/fleet.control/halt:t', { repo: 'acme/fleet.control/halt', tag: 't' }],
-    ['a__b/c--d/e.f:t', { repo: 'a__b/c--d/e.f', tag: 't' }],
-    ['ab_cd/e:t', { repo: 'ab_cd/e', tag: 't' }],
-    ['a--b/c:t', { repo: 'a--b/c', tag: 't' }],
-  ])('%s is a tag of a docker.io repository', (reference, expected) => {
+    [REF, { host: 'docker.io', repo: 'tracebloc/fleet-control', tag: 'stg-halt' }],
+    ['tracebloc/fleet-control:stg-halt', { host: 'docker.io', repo: 'tracebloc/fleet-control', tag: 'stg-halt' }],
+    [
+      'index.docker.io/tracebloc/fleet-control:v1.2',
+      { host: 'docker.io', repo: 'tracebloc/fleet-control', tag: 'v1.2' },
+    ],
+    ['registry-1.docker.io/acme/halts/prod:p_1', { host: 'docker.io', repo: 'acme/halts/prod', tag: 'p_1' }],
+    ['acme/docker.io/halt:t', { host: 'docker.io', repo: 'acme/docker.io/halt', tag: 't' }],
+    ['acme/fleet.control/halt:t', { host: 'docker.io', repo: 'acme/fleet.control/halt', tag: 't' }],
+    ['a__b/c--d/e.f:t', { host: 'docker.io', repo: 'a__b/c--d/e.f', tag: 't' }],
+    ['ab_cd/e:t', { host: 'docker.io', repo: 'ab_cd/e', tag: 't' }],
+    ['a--b/c:t', { host: 'docker.io', repo: 'a--b/c', tag: 't' }],
+    ['ghcr.io/acme/halt:stg', { host: 'ghcr.io', repo: 'acme/halt', tag: 'stg' }],
+    ['localhost/acme/halt:stg', { host: 'localhost', repo: 'acme/halt', tag: 'stg' }],
+    ['registry.local:5000/acme/halt:stg', { host: 'registry.local:5000', repo: 'acme/halt', tag: 'stg' }],
+    ['127.0.0.1:5000/acme/halts/prod:p_1', { host: '127.0.0.1:5000', repo: 'acme/halts/prod', tag: 'p_1' }],
+  ])('%s is a tag of a repository on its host', (reference, expected) => {
     expect(parseFleetHaltReference(reference)).toEqual(expected);
   });
 
   it.each([
-    ['ghcr.io/acme/halt:stg', 'names another registry'],
-    ['localhost/acme/halt:stg', 'names another registry'],
-    ['registry.local:5000/acme/halt:stg', 'names another registry'],
+    ['ghcr.io/acme:stg', 'names no repository of the form namespace/name'],
+    ['registry.local:5000/:stg', 'names no repository of the form namespace/name'],
     ['docker.io/tracebloc/fleet-control', 'has no tag'],
     [`docker.io/tracebloc/fleet-control@sha256:${'a'.repeat(64)}`, 'names a digest'],
     [`docker.io/tracebloc/fleet-control:stg@sha256:${'a'.repeat(64)}`, 'names a digest'],
@@ -61,7 +67,8 @@ describe('FLEET_HALT_REF', () => {
   ])('%s is refused: it %s', (reference, problem) => {
     const parsed = parseFleetHaltReference(reference);
     expect(
-      'problem' in parsed && parsed.problem.startsWith(`${problem}; must be a tag of a repository on docker.io`),
+      'problem' in parsed &&
+        parsed.problem.startsWith(`${problem}; must be a tag of a repository, on Docker Hub or host[:port]/`),
     ).toBe(true);
   });
 
@@ -76,6 +83,7 @@ describe('FLEET_HALT_REF', () => {
     const config = simConfig({ FLEET_HALT_REF: ` ${REF} `, SIGNATURE_PUBLIC_KEYS: KEYS });
     expect(config.fleetHalt).toEqual({
       reference: REF,
+      host: 'docker.io',
       repo: 'tracebloc/fleet-control',
       tag: 'stg-halt',
       exitOnHold: false,
@@ -96,11 +104,13 @@ describe('FLEET_HALT_REF', () => {
   });
 
   it('with VERIFY_SIGNATURES on and no trust, both variables are named, every problem at once', () => {
-    expect(problems({ FLEET_HALT_REF: 'ghcr.io/x/y:z', VERIFY_SIGNATURES: 'enforce', FLEET_HALT_EXIT: '2' })).toEqual([
+    expect(problems({ FLEET_HALT_REF: 'ghcr.io/x:z', VERIFY_SIGNATURES: 'enforce', FLEET_HALT_EXIT: '2' })).toEqual([
       expect.stringMatching(/^VERIFY_SIGNATURES="enforce": verifies with nothing: set SIGNATURE_PUBLIC_KEYS/),
-      expect.stringMatching(/^FLEET_HALT_REF="ghcr\.io\/x\/y:z": a halt is obeyed only once its signature verifies/),
+      expect.stringMatching(/^FLEET_HALT_REF="ghcr\.io\/x:z": a halt is obeyed only once its signature verifies/),
       'FLEET_HALT_EXIT="2": must be "1" (a halt that holds a change back exits 1) or "0" (it exits 0, a decision, not a fault)',
-      expect.stringMatching(/^FLEET_HALT_REF="ghcr\.io\/x\/y:z": names another registry; must be a tag/),
+      expect.stringMatching(
+        /^FLEET_HALT_REF="ghcr\.io\/x:z": names no repository of the form namespace\/name; must be a tag/,
+      ),
     ]);
   });
 

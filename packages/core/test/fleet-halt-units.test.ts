@@ -265,13 +265,22 @@ describe('what a reading writes, reports and targets', () => {
   });
 
   it('the target: FLEET_HALT_REF’s repository and the digest being read, nothing otherwise', () => {
-    expect(haltTargetOf(watching, { _tag: 'Fetching', digest: F })).toEqual({ repo: SIM_HALT_REPO, digest: F });
+    expect(haltTargetOf(watching, { _tag: 'Fetching', digest: F })).toEqual({
+      host: 'docker.io',
+      repo: SIM_HALT_REPO,
+      digest: F,
+    });
     expect(haltTargetOf(watching, { _tag: 'Read', digest: C, text: 'T', halt })).toEqual({
+      host: 'docker.io',
       repo: SIM_HALT_REPO,
       digest: C,
     });
-    expect(haltTargetOf(watching, { _tag: 'Lifted', digest: F })).toEqual({ repo: SIM_HALT_REPO, digest: '' });
-    expect(haltTargetOf(blind, HALT_OFF)).toEqual({ repo: '', digest: '' });
+    expect(haltTargetOf(watching, { _tag: 'Lifted', digest: F })).toEqual({
+      host: 'docker.io',
+      repo: SIM_HALT_REPO,
+      digest: '',
+    });
+    expect(haltTargetOf(blind, HALT_OFF)).toEqual({ host: '', repo: '', digest: '' });
   });
 });
 
@@ -380,7 +389,7 @@ describe('the resolve batch, the switches', () => {
   const images = [answer(G), answer(C), answer(F)];
 
   it('the halt tag rides last in the batch and its answer is the one after the images’; unset, neither', () => {
-    expect(resolveRequests(watching).at(-1)).toEqual({ repo: SIM_HALT_REPO, tag: SIM_HALT_TAG });
+    expect(resolveRequests(watching).at(-1)).toEqual({ host: 'docker.io', repo: SIM_HALT_REPO, tag: SIM_HALT_TAG });
     expect(resolveRequests(blind).map((r) => r.repo)).not.toContain(SIM_HALT_REPO);
     expect(haltAnswerOf(watching, [...images, answer(B)])).toEqual(answer(B));
     expect(haltAnswerOf(blind, [...images, answer(B)])).toBeUndefined();
@@ -414,20 +423,20 @@ describe('the signature check’s subjects with a halt’s pins', () => {
 
   it('off: only the pin, marked; on: every changed digest and first observation, the pin marked', () => {
     expect(signatureSubjectsOf(TOPOLOGY, 'off', answers, records, {}, pins)).toEqual([
-      { image: 'jobs-manager', repo: JM, digest: G, gated: true, pin: true },
+      { image: 'jobs-manager', host: 'docker.io', repo: JM, digest: G, gated: true, pin: true },
     ]);
     expect(signatureSubjectsOf(TOPOLOGY, 'off', answers, records, {}, {})).toEqual([]);
     expect(signatureSubjectsOf(TOPOLOGY, 'warn', answers, records, {}, pins)).toEqual([
-      { image: 'jobs-manager', repo: JM, digest: G, gated: true, pin: true },
-      { image: 'pods-monitor', repo: 'tracebloc/pods-monitor', digest: C, gated: true },
-      { image: 'resource-monitor', repo: 'tracebloc/resource-monitor', digest: F, gated: false },
+      { image: 'jobs-manager', host: 'docker.io', repo: JM, digest: G, gated: true, pin: true },
+      { image: 'pods-monitor', host: 'docker.io', repo: 'tracebloc/pods-monitor', digest: C, gated: true },
+      { image: 'resource-monitor', host: 'docker.io', repo: 'tracebloc/resource-monitor', digest: F, gated: false },
     ]);
   });
 
   it('a first observation of the pin’s own digest is no pin (only a drift to it is)', () => {
     expect(
       signatureSubjectsOf(TOPOLOGY, 'warn', [resolved('jobs-manager', G)], recordedDigestsOf(TOPOLOGY, {}), {}, pins),
-    ).toEqual([{ image: 'jobs-manager', repo: JM, digest: G, gated: false }]);
+    ).toEqual([{ image: 'jobs-manager', host: 'docker.io', repo: JM, digest: G, gated: false }]);
   });
 
   it('a pin is judged as under enforce; any other changed digest under the mode', () => {

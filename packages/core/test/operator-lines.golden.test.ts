@@ -133,9 +133,9 @@ const operatorLines = (): readonly TickEvent[] => [
   say.skipStreakClearFailed(edge, denied),
   say.checkingImage(JM),
   say.imagePinned(PM),
-  say.resolveFailed(edge, JM, { _tag: 'RateLimited', message: 'HEAD …: 429' }),
-  say.resolveFailed(edge, PM, reset),
-  say.resolveFailed(edge, PM, {
+  say.resolveFailed(JM, { _tag: 'RateLimited', message: 'HEAD …: 429' }),
+  say.resolveFailed(PM, reset),
+  say.resolveFailed(PM, {
     ...transport('token endpoint GET https://auth.docker.io/token answered HTTP 503', 503),
     failedAt: 'token',
   }),
@@ -239,7 +239,7 @@ const operatorLines = (): readonly TickEvent[] => [
     { _tag: 'Unchecked', why: `the recorded manifest ${D1}: RateLimited: 429`, cause: 'RateLimited' } as const,
     { _tag: 'Unchecked', why: 'the new manifest: its media type is not one the check reads' } as const,
   ].map((judgement) =>
-    say.announcePlatformCheck({ image: 'jobs-manager', repo: JM.repo, from: D1, to: D2, judgement }),
+    say.announcePlatformCheck({ image: 'jobs-manager', host: 'docker.io', repo: JM.repo, from: D1, to: D2, judgement }),
   ),
   say.staging(
     'staging docker.io/tracebloc/jobs-manager@… on the nodes of deployment/stg-jobs-manager before switching them',

@@ -96,10 +96,10 @@ describe('the frozen finding names exactly the workloads frozen with jobs-manage
 describe('registry lines', () => {
   it('a rate limit is named as such, other failures by their port error', () => {
     const pm = imageSpec('pods-monitor');
-    expect(say.resolveFailed(edge, pm, { _tag: 'RateLimited', message: 'toomanyrequests' }).message).toBe(
+    expect(say.resolveFailed(pm, { _tag: 'RateLimited', message: 'toomanyrequests' }).message).toBe(
       'WARN: could not resolve latest digest of tracebloc/pods-monitor:stg (RateLimited: toomanyrequests); skipping this image this tick, the others go on',
     );
-    const failed = say.resolveFailed(edge, pm, timeout('no answer'));
+    const failed = say.resolveFailed(pm, timeout('no answer'));
     expect(head(failed)).toEqual(['warn', 'RESOLVE_FAILED']);
     expect(failed.message).toContain('(Timeout: no answer)');
   });
@@ -107,13 +107,13 @@ describe('registry lines', () => {
   it("a failed token request says the script's words, docker.io/<repo>, with its cause in the same line", () => {
     const pm = imageSpec('pods-monitor');
     const refused = transport('token endpoint GET https://auth.docker.io/token answered HTTP 503', 503);
-    const line = say.resolveFailed(edge, pm, { ...refused, failedAt: 'token' });
+    const line = say.resolveFailed(pm, { ...refused, failedAt: 'token' });
     expect(head(line)).toEqual(['warn', 'RESOLVE_FAILED']);
     expect(line.message).toBe(
       'WARN: could not resolve latest digest of tracebloc/pods-monitor:stg: could not fetch auth token for docker.io/tracebloc/pods-monitor (Transport (HTTP 503): token endpoint GET https://auth.docker.io/token answered HTTP 503); skipping this image this tick, the others go on',
     );
     // The manifest HEAD's own failure is not a token failure.
-    expect(say.resolveFailed(edge, pm, refused).message).not.toContain('auth token');
+    expect(say.resolveFailed(pm, refused).message).not.toContain('auth token');
   });
 
   it('a low pull budget names every reason that holds, and only those (I7b)', () => {

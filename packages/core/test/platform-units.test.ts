@@ -26,7 +26,13 @@ const p = (name: string): Platform => {
 const names = (platforms: readonly Platform[]) => platforms.map(platformName);
 const OLD = simDigest('old') as Digest;
 const NEW = simDigest('new') as Digest;
-const subject: PlatformSubject = { image: 'jobs-manager', repo: 'tracebloc/jobs-manager', from: OLD, to: NEW };
+const subject: PlatformSubject = {
+  image: 'jobs-manager',
+  host: 'docker.io',
+  repo: 'tracebloc/jobs-manager',
+  from: OLD,
+  to: NEW,
+};
 const provides = (...list: string[]) => E.right({ _tag: 'Platforms' as const, platforms: list.map(p) });
 
 describe('platforms, as containerd compares them', () => {
@@ -130,14 +136,15 @@ describe('the check of several digests', () => {
   it('asks for each new digest, then its recorded one, skipping a record that is not a digest', () => {
     const other: PlatformSubject = {
       image: 'resource-monitor',
+      host: 'docker.io',
       repo: 'tracebloc/resource-monitor',
       from: 'x',
       to: OLD,
     };
     expect(platformTargetsOf([subject, other])).toEqual([
-      { repo: 'tracebloc/jobs-manager', digest: NEW },
-      { repo: 'tracebloc/jobs-manager', digest: OLD },
-      { repo: 'tracebloc/resource-monitor', digest: OLD },
+      { host: 'docker.io', repo: 'tracebloc/jobs-manager', digest: NEW },
+      { host: 'docker.io', repo: 'tracebloc/jobs-manager', digest: OLD },
+      { host: 'docker.io', repo: 'tracebloc/resource-monitor', digest: OLD },
     ]);
     const answers = [provides('linux/amd64'), provides('linux/amd64', 'linux/arm64'), provides('linux/amd64')];
     const reports = platformReportsOf([subject, other], (i) => answers[i]);
@@ -161,11 +168,17 @@ describe('the check of several digests', () => {
   });
 
   it('a record that is not a digest asks nothing for it, so the next subject’s answers stay its own', () => {
-    const first: PlatformSubject = { image: 'pods-monitor', repo: 'tracebloc/pods-monitor', from: 'latest', to: OLD };
+    const first: PlatformSubject = {
+      image: 'pods-monitor',
+      host: 'docker.io',
+      repo: 'tracebloc/pods-monitor',
+      from: 'latest',
+      to: OLD,
+    };
     expect(platformTargetsOf([first, subject])).toEqual([
-      { repo: 'tracebloc/pods-monitor', digest: OLD },
-      { repo: 'tracebloc/jobs-manager', digest: NEW },
-      { repo: 'tracebloc/jobs-manager', digest: OLD },
+      { host: 'docker.io', repo: 'tracebloc/pods-monitor', digest: OLD },
+      { host: 'docker.io', repo: 'tracebloc/jobs-manager', digest: NEW },
+      { host: 'docker.io', repo: 'tracebloc/jobs-manager', digest: OLD },
     ]);
     const answers = [
       provides('linux/amd64'),

@@ -63,9 +63,8 @@ describe("the profile's JSON Schema", () => {
     ['an image name of 42 characters', (d) => ((d.images[1] as Doc['images'][0]).name = 'l'.repeat(42))],
     ['an image name that is no DNS label', (d) => ((d.images[1] as Doc['images'][0]).name = 'Log')],
     ['a repository with a tag', (d) => ((d.images[1] as Doc['images'][0]).repository = 'shop/log:1.0')],
-    ['a repository on another host', (d) => ((d.images[1] as Doc['images'][0]).repository = 'ghcr.io/shop/log')],
-    ['a repository on localhost', (d) => ((d.images[1] as Doc['images'][0]).repository = 'localhost/shop/log')],
-    ['a repository on a host with a port', (d) => ((d.images[1] as Doc['images'][0]).repository = 'mirror:5000/log')],
+    ['a host with an underscore', (d) => ((d.images[1] as Doc['images'][0]).repository = 'my_host.io/shop/log')],
+    ['a path in capitals on a host', (d) => ((d.images[1] as Doc['images'][0]).repository = 'ghcr.io/Shop/log')],
     ['a StatefulSet', (d) => ((d.workloads[1] as Doc['images'][0]).kind = 'StatefulSet')],
     ['a namespace in capitals', (d) => ((d.workloads[1] as Doc['images'][0]).namespace = 'Shop')],
     ['no containers', (d) => ((d.workloads[1] as Doc['images'][0]).containers = {})],
@@ -79,6 +78,20 @@ describe("the profile's JSON Schema", () => {
     const document = shopWith(edit);
     expect(parserAccepts(document)).toBe(false);
     expect(schemaAccepts(document)).toBe(false);
+  });
+
+  it.each<[string, (doc: Doc) => void]>([
+    ['a repository on another host', (d) => ((d.images[1] as Doc['images'][0]).repository = 'ghcr.io/shop/log')],
+    ['a repository on localhost', (d) => ((d.images[1] as Doc['images'][0]).repository = 'localhost/shop/log')],
+    ['a repository on a host with a port', (d) => ((d.images[1] as Doc['images'][0]).repository = 'mirror:5000/log')],
+    [
+      'a one-part name with a dot (an official image)',
+      (d) => ((d.images[1] as Doc['images'][0]).repository = 'my.app'),
+    ],
+  ])('accepts %s, as the tick does', (_, edit) => {
+    const document = shopWith(edit);
+    expect(parserAccepts(document)).toBe(true);
+    expect(schemaAccepts(document)).toBe(true);
   });
 
   it.each<[string, (doc: Doc) => void]>([

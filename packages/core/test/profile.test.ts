@@ -194,9 +194,15 @@ describe('parseProfile', () => {
     ]);
   });
 
-  it('a repository on a host other than Docker Hub is refused until registries of your own are supported', () => {
-    expect(problemsOf(shopWith((d) => Object.assign(d.images[1] ?? {}, { repository: 'ghcr.io/shop/log' })))).toEqual([
-      'images[1].repository: "ghcr.io/shop/log" is on ghcr.io: only Docker Hub repositories can be followed so far (a registry of your own, with its credentials, is not supported yet)',
+  it('a repository may live on any host; what is no repository name is refused', () => {
+    expect(
+      accepted(shopWith((d) => Object.assign(d.images[1] ?? {}, { repository: 'harbor.example:8443/shop/log' })))
+        .images[1],
+    ).toEqual({ name: 'log', repository: 'harbor.example:8443/shop/log' });
+    expect(
+      problemsOf(shopWith((d) => Object.assign(d.images[1] ?? {}, { repository: 'my_host.io/shop/log' }))),
+    ).toEqual([
+      'images[1].repository: "my_host.io/shop/log" is not a repository name (a Docker Hub short name such as shop/web, or host[:port]/path; no tag or digest)',
     ]);
     expect(problemsOf(shopWith((d) => Object.assign(d.images[1] ?? {}, { repository: 'shop/log:v1' })))).toEqual([
       'images[1].repository: "shop/log:v1" is not a repository name (a Docker Hub short name such as shop/web, or host[:port]/path; no tag or digest)',

@@ -164,7 +164,9 @@ describe('I13, DECOUPLED_REFRESH: what a pass past an unsettled jobs-manager ask
   it('requests-proxy settled and unpinned: the jobs-manager image is asked for it, pods-monitor never', () => {
     expect(names(simConfig(), ['requests-proxy'])).toEqual(['jobs-manager']);
     expect(names(simConfig(), ['requests-proxy', 'resource-monitor'])).toEqual(['jobs-manager', 'resource-monitor']);
-    expect(unpinnedRequests(simConfig(), ['requests-proxy'])).toEqual([{ repo: 'tracebloc/jobs-manager', tag: 'stg' }]);
+    expect(unpinnedRequests(simConfig(), ['requests-proxy'])).toEqual([
+      { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'stg' },
+    ]);
   });
 
   it('requests-proxy settled but pinned: nobody follows the jobs-manager image, so it costs no request', () => {

@@ -160,8 +160,8 @@ describe('signature admission', () => {
       {},
     );
     expect(subjects).toEqual([
-      { image: 'jobs-manager', repo: 'tracebloc/jobs-manager', digest: BAD, gated: true },
-      { image: 'pods-monitor', repo: 'tracebloc/pods-monitor', digest: d('f'), gated: false },
+      { image: 'jobs-manager', host: 'docker.io', repo: 'tracebloc/jobs-manager', digest: BAD, gated: true },
+      { image: 'pods-monitor', host: 'docker.io', repo: 'tracebloc/pods-monitor', digest: d('f'), gated: false },
     ]);
   });
 

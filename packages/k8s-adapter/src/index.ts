@@ -35,9 +35,18 @@ export {
 export type { HeaderReader, HttpAnswer, HttpFetch, HttpInit } from './registry/http-transport.js';
 export {
   createRegistryPort,
+  DOCKER_HUB_HOST,
   describeBudget,
+  endpointOf,
+  perHost,
   type RateLimitBudget,
+  type RegistryEndpoint,
+  type RegistryHosts,
   type RegistryPortOptions,
+  routedFleetHaltPort,
+  routedPlatformPort,
+  routedRegistryPort,
+  routedSignaturePort,
 } from './registry/index.js';
 export {
   createSignatureVerifier,

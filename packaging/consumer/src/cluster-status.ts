@@ -46,7 +46,7 @@ const summary = async (kubeConfig: KubeConfig, config: TickConfig, label: string
   console.log(`skip streak ${counter(topology.keys.skipStreak)}/${config.maxSkipTicks}`);
   console.log(`attempts ${counter(topology.keys.refreshAttempt)}/${config.maxRefreshAttempts}`);
   const registry = createRegistryPort({ baseUrl: config.registryUrl, timeoutMs: config.registryTimeoutMs });
-  const answers = await registry.resolveDigests(topology.images.map((i) => ({ repo: i.repo, tag: i.tag })))();
+  const answers = await registry.resolveDigests(topology.images.map(({ host, repo, tag }) => ({ host, repo, tag })))();
   topology.images.forEach((image, index) => {
     const recorded = annotations[image.recordKey];
     const answer = answers[index];

@@ -118,7 +118,7 @@ const resolveForStatus = async (
       ? []
       : await connection
           .ports({ onProgress: () => undefined, onRateLimit: () => undefined })
-          .registry.resolveDigests(unpinned.map((i) => ({ repo: i.repo, tag: i.tag })))();
+          .registry.resolveDigests(unpinned.map(({ host, repo, tag }) => ({ host, repo, tag })))();
   return (image) => (isFollowed(config, image) ? answers[unpinned.indexOf(image)] : undefined);
 };
 

@@ -62,7 +62,7 @@ export const checkSignaturesForStatus = async (
     else if (port === undefined) checked.set(image.name, notChecked('no signature port', answer.right.digest));
     else {
       const { digest } = answer.right;
-      const check = await port.verify({ repo: image.repo, digest })();
+      const check = await port.verify({ host: image.host, repo: image.repo, digest })();
       checked.set(
         image.name,
         E.isLeft(check)

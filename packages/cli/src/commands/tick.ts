@@ -21,6 +21,7 @@ import { jsonLine, type LogEvent, logLines, PREFIX } from '../render/log-lines.j
 import { profileLines } from '../render/profile-lines.js';
 import { summaryLine } from '../render/summary.js';
 import { tickVariablesHelp } from '../render/variables-help.js';
+import { plainHttpLines } from '../wiring/plain-http-lines.js';
 import { readConfiguration } from '../wiring/read-configuration.js';
 import type { CommandResult, Output } from './command.js';
 
@@ -104,6 +105,8 @@ export const tick = async (
       message: `WARN: ${ENV.registryUrl} carries credentials (${withoutUserinfo(config.registryUrl)}), in the pod spec in plain text; mount the pull Secret and name it in ${REGISTRY_ACCESS_ENV.registryAuthFile} instead. The next minor version refuses such a URL.`,
     });
   }
+  // Plain http is said once per tick, for every listed host the tick asks (docs/configuration.md, "The registry").
+  for (const line of plainHttpLines(config, registryAccess)) say(line);
   // Every request and wait of this tick carries this signal; it is aborted
   // once the summary is printed, so nothing is in flight after it.
   const tickOver = new AbortController();

@@ -7,13 +7,19 @@ import {
   createRegistryPort,
   createStagingPort,
   describeBudget,
+  endpointOf,
   inspectWorkload,
   loadClusterConfig,
+  perHost,
+  routedFleetHaltPort,
+  routedPlatformPort,
+  routedRegistryPort,
 } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Connect, ConnectionHooks } from '../connection.js';
 import type { RegistryAccess } from './registry-access.js';
+import { registryHostsOf } from './registry-hosts.js';
 import { systemClock } from './system-clock.js';
 
 // The real world: the cluster through the k8s-adapter (in-cluster service
@@ -49,8 +55,17 @@ export const connectToCluster =
   (env: Environment): Connect =>
   (config: TickConfig, registryAccess: RegistryAccess = {}) => {
     const loaded = loadClusterConfig(env);
-    // Every registry reader of the tick authenticates and trusts alike: digests, signatures, the halt, platforms.
-    const reach = (hooks: ConnectionHooks) => ({ ...registrySignals(hooks), ...registryAccess });
+    // Every registry reader of the tick authenticates and trusts alike: digests, signatures, the halt, platforms;
+    // each asks the host the image (or the halt) lives on.
+    const hosts = registryHostsOf(config, registryAccess);
+    const { plainHttp: _listedInHosts, ...access } = registryAccess;
+    const reach = (hooks: ConnectionHooks) => ({ ...registrySignals(hooks), ...access, hosts });
+    const on = (host: string, hooks: ConnectionHooks) => ({
+      ...endpointOf(hosts, host),
+      timeoutMs: config.registryTimeoutMs,
+      ...registrySignals(hooks),
+      ...access,
+    });
     return {
       source: E.isRight(loaded) ? loaded.right.source : `unavailable: ${loaded.left.message}`,
       reachable: E.isRight(loaded),
@@ -76,40 +91,27 @@ export const connectToCluster =
               }),
             }
           : {}),
-        registry: createRegistryPort({
-          baseUrl: config.registryUrl,
-          authUrl: config.authUrl,
-          timeoutMs: config.registryTimeoutMs,
-          onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
-          ...reach(hooks),
-        }),
+        registry: routedRegistryPort(
+          perHost((host) =>
+            createRegistryPort({
+              ...on(host, hooks),
+              onRateLimit: (budget) => hooks.onRateLimit(`registry budget: ${describeBudget(budget)}`),
+            }),
+          ),
+        ),
         ...(hooks.signatureTrust === undefined ? {} : { signatures: hooks.signatureTrust.port(config, reach(hooks)) }),
         // docs/behaviour.md §3.4b: the halt's document, read only for a digest this edge has not verified.
         ...(config.fleetHalt === undefined
           ? {}
           : {
-              fleetHalt: createFleetHaltReader({
-                registry: {
-                  baseUrl: config.registryUrl,
-                  authUrl: config.authUrl,
-                  timeoutMs: config.registryTimeoutMs,
-                  ...reach(hooks),
-                },
-              }),
+              fleetHalt: routedFleetHaltPort(perHost((host) => createFleetHaltReader({ registry: on(host, hooks) }))),
             }),
         // MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it (docs/behaviour.md §3.4a step 2, §3.3).
         clock: systemClock([hooks.signal, hooks.interrupt]),
         // Stage, then switch (docs/behaviour.md §3.4a step 4, §3.5a): built only when switched on.
         ...(config.staging?.platformCheck === true
           ? {
-              platforms: createPlatformReader({
-                registry: {
-                  baseUrl: config.registryUrl,
-                  authUrl: config.authUrl,
-                  timeoutMs: config.registryTimeoutMs,
-                  ...reach(hooks),
-                },
-              }),
+              platforms: routedPlatformPort(perHost((host) => createPlatformReader({ registry: on(host, hooks) }))),
             }
           : {}),
         ...(config.staging?.prepull !== undefined && E.isRight(loaded)

@@ -15,6 +15,8 @@ export interface RegistryAccess {
   readonly credentials?: RegistryCredentials;
   /** PEM certificates trusted beside the system's. */
   readonly ca?: string;
+  /** REGISTRY_PLAIN_HTTP: the `host[:port]`s reached over http://. */
+  readonly plainHttp?: readonly string[];
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -63,16 +65,48 @@ const readCa = async (file: string): Promise<E.Either<ConfigError, string>> => {
   return E.right(certificates.join('\n'));
 };
 
+/** `host`, `host:port`, `[v6]:port`: what containerd's insecure registries list. */
+const HOST_PORT =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+/** Docker Hub's names: its URL is IMAGE_REFRESH_REGISTRY_URL's, whose scheme is explicit. */
+const DOCKER_HUB_NAMES = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+
+const readPlainHttp = (env: Env): E.Either<ConfigError, readonly string[] | undefined> => {
+  const variable = REGISTRY_ACCESS_ENV.registryPlainHttp;
+  const value = fileOf(env, variable);
+  if (value === undefined) return E.right(undefined);
+  const hosts = value.split(',').map((h) => h.trim());
+  const wrong = hosts.filter((h) => !HOST_PORT.test(h));
+  if (wrong.length > 0) {
+    return E.left({
+      variable,
+      value,
+      problem: `${wrong.map((h) => JSON.stringify(h)).join(', ')} is no host[:port] (comma-separated, no scheme or path, e.g. registry.local:5000)`,
+    });
+  }
+  const hub = hosts.filter((h) => DOCKER_HUB_NAMES.has(h));
+  if (hub.length > 0) {
+    return E.left({
+      variable,
+      value,
+      problem: `${hub.join(', ')} is Docker Hub, reached as IMAGE_REFRESH_REGISTRY_URL says (its scheme is explicit)`,
+    });
+  }
+  return E.right([...new Set(hosts)]);
+};
+
 /** The registry access the environment names, read and checked; every problem at once. */
 export const loadRegistryAccess = async (env: Env): Promise<E.Either<readonly ConfigError[], RegistryAccess>> => {
   const authFile = fileOf(env, REGISTRY_ACCESS_ENV.registryAuthFile);
   const caFile = fileOf(env, REGISTRY_ACCESS_ENV.registryCaFile);
   const credentials = authFile === undefined ? E.right(undefined) : await readCredentials(authFile);
   const ca = caFile === undefined ? E.right(undefined) : await readCa(caFile);
-  const problems = [credentials, ca].flatMap((part) => (E.isLeft(part) ? [part.left] : []));
-  if (E.isLeft(credentials) || E.isLeft(ca)) return E.left(problems);
+  const plainHttp = readPlainHttp(env);
+  const problems = [credentials, ca, plainHttp].flatMap((part) => (E.isLeft(part) ? [part.left] : []));
+  if (E.isLeft(credentials) || E.isLeft(ca) || E.isLeft(plainHttp)) return E.left(problems);
   return E.right({
     ...(credentials.right === undefined ? {} : { credentials: credentials.right }),
     ...(ca.right === undefined ? {} : { ca: ca.right }),
+    ...(plainHttp.right === undefined ? {} : { plainHttp: plainHttp.right }),
   });
 };

@@ -6,43 +6,46 @@ import type { ConfigError } from './tick-config.js';
 // a finding. Unset (the default) there is no halt: no request, no
 // annotation, no line — the script's tick (I35).
 
-/** FLEET_HALT_REF, parsed: the halt's tag on the registry the tick resolves from. */
+/** FLEET_HALT_REF, parsed: the halt's tag on its registry. */
 export interface FleetHaltConfig {
   /** As the operator wrote it, for lines: `docker.io/acme/fleet-control:stg-halt`. */
   readonly reference: string;
-  /** `acme/fleet-control`: a repository of the registry the images come from. */
+  /** Its registry host: `docker.io` for Docker Hub (a reference without a host), else `host[:port]`. */
+  readonly host: string;
+  /** `acme/fleet-control`: the repository on that registry. */
   readonly repo: string;
   readonly tag: string;
   /** FLEET_HALT_EXIT=1: a halt that holds a change back makes the tick exit 1. */
   readonly exitOnHold: boolean;
 }
 
-/** Docker Hub's names for itself: the only registry a halt may live on, the one the images come from. */
+/** Docker Hub's names for itself: a halt under any of them, or under no host, lives on Docker Hub. */
 const DOCKER_HUB = /^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\//;
 /** A repository path as the distribution spec's grammar has it, at least `namespace/name`. */
 const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 /** A first path component with a dot, a colon or `localhost` names a registry host (Docker's own rule). */
-const HOST = /^(?:[^/]*[.:][^/]*|localhost)\//;
+const HOST = /^([^/]*[.:][^/]*|localhost)\//;
 
 const MEANING =
-  'must be a tag of a repository on docker.io, the registry the images are resolved from, e.g. docker.io/acme/fleet-control:stg-halt';
+  'must be a tag of a repository, on Docker Hub or host[:port]/, e.g. docker.io/acme/fleet-control:stg-halt or registry.example:5000/acme/fleet-control:stg-halt';
 
-/** `docker.io/<namespace>/<name>:<tag>` (the host may be left out), or why not. */
+/** `[host[:port]/]<namespace>/<name>:<tag>` (no host: Docker Hub), or why not. */
 export const parseFleetHaltReference = (
   reference: string,
-): { readonly repo: string; readonly tag: string } | { readonly problem: string } => {
+): { readonly host: string; readonly repo: string; readonly tag: string } | { readonly problem: string } => {
   if (reference.includes('@'))
     return { problem: `names a digest; ${MEANING} (the tag is what a halt is published under)` };
-  const path = reference.replace(DOCKER_HUB, '');
-  if (HOST.test(path)) return { problem: `names another registry; ${MEANING}` };
+  const onHub = reference.replace(DOCKER_HUB, '');
+  const host = onHub === reference ? HOST.exec(reference)?.[1] : undefined;
+  const path = host === undefined ? onHub : reference.slice(host.length + 1);
   const colon = path.lastIndexOf(':');
   if (colon < 0) return { problem: `has no tag; ${MEANING}` };
   const repo = path.slice(0, colon);
   const tag = path.slice(colon + 1);
   if (!REPOSITORY.test(repo)) return { problem: `names no repository of the form namespace/name; ${MEANING}` };
   if (!TAG.test(tag)) return { problem: `has a tag that is not a valid image tag; ${MEANING}` };
-  return { repo, tag };
+  return { host: host ?? 'docker.io', repo, tag };
 };
 
 const read = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {

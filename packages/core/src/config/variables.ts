@@ -163,7 +163,7 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
   fleetHaltRef: row(
     'fleetHalt',
     'unset: no halt is read (the script)',
-    'a `docker.io/<repo>:<tag>` every tick HEADs; its signed halt (verified with the trust of `SIGNATURE_PUBLIC_KEYS` or the keyless variables) holds back or pins the digests it names',
+    'a `[host[:port]/]<repo>:<tag>` (no host: Docker Hub) every tick HEADs; its signed halt (verified with the trust of `SIGNATURE_PUBLIC_KEYS` or the keyless variables) holds back or pins the digests it names',
   ),
   fleetHaltExit: row('fleetHalt', '`0`', '`1`: a halt in force that holds a change back exits 1 (a finding)'),
 };
@@ -226,6 +226,11 @@ const REGISTRY_ACCESS_VARIABLES: Readonly<Record<keyof typeof REGISTRY_ACCESS_EN
     'registry',
     "unset: the system's trust",
     "a PEM bundle trusted for registry requests, beside the system's",
+  ),
+  registryPlainHttp: row(
+    'registry',
+    'unset: every registry over https',
+    "comma-separated `host[:port]`s of a profile's repositories reached over plain `http://` (no credentials are sent there); not Docker Hub, whose URL is `IMAGE_REFRESH_REGISTRY_URL`'s",
   ),
 };
 

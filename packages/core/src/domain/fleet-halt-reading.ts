@@ -215,6 +215,7 @@ export const haltTargetOf = (
   config: { readonly fleetHalt?: FleetHaltConfig },
   reading: HaltReading,
 ): FleetHaltTarget => ({
+  host: config.fleetHalt?.host ?? '',
   repo: config.fleetHalt?.repo ?? '',
   digest: reading._tag === 'Fetching' || reading._tag === 'Read' ? reading.digest : '',
 });

@@ -19,6 +19,8 @@ export const FLEET_HALT_MEDIA_TYPE = 'application/vnd.tracebloc.image-refresh.fl
 
 /** The halt artifact: one repository and the manifest digest its tag answered. */
 export interface FleetHaltTarget {
+  /** The registry host the halt is published on (`docker.io` for Docker Hub). */
+  readonly host: string;
   readonly repo: string;
   readonly digest: string;
 }

@@ -73,8 +73,11 @@ export interface PlanScope {
   readonly held?: ReadonlySet<string>;
 }
 
-export const imageReference = (config: TickConfig, image: string, digest: Digest): string =>
-  `${config.imageRegistry}/${imageOf(config.topology, image).repo}@${digest}`;
+/** `<host>/<repo>@<digest>`: where the image lives, as a pod pulls it (`docker.io/…` for Docker Hub). */
+export const imageReference = (config: TickConfig, image: string, digest: Digest): string => {
+  const { host, repo } = imageOf(config.topology, image);
+  return `${host}/${repo}@${digest}`;
+};
 
 /** A workload's identity alone: what a patch and a rollout name. */
 const refOf = ({ id, kind, name, namespace }: WorkloadRef): WorkloadRef => ({ id, kind, name, namespace });

@@ -81,6 +81,8 @@ export const lackingPlatforms = (
 /** One changed digest the check asks about, with the recorded digest it is compared with. */
 export interface PlatformSubject {
   readonly image: string;
+  /** The registry host (`docker.io` for Docker Hub). */
+  readonly host: string;
   readonly repo: string;
   /** The recorded digest (as recorded: a hand edit may have left something that is not a digest). */
   readonly from: string;
@@ -98,14 +100,16 @@ export const platformSubjects = (
   recorded: RecordedDigests,
   holds: Holds,
 ): readonly PlatformSubject[] =>
-  unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): PlatformSubject[] =>
-    verdict._tag === 'Drift'
-      ? [{ image: verdict.image, repo: imageOf(topology, verdict.image).repo, from: verdict.from, to: verdict.to }]
-      : [],
-  );
+  unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): PlatformSubject[] => {
+    if (verdict._tag !== 'Drift') return [];
+    const { host, repo } = imageOf(topology, verdict.image);
+    return [{ image: verdict.image, host, repo, from: verdict.from, to: verdict.to }];
+  });
 
 /** One manifest the check reads: the platform port's question. */
 export interface PlatformTarget {
+  /** The registry host (`docker.io` for Docker Hub). */
+  readonly host: string;
   readonly repo: string;
   readonly digest: string;
 }
@@ -115,9 +119,9 @@ export interface PlatformTarget {
  * the recorded one — unless the record is not a digest (nothing to ask).
  */
 export const platformTargetsOf = (subjects: readonly PlatformSubject[]): readonly PlatformTarget[] =>
-  subjects.flatMap(({ repo, from, to }) => [
-    { repo, digest: to },
-    ...(isWellFormedDigest(from) ? [{ repo, digest: from }] : []),
+  subjects.flatMap(({ host, repo, from, to }) => [
+    { host, repo, digest: to },
+    ...(isWellFormedDigest(from) ? [{ host, repo, digest: from }] : []),
   ]);
 
 /** A port answer for one target; undefined when the port gave none (fail closed). */

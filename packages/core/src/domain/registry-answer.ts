@@ -11,8 +11,10 @@ export interface Resolution {
   readonly rateLimitRemaining: Option<number>;
 }
 
-/** One `repo:tag` to resolve, e.g. `shop/web` and `stg`. */
+/** One `repo:tag` to resolve on its registry, e.g. `docker.io`, `shop/web` and `stg`. */
 export interface DigestRequest {
+  /** The registry host (`docker.io` for Docker Hub, else `host[:port]`): the port asks that registry. */
+  readonly host: string;
   /** The repository on the registry, without the registry host. */
   readonly repo: string;
   /** The floating tag (the config's imageTag). */

@@ -31,7 +31,7 @@ export const imagesToResolve = (config: TickConfig, decoupledSettled?: readonly 
   );
 
 export const unpinnedRequests = (config: TickConfig, decoupledSettled?: readonly string[]): DigestRequest[] =>
-  imagesToResolve(config, decoupledSettled).map((image) => ({ repo: image.repo, tag: image.tag }));
+  imagesToResolve(config, decoupledSettled).map(({ host, repo, tag }) => ({ host, repo, tag }));
 
 /**
  * The tick's one resolve batch: the unpinned images, then — with
@@ -41,7 +41,9 @@ export const unpinnedRequests = (config: TickConfig, decoupledSettled?: readonly
  */
 export const resolveRequests = (config: TickConfig, decoupledSettled?: readonly string[]): DigestRequest[] => [
   ...unpinnedRequests(config, decoupledSettled),
-  ...(config.fleetHalt === undefined ? [] : [{ repo: config.fleetHalt.repo, tag: config.fleetHalt.tag }]),
+  ...(config.fleetHalt === undefined
+    ? []
+    : [{ host: config.fleetHalt.host, repo: config.fleetHalt.repo, tag: config.fleetHalt.tag }]),
 ];
 
 /** The halt tag's answer: the one after the images' (undefined when FLEET_HALT_REF is unset, or the port gave none). */

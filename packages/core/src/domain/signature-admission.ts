@@ -22,6 +22,8 @@ import { imageOf } from './workloads.js';
 /** One digest the signature check asks about. */
 export interface SignatureSubject {
   readonly image: string;
+  /** The registry host (`docker.io` for Docker Hub). */
+  readonly host: string;
   readonly repo: string;
   readonly digest: Digest;
   /** A changed digest (gated); false: a first observation, checked report-only. */
@@ -65,9 +67,8 @@ export const signatureSubjects = (
   unheldVerdicts(resolutions, recorded, holds).flatMap((verdict): SignatureSubject[] => {
     if (verdict._tag === 'Unchanged') return [];
     const digest = verdict._tag === 'Drift' ? verdict.to : verdict.digest;
-    return [
-      { image: verdict.image, repo: imageOf(topology, verdict.image).repo, digest, gated: verdict._tag === 'Drift' },
-    ];
+    const { host, repo } = imageOf(topology, verdict.image);
+    return [{ image: verdict.image, host, repo, digest, gated: verdict._tag === 'Drift' }];
   });
 
 /**

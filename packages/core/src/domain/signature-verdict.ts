@@ -7,6 +7,8 @@ export type SignatureFormat = 'cosign-sig-tag' | 'sigstore-bundle';
 
 /** One image's resolved digest to check, e.g. `shop/web` and `sha256:…`. */
 export interface SignatureTarget {
+  /** The registry host (`docker.io` for Docker Hub): signatures are read where the image lives. */
+  readonly host: string;
   /** The repository on the registry, without the registry host. */
   readonly repo: string;
   /** The manifest digest the tag resolved to: a signature counts only when its payload names exactly this. */

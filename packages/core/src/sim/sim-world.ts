@@ -1,3 +1,4 @@
+import { DOCKER_HUB } from '../config/profile/image-reference.js';
 import type { TopologyWorkload } from '../config/profile/topology.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { type BookkeepingChanges, changeMatches } from '../domain/bookkeeping.js';
@@ -162,7 +163,7 @@ const slotOf = (target: FaultTarget): string =>
 /** The image reference a fresh install renders: `repo:tag` (the first-tick contract, #569), owned by helm. */
 const renderedImage = (config: TickConfig, image: string): string => {
   const spec = imageOf(config.topology, image);
-  return `${config.imageRegistry}/${spec.repo}:${spec.tag}`;
+  return `${spec.host === DOCKER_HUB ? config.imageRegistry : spec.host}/${spec.repo}:${spec.tag}`;
 };
 
 const freshWorkload = (workload: TopologyWorkload, config: TickConfig): SimWorkload => ({

@@ -65,7 +65,7 @@ describe("every port ends its calls when the tick's signal aborts", () => {
     try {
       const port = createRegistryPort({ baseUrl: hanging.url, timeoutMs: 1_000, signal: abortAfter(100) });
       const began = Date.now();
-      const [answer] = await port.resolveDigests([{ repo: 'tracebloc/jobs-manager', tag: 'stg' }])();
+      const [answer] = await port.resolveDigests([{ host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'stg' }])();
       expect(Date.now() - began).toBeLessThan(PROMPT_MS);
       expect(answer).toEqual({
         _tag: 'Left',

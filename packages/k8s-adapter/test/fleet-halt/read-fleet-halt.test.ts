@@ -49,7 +49,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     const direct = () => registry.direct;
     const reader = () =>
       createFleetHaltReader({ registry: { baseUrl: registry.url, timeoutMs: 2_000, fetch: localOnlyHttp } });
-    const read = (digest: string) => reader().readDocument({ repo: REPO, digest })();
+    const read = (digest: string) => reader().readDocument({ host: 'docker.io', repo: REPO, digest })();
 
     it('reads the document a published halt carries, and its signature verifies with the trusted key', async () => {
       const { digest } = await publishFleetHalt(direct(), REPO, 'stg-halt', DOCUMENT, token());
@@ -63,7 +63,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const verified = await createSignatureVerifier({
         registry: { baseUrl: registry.url, timeoutMs: 2_000, fetch: localOnlyHttp },
         keys: keys.right,
-      }).verify({ repo: REPO, digest });
+      }).verify({ host: 'docker.io', repo: REPO, digest });
       expect(verified).toEqual(E.right({ _tag: 'Verified', by: '/keys/fleet.pub', format: 'cosign-sig-tag' }));
     });
 

@@ -1,4 +1,4 @@
-import { renderFleetHalt, type TickConfig } from '@image-refresh/core';
+import { renderFleetHalt, type SignatureTarget, type TickConfig } from '@image-refresh/core';
 import { simConfig, simDigest } from '@image-refresh/core/sim';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +88,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const real = await steady();
       // A port that has resolved before knows the challenge (realm, service).
       const registryPort = createRegistryPort({ baseUrl: registry.url, timeoutMs: 1_000, fetch: localOnlyFetch });
-      await registryPort.resolveDigests([{ repo: JM, tag: 'stg' }])();
+      await registryPort.resolveDigests([{ host: 'docker.io', repo: JM, tag: 'stg' }])();
       const tick = await real.tick({ cluster: real.ports().cluster, registry: registryPort });
       expect(tick.outcome.result).toBe('complete');
       expect(tick.apiRequests).toHaveLength(1);
@@ -147,7 +147,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         return {
           ...real.ports(),
           fleetHalt: createFleetHaltReader({ registry: options }),
-          signatures: { verify: (target: { repo: string; digest: string }) => () => verifier.verify(target) },
+          signatures: { verify: (target: SignatureTarget) => () => verifier.verify(target) },
           clock: {
             now: () => () => Promise.resolve(E.right(Date.now())),
             sleep: () => () => Promise.resolve(E.right(undefined)),

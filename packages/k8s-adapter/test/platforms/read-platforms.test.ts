@@ -67,7 +67,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         token(),
       );
       const from = registry.proxy.seen.length;
-      expect(await reader().read({ repo: REPO, digest: index.digest })()).toEqual(
+      expect(await reader().read({ host: 'docker.io', repo: REPO, digest: index.digest })()).toEqual(
         E.right({
           _tag: 'Platforms',
           platforms: [
@@ -88,7 +88,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const from = registry.proxy.seen.length;
       const port = reader();
       for (const digest of [oci.digest, docker.digest]) {
-        expect(await port.read({ repo: REPO, digest })()).toEqual(
+        expect(await port.read({ host: 'docker.io', repo: REPO, digest })()).toEqual(
           E.right({ _tag: 'Platforms', platforms: [{ os: 'linux', architecture: 'amd64' }] }),
         );
       }
@@ -113,7 +113,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         },
         token(),
       );
-      expect(await reader().read({ repo: REPO, digest: list.digest })()).toEqual(
+      expect(await reader().read({ host: 'docker.io', repo: REPO, digest: list.digest })()).toEqual(
         E.right({ _tag: 'Platforms', platforms: [{ os: 'linux', architecture: 'arm', variant: 'v7' }] }),
       );
     });
@@ -133,19 +133,23 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         },
         token(),
       );
-      expect(await reader().read({ repo: REPO, digest: artifact.digest })()).toEqual(
+      expect(await reader().read({ host: 'docker.io', repo: REPO, digest: artifact.digest })()).toEqual(
         E.right({
           _tag: 'Unreadable',
           why: 'its config is application/vnd.dev.cosign.artifact.sig.v1+json, not an image config: not an image',
         }),
       );
       const missing = `sha256:${'e'.repeat(64)}`;
-      expect(await reader().read({ repo: REPO, digest: missing })()).toEqual(
+      expect(await reader().read({ host: 'docker.io', repo: REPO, digest: missing })()).toEqual(
         E.right({ _tag: 'Unreadable', why: `the manifest ${missing} is missing from the registry` }),
       );
       const image = await pushImage(registry.direct, REPO, 'capped', { token: token() });
       expect(
-        await reader({ maxManifestBytes: 100, maxConfigBytes: 100 }).read({ repo: REPO, digest: image.digest })(),
+        await reader({ maxManifestBytes: 100, maxConfigBytes: 100 }).read({
+          host: 'docker.io',
+          repo: REPO,
+          digest: image.digest,
+        })(),
       ).toEqual(E.right({ _tag: 'Unreadable', why: 'the manifest is larger than 100 bytes: not read' }));
     });
 
@@ -153,7 +157,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
       const image = await pushImage(registry.direct, REPO, 'limited', { token: token() });
       registry.proxy.arm(REPO, 'RateLimited');
       try {
-        const answer = await reader().read({ repo: REPO, digest: image.digest })();
+        const answer = await reader().read({ host: 'docker.io', repo: REPO, digest: image.digest })();
         expect(E.isLeft(answer) && answer.left._tag).toBe('RateLimited');
       } finally {
         registry.proxy.disarm(REPO);

@@ -72,7 +72,7 @@ const challengingRegistry = (realm: string) => {
 describe('where a credential is sent', () => {
   const credentials = right(parsed({ 'registry.test': { username: 'edge', password: 's3cret-pass' } }));
   const basic = `Basic ${b64('edge:s3cret-pass')}`;
-  const request = [{ repo: 'shop/web', tag: 'stable' }];
+  const request = [{ host: 'docker.io', repo: 'shop/web', tag: 'stable' }];
 
   it('to the https token realm the registry names, as Basic; the manifest HEAD carries only the token', async () => {
     const { fetch, seen } = challengingRegistry('https://auth.registry.test/token');

@@ -99,7 +99,7 @@ describe("the registry port on Docker Hub's URL (answered from memory, no socket
       };
     };
     const port = createRegistryPort({ baseUrl: DOCKER_HUB.href, fetch: fromMemory });
-    const answers = await port.resolveDigests(REPOS.map((repo) => ({ repo, tag: 'prod' })))();
+    const answers = await port.resolveDigests(REPOS.map((repo) => ({ host: 'docker.io', repo, tag: 'prod' })))();
     expect(answers.every(E.isRight)).toBe(true);
     expect(seen[0]).toBe(`GET ${tokenRequestOf(O.some(DOCKER_HUB_REALM))} anonymous`);
     expect(seen.slice(1).sort()).toEqual(

@@ -42,7 +42,7 @@ describe.skipIf(privateRegistryMissing !== undefined)('resolveDigests on a priva
     registry.password,
     Buffer.from(`${registry.username}:${registry.password}`).toString('base64'),
   ];
-  const requests = REPOS.map((repo) => ({ repo, tag: 'stable' }));
+  const requests = REPOS.map((repo) => ({ host: 'docker.io', repo, tag: 'stable' }));
   const messagesOf = (answers: readonly E.Either<{ message: string }, unknown>[]) =>
     answers.flatMap((a) => (E.isLeft(a) ? [a.left.message] : []));
 

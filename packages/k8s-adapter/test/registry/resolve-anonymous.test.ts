@@ -48,9 +48,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it('resolves an OCI manifest, a Docker v2 manifest and an OCI index with one HEAD each, in request order', async () => {
       proxy.seen.length = 0;
       const answers = await port().resolveDigests([
-        { repo: 'tracebloc/jobs-manager', tag: 'prod' },
-        { repo: 'tracebloc/pods-monitor', tag: 'prod' },
-        { repo: 'tracebloc/resource-monitor', tag: 'prod' },
+        { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'prod' },
+        { host: 'docker.io', repo: 'tracebloc/pods-monitor', tag: 'prod' },
+        { host: 'docker.io', repo: 'tracebloc/resource-monitor', tag: 'prod' },
       ])();
       expect(answers).toEqual([
         E.right({ digest: oci.digest, rateLimitRemaining: O.none }),
@@ -67,9 +67,11 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     });
 
     it('follows the tag when it moves to a new digest', async () => {
-      const before = await port().resolveDigests([{ repo: 'tracebloc/jobs-manager', tag: 'prod' }])();
+      const before = await port().resolveDigests([
+        { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'prod' },
+      ])();
       const moved = await pushImage(registry.url, 'tracebloc/jobs-manager', 'prod');
-      const after = await port().resolveDigests([{ repo: 'tracebloc/jobs-manager', tag: 'prod' }])();
+      const after = await port().resolveDigests([{ host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'prod' }])();
       expect(moved.digest).not.toBe(oci.digest);
       expect(before).toEqual([E.right({ digest: oci.digest, rateLimitRemaining: O.none })]);
       expect(after).toEqual([E.right({ digest: moved.digest, rateLimitRemaining: O.none })]);
@@ -78,9 +80,9 @@ describe.skipIf(registryBinaryMissing !== undefined)(
 
     it('answers NotFound for an unknown tag or repository, and the other repos still resolve (I15)', async () => {
       const answers = await port().resolveDigests([
-        { repo: 'tracebloc/jobs-manager', tag: 'no-such-tag' },
-        { repo: 'tracebloc/pods-monitor', tag: 'prod' },
-        { repo: 'tracebloc/no-such-repo', tag: 'prod' },
+        { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'no-such-tag' },
+        { host: 'docker.io', repo: 'tracebloc/pods-monitor', tag: 'prod' },
+        { host: 'docker.io', repo: 'tracebloc/no-such-repo', tag: 'prod' },
       ])();
       expect(answers[0]).toMatchObject(E.left({ _tag: 'NotFound', status: 404 }));
       expect(answers[1]).toEqual(E.right({ digest: docker.digest, rateLimitRemaining: O.none }));
@@ -94,8 +96,8 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     it('never GETs a manifest: only HEADs reach the registry (a GET is a pull on Docker Hub)', async () => {
       proxy.seen.length = 0;
       await port().resolveDigests([
-        { repo: 'tracebloc/jobs-manager', tag: 'prod' },
-        { repo: 'tracebloc/jobs-manager', tag: 'no-such-tag' },
+        { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'prod' },
+        { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'no-such-tag' },
       ])();
       expect(proxy.seen.map((r) => r.method)).toEqual(['HEAD', 'HEAD']);
     });

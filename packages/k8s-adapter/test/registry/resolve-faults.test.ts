@@ -15,8 +15,8 @@ import { freePort, type LocalServer, listenLocal } from '../support/registry-loc
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 const TOKEN = 'eyJhbGciOiJub25lIn0.c2VjcmV0LXRva2VuLXZhbHVl.c2ln';
-const JM = { repo: 'tracebloc/jobs-manager', tag: 'prod' };
-const PM = { repo: 'tracebloc/pods-monitor', tag: 'prod' };
+const JM = { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'prod' };
+const PM = { host: 'docker.io', repo: 'tracebloc/pods-monitor', tag: 'prod' };
 
 type Route = (request: IncomingMessage, response: ServerResponse, url: URL) => void;
 
@@ -145,7 +145,7 @@ describe('resolveDigests when the registry misbehaves', () => {
     const answers = await portOn(server.url).resolveDigests([
       JM,
       PM,
-      { repo: 'tracebloc/resource-monitor', tag: 'prod' },
+      { host: 'docker.io', repo: 'tracebloc/resource-monitor', tag: 'prod' },
     ])();
     expect(answers[0]).toMatchObject(E.left({ _tag: 'Transport', status: 503 }));
     expect(answers[1]).toMatchObject(E.left({ _tag: 'Forbidden', status: 403 }));

@@ -15,7 +15,7 @@ import { pem, selfSignedCertificate } from '../support/registry-x509.js';
 // NODE_TLS_REJECT_UNAUTHORIZED=0 case).
 
 const DIGEST = `sha256:${'cd'.repeat(32)}`;
-const JM = { repo: 'tracebloc/jobs-manager', tag: 'prod' };
+const JM = { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'prod' };
 
 let server: Server;
 let baseUrl: string;

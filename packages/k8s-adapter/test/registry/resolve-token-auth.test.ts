@@ -28,7 +28,7 @@ import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from 
 // realm, or following it with one token per repo; forgetting the realm it led to.
 
 const REPOS = ['tracebloc/jobs-manager', 'tracebloc/pods-monitor', 'tracebloc/resource-monitor'] as const;
-const requestsFor = (repos: readonly string[], tag = 'prod') => repos.map((repo) => ({ repo, tag }));
+const requestsFor = (repos: readonly string[], tag = 'prod') => repos.map((repo) => ({ host: 'docker.io', repo, tag }));
 const scope = (repo: string) => `repository:${repo}:pull`;
 
 // The default reporter folds a skipped file into one line: say why on stderr too.
@@ -235,8 +235,8 @@ describe.skipIf(registryBinaryMissing !== undefined)(
 
     it('an unknown tag behind auth is NotFound, and the other repos resolve', async () => {
       const answers = await port().resolveDigests([
-        { repo: 'tracebloc/jobs-manager', tag: 'no-such-tag' },
-        { repo: 'tracebloc/pods-monitor', tag: 'prod' },
+        { host: 'docker.io', repo: 'tracebloc/jobs-manager', tag: 'no-such-tag' },
+        { host: 'docker.io', repo: 'tracebloc/pods-monitor', tag: 'prod' },
       ])();
       expect(answers[0]).toMatchObject(E.left({ _tag: 'NotFound', status: 404 }));
       expect(answers[1]).toEqual(resolved('tracebloc/pods-monitor'));

@@ -61,7 +61,7 @@ describe.skipIf(registryBinaryMissing !== undefined)('keyless sigstore bundles, 
       registry: { baseUrl: registry.url, timeoutMs: 2_000, fetch: localOnlyHttp },
       keys: [],
       keyless,
-    }).verify({ repo: 'keyless/app', digest: target });
+    }).verify({ host: 'docker.io', repo: 'keyless/app', digest: target });
   const trust = (identity: KeylessTrust['identity'], issuer = ISSUER): KeylessTrust => ({
     trustedRoot: sigstore.trustedRoot(),
     identity,
@@ -114,7 +114,7 @@ describe.skipIf(registryBinaryMissing !== undefined)('keyless sigstore bundles, 
     const result = await createSignatureVerifier({
       registry: { baseUrl: registry.url, timeoutMs: 2_000, fetch: localOnlyHttp },
       keys: [],
-    }).verify({ repo: 'keyless/app', digest });
+    }).verify({ host: 'docker.io', repo: 'keyless/app', digest });
     expect(why(result)).toContain(
       'it is signed keyless (a certificate), and no SIGNATURE_IDENTITY with a trusted root is configured',
     );

@@ -41,7 +41,7 @@ describe.skipIf(registryBinaryMissing !== undefined)('the sigstore libraries loa
       registry: { baseUrl: registry.url, timeoutMs: 2_000, fetch: localOnlyHttp },
       keys: keys.right,
     });
-    expect(await verifier.verify({ repo: 'lazy/app', digest })).toEqual(
+    expect(await verifier.verify({ host: 'docker.io', repo: 'lazy/app', digest })).toEqual(
       E.right({ _tag: 'Verified', by: '/keys/k.pub', format: 'cosign-sig-tag' }),
     );
     expect(sigstoreLoaded()).toEqual([]);
@@ -53,7 +53,7 @@ describe.skipIf(registryBinaryMissing !== undefined)('the sigstore libraries loa
       registry: { baseUrl: registry.url, timeoutMs: 2_000, fetch: localOnlyHttp },
       keys: [],
     });
-    const result = await verifier.verify({ repo: 'lazy/unsigned', digest });
+    const result = await verifier.verify({ host: 'docker.io', repo: 'lazy/unsigned', digest });
     expect(E.isRight(result) && result.right._tag).toBe('NotVerified');
     expect(sigstoreLoaded()).toEqual([]);
   });

@@ -112,7 +112,7 @@ describe.skipIf(registryBinaryMissing !== undefined)(
           cost = count;
         },
       });
-      const result: SignatureCheck = await verifier.verify({ repo, digest });
+      const result: SignatureCheck = await verifier.verify({ host: 'docker.io', repo, digest });
       return { result, cost };
     };
     const image = async (repo: string) =>
@@ -251,7 +251,10 @@ describe.skipIf(registryBinaryMissing !== undefined)(
         registry: { baseUrl: proxy.url, timeoutMs: 2_000, fetch: localOnlyHttp },
         keys: TRUSTED,
       });
-      const result = await verifier.verify({ repo: 'sig/out-of-budget', digest }, AbortSignal.abort());
+      const result = await verifier.verify(
+        { host: 'docker.io', repo: 'sig/out-of-budget', digest },
+        AbortSignal.abort(),
+      );
       expect(E.isLeft(result) && result.left._tag).toBe('Timeout');
       expect(proxy.seen).toEqual([]);
     });

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { closestName } from '../did-you-mean.js';
-import { DOCKER_HUB, repositoryName } from './image-reference.js';
+import { repositoryName } from './image-reference.js';
 import type { Profile, ProfileImage, ProfileNouns, ProfileWorkload, WorkloadKind } from './profile.js';
 import { RECORD_KEY_NAME_ROOM, recordKeyName } from './topology-keys.js';
 
@@ -117,15 +117,10 @@ const annotationPrefix = (value: string): string | undefined => {
   return reserved === undefined ? undefined : `is reserved for Kubernetes itself (${reserved} and its subdomains)`;
 };
 
-const repository = (value: string): string | undefined => {
-  const name = repositoryName(value);
-  if (name === undefined) {
-    return 'is not a repository name (a Docker Hub short name such as shop/web, or host[:port]/path; no tag or digest)';
-  }
-  return name.host === DOCKER_HUB
-    ? undefined
-    : `is on ${name.host}: only Docker Hub repositories can be followed so far (a registry of your own, with its credentials, is not supported yet)`;
-};
+const repository = (value: string): string | undefined =>
+  repositoryName(value) === undefined
+    ? 'is not a repository name (a Docker Hub short name such as shop/web, or host[:port]/path; no tag or digest)'
+    : undefined;
 
 const tag = (value: string): string | undefined => (TAG.test(value) ? undefined : 'is not a valid image tag');
 
@@ -315,8 +310,8 @@ const parseNouns = (problems: Problems, value: unknown): ProfileNouns | undefine
  * (or is decoupled), no images or no workloads, an annotation prefix that is
  * not a DNS subdomain or is reserved (`kubernetes.io`, `k8s.io` and their
  * subdomains), names that are not DNS-1123, an image name whose bookkeeping
- * key would be no valid annotation name, and a repository on a host other
- * than Docker Hub. Pure.
+ * key would be no valid annotation name, and a repository that is no
+ * repository name. Pure.
  */
 export const parseProfile = (document: unknown): E.Either<readonly ProfileProblem[], Profile> => {
   const problems = new Problems();

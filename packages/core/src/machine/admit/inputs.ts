@@ -9,7 +9,7 @@ export const pendingDigestsWrite = ({ context }: InputArgs) => write('writePendi
 
 /** The digests the signature check asks about this tick (docs/behaviour.md §3.4a step 3), the halt's pins among them. */
 export const signatureTargets = ({ context }: InputArgs) => ({
-  targets: context.admit.signatureSubjects.map(({ repo, digest }) => ({ repo, digest })),
+  targets: context.admit.signatureSubjects.map(({ host, repo, digest }) => ({ host, repo, digest })),
 });
 
 /** The manifests the platform check reads this tick: each changed digest, then its recorded one (§3.4a step 4). */

@@ -34,15 +34,15 @@ export const imagePinned = (image: ImageSpec): TickEvent =>
     `${image.repo}: pinned by digest in values; skipping (auto-refresh disabled for this image)`,
   );
 
-/** The script's words for a failed token request, `docker.io/<repo>` as it names the repository. */
-const failedRequest = (c: TickConfig, image: ImageSpec, e: RegistryError): string =>
-  e.failedAt === 'token' ? `: could not fetch auth token for ${c.imageRegistry}/${image.repo}` : '';
+/** The script's words for a failed token request, `docker.io/<repo>` (the image's own host) as it names the repository. */
+const failedRequest = (image: ImageSpec, e: RegistryError): string =>
+  e.failedAt === 'token' ? `: could not fetch auth token for ${image.host}/${image.repo}` : '';
 
-export const resolveFailed = (c: TickConfig, image: ImageSpec, e: RegistryError): TickEvent => ({
+export const resolveFailed = (image: ImageSpec, e: RegistryError): TickEvent => ({
   ...event(
     'warn',
     'RESOLVE_FAILED',
-    `WARN: could not resolve latest digest of ${image.repo}:${image.tag}${failedRequest(c, image, e)} (${describePortError(e)}); skipping this image this tick, the others go on`,
+    `WARN: could not resolve latest digest of ${image.repo}:${image.tag}${failedRequest(image, e)} (${describePortError(e)}); skipping this image this tick, the others go on`,
   ),
   cause: e._tag,
 });
@@ -97,7 +97,7 @@ export const resolutionLines = (c: TickConfig, resolutions: readonly ImageResolu
     const checking = checkingImage(image);
     if (r._tag === 'NotAsked') return [];
     if (r._tag === 'Pinned') return [checking, imagePinned(image)];
-    if (r._tag === 'Unresolved') return [checking, resolveFailed(c, image, r.error)];
+    if (r._tag === 'Unresolved') return [checking, resolveFailed(image, r.error)];
     return [checking];
   });
 

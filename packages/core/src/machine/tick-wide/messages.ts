@@ -1,4 +1,6 @@
 import { DEFAULTS } from '../../config/environment.js';
+import { DOCKER_HUB } from '../../config/profile/image-reference.js';
+import type { ImageSpec } from '../../config/profile/topology.js';
 import type { TickConfig } from '../../config/tick-config.js';
 import { withoutUserinfo } from '../../config/url-userinfo.js';
 import { describeWorkload, type TopologyWorkload } from '../../domain/workloads.js';
@@ -16,16 +18,29 @@ const repositories = (repos: readonly string[]): string => {
   return shared ? `${prefix}{${repos.map((r) => r.slice(prefix.length)).join(',')}}` : repos.join(', ');
 };
 
-/** Where the tags are asked when that is not the registry the pods pull from (a proxy, a test registry). */
+/**
+ * Where Docker Hub's tags are asked when that is not Docker Hub's registry (a
+ * proxy, a test registry): IMAGE_REFRESH_REGISTRY_URL belongs to Docker Hub
+ * alone (docs/configuration.md, "The registry").
+ */
 const askedAt = (c: TickConfig): string =>
-  c.registryUrl === DEFAULTS.registryUrl ? '' : ` (asked at ${withoutUserinfo(c.registryUrl)})`;
+  c.registryUrl === DEFAULTS.registryUrl || !c.topology.images.some((i) => i.host === DOCKER_HUB)
+    ? ''
+    : ` (asked at ${withoutUserinfo(c.registryUrl)})`;
 
-/** What the tick follows: every image under its tag, on the registry the pods pull from. */
+/**
+ * What the tick follows: every image under its tag, on the registry the pods
+ * pull from — said once when they share it, else each image's own.
+ */
 const followedImages = (c: TickConfig): string => {
   const { images } = c.topology;
+  const [host, ...others] = [...new Set(images.map((i) => i.host))];
+  const oneHost = others.length === 0 && host !== undefined;
+  const where = oneHost ? ` on ${host === DOCKER_HUB ? c.imageRegistry : host}` : '';
+  const name = (i: ImageSpec) => (oneHost ? i.repo : `${i.host}/${i.repo}`);
   return images.every((i) => i.tag === c.imageTag)
-    ? `${imagesNoun(c)}: ${repositories(images.map((i) => i.repo))} on ${c.imageRegistry} under tag=${c.imageTag}${askedAt(c)}`
-    : `${imagesNoun(c)}: ${images.map((i) => `${i.repo}:${i.tag}`).join(', ')} on ${c.imageRegistry}${askedAt(c)}`;
+    ? `${imagesNoun(c)}: ${repositories(images.map(name))}${where} under tag=${c.imageTag}${askedAt(c)}`
+    : `${imagesNoun(c)}: ${images.map((i) => `${name(i)}:${i.tag}`).join(', ')}${where}${askedAt(c)}`;
 };
 
 /** `deployment/worker (web image)`, `daemonset/agent in shop-nodes`. */
