@@ -1,6 +1,7 @@
 import { type DigestRequest, type RegistryError, type RegistryPort, transport } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
+import { type PingOutcome, pingApi } from './api-ping.js';
 import { knownRealm } from './known-realm.js';
 import { headManifest } from './manifest-head.js';
 import { redactAnswer } from './redact.js';
@@ -23,9 +24,12 @@ import type { BearerChallenge } from './www-authenticate.js';
 //     IMAGE_REFRESH_AUTH_URL; known-realm.ts), or learned by an
 //     earlier call on the same port: 1 token request carrying every repo's
 //     scope, n HEADs with that token → n + 1 requests;
-//   - realm unknown: first 1 anonymous HEAD of the first repo (it is the
-//     answer on an anonymous registry; on a token registry it yields the 401
-//     challenge), then as above → n + 2 requests;
+//   - realm unknown, no credential for the host: first 1 anonymous HEAD of
+//     the first repo (it is the answer on an anonymous registry; on a token
+//     registry it yields the 401 challenge), then as above → n + 2 requests;
+//   - realm unknown, a credential for the host: 1 GET /v2/ learns the
+//     challenge (api-ping.ts), then 1 token request and n HEADs → n + 2
+//     requests, one HEAD per repo; with Basic, n HEADs after the ping;
 //   - anonymous registry, realm unknown: n HEADs, no token.
 // Tokens are not kept between calls: Docker Hub's live 300 s, a tick comes
 // every 15 min. Realm and service are kept: they do not change.
@@ -165,6 +169,17 @@ export const createRegistryPort = (options: RegistryPortOptions): RegistryPort =
   const resolveAll = async (head: DigestRequest, requests: Requests, fetchToken: FetchToken): Promise<Answer[]> => {
     if (O.isSome(first)) {
       return resolveWithToken(first.value.challenge, requests, fetchToken, first.value.guessed);
+    }
+    // With a credential for this host, the challenge comes from GET /v2/ (api-ping.ts): one HEAD per image.
+    const ping: PingOutcome = O.isSome(client.credential) ? await pingApi(client) : { _tag: 'Undecided' };
+    if (ping._tag === 'Bearer') {
+      learned(ping.challenge);
+      return resolveWithToken(ping.challenge, requests, fetchToken, false);
+    }
+    if (ping._tag === 'Ready') {
+      return Promise.all(
+        requests.map((request) => guarded(request, () => resolveOne(client, fetchToken, request, O.none, true))),
+      );
     }
     const probe = await headManifest(client, head, O.none).catch((error: unknown) => ({
       _tag: 'Answered' as const,

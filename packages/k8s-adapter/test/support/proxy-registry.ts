@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startLocalDaemon } from './local-daemon.js';
@@ -90,9 +90,19 @@ export interface TokenUpstream extends Required<ProxyUpstream> {
   stop(): Promise<void>;
 }
 
-/** `registry`'s storage over https (its certificate, same CA) behind bearer tokens; the credential is `registry`'s own. */
+/**
+ * `registry`'s storage over https (its certificate, same CA) behind bearer
+ * tokens from an issuer that serves https with the same certificate and hands
+ * tokens only to `registry`'s own login, as a private registry's does.
+ */
 export const startTokenUpstream = async (registry: PrivateRegistry): Promise<TokenUpstream> => {
-  const tokens = await startTokenServer();
+  const tokens = await startTokenServer({
+    tls: {
+      cert: readFileSync(join(registry.dir, 'server.pem'), 'utf8'),
+      key: readFileSync(join(registry.dir, 'server.key'), 'utf8'),
+    },
+    login: { username: registry.username, password: registry.password },
+  });
   // private-registry.ts keeps its storage and server key pair in `dir`.
   const served = await startRegistry(
     { realm: tokens.realm, service: TOKEN_SERVICE, issuer: TOKEN_ISSUER, certificatePem: tokens.certificatePem },

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 // A node:http server on 127.0.0.1 with an ephemeral port that records every
@@ -22,9 +23,15 @@ export interface LocalServer {
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-export const listenLocal = async (handler: Handler): Promise<LocalServer> => {
+/** A certificate and its key (PEM) to serve https with; the test makes its CA. */
+export interface LocalTls {
+  readonly cert: string;
+  readonly key: string;
+}
+
+export const listenLocal = async (handler: Handler, tls?: LocalTls): Promise<LocalServer> => {
   const seen: SeenRequest[] = [];
-  const server: Server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
     seen.push({
       method: request.method ?? '',
       url: request.url ?? '',
@@ -32,14 +39,15 @@ export const listenLocal = async (handler: Handler): Promise<LocalServer> => {
       accept: request.headers.accept,
     });
     handler(request, response);
-  });
+  };
+  const server: Server = tls === undefined ? createServer(listener) : createHttpsServer(tls, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     port,
     seen,
     close: () =>

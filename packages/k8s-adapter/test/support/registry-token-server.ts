@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { type LocalServer, listenLocal } from './registry-local-server.js';
+import { type LocalServer, type LocalTls, listenLocal } from './registry-local-server.js';
 import { pem, selfSignedCertificate } from './registry-x509.js';
 
 // The token half of distribution's token auth (`auth.token` in the registry
@@ -81,7 +81,15 @@ const signJwt = (privateKey: KeyObject, certificate: Buffer, grants: readonly Gr
   return `${input}.${base64url(sign('sha256', Buffer.from(input), privateKey))}`;
 };
 
-export const startTokenServer = async (): Promise<TokenServer> => {
+/** How a token server is reached and whom it serves; by default plain http, tokens for anyone (anonymous pulls). */
+export interface TokenServerOptions {
+  /** Serve https (the realm a credential may be sent to). */
+  readonly tls?: LocalTls;
+  /** Hand tokens only to this Basic login, as a private registry's issuer does; others get 401. */
+  readonly login?: { readonly username: string; readonly password: string };
+}
+
+export const startTokenServer = async (options: TokenServerOptions = {}): Promise<TokenServer> => {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const certificate = selfSignedCertificate(TOKEN_ISSUER, publicKey, privateKey);
   const scopeRequests: string[][] = [];
@@ -104,6 +112,14 @@ export const startTokenServer = async (): Promise<TokenServer> => {
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     };
+    const expected =
+      options.login === undefined
+        ? undefined
+        : `Basic ${Buffer.from(`${options.login.username}:${options.login.password}`).toString('base64')}`;
+    if (expected !== undefined && request.headers.authorization !== expected) {
+      json(401, { errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] });
+      return;
+    }
     if (url.pathname !== '/token' || url.searchParams.get('service') !== TOKEN_SERVICE) {
       json(400, { errors: [{ code: 'UNSUPPORTED', message: `unexpected token request ${request.url}` }] });
       return;
@@ -128,7 +144,7 @@ export const startTokenServer = async (): Promise<TokenServer> => {
     issued.push(token);
     // Docker Hub's shape: both names, a lifetime, an issue time.
     json(200, { token, access_token: token, expires_in: 300, issued_at: new Date().toISOString() });
-  });
+  }, options.tls);
 
   return {
     ...server,
