@@ -3,7 +3,7 @@ import type { Topology } from '../config/profile/topology.js';
 import { type AnsweredDigest, answeredDigests, type ChangedDigest, type Holds, withHold } from './admission.js';
 import { type RecordedDigests, recordOf } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
-import { type FleetHalt, isHaltedDigest, pinOf } from './fleet-halt.js';
+import { type FleetHalt, haltKeyOf, isHaltedDigest, pinOf } from './fleet-halt.js';
 import { type HaltReading, haltInForce, isHaltUnverified } from './fleet-halt-reading.js';
 import type { ImageResolution } from './plan.js';
 import { imageOf } from './workloads.js';
@@ -61,7 +61,7 @@ export const admitByFleetHalt = (
   halt: FleetHalt,
 ): HaltAdmission => {
   const halted = answeredDigests(resolutions, recorded, holds).filter((a) =>
-    isHaltedDigest(halt, imageOf(topology, a.image).repo, a.to),
+    isHaltedDigest(halt, haltKeyOf(imageOf(topology, a.image)), a.to),
   );
   const pins: Partial<Record<string, HaltPin>> = {};
   const stranded: { image: string; digest: Digest }[] = [];
@@ -69,7 +69,7 @@ export const admitByFleetHalt = (
     if (resolution._tag !== 'Resolved' || holds[resolution.image] !== undefined) continue;
     const { image } = resolution;
     const runs = recordedDigest(recorded, image);
-    const repo = imageOf(topology, image).repo;
+    const repo = haltKeyOf(imageOf(topology, image));
     if (runs === undefined || !isHaltedDigest(halt, repo, runs)) continue;
     const pin = pinOf(halt, repo);
     if (pin !== undefined) pins[image] = { image, from: runs, to: pin };
@@ -149,4 +149,4 @@ export const haltScopeOf = (reading: HaltReading, nowMs: number | undefined): Ha
 
 /** `digest` is a digest of `image` the halt in force names: no set image may move a container to it (I36). */
 export const isHaltedFor = (topology: Topology, halt: FleetHalt | undefined, image: string, digest: string): boolean =>
-  halt !== undefined && isHaltedDigest(halt, imageOf(topology, image).repo, digest);
+  halt !== undefined && isHaltedDigest(halt, haltKeyOf(imageOf(topology, image)), digest);

@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { DOCKER_HUB, repositoryName } from '../config/profile/image-reference.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 
 // The fleet halt (docs/behaviour.md §3.4b): one signed document, published to
@@ -52,7 +53,11 @@ export interface FleetHalt {
   /** As the document wrote it (RFC 3339). */
   readonly expires: string;
   readonly expiresAtMs: number;
-  /** Repository (`shop/web`, no registry host) → its halt. */
+  /**
+   * Repository → its halt: a Docker Hub repository by its short name
+   * (`shop/web`; written `docker.io/shop/web` too), any other by its full name
+   * (`ghcr.io/org/app`): see {@link haltKeyOf}.
+   */
   readonly repositories: Readonly<Record<string, RepositoryHalt>>;
 }
 
@@ -70,8 +75,25 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const unknownKeys = (value: Record<string, unknown>, known: ReadonlySet<string>): string[] =>
   Object.keys(value).filter((key) => !known.has(key));
 
+/**
+ * How a halt names an image's repository: Docker Hub's by the short name
+ * today's halts use (`shop/web`), any other registry's by its full name
+ * (`ghcr.io/org/app`), so a short name keeps meaning Docker Hub (docs/behaviour.md §3.4b).
+ */
+export const haltKeyOf = ({ host, repo }: { readonly host: string; readonly repo: string }): string =>
+  host === DOCKER_HUB ? repo : `${host}/${repo}`;
+
+/** A document's key, as {@link haltKeyOf} names it; undefined when it names no repository. */
+const canonicalKey = (key: string): string | undefined => {
+  const name = repositoryName(key);
+  // Docker Hub's at least namespace/name, as halts always were; another registry's any path (`registry:5000/app`).
+  if (name === undefined || (name.host === DOCKER_HUB && !REPOSITORY.test(name.path))) return undefined;
+  return haltKeyOf({ host: name.host, repo: name.path });
+};
+
 const repositoryHalt = (repo: string, value: unknown): E.Either<string, RepositoryHalt> => {
-  if (!REPOSITORY.test(repo)) return E.left(`"${repo}" is not a repository path (namespace/name)`);
+  if (canonicalKey(repo) === undefined)
+    return E.left(`"${repo}" is not a repository path (namespace/name on Docker Hub, or host[:port]/path)`);
   if (!isObject(value)) return E.left(`repositories["${repo}"] is not an object`);
   const unknown = unknownKeys(value, PER_REPOSITORY);
   if (unknown.length > 0) return E.left(`repositories["${repo}"] has unknown field(s) ${unknown.join(', ')}`);
@@ -124,7 +146,7 @@ export const parseFleetHalt = (text: string, nowMs: number): E.Either<string, Fl
   for (const [repo, value] of Object.entries(repositories)) {
     const halt = repositoryHalt(repo, value);
     if (E.isLeft(halt)) return halt;
-    halts[repo] = halt.right;
+    halts[canonicalKey(repo) ?? repo] = halt.right;
   }
   return E.right({ reason, expires, expiresAtMs, repositories: halts });
 };
