@@ -42,6 +42,7 @@ describe('parseTickConfig', () => {
       ownershipCheck: true,
       ignoredVariables: [],
       imageRegistry: 'docker.io',
+      mirror: undefined,
       imageTag: 'prod',
       rolloutTimeoutMs: 600_000,
       maxRefreshAttempts: 3,

@@ -88,6 +88,7 @@ describe("the profile's JSON Schema", () => {
       'a one-part name with a dot (an official image)',
       (d) => ((d.images[1] as Doc['images'][0]).repository = 'my.app'),
     ],
+    ['a mirror with a port', (d) => (d.mirror = 'mirror.local:5000')],
   ])('accepts %s, as the tick does', (_, edit) => {
     const document = shopWith(edit);
     expect(parserAccepts(document)).toBe(true);

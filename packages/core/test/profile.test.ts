@@ -163,7 +163,16 @@ describe('parseProfile', () => {
       'workloads[1].decopled: is not a field of this entry (did you mean "decoupled"?); known: id, kind, namespace, name, containers, pinnedBy, decoupled',
     ]);
     expect(problemsOf(shopWith((d) => Object.assign(d, { gates: 'web' })))).toEqual([
-      'gates: is not a field of a profile (did you mean "gate"?); known: annotationPrefix, gate, frozenHint, release, nouns, images, workloads',
+      'gates: is not a field of a profile (did you mean "gate"?); known: annotationPrefix, gate, frozenHint, release, mirror, nouns, images, workloads',
+    ]);
+    expect(accepted(shopWith((d) => Object.assign(d, { mirror: 'mirror.local:5000' }))).mirror).toBe(
+      'mirror.local:5000',
+    );
+    expect(problemsOf(shopWith((d) => Object.assign(d, { mirror: 'docker.io' })))).toEqual([
+      'mirror: "docker.io" is Docker Hub, an upstream: a mirror is the registry the pods pull through',
+    ]);
+    expect(problemsOf(shopWith((d) => Object.assign(d, { mirror: 'https://mirror.local' })))).toEqual([
+      'mirror: "https://mirror.local" is not a registry host (host[:port], no scheme or path, e.g. mirror.local:5000)',
     ]);
     // An editor's schema reference is no problem.
     expect(accepted(shopWith((d) => Object.assign(d, { $schema: './profile.schema.json' }))).gate).toBe('web');

@@ -60,6 +60,8 @@ export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
       return 'recorded digests unreadable: nothing done';
     case 'resolveFailureStreakWriteFailed':
       return 'registry silent, streak unwritable: failed';
+    case 'mirrorMismatch':
+      return outcome.reimages.length > 0 ? `MIRROR MISMATCH; re-imaged ${names(outcome)}` : 'MIRROR MISMATCH';
     case 'registryUnreachable':
       return outcome.reimages.length > 0 ? `REGISTRY UNREACHABLE; re-imaged ${names(outcome)}` : 'REGISTRY UNREACHABLE';
     case 'attemptUnreadable':

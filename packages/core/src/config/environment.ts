@@ -26,6 +26,7 @@ export const ENV = {
   // A topology of one's own (docs/profiles.md).
   profile: 'IMAGE_REFRESH_PROFILE',
   ownershipCheck: 'OWNERSHIP_CHECK',
+  mirrorMode: 'MIRROR_MODE',
   // Ours, beyond the chart's.
   settleTimeout: 'SETTLE_TIMEOUT',
   apiTimeout: 'API_TIMEOUT',

@@ -11,7 +11,7 @@ import { type Topology, topologyOf } from './profile/topology.js';
 import { Problems, read, required } from './read-environment.js';
 import { parseSignatureConfig } from './signature-config.js';
 import { parseStagingConfig } from './staging-config.js';
-import type { ConfigError, TickConfig } from './tick-config.js';
+import type { ConfigError, MirrorConfig, TickConfig } from './tick-config.js';
 import { withoutUserinfo } from './url-userinfo.js';
 
 // Every problem at once, each naming the variable and its value: an operator
@@ -185,6 +185,32 @@ const onOffWord = (
 };
 const onOff = switchOf('"1" (on) or "0" (off)');
 
+/** The chart's mirror: IMAGE_REGISTRY when it is not Docker Hub (I14). */
+const chartMirror = (env: Environment): string | undefined => {
+  const registry = read(env, ENV.imageRegistry) ?? DEFAULTS.imageRegistry;
+  return registry === DEFAULTS.imageRegistry ? undefined : registry;
+};
+
+/**
+ * MIRROR_MODE (docs/behaviour.md §3.3): unset, a tick behind a mirror is inert
+ * (I14, the script); `follow-upstream` resolves upstream and pins through the
+ * mirror, and needs one.
+ */
+const mirrorOf = (env: Environment, problems: Problems, host: string | undefined): MirrorConfig | undefined => {
+  const mode = read(env, ENV.mirrorMode);
+  if (mode !== undefined && mode !== 'follow-upstream') {
+    problems.add(ENV.mirrorMode, mode, 'must be "follow-upstream" (resolve upstream, pin through the mirror) or unset');
+  }
+  if (mode !== undefined && host === undefined) {
+    problems.add(
+      ENV.mirrorMode,
+      mode,
+      "names no mirror: set IMAGE_REGISTRY to it (the chart's topology) or the profile's top-level mirror",
+    );
+  }
+  return host === undefined ? undefined : { host, followUpstream: mode === 'follow-upstream' };
+};
+
 const reconcileMode = (env: Environment, problems: Problems, variable: string): 'off' | 'report' | 'repair' => {
   const value = read(env, variable);
   if (value === undefined || value === '0') return 'off';
@@ -353,6 +379,7 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
       : [],
     // A profile's repositories say their registry; IMAGE_REGISTRY is the chart's (I14).
     imageRegistry: chartOnly ? DEFAULTS.imageRegistry : (read(env, ENV.imageRegistry) ?? DEFAULTS.imageRegistry),
+    mirror: mirrorOf(env, problems, chartOnly ? followed?.mirror : chartMirror(env)),
     imageTag,
     rolloutTimeoutMs: duration(env, problems, ENV.rolloutTimeout, DEFAULTS.rolloutTimeout),
     maxRefreshAttempts: ceiling(env, problems, ENV.maxRefreshAttempts, DEFAULTS.maxRefreshAttempts),

@@ -3,6 +3,14 @@ import type { Topology } from './profile/topology.js';
 import type { SignatureConfig } from './signature-config.js';
 import type { StagingConfig } from './staging-config.js';
 
+/** A pull-through mirror in front of the registries the images are resolved at. */
+export interface MirrorConfig {
+  /** `host[:port]`: pod images are `<host>/<repository path>`. */
+  readonly host: string;
+  /** MIRROR_MODE=follow-upstream: resolve upstream, pin `<host>/<path>@<digest>` once the mirror serves it. */
+  readonly followUpstream: boolean;
+}
+
 /** Everything one tick needs to know, parsed and validated (see parseTickConfig). */
 export interface TickConfig {
   /**
@@ -24,8 +32,15 @@ export interface TickConfig {
    * script's behaviour, sets whatever the profile maps.
    */
   readonly ownershipCheck: boolean;
-  /** The registry the chart renders into pod images; anything but docker.io makes the tick inert (I14). docker.io with a profile. */
+  /** The registry the chart renders into pod images (IMAGE_REGISTRY); docker.io with a profile, whose `mirror` says it. */
   readonly imageRegistry: string;
+  /**
+   * The pull-through mirror the pods pull through (the chart's IMAGE_REGISTRY
+   * other than docker.io, or the profile's `mirror`), and whether the tick
+   * follows the upstream through it (MIRROR_MODE=follow-upstream,
+   * docs/behaviour.md §3.3); without MIRROR_MODE it is inert there (I14).
+   */
+  readonly mirror: MirrorConfig | undefined;
   /** IMAGE_TAG: the floating tag whose digest is followed. */
   readonly imageTag: string;
   /** ROLLOUT_TIMEOUT: the bound of each rollout wait (I17). */

@@ -74,7 +74,10 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
   requestsProxyDeployment: chart(...CHART_VARIABLE_MEANINGS.requestsProxyDeployment),
   resourceMonitorDaemonSet: chart(...CHART_VARIABLE_MEANINGS.resourceMonitorDaemonSet),
   nodeAgentsNamespace: chart(`\`${DEFAULTS.nodeAgentsNamespace}\``, CHART_VARIABLE_MEANINGS.nodeAgentsNamespace),
-  imageRegistry: chart(`\`${DEFAULTS.imageRegistry}\``, 'anything else: refresh is inert behind a private mirror'),
+  imageRegistry: chart(
+    `\`${DEFAULTS.imageRegistry}\``,
+    'anything else: a private mirror the pods pull through; refresh is inert behind it unless `MIRROR_MODE=follow-upstream`',
+  ),
   imageTag: chart('required', 'the floating tag whose digest is followed'),
   rolloutTimeout: chart(
     `\`${DEFAULTS.rolloutTimeout}\``,
@@ -107,6 +110,11 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
   apiTimeout: row('bounds', `\`${DEFAULTS.apiTimeout}\``, 'bound of every Kubernetes API request'),
   registryTimeout: row('bounds', `\`${DEFAULTS.registryTimeout}\``, 'bound of every registry request'),
   registryUrl: row('registry', `\`${DEFAULTS.registryUrl}\``, 'registry API base (a pull-through proxy, tests)'),
+  mirrorMode: row(
+    'registry',
+    'unset: inert behind a mirror (the script)',
+    "`follow-upstream`: behind a mirror (`IMAGE_REGISTRY`, or the profile's `mirror`), resolve each tag at its upstream registry and pin `<mirror>/<path>@<digest>` once the mirror serves that digest",
+  ),
   authUrl: row(
     'registry',
     "Docker Hub's, on Docker Hub",

@@ -3,7 +3,8 @@ import { parseImageReference, sameRepository } from '../config/profile/image-ref
 import type { TickConfig } from '../config/tick-config.js';
 import { isQuarantinedDigest, type RecordedDigests, recordOf } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
-import { type FleetHalt, isHaltedDigest } from './fleet-halt.js';
+import { type FleetHalt, haltKeyOf, isHaltedDigest } from './fleet-halt.js';
+import { pulledFrom } from './mirror.js';
 import { imageOf, type LiveWorkload, type ManagedContainer } from './workloads.js';
 
 // RECONCILE_LIVE (docs/behaviour.md §6, I23): the reference trusts its own
@@ -79,10 +80,11 @@ export const liveFindings = (
         owner,
         kind,
         ...(isQuarantinedDigest(quarantined, managed.image, expected) ? { recordedQuarantined: true } : {}),
-        ...(halt !== undefined && isHaltedDigest(halt, followed.repo, expected) ? { recordedHalted: true } : {}),
+        ...(halt !== undefined && isHaltedDigest(halt, haltKeyOf(followed), expected) ? { recordedHalted: true } : {}),
       },
     ];
-    if (!sameRepository(parsed, { host: followed.host, path: followed.repo })) return finding('foreign');
+    // Through the mirror the tick follows upstream through, the pods run <mirror>/<path> (§3.3).
+    if (!sameRepository(parsed, { host: pulledFrom(config, followed), path: followed.repo })) return finding('foreign');
     if (parsed.digest !== undefined) return parsed.digest === expected ? [] : finding('otherDigest');
     return O.isSome(recordOf(pins, managed.image)) ? finding('reverted') : [];
   });

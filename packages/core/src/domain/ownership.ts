@@ -1,5 +1,6 @@
 import { parseImageReference, sameRepository } from '../config/profile/image-reference.js';
 import type { TickConfig } from '../config/tick-config.js';
+import { pulledFrom } from './mirror.js';
 import type { RefreshPlan } from './plan.js';
 import { topologyFingerprint } from './topology-fingerprint.js';
 import {
@@ -40,14 +41,15 @@ export type OwnershipFinding =
     };
 
 /**
- * `reference` runs `image`'s repository on its registry (Docker's
+ * `reference` runs `image`'s repository on the registry its pods pull from —
+ * its own, or the mirror the tick follows upstream through (`host`; Docker's
  * normalization: `shop/web`, `docker.io/shop/web` and
- * `index.docker.io/shop/web` are one) at its tag — no tag meaning `latest` —
+ * `index.docker.io/shop/web` are one) — at its tag, no tag meaning `latest`,
  * or at any digest of it.
  */
-export const runsFollowedImage = (image: ImageSpec, reference: string): boolean => {
+export const runsFollowedImage = (image: ImageSpec, reference: string, host: string = image.host): boolean => {
   const runs = parseImageReference(reference);
-  if (!sameRepository(runs, { host: image.host, path: image.repo })) return false;
+  if (!sameRepository(runs, { host, path: image.repo })) return false;
   return runs.digest !== undefined || (runs.tag ?? 'latest') === image.tag;
 };
 
@@ -105,7 +107,8 @@ export const ownershipFindings = (
     if (reference === undefined) {
       return [{ _tag: 'Missing', workload, container: m.container, image: m.image, has: Object.keys(running.images) }];
     }
-    return runsFollowedImage(imageOf(config.topology, m.image), reference)
+    const image = imageOf(config.topology, m.image);
+    return runsFollowedImage(image, reference, pulledFrom(config, image))
       ? []
       : [{ _tag: 'Foreign', workload, container: m.container, image: m.image, runs: reference }];
   });

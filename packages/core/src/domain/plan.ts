@@ -3,17 +3,32 @@ import type { TickConfig } from '../config/tick-config.js';
 import { type DigestsByImage, type RecordedDigests, recordOf } from './bookkeeping.js';
 import type { Digest } from './digest.js';
 import { isRepairable, type LiveFinding, type ManagedContainer } from './live-drift.js';
+import { pulledFrom } from './mirror.js';
 import type { RegistryError } from './port-error.js';
 import { type ContainerImage, imageOf, managedOf, type WorkloadRef } from './workloads.js';
 
 // docs/behaviour.md §3.4: compare what the registry reports with what was recorded, and turn
 // drift into per-workload patches. Pure; the machine only asks.
 
+/** A digest the upstream named that the mirror did not serve as it is: what keeps the image waiting (§3.3). */
+export interface MirrorMiss {
+  readonly mirror: string;
+  readonly digest: Digest;
+  /** The mirror answered another digest for it: a finding, never a pin. */
+  readonly answered?: string;
+}
+
 export type ImageResolution =
   | { readonly _tag: 'Pinned'; readonly image: string }
   /** Not needed by this (decoupled) pass. */
   | { readonly _tag: 'NotAsked'; readonly image: string }
-  | { readonly _tag: 'Unresolved'; readonly image: string; readonly error: RegistryError }
+  | {
+      readonly _tag: 'Unresolved';
+      readonly image: string;
+      readonly error: RegistryError;
+      /** MIRROR_MODE=follow-upstream: the upstream answered, but the mirror has not served this digest (§3.3). */
+      readonly unservedBy?: MirrorMiss;
+    }
   | {
       readonly _tag: 'Resolved';
       readonly image: string;
@@ -73,10 +88,14 @@ export interface PlanScope {
   readonly held?: ReadonlySet<string>;
 }
 
-/** `<host>/<repo>@<digest>`: where the image lives, as a pod pulls it (`docker.io/…` for Docker Hub). */
+/**
+ * `<host>/<repo>@<digest>` as a pod pulls it: the image's own registry
+ * (`docker.io/…` for Docker Hub), or the mirror the tick follows upstream
+ * through (docs/behaviour.md §3.3).
+ */
 export const imageReference = (config: TickConfig, image: string, digest: Digest): string => {
-  const { host, repo } = imageOf(config.topology, image);
-  return `${host}/${repo}@${digest}`;
+  const spec = imageOf(config.topology, image);
+  return `${pulledFrom(config, spec)}/${spec.repo}@${digest}`;
 };
 
 /** A workload's identity alone: what a patch and a rollout name. */

@@ -1,7 +1,7 @@
 import type { Option } from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { counterValue, isRecorded } from './counter.js';
-import type { ImageResolution } from './plan.js';
+import type { ImageResolution, MirrorMiss } from './plan.js';
 import type { RegistryError } from './port-error.js';
 
 // A registry that never answers is a finding, not a green tick forever
@@ -16,6 +16,8 @@ import type { RegistryError } from './port-error.js';
 export interface SilentImage {
   readonly image: string;
   readonly error: RegistryError;
+  /** MIRROR_MODE=follow-upstream: the upstream answered, the mirror has not served the digest (§3.3). */
+  readonly unservedBy?: MirrorMiss;
 }
 
 /** What this tick does with the resolve-failure streak. */
@@ -38,7 +40,9 @@ export const SILENCE_UNCHANGED: RegistrySilence = { _tag: 'Unchanged' };
 /** The images asked for that did not answer, a 429 aside (the budget guard's, I7b). */
 export const silentImagesOf = (resolutions: readonly ImageResolution[]): readonly SilentImage[] =>
   resolutions.flatMap((r) =>
-    r._tag === 'Unresolved' && r.error._tag !== 'RateLimited' ? [{ image: r.image, error: r.error }] : [],
+    r._tag === 'Unresolved' && r.error._tag !== 'RateLimited'
+      ? [{ image: r.image, error: r.error, ...(r.unservedBy === undefined ? {} : { unservedBy: r.unservedBy }) }]
+      : [],
   );
 
 /** Every image this tick asked the registry for answered with a digest (pinned and unasked ones aside). */

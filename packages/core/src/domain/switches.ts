@@ -8,7 +8,11 @@ import type { HaltPins } from './fleet-halt-admission.js';
 // names the behaviour it turns on, so a guard reads as one question.
 
 /** §3.1 — behind a private mirror a docker.io digest may be unpullable (I14, #569). */
-export const isPrivateMirror = (config: TickConfig): boolean => config.imageRegistry !== 'docker.io';
+export const isPrivateMirror = (config: TickConfig): boolean =>
+  config.mirror !== undefined && !config.mirror.followUpstream;
+
+/** §3.3 MIRROR_MODE=follow-upstream: tags resolved upstream, digests pinned through the mirror once it serves them. */
+export const followsUpstreamThroughMirror = (config: TickConfig): boolean => config.mirror?.followUpstream === true;
 
 /** DECOUPLED_REFRESH=1: refresh what is settled past an unsettled gate (I24). */
 export const isDecoupledRefreshOn = (config: TickConfig): boolean => config.decoupledRefresh;

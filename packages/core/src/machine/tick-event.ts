@@ -30,6 +30,9 @@ export type EventCode =
   | 'RECORDED_DIGESTS_UNREADABLE'
   // A registry that never answers is a finding (docs/behaviour.md §3.3, I46).
   | 'REGISTRY_SILENT'
+  // MIRROR_MODE=follow-upstream (docs/behaviour.md §3.3): a digest the mirror has not served, or served as another.
+  | 'MIRROR_NOT_SERVING'
+  | 'MIRROR_MISMATCH'
   | 'REGISTRY_UNREACHABLE'
   | 'REGISTRY_ANSWERING'
   | 'RESOLVE_FAILURE_STREAK_WRITE_FAILED'

@@ -1,5 +1,6 @@
 import { haltReportOf } from '../domain/fleet-halt-reading.js';
 import { heldDigestsOf, heldResultOf } from '../domain/held-result.js';
+import { mirrorMismatchesOf } from '../domain/mirror.js';
 import type { RefreshPlan } from '../domain/plan.js';
 import { isRegistryUnreachable, unresolvedImagesOf } from '../domain/registry-silence.js';
 import { failedReimageOf } from '../domain/reimage-run.js';
@@ -41,9 +42,11 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
         ? 'frozen'
         : unreachable
           ? 'registryUnreachable'
-          : observe.decoupled.begun
-            ? skipResultOf(observe.skip)
-            : (heldResultOf(held, halt?.state === 'unverified') ?? 'complete');
+          : mirrorMismatchesOf(resolve.resolutions).length > 0
+            ? 'mirrorMismatch'
+            : observe.decoupled.begun
+              ? skipResultOf(observe.skip)
+              : (heldResultOf(held, halt?.state === 'unverified') ?? 'complete');
   return {
     result,
     exitCode: findings.length > 0 ? 1 : 0,

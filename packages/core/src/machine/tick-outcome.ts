@@ -63,6 +63,12 @@ export type TickResult =
    * exit 1; docs/behaviour.md §3.3, I46).
    */
   | 'registryUnreachable'
+  /**
+   * Ran through, but the mirror answered another digest than the upstream
+   * named for a changed image (MIRROR_MODE=follow-upstream): a finding, exit 1,
+   * never a pin (docs/behaviour.md §3.3).
+   */
+  | 'mirrorMismatch'
   /** Ran through, holding back a digest a verified fleet halt names (exit 0 unless FLEET_HALT_EXIT=1; §3.4b). */
   | 'halted'
   /** Ran through, holding back a digest quarantined after a rollback here (exit 0; §3.4a step 1). */

@@ -320,6 +320,55 @@ export const SCENARIOS: readonly Scenario[] = [
       },
     ],
   }),
+  {
+    name: 'private-registry',
+    summary:
+      "A profile whose images live on a private registry (registry.example:5000, reached with the nodes' pull Secret, docs/configuration.md): each image asked and pinned there, never as docker.io/…. The Secret is rotated and the old credential refused (401 Unauthorized): the images wait and the silence streak counts, REGISTRY UNREACHABLE at MAX_RESOLVE_FAILURE_TICKS=3 (exit 1); the Secret fixed, the registry answers again and the streak is cleared.",
+    env: { MAX_RESOLVE_FAILURE_TICKS: '3' },
+    profile: {
+      ...SHOP_PROFILE,
+      images: SHOP_PROFILE.images.map((i) => ({ ...i, repository: `registry.example:5000/${i.repository}` })),
+    },
+    steps: [
+      { event: 'fresh install (pods pull registry.example:5000/shop/…:stg)' },
+      { event: 'publish shop/web build 2', act: (w) => w.publish('shop/web', simDigest('shop/web#2')) },
+      {
+        event: 'the pull Secret is rotated: the old credential is refused (401)',
+        act: (w) => {
+          for (const repo of ['shop/web', 'shop/log', 'shop/agent']) w.injectRegistryFault(repo, 'Unauthorized', 3);
+        },
+      },
+      quiet,
+      quiet,
+      { event: 'the Secret is fixed', act: () => undefined },
+    ],
+  },
+  {
+    name: 'mirror',
+    summary:
+      'Follow upstream, pull through the mirror (MIRROR_MODE=follow-upstream, docs/behaviour.md §3.3): the edge pulls through mirror.local:5000; each tag is resolved upstream, a new digest is asked of the mirror by digest and pinned at mirror.local:5000/<repo>@<digest> once the mirror serves it. A mirror that lags keeps the image waiting (WARN, no attempt, no record, counted on the silence streak); one that answers another digest is a finding.',
+    env: { IMAGE_REGISTRY: 'mirror.local:5000', MIRROR_MODE: 'follow-upstream' },
+    steps: [
+      { event: 'fresh install (pods pull mirror.local:5000/tracebloc/…:stg)' },
+      {
+        event: 'publish jobs-manager build 2; the mirror has not fetched it yet',
+        act: (w) => {
+          w.mirrorLagging.add(JM);
+          publish(JM, 2)(w);
+        },
+      },
+      quiet,
+      { event: 'the mirror serves it', act: (w) => w.mirrorLagging.delete(JM) },
+      {
+        event: 'publish resource-monitor build 2; the mirror answers another digest for it',
+        act: (w) => {
+          w.mirrorCorrupt.add(RM);
+          publish(RM, 2)(w);
+        },
+      },
+      { event: 'the mirror is repaired', act: (w) => w.mirrorCorrupt.delete(RM) },
+    ],
+  },
 ];
 
 /** The scenario called `name`, or undefined: `simulate --scenario` turns that into exit 2. */

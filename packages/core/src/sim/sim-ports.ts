@@ -11,6 +11,7 @@ import type { FleetHaltDocument, FleetHaltPort } from '../ports/fleet-halt-port.
 import type { Resolution } from '../ports/registry-port.js';
 import type { SignaturePort, SignatureVerdict } from '../ports/signature-port.js';
 import type { TickPorts } from '../run-tick.js';
+import { simDigest } from './sim-digest.js';
 import { simPlatformPort, simStagingPort, stillPulling } from './sim-stage-ports.js';
 import { type ClusterOp, SIM_SIGNING_KEY, type SimWorld } from './sim-world.js';
 
@@ -261,6 +262,16 @@ export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean }
     }
   };
 
+  /** The mirror asked for `repo@digest` (MIRROR_MODE=follow-upstream, §3.3): a pull-through cache of what was published. */
+  const askMirror = (repo: string, digest: string): E.Either<RegistryError, Resolution> => {
+    world.clockMs += SIM_REGISTRY_MS;
+    if (world.mirrorCorrupt.has(repo))
+      return E.right({ digest: simDigest(`${repo} as the mirror has it`), rateLimitRemaining: O.none });
+    return world.publishedDigests.has(`${repo}@${digest}`) && !world.mirrorLagging.has(repo)
+      ? E.right({ digest, rateLimitRemaining: O.none })
+      : E.left({ _tag: 'NotFound', message: `manifest unknown: ${repo}@${digest} on the mirror`, status: 404 });
+  };
+
   /** A trusted key's signature, none, or a registry failure that leaves no verdict (§3.4a step 3). */
   const verifyOne = (repo: string, digest: string): E.Either<RegistryError, SignatureVerdict> => {
     const fault = world.takeSignatureFault(repo);
@@ -384,7 +395,16 @@ export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean }
     registry: {
       resolveDigests: (requests) => () =>
         Promise.resolve(
-          requests.map(({ repo, tag }) => {
+          requests.map(({ host, repo, tag }) => {
+            if (host === config.mirror?.host && config.mirror.followUpstream) {
+              const served = askMirror(repo, tag);
+              world.log({
+                op: 'askMirror',
+                detail: `${repo}@${tag}`,
+                outcome: E.isRight(served) ? 'ok' : served.left._tag,
+              });
+              return served;
+            }
             const answer = resolveOne(repo, tag);
             world.log({ op: 'resolveDigest', detail: repo, outcome: E.isRight(answer) ? 'ok' : answer.left._tag });
             return answer;

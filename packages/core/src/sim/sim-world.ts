@@ -1,7 +1,7 @@
-import { DOCKER_HUB } from '../config/profile/image-reference.js';
 import type { TopologyWorkload } from '../config/profile/topology.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { type BookkeepingChanges, changeMatches } from '../domain/bookkeeping.js';
+import { renderedHost } from '../domain/mirror.js';
 import type { Platform } from '../domain/platforms.js';
 import type { PortErrorTag } from '../domain/port-error.js';
 import {
@@ -110,6 +110,8 @@ export interface SimCall {
   readonly op:
     | ClusterOp
     | 'resolveDigest'
+    // MIRROR_MODE=follow-upstream: a changed digest asked of the mirror (docs/behaviour.md §3.3).
+    | 'askMirror'
     | 'verifySignature'
     | 'readClock'
     | 'sleep'
@@ -163,7 +165,7 @@ const slotOf = (target: FaultTarget): string =>
 /** The image reference a fresh install renders: `repo:tag` (the first-tick contract, #569), owned by helm. */
 const renderedImage = (config: TickConfig, image: string): string => {
   const spec = imageOf(config.topology, image);
-  return `${spec.host === DOCKER_HUB ? config.imageRegistry : spec.host}/${spec.repo}:${spec.tag}`;
+  return `${renderedHost(config, spec)}/${spec.repo}:${spec.tag}`;
 };
 
 const freshWorkload = (workload: TopologyWorkload, config: TickConfig): SimWorkload => ({
@@ -219,6 +221,12 @@ export class SimWorld {
   readonly brokenDigests = new Set<string>();
   /** Digests a trusted key signed, by `repo@digest`; any other digest is unsigned. */
   readonly signedDigests = new Set<string>();
+  /** Every digest ever published, by `repo@digest`: what a pull-through mirror can fetch (§3.3). */
+  readonly publishedDigests = new Set<string>();
+  /** Repositories whose newest builds the mirror has not fetched yet: it answers them 404 (scenario `mirror`). */
+  readonly mirrorLagging = new Set<string>();
+  /** Repositories the mirror answers another digest for than it is asked: a corrupt or misconfigured cache. */
+  readonly mirrorCorrupt = new Set<string>();
   private readonly signatureFaults = new Map<string, Armed<SignatureFault>>();
   /** Fleet halt artifacts on the registry, by manifest digest: each one's document (docs/behaviour.md §3.4b). */
   readonly haltDocuments = new Map<string, string>();
@@ -252,6 +260,7 @@ export class SimWorld {
   /** Move `repo:tag` (the config's tag by default) to a new digest, as a push would. */
   publish(repo: string, digest: string, tag: string = this.config.imageTag): void {
     this.registry.set(`${repo}:${tag}`, digest);
+    this.publishedDigests.add(`${repo}@${digest}`);
   }
 
   /** A published build crash-loops: every workload running it has no available pod while it does. */
@@ -455,6 +464,9 @@ export class SimWorld {
     for (const [slot, armed] of this.clusterFaults) copy.clusterFaults.set(slot, { ...armed });
     for (const [repo, armed] of this.registryFaults) copy.registryFaults.set(repo, { ...armed });
     for (const signed of this.signedDigests) copy.signedDigests.add(signed);
+    for (const published of this.publishedDigests) copy.publishedDigests.add(published);
+    for (const repo of this.mirrorLagging) copy.mirrorLagging.add(repo);
+    for (const repo of this.mirrorCorrupt) copy.mirrorCorrupt.add(repo);
     for (const [repo, armed] of this.signatureFaults) copy.signatureFaults.set(repo, { ...armed });
     for (const [digest, document] of this.haltDocuments) copy.haltDocuments.set(digest, document);
     for (const armed of this.haltDocumentFaults) copy.haltDocumentFaults.push({ ...armed });

@@ -40,10 +40,16 @@ export const environmentArbitrary: fc.Arbitrary<Environment> = fc
       PODS_MONITOR_PINNED: pinValue,
       RESOURCE_MONITOR_PINNED: pinValue,
       REQUESTS_PROXY_PINNED: pinValue,
-      IMAGE_REGISTRY: fc.constantFrom(...Array(19).fill('docker.io'), 'mirror.corp.example:5000'),
     }),
+    // Now and then a private mirror: inert as the script (I14), or followed
+    // upstream through (MIRROR_MODE=follow-upstream, docs/behaviour.md §3.3).
+    fc.constantFrom<Environment>(
+      ...Array<Environment>(16).fill({ IMAGE_REGISTRY: 'docker.io' }),
+      { IMAGE_REGISTRY: 'mirror.corp.example:5000' },
+      ...Array<Environment>(3).fill({ IMAGE_REGISTRY: 'mirror.corp.example:5000', MIRROR_MODE: 'follow-upstream' }),
+    ),
   )
-  .map(([switches, chart]) => ({ ...chart, ...switches }));
+  .map(([switches, chart, mirror]) => ({ ...chart, ...mirror, ...switches }));
 
 /**
  * The environment beside a profile (docs/profiles.md): the same switches and

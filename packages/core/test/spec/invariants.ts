@@ -273,7 +273,7 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'I14',
-    says: 'A private mirror makes the tick inert: no API and no registry call, exit 0.',
+    says: 'A private mirror makes the tick inert unless MIRROR_MODE=follow-upstream: no API and no registry call, exit 0.',
     source: '#569',
     appliesTo: (t) => t.isMirror,
     violation: (t) =>
@@ -690,7 +690,7 @@ export const INVARIANTS: readonly Invariant[] = [
       const ours = (workload: string, container: string, image: string): boolean => {
         const running = t.record.before.workloads[workload]?.images[container];
         const spec = t.images.find((i) => i.name === image);
-        return running !== undefined && spec !== undefined && runsFollowedImage(spec, running);
+        return running !== undefined && spec !== undefined && runsFollowedImage(spec, running, t.pullHostOf(spec));
       };
       for (const call of t.setImageCalls()) {
         for (const container of Object.keys(call.images)) {
@@ -734,10 +734,12 @@ export const INVARIANTS: readonly Invariant[] = [
       }
       // World truth: which images were asked, and which answered a well-formed digest.
       const asked = t.images.filter((image) => t.calls('resolveDigest').some((c) => c.detail === image.repo));
+      // MIRROR_MODE=follow-upstream (§3.3): a changed digest the mirror did not serve is silence too.
       const answered = (image: (typeof asked)[number]) =>
         t.calls('resolveDigest').some((c) => c.detail === image.repo && c.outcome === 'ok') &&
         t.record.before.registryFaults[image.repo] !== 'Garbage' &&
-        isWellFormedDigest(t.registryDigest(image) ?? '');
+        isWellFormedDigest(t.registryDigest(image) ?? '') &&
+        t.servedByMirror(image);
       const rateLimited = (image: (typeof asked)[number]) =>
         t.calls('resolveDigest').some((c) => c.detail === image.repo && c.outcome === 'RateLimited');
       const silent = asked.filter((image) => !answered(image) && !rateLimited(image));

@@ -43,6 +43,8 @@ export interface WorldSnapshot {
   /** Armed faults by target: `op`, or `patchBookkeeping <key>` for a write naming that key. */
   readonly clusterFaults: Readonly<Partial<Record<string, ClusterFault>>>;
   readonly registryFaults: Readonly<Record<string, RegistryFault | undefined>>;
+  /** MIRROR_MODE=follow-upstream: the repositories the mirror answers another digest for (§3.3). */
+  readonly mirrorCorrupt: readonly string[];
   /** A fleet halt is published under the simulator's halt tag (docs/behaviour.md §3.4b). */
   readonly haltPublished: boolean;
 }
@@ -94,6 +96,7 @@ export const snapshotOf = (world: SimWorld): WorldSnapshot => {
         ]),
     ),
     registryFaults: Object.fromEntries(images.map(({ repo }) => [repo, world.armedRegistryFault(repo)])),
+    mirrorCorrupt: [...world.mirrorCorrupt],
     haltPublished: world.registry.has(`${SIM_HALT_REPO}:${SIM_HALT_TAG}`),
   };
 };

@@ -84,8 +84,9 @@ export class TickView {
   get exitCode() {
     return this.record.outcome.exitCode;
   }
+  /** Behind a mirror the tick does not follow upstream through (MIRROR_MODE unset): inert (I14). */
   get isMirror(): boolean {
-    return this.config.imageRegistry !== 'docker.io';
+    return this.config.mirror !== undefined && !this.config.mirror.followUpstream;
   }
 
   calls(op: SpecOp): readonly SpecCall[] {
@@ -187,13 +188,21 @@ export class TickView {
   sets(call: SetImageCall, containers: readonly ContainerAt[]): boolean {
     return containers.some((c) => c.workload === call.workload && c.container in call.images);
   }
-  /** The reference a tick sets for an image at a digest: `docker.io/<repo>@<digest>`. */
+  /**
+   * Where the pods pull an image from: the mirror when the tick follows the
+   * upstream through it (MIRROR_MODE=follow-upstream), else the image's own
+   * registry (`docker.io` for the chart's).
+   */
+  pullHostOf(image: ImageSpec): string {
+    return this.config.mirror?.followUpstream === true ? this.config.mirror.host : image.host;
+  }
+  /** The reference a tick sets for an image at a digest: `docker.io/<repo>@<digest>` (its pull host's). */
   referenceOf(image: ImageSpec, digest: string | undefined): string {
-    return `${this.config.imageRegistry}/${image.repo}@${digest}`;
+    return `${this.pullHostOf(image)}/${image.repo}@${digest}`;
   }
   /** The image of the topology a `<registry>/<repo>@<digest>` reference names; undefined for any other. */
   imageOfReference(reference: string): ImageSpec | undefined {
-    return this.images.find((i) => reference.startsWith(`${this.config.imageRegistry}/${i.repo}@`));
+    return this.images.find((i) => reference.startsWith(`${this.pullHostOf(i)}/${i.repo}@`));
   }
   /** What the registry answered for an image's tag when the tick began (world truth). */
   registryDigest(image: ImageSpec): string | undefined {
@@ -205,7 +214,21 @@ export class TickView {
       (image) =>
         this.followed(image) &&
         this.calls('resolveDigest').some((c) => c.detail === image.repo && c.outcome === 'ok') &&
-        this.record.before.registryFaults[image.repo] !== 'Garbage',
+        this.record.before.registryFaults[image.repo] !== 'Garbage' &&
+        this.servedByMirror(image),
+    );
+  }
+
+  /**
+   * MIRROR_MODE=follow-upstream (§3.3): the mirror served every digest of the
+   * image it was asked for, as asked (a lagging mirror answers 404, a corrupt
+   * one another digest); true when it was asked nothing.
+   */
+  servedByMirror(image: ImageSpec): boolean {
+    return this.calls('askMirror').every(
+      (c) =>
+        !c.detail.startsWith(`${image.repo}@`) ||
+        (c.outcome === 'ok' && !this.record.before.mirrorCorrupt.includes(image.repo)),
     );
   }
 
@@ -252,8 +275,16 @@ export class TickView {
       this.failedFinding() !== undefined ||
       this.foreignImageInWorld() ||
       this.registryUnreachable() ||
+      this.mirrorMismatch() ||
       (this.config.flapLockoutIsFinding && this.succeeded('markFlapDetected')) ||
       this.platformMismatches().length > 0
+    );
+  }
+
+  /** MIRROR_MODE=follow-upstream (§3.3): the mirror was asked for a digest and answered another: a finding. */
+  mirrorMismatch(): boolean {
+    return this.calls('askMirror').some(
+      (c) => c.outcome === 'ok' && this.record.before.mirrorCorrupt.some((repo) => c.detail.startsWith(`${repo}@`)),
     );
   }
 
@@ -282,7 +313,8 @@ export class TickView {
       const before = this.record.before.workloads[m.workload];
       if (before === undefined || !before.exists || !read.has(m.workload)) return false;
       const running = before.images[m.container];
-      return running === undefined || !runsFollowedImage(imageOf(this.config.topology, m.image), running);
+      const image = imageOf(this.config.topology, m.image);
+      return running === undefined || !runsFollowedImage(image, running, this.pullHostOf(image));
     });
   }
 
@@ -414,7 +446,10 @@ export class TickView {
     return this.calls('stageImage').some(
       (c) =>
         c.outcome !== 'Staged' &&
-        c.detail.split(' ').slice(2).includes(`${this.config.imageRegistry}/${repo}@${digest}`),
+        c.detail
+          .split(' ')
+          .slice(2)
+          .some((image) => image.endsWith(`/${repo}@${digest}`)),
     );
   }
 
@@ -505,6 +540,8 @@ export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
   'readRefreshAttempt',
   'readRecordedDigests',
   'resolveDigest',
+  // MIRROR_MODE=follow-upstream: a digest the mirror has not served waits, counted as silence (§3.3, I46).
+  'askMirror',
   'recordEvent',
   'readPinMarkers',
   'observeWorkload',

@@ -175,6 +175,8 @@ export const injectFault = (
     case 'stageImage':
     case 'deleteStagingPod':
       throw new Error('a staging fault is armed on the whole call: stageImages');
+    case 'askMirror':
+      throw new Error('the mirror is staged with mirrorLagging and mirrorCorrupt');
     default:
       // The ownership check's read is an observeWorkload like the others: its fault is theirs.
       world.injectClusterFault(op === 'readOwnedWorkload' ? 'observeWorkload' : op, fault, times);

@@ -200,6 +200,23 @@ class RegistryTrouble implements Command {
     `registry ${this.fault === 'Garbage' ? 'answers garbage' : this.fault === 'Hang' ? 'hangs' : `answers ${this.fault}`} for ${this.image.name}`;
 }
 
+/** MIRROR_MODE=follow-upstream (docs/behaviour.md §3.3): the mirror lags behind an image's builds, catches up, or serves another digest. */
+class MirrorTrouble implements Command {
+  constructor(
+    readonly image: FollowedImage,
+    readonly state: 'lags' | 'catches up' | 'is corrupt',
+  ) {}
+  check = () => true;
+  async run(_: object, edge: Edge): Promise<void> {
+    const { repo } = this.image;
+    edge.world.mirrorLagging.delete(repo);
+    edge.world.mirrorCorrupt.delete(repo);
+    if (this.state === 'lags') edge.world.mirrorLagging.add(repo);
+    if (this.state === 'is corrupt') edge.world.mirrorCorrupt.add(repo);
+  }
+  toString = () => `the mirror ${this.state} for ${this.image.name}`;
+}
+
 class RegistryBudget implements Command {
   constructor(readonly remaining: number | undefined) {}
   check = () => true;
@@ -432,6 +449,12 @@ export const commandsFor = (topology: Topology): fc.Arbitrary<Command> => {
       weight: 10,
     },
     { arbitrary: fc.tuple(images, registryFaults).map(([i, f]) => new RegistryTrouble(i, f)), weight: 9 },
+    {
+      arbitrary: fc
+        .tuple(images, fc.constantFrom<MirrorTrouble['state']>('lags', 'catches up', 'catches up', 'is corrupt'))
+        .map(([i, state]) => new MirrorTrouble(i, state)),
+      weight: 2,
+    },
     {
       arbitrary: fc.constantFrom(undefined, 0, 5, 5, 9, 10, 60, 100).map((n) => new RegistryBudget(n)),
       // Enough low-budget stretches to meet a flap lockout in them (I10, I18).

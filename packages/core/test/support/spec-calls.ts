@@ -16,6 +16,8 @@ import type { ClusterOp, SimCall } from '../../src/sim/index.js';
 export type SpecOp =
   | Exclude<ClusterOp, 'patchBookkeeping' | 'readGate'>
   | 'resolveDigest'
+  // MIRROR_MODE=follow-upstream: a changed digest asked of the mirror (docs/behaviour.md §3.3).
+  | 'askMirror'
   | 'verifySignature'
   | 'readClock'
   | 'sleep'

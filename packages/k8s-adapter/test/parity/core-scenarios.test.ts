@@ -137,7 +137,15 @@ describe.skipIf(registryBinaryMissing !== undefined)(
     // A story of several edges on a driven clock (canary-ring) is
     // the simulator's alone: the real stack is one cluster on real time. Its
     // parts are told on the real adapters by the CLI's e2e (fleet-safe.test.ts).
-    for (const scenario of SCENARIOS.filter((s) => s.edges === undefined)) {
+    // A story whose images live off Docker Hub or are pulled through a mirror
+    // is the simulator's too: the parity registry stands in for Docker Hub
+    // alone. The CLI's e2e tells those on real registries (own-registries.test.ts,
+    // mirror.test.ts, private-registry.test.ts).
+    const onDockerHubAlone = (s: Scenario): boolean => {
+      const config = simConfig(s.env ?? {}, s.profile);
+      return config.mirror?.followUpstream !== true && config.topology.images.every((i) => i.host === 'docker.io');
+    };
+    for (const scenario of SCENARIOS.filter((s) => s.edges === undefined && onDockerHubAlone(s))) {
       it(`${scenario.name}: ${scenario.summary}`, () => replay(scenario), 30_000);
     }
     for (const story of EXTRA_STORIES) {

@@ -4,7 +4,12 @@ import { parseDockerConfig, type RegistryCredentials } from '../../src/registry/
 import { type HttpFetch, nodeHttpFetchTrusting } from '../../src/registry/http-transport.js';
 import { createRegistryPort } from '../../src/registry/index.js';
 import { type PrivateRegistry, privateRegistryMissing, startPrivateRegistry } from '../support/private-registry.js';
-import { startTokenUpstream, type TokenUpstream } from '../support/proxy-registry.js';
+import {
+  type ProxyRegistry,
+  startProxyRegistry,
+  startTokenUpstream,
+  type TokenUpstream,
+} from '../support/proxy-registry.js';
 import { REGISTRY_SETUP_TIMEOUT_MS } from '../support/registry-process.js';
 import { type Pushed, pushImage } from '../support/registry-push.js';
 
@@ -15,7 +20,8 @@ import { type Pushed, pushImage } from '../support/registry-push.js';
 // again: one token request per tick on a token registry, none on a Basic one,
 // and exactly one HEAD per image. Both registries are Debian's docker-registry
 // behind TLS from a test CA: htpasswd (Basic), and the same storage behind
-// real signed tokens from the test's issuer (as Harbor or GitLab).
+// real signed tokens from the test's issuer (as Harbor or GitLab); and a third
+// in proxy mode in front of the token one, a real pull-through cache.
 
 if (privateRegistryMissing !== undefined) console.warn(`SKIPPED ${import.meta.url}: ${privateRegistryMissing}`);
 
@@ -24,15 +30,18 @@ const REPOS = ['shop/web', 'shop/log', 'shop/agent'];
 describe.skipIf(privateRegistryMissing !== undefined)('a steady resolve on a private registry', () => {
   let registry: PrivateRegistry;
   let tokenRegistry: TokenUpstream;
+  let mirror: ProxyRegistry;
   let pushed: Pushed[];
 
   beforeAll(async () => {
     registry = await startPrivateRegistry();
     tokenRegistry = await startTokenUpstream(registry);
+    mirror = await startProxyRegistry(tokenRegistry);
     pushed = [];
     for (const repo of REPOS) pushed.push(await pushImage(registry.pushUrl, repo, 'stable'));
-  }, 2 * REGISTRY_SETUP_TIMEOUT_MS);
+  }, 3 * REGISTRY_SETUP_TIMEOUT_MS);
   afterAll(async () => {
+    await mirror?.stop();
     await tokenRegistry?.stop();
     await registry?.stop();
   });
@@ -45,7 +54,7 @@ describe.skipIf(privateRegistryMissing !== undefined)('a steady resolve on a pri
   };
 
   /** One tick's requests, each as `METHOD path` with the token realm's named `token`. */
-  const aTick = async (url: string) => {
+  const aTick = async (url: string, withCredentials = true) => {
     const seen: string[] = [];
     const trusting = nodeHttpFetchTrusting(registry.caPem);
     const counting: HttpFetch = (target, init) => {
@@ -54,7 +63,7 @@ describe.skipIf(privateRegistryMissing !== undefined)('a steady resolve on a pri
     };
     const port = createRegistryPort({
       baseUrl: url,
-      credentials: credentialsFor(new URL(url).host),
+      ...(withCredentials ? { credentials: credentialsFor(new URL(url).host) } : {}),
       timeoutMs: 5_000,
       fetch: counting,
     });
@@ -72,5 +81,9 @@ describe.skipIf(privateRegistryMissing !== undefined)('a steady resolve on a pri
 
   it('token auth: GET /v2/, one token request for every image, one HEAD per image', async () => {
     expect(await aTick(tokenRegistry.url)).toEqual(['GET /v2/', ...heads, 'token'].sort());
+  });
+
+  it('a pull-through mirror (proxy mode, plain http, no login of its own): one HEAD per image, the first its probe', async () => {
+    expect(await aTick(mirror.url, false)).toEqual(heads.sort());
   });
 });

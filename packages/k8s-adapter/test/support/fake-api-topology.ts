@@ -29,12 +29,12 @@ export interface TopologyClusterOptions extends FakeApiServerOptions {
 
 /**
  * What Helm renders into a container for one of the topology's images: the
- * config's registry (the image's own host, off Docker Hub), its repo and the tag it follows — the image the
+ * mirror the pods pull through (the chart's IMAGE_REGISTRY, a profile's mirror), else the image's own host, its repo and the tag it follows — the image the
  * simulator's fresh install and its `helmRerender` give a container.
  */
 export const renderedImage = (config: TickConfig, image: string): string => {
   const { host, repo, tag } = imageOf(config.topology, image);
-  return `${host === 'docker.io' ? config.imageRegistry : host}/${repo}:${tag}`;
+  return `${config.mirror?.host ?? host}/${repo}:${tag}`;
 };
 
 const workloadObject = (config: TickConfig, workload: TopologyWorkload): JsonObject => {

@@ -28,7 +28,17 @@ const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RESERVED_PREFIXES = ['kubernetes.io', 'k8s.io'];
 const KINDS: readonly WorkloadKind[] = ['Deployment', 'DaemonSet'];
 
-const ROOT_FIELDS = ['annotationPrefix', 'gate', 'frozenHint', 'release', 'nouns', 'images', 'workloads', '$schema'];
+const ROOT_FIELDS = [
+  'annotationPrefix',
+  'gate',
+  'frozenHint',
+  'release',
+  'mirror',
+  'nouns',
+  'images',
+  'workloads',
+  '$schema',
+];
 const NOUN_FIELDS = ['images', 'workloads'];
 const IMAGE_FIELDS = ['name', 'repository', 'tag', 'pinnedBy'];
 const WORKLOAD_FIELDS = ['id', 'kind', 'namespace', 'name', 'containers', 'pinnedBy', 'decoupled'];
@@ -121,6 +131,18 @@ const repository = (value: string): string | undefined =>
   repositoryName(value) === undefined
     ? 'is not a repository name (a Docker Hub short name such as shop/web, or host[:port]/path; no tag or digest)'
     : undefined;
+
+/** `host[:port]` (or `[v6]:port`), as an image reference names a registry; not Docker Hub, which is upstream. */
+const MIRROR_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+const mirrorHost = (value: string): string | undefined => {
+  if (!MIRROR_HOST.test(value))
+    return 'is not a registry host (host[:port], no scheme or path, e.g. mirror.local:5000)';
+  return ['docker.io', 'index.docker.io', 'registry-1.docker.io'].includes(value)
+    ? 'is Docker Hub, an upstream: a mirror is the registry the pods pull through'
+    : undefined;
+};
 
 const tag = (value: string): string | undefined => (TAG.test(value) ? undefined : 'is not a valid image tag');
 
@@ -330,6 +352,7 @@ export const parseProfile = (document: unknown): E.Either<readonly ProfileProble
   const prefix = text(problems, 'annotationPrefix', document.annotationPrefix, annotationPrefix);
   const frozenHint = optionalText(problems, 'frozenHint', document.frozenHint);
   const release = optionalText(problems, 'release', document.release, objectName);
+  const mirror = optionalText(problems, 'mirror', document.mirror, mirrorHost);
   const nouns = parseNouns(problems, document.nouns);
   const imageEntries = entries(problems, 'images', document.images, 'images').map((entry, index) =>
     parseImage(problems, `images[${index}]`, entry),
@@ -406,6 +429,7 @@ export const parseProfile = (document: unknown): E.Either<readonly ProfileProble
     gate,
     ...(frozenHint === undefined ? {} : { frozenHint }),
     ...(release === undefined ? {} : { release }),
+    ...(mirror === undefined ? {} : { mirror }),
     ...(nouns === undefined ? {} : { nouns }),
     images: images.filter((i): i is ProfileImage => i !== undefined),
     workloads: workloads.filter((w): w is ProfileWorkload => w !== undefined),

@@ -57,6 +57,12 @@ export interface Profile {
   readonly frozenHint?: string;
   /** The Helm release these workloads belong to, said in the tick's first line. */
   readonly release?: string;
+  /**
+   * The pull-through mirror the pods pull every image through (`host[:port]`;
+   * pod images are `<mirror>/<repository path>`): with MIRROR_MODE=follow-upstream
+   * tags are resolved upstream and pinned through it, else the tick is inert (I14).
+   */
+  readonly mirror?: string;
   /** How lines name the images and workloads as a group (the chart's: `client images`, `control-plane workloads`). */
   readonly nouns?: ProfileNouns;
   readonly images: readonly ProfileImage[];

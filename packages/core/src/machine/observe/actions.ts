@@ -1,5 +1,5 @@
 import * as O from 'fp-ts/lib/Option.js';
-import { resolveFailureStreakOf } from '../../domain/bookkeeping.js';
+import { recordedDigestsOf, resolveFailureStreakOf } from '../../domain/bookkeeping.js';
 import {
   DECOUPLED_PASS_BEGUN,
   nextDecoupled,
@@ -8,6 +8,7 @@ import {
 } from '../../domain/decoupled-pass.js';
 import type { PortError } from '../../domain/port-error.js';
 import { countSkip } from '../../domain/skip-streak.js';
+import { followsUpstreamThroughMirror } from '../../domain/switches.js';
 import type { LiveWorkload, TopologyWorkload } from '../../domain/workloads.js';
 import type { GateSnapshot } from '../../ports/cluster-port.js';
 import { tickAssign } from '../tick-assign.js';
@@ -34,6 +35,9 @@ export const observeActions = {
       gateUid: params.gate.uid ?? '',
       gate: { settledness: params.gate.settledness, images: params.gate.images, imageOwners: params.gate.imageOwners },
       resolveFailureStreak: resolveFailureStreakOf(context.config.topology, params.gate.annotations),
+      mirrorRecords: followsUpstreamThroughMirror(context.config)
+        ? recordedDigestsOf(context.config.topology, params.gate.annotations)
+        : {},
       topologyFingerprint: params.gate.annotations[context.config.topology.keys.topologyFingerprint],
     },
   })),

@@ -1,4 +1,5 @@
 import * as O from 'fp-ts/lib/Option.js';
+import type { RecordedDigests } from '../../domain/bookkeeping.js';
 import { type DecoupledPass, NO_DECOUPLED_PASS } from '../../domain/decoupled-pass.js';
 import type { Settledness } from '../../domain/settledness.js';
 import { NO_SKIP, type SkipCount } from '../../domain/skip-streak.js';
@@ -16,6 +17,8 @@ export interface ObserveContext {
   readonly topologyFingerprint: string | undefined;
   /** The resolve-failure streak the gate held when the settled guard read it (I46). */
   readonly resolveFailureStreak: O.Option<string>;
+  /** MIRROR_MODE=follow-upstream: the records the gate held then, which say what the mirror is asked (§3.3). */
+  readonly mirrorRecords: RecordedDigests;
   /** The skip an unsettled tick counted, with its verdict against MAX_SKIP_TICKS. */
   readonly skip: SkipCount;
   /** DECOUPLED_REFRESH: the pass past an unsettled gate, and the workloads settled themselves (I24). */
@@ -28,6 +31,7 @@ export const OBSERVED_NOTHING: ObserveContext = {
   gate: undefined,
   topologyFingerprint: undefined,
   resolveFailureStreak: O.none,
+  mirrorRecords: {},
   skip: NO_SKIP,
   decoupled: NO_DECOUPLED_PASS,
 };

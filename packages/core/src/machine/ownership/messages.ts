@@ -1,4 +1,5 @@
 import type { TickConfig } from '../../config/tick-config.js';
+import { pulledFrom } from '../../domain/mirror.js';
 import type { OwnershipFinding } from '../../domain/ownership.js';
 import { describePortError, type PortError } from '../../domain/port-error.js';
 import { topologyFingerprint } from '../../domain/topology-fingerprint.js';
@@ -17,14 +18,15 @@ const OFF = 'OWNERSHIP_CHECK=off sets it anyway, as the script did';
 
 export const foreignContainer = (c: TickConfig, f: OwnershipFinding): TickEvent => {
   const followed = imageOf(c.topology, f.image);
+  const host = pulledFrom(c, followed);
   const where = `${describeWorkload(f.workload)} in ${f.workload.namespace}`;
   return f._tag === 'Foreign'
     ? event(
         'error',
         'FOREIGN_IMAGE',
-        `ERROR: ${where} container ${f.container} runs ${f.runs}, not ${followed.host}/${followed.repo} (at ${followed.tag} or a digest), which the profile says it follows (image "${f.image}"); ${NOTHING_WRITTEN}`,
+        `ERROR: ${where} container ${f.container} runs ${f.runs}, not ${host}/${followed.repo} (at ${followed.tag} or a digest), which the profile says it follows (image "${f.image}"); ${NOTHING_WRITTEN}`,
         [
-          `a container set to another image on purpose is not image-refresh's: set it back to ${followed.host}/${followed.repo}:${followed.tag}, or map the container to the image it runs`,
+          `a container set to another image on purpose is not image-refresh's: set it back to ${host}/${followed.repo}:${followed.tag}, or map the container to the image it runs`,
           OFF,
         ],
       )

@@ -1,6 +1,7 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import { type Annotations, type RecordedDigests, recordedDigestsOf } from '../../domain/bookkeeping.js';
 import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
+import { mirrorQuestions, servedThroughMirror } from '../../domain/mirror.js';
 import type { ImageResolution } from '../../domain/plan.js';
 import type { PortError, RegistryError } from '../../domain/port-error.js';
 import type { Resolution } from '../../domain/registry-answer.js';
@@ -35,7 +36,33 @@ const resolved = (
   events: said(context, ...say.resolutionLines(context.config, resolutions)),
 });
 
+/** The resolutions once the mirror answered: an unserved digest's image unresolved, each miss said (§3.3). */
+const servedThrough = (context: TickContext, answers: readonly (Either<RegistryError, Resolution> | undefined)[]) => {
+  const resolutions = servedThroughMirror(context.resolve.resolutions, context.resolve.mirrorQuestions, answers);
+  return {
+    resolve: { ...context.resolve, resolutions, budget: registryBudgetOf(context.config, resolutions) },
+    events: said(context, ...say.mirrorLines(context.config, resolutions)),
+  };
+};
+
 export const resolveActions = {
+  /** §3.3 — the changed digests the mirror is asked for, from the records the settled guard read. */
+  findMirrorQuestions: tickAssign(({ context }) => ({
+    resolve: {
+      ...context.resolve,
+      mirrorQuestions: mirrorQuestions(context.config, context.resolve.resolutions, context.observe.mirrorRecords),
+    },
+  })),
+  acceptMirrorAnswers: tickAssign(({ context }, params: { answers: ResolveAnswers }) =>
+    servedThrough(context, params.answers),
+  ),
+  /** The mirror's batch failed as a whole: every digest asked is unserved this tick (fail closed). */
+  failMirrorAnswers: tickAssign(({ context }, params: { error: PortError }) =>
+    servedThrough(
+      context,
+      context.resolve.mirrorQuestions.map(() => ({ _tag: 'Left' as const, left: params.error })),
+    ),
+  ),
   /** §3.3 — what this tick does with the resolve-failure streak, decided once (I46). */
   judgeRegistrySilence: tickAssign(({ context }) => ({
     resolve: {

@@ -1,5 +1,6 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { Annotations, RecordedDigests } from '../../domain/bookkeeping.js';
+import type { MirrorQuestion } from '../../domain/mirror.js';
 import type { ImageResolution } from '../../domain/plan.js';
 import type { RegistryError } from '../../domain/port-error.js';
 import type { Resolution } from '../../domain/registry-answer.js';
@@ -23,6 +24,8 @@ export interface ResolveContext {
   readonly haltAnswer: Either<RegistryError, Resolution> | undefined;
   /** MAX_RESOLVE_FAILURE_TICKS: what this tick does with the resolve-failure streak (I46). */
   readonly silence: RegistrySilence;
+  /** MIRROR_MODE=follow-upstream: the changed digests the mirror is asked for this tick (§3.3). */
+  readonly mirrorQuestions: readonly MirrorQuestion[];
 }
 
 export const RESOLVED_NOTHING: ResolveContext = {
@@ -33,4 +36,5 @@ export const RESOLVED_NOTHING: ResolveContext = {
   live: NOTHING_SEEN_LIVE,
   haltAnswer: undefined,
   silence: SILENCE_UNCHANGED,
+  mirrorQuestions: [],
 };

@@ -2,7 +2,7 @@ import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
 import { judgeRegistrySilence } from '../../domain/registry-silence.js';
 import { acceptResolutions, hasNothingToJudge, isNothingResolved } from '../../domain/resolutions.js';
 import { hasNoStartJitter } from '../../domain/start-jitter.js';
-import { isLiveReconcileOn } from '../../domain/switches.js';
+import { followsUpstreamThroughMirror, isLiveReconcileOn } from '../../domain/switches.js';
 import { nextLive } from '../../domain/tick-plan.js';
 import type { ResolveAnswers } from '../tick-actors.js';
 import type { GuardArgs } from '../tick-assign.js';
@@ -10,6 +10,10 @@ import type { GuardArgs } from '../tick-assign.js';
 // The resolve phase's named guards (docs/behaviour.md §3.3, §5), each one question to domain/.
 
 export const resolveGuards = {
+  /** §3.3 — MIRROR_MODE=follow-upstream: the registry's answers go to the mirror step first. */
+  followsUpstreamThroughMirror: ({ context }: GuardArgs) => followsUpstreamThroughMirror(context.config),
+  /** §3.3 — no digest changed since the gate's records: the mirror is asked nothing. */
+  hasNoMirrorQuestions: ({ context }: GuardArgs) => context.resolve.mirrorQuestions.length === 0,
   /**
    * §3.3 — asked as the registry answers, before they are accepted: they
    * neither count a streak nor end one (the verdict judgeRegistrySilence will

@@ -10,6 +10,11 @@ export const jitterWait = ({ context }: InputArgs) => ({
   delayMs: startJitterDelayMs(context.observe.gateUid, context.config.startJitterMs),
 });
 
+/** MIRROR_MODE=follow-upstream: each changed digest, by digest, on the mirror (§3.3). */
+export const mirrorRequests = ({ context }: InputArgs) => ({
+  requests: context.resolve.mirrorQuestions.map((q) => q.request),
+});
+
 /** The unpinned images (in a decoupled pass, only those its settled workloads follow), and FLEET_HALT_REF's tag. */
 export const digestRequests = ({ context }: InputArgs) => ({
   requests: resolveRequests(context.config, decoupledScopeOf(context.observe.decoupled)),

@@ -101,9 +101,45 @@ export const resolutionLines = (c: TickConfig, resolutions: readonly ImageResolu
     return [checking];
   });
 
+/**
+ * MIRROR_MODE=follow-upstream (§3.3): each image whose changed digest the
+ * mirror has not served waits (a WARN naming the mirror); one the mirror
+ * served as another digest is a finding, never a pin.
+ */
+export const mirrorLines = (c: TickConfig, resolutions: readonly ImageResolution[]): TickEvent[] =>
+  resolutions.flatMap((r): TickEvent[] => {
+    if (r._tag !== 'Unresolved' || r.unservedBy === undefined) return [];
+    const { repo } = imageOf(c.topology, r.image);
+    const { mirror, digest, answered } = r.unservedBy;
+    return answered === undefined
+      ? [
+          event(
+            'warn',
+            'MIRROR_NOT_SERVING',
+            `WARN: mirror ${mirror} has not served ${repo}@${digest} yet (${describePortError(r.error)}); ${repo} waits: not re-imaged, not recorded, no attempt spent`,
+            [`asking ${mirror}/${repo}@${digest} makes a pull-through cache fetch it; the next tick asks again`],
+          ),
+        ]
+      : [
+          event(
+            'error',
+            'MIRROR_MISMATCH',
+            `ERROR: MIRROR MISMATCH: mirror ${mirror} answered ${answered} for ${repo}@${digest}, the digest the upstream tag names; it is never pinned`,
+            [`check what ${mirror} serves for ${repo}: a mirror must serve the upstream's digests unchanged`],
+          ),
+        ];
+  });
+
 /** `shop/web, shop/log`: the images the registry did not answer, by repository. */
-const silentRepositories = (c: TickConfig, silent: readonly SilentImage[]): string =>
-  silent.map((s) => imageOf(c.topology, s.image).repo).join(', ');
+const silentRepositories = (c: TickConfig, silent: readonly SilentImage[], streak: number): string =>
+  silent
+    .map((s) => {
+      const { repo } = imageOf(c.topology, s.image);
+      return s.unservedBy === undefined
+        ? repo
+        : `${repo} (mirror ${s.unservedBy.mirror} has not served ${s.unservedBy.digest} for ${streak} ticks)`;
+    })
+    .join(', ');
 
 /** The registry's silence this tick, counted on the gate (I46): a WARN below the ceiling, REGISTRY UNREACHABLE at it. */
 export const registrySilence = (c: TickConfig, silence: RegistrySilence): TickEvent[] => {
@@ -116,7 +152,7 @@ export const registrySilence = (c: TickConfig, silence: RegistrySilence): TickEv
         event(
           'error',
           'REGISTRY_UNREACHABLE',
-          `ERROR: REGISTRY UNREACHABLE for ${silence.streak} ticks: ${silentRepositories(c, silence.silent)} — ${cause}`,
+          `ERROR: REGISTRY UNREACHABLE for ${silence.streak} ticks: ${silentRepositories(c, silence.silent, silence.streak)} — ${cause}`,
           [
             `no digest of ${silence.silent.length === 1 ? 'this image' : 'these images'} has been read for ${silence.streak} ticks in a row (>= MAX_RESOLVE_FAILURE_TICKS=${silence.max}), so ${silence.silent.length === 1 ? 'it' : 'they'} cannot be refreshed: check the registry, the network path to it and its credentials`,
             `${key} is removed by the first tick in which every image answers; MAX_RESOLVE_FAILURE_TICKS=off says nothing, as the script did`,
@@ -127,7 +163,7 @@ export const registrySilence = (c: TickConfig, silence: RegistrySilence): TickEv
         event(
           'warn',
           'REGISTRY_SILENT',
-          `WARN: the registry did not answer for ${silentRepositories(c, silence.silent)} -- tick ${silence.streak}/${silence.max} in a row (${key}); at ${silence.max}: REGISTRY UNREACHABLE, exit 1`,
+          `WARN: the registry did not answer for ${silentRepositories(c, silence.silent, silence.streak)} -- tick ${silence.streak}/${silence.max} in a row (${key}); at ${silence.max}: REGISTRY UNREACHABLE, exit 1`,
         ),
       ];
 };

@@ -4,7 +4,7 @@ import { nextWorkloadInput, observingWorkload } from '../observing-workload.js';
 import { bookkeepingRead, outcome, withPortError, write, written } from '../step-params.js';
 import type { TickContext } from '../tick-context.js';
 import { tickSetup } from '../tick-setup.js';
-import { digestRequests, jitterWait } from './inputs.js';
+import { digestRequests, jitterWait, mirrorRequests } from './inputs.js';
 
 /** The streak a silent tick writes (judgeRegistrySilence decided it on the way in). */
 const silentStreak = (context: TickContext): number =>
@@ -39,6 +39,15 @@ export const resolvingDigests = tickSetup.createStateConfig({
         src: 'resolveDigests',
         input: digestRequests,
         onDone: [
+          // MIRROR_MODE=follow-upstream: a changed digest is asked of the mirror before anything is judged.
+          {
+            guard: 'followsUpstreamThroughMirror',
+            target: '#tick.askingMirror',
+            actions: [
+              { type: 'acceptResolutions', params: ({ event }) => ({ answers: event.output }) },
+              'findMirrorQuestions',
+            ],
+          },
           // The common tick: every image answered and no streak was held — nothing to count,
           // no step spent judging it (README.md, Benchmarks).
           {
@@ -59,6 +68,25 @@ export const resolvingDigests = tickSetup.createStateConfig({
         },
       },
     },
+  },
+});
+
+// §3.3 Follow upstream, pull through the mirror (MIRROR_MODE=follow-upstream):
+// each digest that changed is asked of the mirror by digest — which makes a
+// pull-through cache fetch it — and one it has not served as it is leaves its
+// image unresolved this tick, counted on the streak below. A steady tick asks
+// nothing: the step passes at once.
+export const askingMirror = tickSetup.createStateConfig({
+  always: { guard: 'hasNoMirrorQuestions', target: 'countingRegistrySilence' },
+  invoke: {
+    src: 'resolveDigests',
+    input: mirrorRequests,
+    onDone: {
+      target: 'countingRegistrySilence',
+      actions: { type: 'acceptMirrorAnswers', params: ({ event }) => ({ answers: event.output }) },
+    },
+    // The port promises one answer per request: a batch failing as a whole is a miss of each (fail closed).
+    onError: { target: 'countingRegistrySilence', actions: { type: 'failMirrorAnswers', params: withPortError } },
   },
 });
 
@@ -201,7 +229,13 @@ export const recordedDigestsUnreadable = tickSetup.createStateConfig({
 });
 
 /** The phase's steps, in the order the tick takes them. */
-export const resolveSteps = { resolvingDigests, countingRegistrySilence, readingRecordedDigests, reconcilingLive };
+export const resolveSteps = {
+  resolvingDigests,
+  askingMirror,
+  countingRegistrySilence,
+  readingRecordedDigests,
+  reconcilingLive,
+};
 
 /** The final states the phase ends a tick in. */
 export const resolveEnds = { resolveFailureStreakWriteFailed, recordedDigestsUnreadable };

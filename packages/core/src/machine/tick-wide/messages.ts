@@ -3,6 +3,7 @@ import { DOCKER_HUB } from '../../config/profile/image-reference.js';
 import type { ImageSpec } from '../../config/profile/topology.js';
 import type { TickConfig } from '../../config/tick-config.js';
 import { withoutUserinfo } from '../../config/url-userinfo.js';
+import { followsUpstreamThroughMirror } from '../../domain/switches.js';
 import { describeWorkload, type TopologyWorkload } from '../../domain/workloads.js';
 import { event, imagesNoun } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
@@ -36,11 +37,14 @@ const followedImages = (c: TickConfig): string => {
   const { images } = c.topology;
   const [host, ...others] = [...new Set(images.map((i) => i.host))];
   const oneHost = others.length === 0 && host !== undefined;
-  const where = oneHost ? ` on ${host === DOCKER_HUB ? c.imageRegistry : host}` : '';
+  const upstream = followsUpstreamThroughMirror(c);
+  const where = oneHost ? ` on ${host === DOCKER_HUB && !upstream ? c.imageRegistry : host}` : '';
   const name = (i: ImageSpec) => (oneHost ? i.repo : `${i.host}/${i.repo}`);
+  // MIRROR_MODE=follow-upstream (docs/behaviour.md §3.3): asked upstream, pulled through the mirror.
+  const through = upstream ? `, pulled through mirror ${c.mirror?.host}` : '';
   return images.every((i) => i.tag === c.imageTag)
-    ? `${imagesNoun(c)}: ${repositories(images.map(name))}${where} under tag=${c.imageTag}${askedAt(c)}`
-    : `${imagesNoun(c)}: ${images.map((i) => `${name(i)}:${i.tag}`).join(', ')}${where}${askedAt(c)}`;
+    ? `${imagesNoun(c)}: ${repositories(images.map(name))}${where} under tag=${c.imageTag}${askedAt(c)}${through}`
+    : `${imagesNoun(c)}: ${images.map((i) => `${name(i)}:${i.tag}`).join(', ')}${where}${askedAt(c)}${through}`;
 };
 
 /** `deployment/worker (web image)`, `daemonset/agent in shop-nodes`. */
