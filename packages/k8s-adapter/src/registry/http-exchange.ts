@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { boundedCall } from '../bounds/bounded-call.js';
 import type { HeaderReader } from './http-transport.js';
 import { isStopped, type RegistryClient } from './registry-client.js';
+import { isRedirect, redirectedRequest } from './storage-redirect.js';
 
 // One HTTP request, bounded on its own (docs/behaviour.md §2 REGISTRY_TIMEOUT, I17): the
 // signal covers connecting, the headers and the body, and it is boundedCall's —
@@ -44,18 +45,27 @@ export const exchange = async (
   headers: Readonly<Record<string, string>>,
   /** Read at most about this much of the body (see HttpInit.maxBodyBytes); unbounded when absent. */
   maxBodyBytes?: number,
+  /** A GET of a blob: a redirect to its storage is followed once, in the same bound (storage-redirect.ts). */
+  followsStorageRedirect = false,
 ): Promise<E.Either<RegistryError, Exchange>> => {
   const what = describeRequest(method, url);
   try {
     // The body is read inside the bound: a server that sends headers and then
     // stalls is cut off at the same REGISTRY_TIMEOUT.
     const answer = await boundedCall({ timeoutMs: client.timeoutMs, parents: client.signals }, async (signal) => {
-      const response = await client.fetch(url, {
-        method,
-        headers,
-        signal,
-        ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-      });
+      const ask = (target: URL, sent: Readonly<Record<string, string>>) =>
+        client.fetch(target, {
+          method,
+          headers: sent,
+          signal,
+          ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+        });
+      let response = await ask(url, headers);
+      if (followsStorageRedirect && isRedirect(response.status)) {
+        const next = redirectedRequest(url, response.headers.get('location'), headers);
+        if (E.isLeft(next)) throw new Error(`answered HTTP ${response.status}, ${next.left}, not followed`);
+        response = await ask(next.right.url, next.right.headers);
+      }
       const body = method === 'HEAD' ? '' : await response.text();
       return { status: response.status, headers: response.headers, body };
     });

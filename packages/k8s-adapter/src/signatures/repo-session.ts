@@ -68,7 +68,12 @@ export const openRepoSession = (
     }
     count.requests += 1;
     if (method === 'GET' && path.includes('/manifests/')) count.manifestGets += 1;
-    return { what: describeRequest(method, url), answer: await exchange(client, method, url, headers, maxBytes) };
+    // A blob's GET may be redirected to its storage (storage-redirect.ts).
+    const followsStorageRedirect = method === 'GET' && path.includes('/blobs/');
+    return {
+      what: describeRequest(method, url),
+      answer: await exchange(client, method, url, headers, maxBytes, followsStorageRedirect),
+    };
   };
 
   const request = async (
