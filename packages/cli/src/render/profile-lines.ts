@@ -17,6 +17,12 @@ export const profileLines = (config: TickConfig, file: string | undefined): stri
   return [
     `profile ${file === undefined ? "(none: the chart's topology, named by its variables)" : file}: bookkeeping under ${profile.annotationPrefix}/ on ${describeWorkload(gate)} in ${gate.namespace}`,
     ...images.map((i) => `  image ${i.name}: ${i.host}/${i.repo}:${i.tag}${pin(i.pinnedBy, i.pinned)}`),
+    // MIRROR_MODE (docs/behaviour.md §3.3): where the pods pull through, and whether the tick follows upstream.
+    ...(config.mirror === undefined
+      ? []
+      : [
+          `  mirror ${config.mirror.host}: ${config.mirror.followUpstream ? 'tags resolved upstream, pinned through it (MIRROR_MODE=follow-upstream)' : 'inert behind it (MIRROR_MODE unset)'}`,
+        ]),
     ...workloads.map(
       (w) =>
         `  ${describeWorkload(w)} in ${w.namespace}${role(w, gate.id)}${pin(w.pinnedBy, w.pinned)}: ${w.containers.map((c) => `${c.container} runs ${c.image}`).join(', ')}`,
