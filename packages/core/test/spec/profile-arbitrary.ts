@@ -23,7 +23,16 @@ export interface ProfileShape {
 
 const NAMESPACES = ['edge', 'edge-nodes', 'shop'] as const;
 const PREFIXES = ['fleet.example.com', 'shop.example.com', 'x.io'] as const;
-const REPOSITORIES = ['team/api', 'team/sidecar', 'nginx', 'docker.io/team/agent', 'index.docker.io/tools/probe'];
+// Docker Hub's short, official and long names, and two other registries (each image is asked and pinned on its own host).
+const REPOSITORIES = [
+  'team/api',
+  'ghcr.io/team/worker',
+  'team/sidecar',
+  'nginx',
+  'registry.local:5000/team/cache',
+  'docker.io/team/agent',
+  'index.docker.io/tools/probe',
+];
 
 /** One workload's draw: its kind, namespace, containers (as image indexes), pin and decoupling. */
 const workloadDraw = (images: number) =>
