@@ -146,6 +146,21 @@ describe('image-refresh simulate', () => {
     expect(both.stderr).toContain('--scenario and --profile are exclusive');
   });
 
+  it('mirror: a build the mirror has not served waits, one it serves is pinned through it, another digest is a finding', async () => {
+    const { stdout } = await run('simulate', '--scenario', 'mirror');
+    expect(row(stdout, 2)).toMatch(/waiting: jobs-manager unresolved\s+0/);
+    expect(row(stdout, 4)).toMatch(/re-imaged jobs-manager, requests-proxy\s+0/);
+    expect(row(stdout, 5)).toMatch(/MIRROR MISMATCH\s+1/);
+  });
+
+  it('private-registry: a refused credential leaves the images waiting, then REGISTRY UNREACHABLE at the ceiling', async () => {
+    const { stdout } = await run('simulate', '--scenario', 'private-registry');
+    expect(row(stdout, 2)).toMatch(/re-imaged web, worker\s+0/);
+    expect(row(stdout, 3)).toMatch(/waiting: web, log, agent unresolved\s+0/);
+    expect(row(stdout, 5)).toMatch(/REGISTRY UNREACHABLE\s+1/);
+    expect(row(stdout, 6)).toMatch(/no change\s+0/);
+  });
+
   it('--list names every scenario', async () => {
     const { stdout } = await run('simulate', '--list');
     for (const name of [
@@ -159,6 +174,8 @@ describe('image-refresh simulate', () => {
       'fleet-halt',
       'slow-link',
       'shop',
+      'private-registry',
+      'mirror',
     ]) {
       expect(stdout).toMatch(new RegExp(`^${name} `, 'm'));
     }

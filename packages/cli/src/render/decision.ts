@@ -109,7 +109,10 @@ export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
     case 'complete': {
       if (outcome.reimages.length > 0) return `re-imaged ${names(outcome)}${pinnedBack(outcome)}`;
       const n = recorded(outcome);
-      return n > 0 ? `first observation: recorded ${n} digest(s)` : 'no change';
+      if (n > 0) return `first observation: recorded ${n} digest(s)`;
+      // An image the registry (or the mirror, MIRROR_MODE) did not answer waits: say which, not "no change".
+      const waiting = outcome.unresolved ?? [];
+      return waiting.length > 0 ? `waiting: ${waiting.join(', ')} unresolved` : 'no change';
     }
   }
 };
