@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startLocalDaemon } from './local-daemon.js';
 import type { PrivateRegistry } from './private-registry.js';
-import { REGISTRY_BINARY, startRegistry } from './registry-process.js';
+import { quietFilesystemRegistry, REGISTRY_BINARY, startRegistry } from './registry-process.js';
 import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from './registry-token-server.js';
 
 // "Follow upstream, pull through the mirror": a fleet that resolves digests
@@ -43,14 +43,7 @@ const ENV_BINARY = '/usr/bin/env';
 
 const config = (storage: string, port: number, upstream: ProxyUpstream): string =>
   [
-    'version: 0.1',
-    'log:',
-    '  level: error',
-    '  accesslog:',
-    '    disabled: true',
-    'storage:',
-    '  filesystem:',
-    `    rootdirectory: ${JSON.stringify(storage)}`,
+    ...quietFilesystemRegistry(storage),
     'http:',
     `  addr: 127.0.0.1:${port}`,
     'proxy:',

@@ -46,6 +46,18 @@ export interface RegistryOptions {
   readonly htpasswdFile?: string;
 }
 
+/** The head of every test registry's config: quiet logs, blobs on the filesystem under `root`. */
+export const quietFilesystemRegistry = (root: string): string[] => [
+  'version: 0.1',
+  'log:',
+  '  level: error',
+  '  accesslog:',
+  '    disabled: true',
+  'storage:',
+  '  filesystem:',
+  `    rootdirectory: ${JSON.stringify(root)}`,
+];
+
 const config = (
   root: string,
   port: number,
@@ -54,14 +66,7 @@ const config = (
   options: RegistryOptions,
 ): string =>
   [
-    'version: 0.1',
-    'log:',
-    '  level: error',
-    '  accesslog:',
-    '    disabled: true',
-    'storage:',
-    '  filesystem:',
-    `    rootdirectory: ${JSON.stringify(options.storageRoot ?? root)}`,
+    ...quietFilesystemRegistry(options.storageRoot ?? root),
     ...(options.deletable === true ? ['  delete:', '    enabled: true'] : []),
     'http:',
     `  addr: 127.0.0.1:${port}`,
