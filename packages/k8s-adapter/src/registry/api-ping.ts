@@ -17,16 +17,19 @@ import { type BearerChallenge, bearerChallenge } from './www-authenticate.js';
 export type PingOutcome =
   /** 401 with a Bearer challenge: a token from its realm, then the HEADs. */
   | { readonly _tag: 'Bearer'; readonly challenge: BearerChallenge }
-  /** 401 asking for Basic (the client now sends it), or 200: the HEADs go at once. */
+  /** 401 asking for Basic (the client now sends it): the HEADs go at once. */
   | { readonly _tag: 'Ready' }
-  /** Anything else (a failure, another status): the HEAD probe decides, as without credentials. */
+  /**
+   * Anything else — a 200 included: an open /v2/ says nothing of the
+   * manifests, which may still want a token the probe then learns for the
+   * whole batch — or a failure: the HEAD probe decides, as without credentials.
+   */
   | { readonly _tag: 'Undecided' };
 
 export const pingApi = async (client: RegistryClient): Promise<PingOutcome> => {
   const result = await exchange(client, 'GET', new URL('v2/', client.baseUrl), {}, 0);
   if (E.isLeft(result)) return { _tag: 'Undecided' };
   const { status, headers } = result.right;
-  if (status === 200) return { _tag: 'Ready' };
   if (status !== 401) return { _tag: 'Undecided' };
   const sent = headers.get('www-authenticate');
   const challenge = bearerChallenge(sent);

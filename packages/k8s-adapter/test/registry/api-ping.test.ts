@@ -43,7 +43,7 @@ const resolveOn = (fetch: HttpFetch, withCredentials: boolean) =>
   ])();
 
 describe('learning how a private registry wants to be asked', () => {
-  it('a /v2/ that answers 200: one HEAD per image, nothing else', async () => {
+  it('a /v2/ that answers 200: the first image’s HEAD is the probe, one HEAD per image, nothing else', async () => {
     const { fetch, seen } = registryWhosePingAnswers(200);
     const answers = await resolveOn(fetch, true);
     expect(answers.every(E.isRight)).toBe(true);
@@ -66,5 +66,25 @@ describe('learning how a private registry wants to be asked', () => {
     const { fetch, seen } = registryWhosePingAnswers(200);
     await resolveOn(fetch, false);
     expect(seen).not.toContain('GET /v2/');
+  });
+
+  it('a /v2/ open to all whose manifests want a token: one token for the batch, as the probe would learn', async () => {
+    const seen: string[] = [];
+    const fetch: HttpFetch = async (url, init) => {
+      seen.push(url.host === 'auth.registry.test' ? 'token' : `${init.method} ${url.pathname}`);
+      const reply = (status: number, headers: Record<string, string> = {}, body = '') => ({
+        status,
+        headers: { get: (name: string) => headers[name.toLowerCase()] ?? null },
+        text: async () => body,
+      });
+      if (url.pathname === '/v2/') return reply(200);
+      if (url.host === 'auth.registry.test') return reply(200, {}, JSON.stringify({ token: 'batch-t0k3n' }));
+      return init.headers.Authorization === 'Bearer batch-t0k3n'
+        ? reply(200, { 'docker-content-digest': DIGEST })
+        : reply(401, { 'www-authenticate': 'Bearer realm="https://auth.registry.test/token",service="registry.test"' });
+    };
+    const answers = await resolveOn(fetch, true);
+    expect(answers.every(E.isRight)).toBe(true);
+    expect(seen.filter((s) => s === 'token')).toEqual(['token']);
   });
 });
