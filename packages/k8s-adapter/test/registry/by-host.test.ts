@@ -41,7 +41,10 @@ describe('a registry port routed by host', () => {
 
   it('asks each host its own requests in one batch, and answers in the order asked', async () => {
     const batches: Record<string, DigestRequest[][]> = { 'docker.io': [], 'ghcr.io': [] };
-    const port = routedRegistryPort((host) => answering(host, (batches[host] ??= [])));
+    const port = routedRegistryPort((host) => {
+      batches[host] ??= [];
+      return answering(host, batches[host]);
+    });
     const requests = [
       { host: 'ghcr.io', repo: 'org/a', tag: 't' },
       { host: 'docker.io', repo: 'shop/b', tag: 't' },
