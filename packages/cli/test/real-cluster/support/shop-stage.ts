@@ -35,8 +35,8 @@ import { REAL_BOUNDS, type RealStageRun, STAGE_RUN_BOUND_MS } from './real-stage
 // says; and the bundled CLI run with that file's ServiceAccount token (through
 // the API proxy) and nothing else, IMAGE_REFRESH_PROFILE naming the example
 // profile itself. The profile fixes the namespaces, so the stage is one per
-// cluster: a file that starts it twice would meet a namespace still
-// terminating.
+// cluster and place (ShopPlace): a file that starts it twice would meet a
+// namespace still terminating.
 
 export const SHOP = 'shop';
 export const SHOP_NODES = 'shop-nodes';
@@ -107,12 +107,45 @@ export interface ShopStage {
   close(): Promise<void>;
 }
 
-/** Where each workload lives, as the profile names it. */
-const WHERE: Readonly<Record<ShopWorkload, { readonly namespace: string; readonly name: string }>> = {
-  web: { namespace: SHOP, name: 'web' },
-  worker: { namespace: SHOP, name: 'worker' },
-  agent: { namespace: SHOP_NODES, name: 'agent' },
+/**
+ * Where the shop is installed, and how its ServiceAccount gets its rights:
+ * by default examples/shop.yaml's namespaces and examples/shop-rbac.yaml
+ * applied with kubectl; the chart's story installs it elsewhere and grants
+ * with `helm install` (charts/image-refresh).
+ */
+export interface ShopPlace {
+  readonly shop: string;
+  readonly nodes: string;
+  readonly serviceAccount: string;
+  /** Creates the ServiceAccount and its Roles, once the namespaces exist (the admin's kubeconfig, a HOME of its own). */
+  grant(kubeconfig: string, home: string): void | Promise<void>;
+  /** The ServiceAccount's token, minted as an operator would; absent, one from the TokenRequest API. */
+  token?(kubeconfig: string, home: string): string;
+}
+
+const SHOP_RBAC_APPLIED: ShopPlace = {
+  shop: SHOP,
+  nodes: SHOP_NODES,
+  serviceAccount: SERVICE_ACCOUNT,
+  grant: (kubeconfig, home) => {
+    // As the file's own comment says an operator applies it: after the namespaces exist.
+    execFileSync('kubectl', ['apply', '-f', RBAC], {
+      env: kubectlEnv(kubeconfig, home),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
+  },
 };
+
+type Where = Readonly<Record<ShopWorkload, { readonly namespace: string; readonly name: string }>>;
+
+/** Where each workload lives, as the profile names it. */
+const whereIn = (place: ShopPlace): Where => ({
+  web: { namespace: place.shop, name: 'web' },
+  worker: { namespace: place.shop, name: 'worker' },
+  agent: { namespace: place.nodes, name: 'agent' },
+});
 
 /** A seed object as a create request wants it: no status, no controller-owned annotation. */
 const forCreate = <A>(object: JsonObject): A => {
@@ -165,10 +198,15 @@ const kubectlRun = (args: readonly string[], env: Readonly<Record<string, string
  * The shop, installed on tag `tag` (every container on `docker.io/<repo>:<tag>`),
  * rolled out, with shop-rbac.yaml applied and the CLI pointed at `registry`.
  */
-export const startShopStage = async (registry: RegistryEndpoint, tag: string): Promise<ShopStage> => {
+export const startShopStage = async (
+  registry: RegistryEndpoint,
+  tag: string,
+  place: ShopPlace = SHOP_RBAC_APPLIED,
+): Promise<ShopStage> => {
   const admin = asAdmin();
   const plane = controlPlane();
-  for (const name of [SHOP, SHOP_NODES]) {
+  const WHERE = whereIn(place);
+  for (const name of [place.shop, place.nodes]) {
     await admin.core.createNamespace({
       body: { metadata: { name, labels: { 'image-refresh.test/real-cluster': 'true' } } },
     });
@@ -189,20 +227,14 @@ export const startShopStage = async (registry: RegistryEndpoint, tag: string): P
   const removeShop = async (): Promise<void> => {
     rmSync(home, { recursive: true, force: true });
     // Not awaited to the end: the namespace controller finalizes in the background.
-    for (const name of [SHOP, SHOP_NODES]) await admin.core.deleteNamespace({ name });
+    for (const name of [place.shop, place.nodes]) await admin.core.deleteNamespace({ name });
   };
   let access: ServiceAccountAccess;
   try {
-    // As the file's own comment says an operator applies it: after the namespaces exist.
-    execFileSync('kubectl', ['apply', '-f', RBAC], {
-      env: kubectlEnv(plane.kubeconfig, home),
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-    });
+    await place.grant(plane.kubeconfig, home);
     const image = (repo: string) => `docker.io/${repo}:${tag}`;
     await admin.apps.createNamespacedDeployment({
-      namespace: SHOP,
+      namespace: place.shop,
       fieldManager: OWNER,
       body: forCreate<V1Deployment>(
         deploymentObject({
@@ -215,21 +247,25 @@ export const startShopStage = async (registry: RegistryEndpoint, tag: string): P
       ),
     });
     await admin.apps.createNamespacedDeployment({
-      namespace: SHOP,
+      namespace: place.shop,
       fieldManager: OWNER,
       body: forCreate<V1Deployment>(
         deploymentObject({ ...WHERE.worker, containers: [{ name: 'worker', image: image(REPO.web) }] }),
       ),
     });
     await admin.apps.createNamespacedDaemonSet({
-      namespace: SHOP_NODES,
+      namespace: place.nodes,
       fieldManager: OWNER,
       body: forCreate<V1DaemonSet>(
         daemonSetObject({ ...WHERE.agent, containers: [{ name: 'agent', image: image(REPO.agent) }] }),
       ),
     });
     await settled();
-    access = await startServiceAccountAccess(SHOP, SERVICE_ACCOUNT);
+    access = await startServiceAccountAccess(
+      place.shop,
+      place.serviceAccount,
+      place.token?.(plane.kubeconfig, home),
+    );
   } catch (error) {
     // A stage that never started is never closed: leave no namespace behind, then fail as it failed.
     await removeShop();
@@ -295,7 +331,7 @@ export const startShopStage = async (registry: RegistryEndpoint, tag: string): P
       ),
     events: async () =>
       new Map(
-        (await admin.events.listNamespacedEvent({ namespace: SHOP })).items.map(
+        (await admin.events.listNamespacedEvent({ namespace: place.shop })).items.map(
           (e) =>
             [
               e.metadata?.name ?? '',

@@ -22,11 +22,8 @@ export interface ServiceAccountAccess {
   close(): Promise<void>;
 }
 
-export const startServiceAccountAccess = async (
-  namespace: string,
-  serviceAccount: string,
-): Promise<ServiceAccountAccess> => {
-  const plane = controlPlane();
+/** A token from the TokenRequest API, for an hour. */
+const requestToken = async (namespace: string, serviceAccount: string): Promise<string> => {
   const { status } = await asAdmin().core.createNamespacedServiceAccountToken({
     name: serviceAccount,
     namespace,
@@ -34,6 +31,17 @@ export const startServiceAccountAccess = async (
   });
   const token = status?.token;
   if (token === undefined) throw new Error(`TokenRequest for ${serviceAccount} in ${namespace} answered no token`);
+  return token;
+};
+
+/** `minted`: a token the caller got another way (`kubectl create token`); otherwise one is requested. */
+export const startServiceAccountAccess = async (
+  namespace: string,
+  serviceAccount: string,
+  minted?: string,
+): Promise<ServiceAccountAccess> => {
+  const plane = controlPlane();
+  const token = minted ?? (await requestToken(namespace, serviceAccount));
   const proxy = await startApiProxy({
     upstream: plane.server,
     caFile: plane.caFile,
