@@ -66,166 +66,177 @@ const kubectlAs = (kubeconfig: string, home: string, args: readonly string[], in
 describe.skipIf(missing !== undefined)(
   `on a real control plane${missing === undefined ? '' : ` (skipped: ${missing})`}`,
   () => {
-    describeOnStoryRegistry(import.meta.url, 'the chart installs a profile of its own, and its tick re-images it', (world) => {
-      let stage: ShopStage;
-      const dir = mkdtempSync(join(tmpdir(), 'image-refresh-chart-install-'));
-      const valuesFile = join(dir, 'values.yaml');
-      let rendered: Rendered[] = [];
-      let dryRun = '';
-      let install = { code: -1, stdout: '', stderr: '', ms: 0 };
-      const runs: RealStageRun[] = [];
+    describeOnStoryRegistry(
+      import.meta.url,
+      'the chart installs a profile of its own, and its tick re-images it',
+      (world) => {
+        let stage: ShopStage;
+        const dir = mkdtempSync(join(tmpdir(), 'image-refresh-chart-install-'));
+        const valuesFile = join(dir, 'values.yaml');
+        let rendered: Rendered[] = [];
+        let dryRun = '';
+        let install = { code: -1, stdout: '', stderr: '', ms: 0 };
+        const runs: RealStageRun[] = [];
 
-      beforeAll(async () => {
-        writeFileSync(valuesFile, JSON.stringify(valuesHere()));
-        stage = await startShopStage(world.endpoint, TAG, {
-          ...PLACE,
-          serviceAccount: RELEASE,
-          grant: (kubeconfig, home) => {
-            const { objects, run } = template(RELEASE, PLACE.shop, [valuesFile]);
-            expect(run.code, run.stderr).toBe(0);
-            rendered = objects;
-            // Every object the chart renders, judged by the apiserver's own validation and admission; none persisted.
-            dryRun = kubectlAs(
-              kubeconfig,
-              home,
-              ['apply', '--dry-run=server', '--validate=strict', '-f', '-'],
-              run.stdout,
-            );
-            const began = Date.now();
-            const installed = helm(['install', RELEASE, CHART_DIR, '--namespace', PLACE.shop, '-f', valuesFile], {
-              KUBECONFIG: kubeconfig,
-            });
-            install = { ...installed, ms: Date.now() - began };
-          },
-          token: (kubeconfig, home) =>
-            kubectlAs(kubeconfig, home, ['create', 'token', RELEASE, '-n', PLACE.shop, '--duration=1h']).trim(),
-        });
-        await world.registry.push(REPO.web, TAG);
-        await world.registry.push(REPO.log, TAG);
-        await world.registry.push(REPO.agent, TAG);
-      }, CHAPTER_MS);
-      afterAll(async () => {
-        rmSync(dir, { recursive: true, force: true });
-        if (stage !== undefined) {
-          spawnSync(HELM.path, ['uninstall', RELEASE, '--namespace', PLACE.shop], {
-            env: { PATH: process.env.PATH ?? '', KUBECONFIG: controlPlane().kubeconfig },
-            timeout: 60_000,
+        beforeAll(async () => {
+          writeFileSync(valuesFile, JSON.stringify(valuesHere()));
+          stage = await startShopStage(world.endpoint, TAG, {
+            ...PLACE,
+            serviceAccount: RELEASE,
+            grant: (kubeconfig, home) => {
+              const { objects, run } = template(RELEASE, PLACE.shop, [valuesFile]);
+              expect(run.code, run.stderr).toBe(0);
+              rendered = objects;
+              // Every object the chart renders, judged by the apiserver's own validation and admission; none persisted.
+              dryRun = kubectlAs(
+                kubeconfig,
+                home,
+                ['apply', '--dry-run=server', '--validate=strict', '-f', '-'],
+                run.stdout,
+              );
+              const began = Date.now();
+              const installed = helm(['install', RELEASE, CHART_DIR, '--namespace', PLACE.shop, '-f', valuesFile], {
+                KUBECONFIG: kubeconfig,
+              });
+              install = { ...installed, ms: Date.now() - began };
+            },
+            token: (kubeconfig, home) =>
+              kubectlAs(kubeconfig, home, ['create', 'token', RELEASE, '-n', PLACE.shop, '--duration=1h']).trim(),
           });
-        }
-        await stage?.close();
-      });
+          await world.registry.push(REPO.web, TAG);
+          await world.registry.push(REPO.log, TAG);
+          await world.registry.push(REPO.agent, TAG);
+        }, CHAPTER_MS);
+        afterAll(async () => {
+          rmSync(dir, { recursive: true, force: true });
+          if (stage !== undefined) {
+            spawnSync(HELM.path, ['uninstall', RELEASE, '--namespace', PLACE.shop], {
+              env: { PATH: process.env.PATH ?? '', KUBECONFIG: controlPlane().kubeconfig },
+              timeout: 60_000,
+            });
+          }
+          await stage?.close();
+        });
 
-      /** The installed CronJob's environment and the installed ConfigMap's profile, written where the tick reads it. */
-      const asTheCronJobRunsIt = async (): Promise<Record<string, string>> => {
-        const read = async (what: string) => {
-          const run = await stage.kubectl('admin', ['get', what, '-n', PLACE.shop, '-o', 'json']);
-          expect(run.code, run.stderr).toBe(0);
-          return JSON.parse(run.stdout);
-        };
-        const cronJob = await read(`cronjob/${RELEASE}`);
-        const [container] = cronJob.spec.jobTemplate.spec.template.spec.containers as {
-          env: { name: string; value: string }[];
-          volumeMounts: { name: string; mountPath: string }[];
-        }[];
-        const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
-        const path = env.IMAGE_REFRESH_PROFILE ?? '';
-        const mount = container?.volumeMounts.find((m) => path.startsWith(`${m.mountPath}/`));
-        const volume = cronJob.spec.jobTemplate.spec.template.spec.volumes.find(
-          (v: { name: string }) => v.name === mount?.name,
-        );
-        const configMap = await read(`configmap/${volume.configMap.name}`);
-        const file = join(dir, 'profile.yaml');
-        writeFileSync(file, configMap.data[posix.relative(mount?.mountPath ?? '', path)]);
-        return { ...env, IMAGE_REFRESH_PROFILE: file };
-      };
-
-      it('the apiserver admits every object the chart renders, and helm install creates exactly them', async () => {
-        expect(install.code, install.stderr).toBe(0);
-        expect(
-          dryRun
-            .trim()
-            .split('\n')
-            .map((line) => line.replace(/ created \(server dry run\)$/, ''))
-            .sort(),
-        ).toEqual(
-          rendered
-            .map((o) => `${o.kind.toLowerCase()}${o.apiVersion.includes('/') ? `.${o.apiVersion.split('/')[0]}` : ''}/${o.metadata.name}`)
-            .sort(),
-        );
-        const inCluster = await stage.kubectl('admin', [
-          'get',
-          'cronjobs,configmaps,serviceaccounts,roles,rolebindings',
-          '-n',
-          PLACE.shop,
-          '-l',
-          `app.kubernetes.io/instance=${RELEASE}`,
-          '-o',
-          'name',
-        ]);
-        expect(inCluster.stdout.trim().split('\n').sort()).toEqual([
-          `configmap/${RELEASE}-profile`,
-          `cronjob.batch/${RELEASE}`,
-          `role.rbac.authorization.k8s.io/${RELEASE}`,
-          `rolebinding.rbac.authorization.k8s.io/${RELEASE}`,
-          `serviceaccount/${RELEASE}`,
-        ]);
-        console.warn(`chart install: helm install ${install.ms} ms, ${rendered.length} objects`);
-      });
-
-      it(
-        "a tick as the chart's ServiceAccount, with the installed CronJob's environment and profile: a first observation, then a new web build set in web and worker",
-        async () => {
-          const env = await asTheCronJobRunsIt();
-          const first = await stage.tick(env);
-          runs.push(first);
-          expect(first.exitCode).toBe(0);
-          expect(Object.keys(await stage.bookkeeping()).sort()).toEqual([
-            `${PREFIX}/last-refreshed-agent-digest`,
-            `${PREFIX}/last-refreshed-log-digest`,
-            `${PREFIX}/last-refreshed-web-digest`,
-          ]);
-          const web = await world.registry.push(REPO.web, TAG);
-          const began = Date.now();
-          const drift = await stage.tick(env);
-          const ms = Date.now() - began;
-          runs.push(drift);
-          expect(drift.exitCode).toBe(0);
-          const images = await stage.images();
-          expect(images.web.web).toBe(`docker.io/${REPO.web}@${web}`);
-          expect(images.worker.worker).toBe(`docker.io/${REPO.web}@${web}`);
-          expect((await stage.bookkeeping())[`${PREFIX}/last-refreshed-web-digest`]).toBe(web);
-          console.warn(
-            `chart install: re-imaging tick as the chart's ServiceAccount ${ms} ms, ${drift.api.length} API requests, ${drift.registry.length} registry requests`,
+        /** The installed CronJob's environment and the installed ConfigMap's profile, written where the tick reads it. */
+        const asTheCronJobRunsIt = async (): Promise<Record<string, string>> => {
+          const read = async (what: string) => {
+            const run = await stage.kubectl('admin', ['get', what, '-n', PLACE.shop, '-o', 'json']);
+            expect(run.code, run.stderr).toBe(0);
+            return JSON.parse(run.stdout);
+          };
+          const cronJob = await read(`cronjob/${RELEASE}`);
+          const [container] = cronJob.spec.jobTemplate.spec.template.spec.containers as {
+            env: { name: string; value: string }[];
+            volumeMounts: { name: string; mountPath: string }[];
+          }[];
+          const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
+          const path = env.IMAGE_REFRESH_PROFILE ?? '';
+          const mount = container?.volumeMounts.find((m) => path.startsWith(`${m.mountPath}/`));
+          const volume = cronJob.spec.jobTemplate.spec.template.spec.volumes.find(
+            (v: { name: string }) => v.name === mount?.name,
           );
-        },
-        CHAPTER_MS,
-      );
-
-      it('kubectl auth can-i --list: the token may do what the profile needs, in each of its namespaces, and nothing more', async () => {
-        const grants = async (namespace: string): Promise<string[]> => {
-          const own = await stage.kubectl('serviceAccount', ['auth', 'can-i', '--list', '-n', namespace]);
-          const anyone = await stage.kubectl('admin', ['auth', 'can-i', '--list', '-n', namespace, ...NO_ROLES]);
-          expect(own.code, own.stderr).toBe(0);
-          expect(anyone.code, anyone.stderr).toBe(0);
-          const baseline = new Set(canIRows(anyone.stdout));
-          return canIRows(own.stdout)
-            .filter((row) => !baseline.has(row))
-            .sort();
+          const configMap = await read(`configmap/${volume.configMap.name}`);
+          const file = join(dir, 'profile.yaml');
+          writeFileSync(file, configMap.data[posix.relative(mount?.mountPath ?? '', path)]);
+          return { ...env, IMAGE_REFRESH_PROFILE: file };
         };
-        expect(await grants(PLACE.shop)).toEqual([
-          'deployments.apps [] [web] [get patch]',
-          'deployments.apps [] [worker] [get patch]',
-          'events.events.k8s.io [] [] [create patch]',
-        ]);
-        expect(await grants(PLACE.nodes)).toEqual(['daemonsets.apps [] [agent] [get patch]']);
-        expect(await grants('default')).toEqual([]);
-        // And it was enough: no run met a refusal, no Event was lost.
-        expect(runs).toHaveLength(2);
-        for (const run of runs) {
-          expect(linesWith(run.stderr, 'forbidden')).toEqual([]);
-          expect(linesWith(run.stderr, 'could not record the Kubernetes Event')).toEqual([]);
-        }
-      });
-    });
+
+        it('the apiserver admits every object the chart renders, and helm install creates exactly them', async () => {
+          expect(install.code, install.stderr).toBe(0);
+          expect(
+            dryRun
+              .trim()
+              .split('\n')
+              .map((line) => line.replace(/ created \(server dry run\)$/, ''))
+              .sort(),
+          ).toEqual(
+            rendered
+              .map(
+                (o) =>
+                  `${o.kind.toLowerCase()}${o.apiVersion.includes('/') ? `.${o.apiVersion.split('/')[0]}` : ''}/${o.metadata.name}`,
+              )
+              .sort(),
+          );
+          const inCluster = await stage.kubectl('admin', [
+            'get',
+            'cronjobs,configmaps,serviceaccounts,roles,rolebindings',
+            '-n',
+            PLACE.shop,
+            '-l',
+            `app.kubernetes.io/instance=${RELEASE}`,
+            '-o',
+            'name',
+          ]);
+          expect(inCluster.stdout.trim().split('\n').sort()).toEqual([
+            `configmap/${RELEASE}-profile`,
+            `cronjob.batch/${RELEASE}`,
+            `role.rbac.authorization.k8s.io/${RELEASE}`,
+            `rolebinding.rbac.authorization.k8s.io/${RELEASE}`,
+            `serviceaccount/${RELEASE}`,
+          ]);
+          console.warn(`chart install: helm install ${install.ms} ms, ${rendered.length} objects`);
+        });
+
+        it(
+          "a tick as the chart's ServiceAccount, with the installed CronJob's environment and profile: a first observation, then a new web build set in web and worker",
+          async () => {
+            const env = await asTheCronJobRunsIt();
+            const first = await stage.tick(env);
+            runs.push(first);
+            expect(first.exitCode).toBe(0);
+            expect(Object.keys(await stage.bookkeeping()).sort()).toEqual([
+              `${PREFIX}/last-refreshed-agent-digest`,
+              `${PREFIX}/last-refreshed-log-digest`,
+              `${PREFIX}/last-refreshed-web-digest`,
+            ]);
+            const web = await world.registry.push(REPO.web, TAG);
+            const began = Date.now();
+            const drift = await stage.tick(env);
+            const ms = Date.now() - began;
+            runs.push(drift);
+            expect(drift.exitCode).toBe(0);
+            // The very tick the kustomize overlay's ServiceAccount makes (shop-story.test.ts): the same writes and re-images.
+            expect(drift.stderr.at(-1)).toBe(
+              '[image-refresh] summary: outcome=complete exit=0 findings=0 writes=3 (writeRefreshAttempt, clearFlapState, recordDigests) re-images=2 (deployment/web, deployment/worker) unresolved=0',
+            );
+            const images = await stage.images();
+            expect(images.web.web).toBe(`docker.io/${REPO.web}@${web}`);
+            expect(images.worker.worker).toBe(`docker.io/${REPO.web}@${web}`);
+            expect((await stage.bookkeeping())[`${PREFIX}/last-refreshed-web-digest`]).toBe(web);
+            console.warn(
+              `chart install: re-imaging tick as the chart's ServiceAccount ${ms} ms, ${drift.api.length} API requests, ${drift.registry.length} registry requests`,
+            );
+          },
+          CHAPTER_MS,
+        );
+
+        it('kubectl auth can-i --list: the token may do what the profile needs, in each of its namespaces, and nothing more', async () => {
+          const grants = async (namespace: string): Promise<string[]> => {
+            const own = await stage.kubectl('serviceAccount', ['auth', 'can-i', '--list', '-n', namespace]);
+            const anyone = await stage.kubectl('admin', ['auth', 'can-i', '--list', '-n', namespace, ...NO_ROLES]);
+            expect(own.code, own.stderr).toBe(0);
+            expect(anyone.code, anyone.stderr).toBe(0);
+            const baseline = new Set(canIRows(anyone.stdout));
+            return canIRows(own.stdout)
+              .filter((row) => !baseline.has(row))
+              .sort();
+          };
+          expect(await grants(PLACE.shop)).toEqual([
+            'deployments.apps [] [web] [get patch]',
+            'deployments.apps [] [worker] [get patch]',
+            'events.events.k8s.io [] [] [create patch]',
+          ]);
+          expect(await grants(PLACE.nodes)).toEqual(['daemonsets.apps [] [agent] [get patch]']);
+          expect(await grants('default')).toEqual([]);
+          // And it was enough: no run met a refusal, no Event was lost.
+          expect(runs).toHaveLength(2);
+          for (const run of runs) {
+            expect(linesWith(run.stderr, 'forbidden')).toEqual([]);
+            expect(linesWith(run.stderr, 'could not record the Kubernetes Event')).toEqual([]);
+          }
+        });
+      },
+    );
   },
 );

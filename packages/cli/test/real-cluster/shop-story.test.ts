@@ -235,7 +235,12 @@ describe.skipIf(missing !== undefined)(
           async () => {
             const events = await stage.events();
             secondWeb = await push(REPO.web);
+            const began = Date.now();
             const run = await tick();
+            // Beside the chart's ServiceAccount doing the same (chart-install.test.ts; README, Benchmarks).
+            console.warn(
+              `shop story: re-imaging tick as shop-rbac.yaml's ServiceAccount ${Date.now() - began} ms, ${run.api.length} API requests, ${run.registry.length} registry requests`,
+            );
             expect(run.exitCode).toBe(0);
             const web = pinned(REPO.web, secondWeb);
             expect(theLine(run.stderr, 'set image deployment/web:')).toBe(

@@ -261,11 +261,7 @@ export const startShopStage = async (
       ),
     });
     await settled();
-    access = await startServiceAccountAccess(
-      place.shop,
-      place.serviceAccount,
-      place.token?.(plane.kubeconfig, home),
-    );
+    access = await startServiceAccountAccess(place.shop, place.serviceAccount, place.token?.(plane.kubeconfig, home));
   } catch (error) {
     // A stage that never started is never closed: leave no namespace behind, then fail as it failed.
     await removeShop();
