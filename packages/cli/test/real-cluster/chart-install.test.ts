@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
@@ -110,10 +110,7 @@ describe.skipIf(missing !== undefined)(
         afterAll(async () => {
           rmSync(dir, { recursive: true, force: true });
           if (stage !== undefined) {
-            spawnSync(HELM.path, ['uninstall', RELEASE, '--namespace', PLACE.shop], {
-              env: { PATH: process.env.PATH ?? '', KUBECONFIG: controlPlane().kubeconfig },
-              timeout: 60_000,
-            });
+            helm(['uninstall', RELEASE, '--namespace', PLACE.shop], { KUBECONFIG: controlPlane().kubeconfig });
           }
           await stage?.close();
         });
