@@ -265,6 +265,18 @@ describe.skipIf(HELM.missing !== undefined)('charts/image-refresh, rendered by h
       expect(E.isRight(config) && config.right.ignoredVariables).toEqual([]);
     });
 
+    it.each(['docs/helm.md', 'docs/profiles.md'])(
+      '%s installs the shop with these very values (ci/shop-values.yaml, the image aside)',
+      (page) => {
+        const text = readFileSync(new URL(`../../../../${page}`, import.meta.url), 'utf8');
+        const blocks = [...text.matchAll(/```yaml\n(image:[\s\S]*?)```/g)].map(([, yaml]) => parse(yaml ?? ''));
+        expect(blocks).toHaveLength(1);
+        const { image, ...values } = blocks[0] as { image: unknown };
+        expect(image).toEqual({ repository: 'registry.example/image-refresh', digest: 'sha256:…' });
+        expect(values).toEqual(parse(readFileSync(SHOP, 'utf8')));
+      },
+    );
+
     it('six workloads in three namespaces with PREPULL=on: one Role per namespace, each naming only its own workloads, pods only because staging needs them', () => {
       const objects = rendered('ir', 'apps', [SIX]);
       const profile = mountedProfile(objects);
