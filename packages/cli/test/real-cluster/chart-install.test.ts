@@ -28,6 +28,8 @@ const TAG = 'stable';
 const RELEASE = 'image-refresh';
 const PLACE = { shop: 'chart-shop', nodes: 'chart-shop-nodes' } as const;
 const SHOP_VALUES = `${CHART_DIR}ci/shop-values.yaml`;
+const SIX_VALUES = `${CHART_DIR}ci/six-workloads-values.yaml`;
+const VENDOR_VALUES = `${CHART_DIR}values-tracebloc.yaml`;
 
 /** Whom the grants are measured against: a ServiceAccount no Role names (what every ServiceAccount may do is subtracted). */
 const NO_ROLES = [
@@ -207,6 +209,46 @@ describe.skipIf(missing !== undefined)(
           },
           CHAPTER_MS,
         );
+
+        it('the default, the vendor values and six workloads in three namespaces: the apiserver admits every object each renders (apply --dry-run=server), none persisted', async () => {
+          const six = parse(readFileSync(SIX_VALUES, 'utf8')) as { profile: { workloads: { namespace: string }[] } };
+          const moved = new Map([
+            ['apps', 'chart-apps'],
+            ['data', 'chart-data'],
+            ['nodes', 'chart-nodes'],
+          ]);
+          for (const workload of six.profile.workloads) workload.namespace = moved.get(workload.namespace) ?? '';
+          const chartNamespaces = { RELEASE_NAMESPACE: PLACE.shop, NODE_AGENTS_NAMESPACE: PLACE.nodes };
+          const renderings = {
+            default: template('stg', PLACE.shop, [IMAGE_VALUES, { imageTag: 'prod', env: chartNamespaces }]),
+            vendor: template('stg', PLACE.shop, [VENDOR_VALUES, IMAGE_VALUES, { env: chartNamespaces }]),
+            six: template('ir', 'chart-apps', [{ ...six, ...IMAGE_VALUES }]),
+          };
+          for (const name of moved.values())
+            expect((await stage.kubectl('admin', ['create', 'namespace', name])).code).toBe(0);
+          try {
+            for (const [name, { run, objects }] of Object.entries(renderings)) {
+              expect(run.code, `${name}: ${run.stderr}`).toBe(0);
+              const applied = await stage.kubectl(
+                'admin',
+                ['apply', '--dry-run=server', '--validate=strict', '-f', '-'],
+                run.stdout,
+              );
+              expect(applied.code, `${name}: ${applied.stderr}`).toBe(0);
+              const lines = applied.stdout.trim().split('\n');
+              expect(lines, name).toHaveLength(objects.length);
+              expect(
+                lines.filter((line) => !line.endsWith(' created (server dry run)')),
+                name,
+              ).toEqual([]);
+            }
+            const left = await stage.kubectl('admin', ['get', 'cronjobs', '-A', '-o', 'name']);
+            expect(left.stdout.trim().split('\n')).toEqual([`cronjob.batch/${RELEASE}`]);
+          } finally {
+            for (const name of moved.values())
+              await stage.kubectl('admin', ['delete', 'namespace', name, '--wait=false']);
+          }
+        });
 
         it('kubectl auth can-i --list: the token may do what the profile needs, in each of its namespaces, and nothing more', async () => {
           const grants = async (namespace: string): Promise<string[]> => {

@@ -103,7 +103,7 @@ export interface ShopStage {
    * the cluster's admin past it: exit code and stdout. Asynchronous, since
    * the proxy it talks to runs in this process.
    */
-  kubectl(who: 'serviceAccount' | 'admin', args: readonly string[]): Promise<KubectlRun>;
+  kubectl(who: 'serviceAccount' | 'admin', args: readonly string[], input?: string): Promise<KubectlRun>;
   close(): Promise<void>;
 }
 
@@ -172,9 +172,15 @@ const kubectlEnv = (kubeconfig: string, home: string) => ({
 });
 
 /** A `kubectl` run that answers its exit code (`auth can-i` says "no" with 1), killed past 30 s. */
-const kubectlRun = (args: readonly string[], env: Readonly<Record<string, string>>): Promise<KubectlRun> =>
+const kubectlRun = (
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  input?: string,
+): Promise<KubectlRun> =>
   new Promise((resolve, reject) => {
-    const child = spawn('kubectl', [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // stdin piped (and ended) always: a stdio array mixing 'ignore' and 'pipe' types every stream as possibly null.
+    const child = spawn('kubectl', [...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -349,8 +355,8 @@ export const startShopStage = async (
       else await admin.apps.patchNamespacedDeployment(target, options);
     },
     settled,
-    kubectl: (who, args) =>
-      kubectlRun(args, kubectlEnv(who === 'admin' ? plane.kubeconfig : access.kubeconfig.path, home)),
+    kubectl: (who, args, input) =>
+      kubectlRun(args, kubectlEnv(who === 'admin' ? plane.kubeconfig : access.kubeconfig.path, home), input),
     close: async () => {
       await access.close();
       await removeShop();
