@@ -224,8 +224,24 @@ describe.skipIf(missing !== undefined)(
             vendor: template('stg', PLACE.shop, [VENDOR_VALUES, IMAGE_VALUES, { env: chartNamespaces }]),
             six: template('ir', 'chart-apps', [{ ...six, ...IMAGE_VALUES }]),
           };
-          for (const name of moved.values())
+          for (const name of moved.values()) {
             expect((await stage.kubectl('admin', ['create', 'namespace', name])).code).toBe(0);
+          }
+          // Pod Security's restricted profile, as a warning on every namespace a CronJob lands in: the kustomize
+          // base's security contexts, kept by the chart (a pod without them is warned about, so the check is live).
+          for (const name of [PLACE.shop, 'chart-apps']) {
+            const label = ['label', 'namespace', name, 'pod-security.kubernetes.io/warn=restricted', '--overwrite'];
+            expect((await stage.kubectl('admin', label)).code).toBe(0);
+          }
+          const bare = await stage.kubectl('admin', [
+            'run',
+            'bare',
+            '--image=registry.example/x',
+            '-n',
+            'chart-apps',
+            '--dry-run=server',
+          ]);
+          expect(bare.stderr).toContain('would violate PodSecurity "restricted:latest"');
           try {
             for (const [name, { run, objects }] of Object.entries(renderings)) {
               expect(run.code, `${name}: ${run.stderr}`).toBe(0);
@@ -241,6 +257,7 @@ describe.skipIf(missing !== undefined)(
                 lines.filter((line) => !line.endsWith(' created (server dry run)')),
                 name,
               ).toEqual([]);
+              expect(linesWith(applied.stderr.split('\n'), 'PodSecurity'), name).toEqual([]);
             }
             const left = await stage.kubectl('admin', ['get', 'cronjobs', '-A', '-o', 'name']);
             expect(left.stdout.trim().split('\n')).toEqual([`cronjob.batch/${RELEASE}`]);
