@@ -42,6 +42,12 @@ const describedVariable = (name: string): Shape => {
   return { description: `${name}: ${plain(variable.meaning)} (unset: ${plain(variable.default)})`, ...shapeOf(name) };
 };
 
+/** In `env:`, null unsets a variable as "" does (a values file layered over another clears it so). */
+const envVariable = (name: string): Shape => {
+  const { description, ...shape } = describedVariable(name);
+  return { description, anyOf: [{ type: 'null' }, shape] };
+};
+
 /**
  * The profile's schema under $defs, its own $defs beside it as profileImage
  * and profileWorkload, so one document holds everything offline.
@@ -98,7 +104,7 @@ export const valuesSchema = (): Record<string, unknown> => ({
         description: 'The topology a tick follows (docs/profiles.md); {}: the chart tracebloc/client’s.',
         anyOf: [{ type: 'object', maxProperties: 0 }, { $ref: '#/$defs/profile' }],
       },
-      env: object(Object.fromEntries(CONFIG_VARIABLES.map((v) => [v.name, describedVariable(v.name)]))),
+      env: object(Object.fromEntries(CONFIG_VARIABLES.map((v) => [v.name, envVariable(v.name)]))),
       ...Object.fromEntries(Object.entries(NAMED_VALUES).map(([key, name]) => [key, describedVariable(name)])),
       pins: {
         type: 'object',
