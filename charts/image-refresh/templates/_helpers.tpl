@@ -77,20 +77,19 @@ here rather than ignored with a WARN on every tick. A test holds this list to
 {{/*
 The container's environment, as a name → string map: env, then the named
 values, then the files the chart mounts, then what a profile or its absence
-implies. Refuses what would only be found on the edge.
+implies. A value that renders empty is unset, as the tick reads it.
+Refuses what would only be found on the edge.
 */}}
 {{- define "image-refresh.environment" -}}
 {{- $env := dict -}}
 {{- range $name, $value := .Values.env -}}
-{{- if not (kindIs "invalid" $value) -}}
-{{- $_ := set $env $name (include "image-refresh.envString" $value) -}}
-{{- end -}}
+{{- $text := include "image-refresh.envString" $value -}}
+{{- if and (not (kindIs "invalid" $value)) (ne $text "") }}{{ $_ := set $env $name $text }}{{ end -}}
 {{- end -}}
 {{- range $key, $name := include "image-refresh.namedValues" . | fromYaml -}}
 {{- $value := get $.Values $key -}}
-{{- if and (not (kindIs "invalid" $value)) (ne (include "image-refresh.envString" $value) "") -}}
-{{- $_ := set $env $name (include "image-refresh.envString" $value) -}}
-{{- end -}}
+{{- $text := include "image-refresh.envString" $value -}}
+{{- if and (not (kindIs "invalid" $value)) (ne $text "") }}{{ $_ := set $env $name $text }}{{ end -}}
 {{- end -}}
 {{- $hasProfile := gt (len .Values.profile) 0 -}}
 {{- $declaredPins := include "image-refresh.profilePinVariables" . | fromJsonArray -}}
@@ -116,6 +115,10 @@ implies. Refuses what would only be found on the edge.
 {{- $_ := set $env "SIGSTORE_TRUSTED_ROOT" (printf "/etc/image-refresh/trust/%s" .trustedRoot) -}}
 {{- end -}}
 {{- end -}}
+{{- /* A trust nothing reads would look like verification and be none (docs/signatures.md): refused. */ -}}
+{{- if and .Values.signatureTrust.secretName (eq (get $env "VERIFY_SIGNATURES" | default "off") "off") (not (get $env "FLEET_HALT_REF")) -}}
+{{- fail "signatureTrust is mounted, but with VERIFY_SIGNATURES off and no FLEET_HALT_REF no tick reads it: set verifySignatures (warn or enforce), or FLEET_HALT_REF" -}}
+{{- end -}}
 {{- if .Values.registryAuth.secretName -}}
 {{- $_ := set $env "REGISTRY_AUTH_FILE" "/etc/image-refresh/registry-auth/.dockerconfigjson" -}}
 {{- end -}}
@@ -135,44 +138,107 @@ implies. Refuses what would only be found on the edge.
 {{- fail (printf "imageTag (IMAGE_TAG) is required: the profile's images %s name no tag of their own" (join ", " $untagged)) -}}
 {{- end -}}
 {{- else -}}
-{{- if not (get $env "RELEASE_NAME") }}{{ $_ := set $env "RELEASE_NAME" .Release.Name }}{{ end -}}
-{{- if not (get $env "RELEASE_NAMESPACE") }}{{ $_ := set $env "RELEASE_NAMESPACE" .Release.Namespace }}{{ end -}}
+{{- /*
+The chart tracebloc/client's names, as the tick derives them
+(docs/behaviour.md §2), written out: the CronJob says what it follows, and
+the Roles below name the same objects.
+*/ -}}
+{{- $release := get $env "RELEASE_NAME" | default .Release.Name -}}
+{{- $_ := set $env "RELEASE_NAME" $release -}}
+{{- $_ := set $env "RELEASE_NAMESPACE" (get $env "RELEASE_NAMESPACE" | default .Release.Namespace) -}}
+{{- $_ := set $env "DEPLOYMENT_NAME" (get $env "DEPLOYMENT_NAME" | default (printf "%s-jobs-manager" $release)) -}}
+{{- $_ := set $env "REQUESTS_PROXY_DEPLOYMENT" (get $env "REQUESTS_PROXY_DEPLOYMENT" | default (printf "%s-requests-proxy" $release)) -}}
+{{- $_ := set $env "RESOURCE_MONITOR_DAEMONSET" (get $env "RESOURCE_MONITOR_DAEMONSET" | default (printf "%s-resource-monitor" $release)) -}}
+{{- $_ := set $env "NODE_AGENTS_NAMESPACE" (get $env "NODE_AGENTS_NAMESPACE" | default "tracebloc-node-agents") -}}
 {{- if not (get $env "IMAGE_TAG") -}}
 {{- fail "imageTag (IMAGE_TAG) is required: the floating tag whose digest is followed" -}}
+{{- end -}}
+{{- end -}}
+{{- /* extraEnv is for what values cannot carry (valueFrom): never what the chart renders or derives its objects from. */ -}}
+{{- $reserved := concat (keys $env) (include "image-refresh.chartTopologyVariables" . | fromYamlArray) (list "PREPULL" "IMAGE_REFRESH_PROFILE" "VERIFY_SIGNATURES" "FLEET_HALT_REF" "SIGNATURE_PUBLIC_KEYS" "SIGSTORE_TRUSTED_ROOT" "REGISTRY_AUTH_FILE" "REGISTRY_CA_FILE") -}}
+{{- range .Values.extraEnv -}}
+{{- if has .name $reserved -}}
+{{- fail (printf "extraEnv %s: set it in env or its named value, where the schema checks it and the chart renders from it; extraEnv is for values from elsewhere (valueFrom)" .name) -}}
 {{- end -}}
 {{- end -}}
 {{- toJson $env -}}
 {{- end -}}
 
 {{/*
+What the tick refuses in a profile beyond its schema's shape (the whole
+document: docs/profiles.md, "What is checked, and when"), refused here so
+that helm install says it instead of every tick on the edge.
+*/}}
+{{- define "image-refresh.profileProblems" -}}
+{{- $problems := list -}}
+{{- $images := list -}}
+{{- range .Values.profile.images -}}
+{{- if has .name $images }}{{ $problems = append $problems (printf "images: %q is declared twice" .name) }}{{ end -}}
+{{- $images = append $images .name -}}
+{{- end -}}
+{{- $ids := list -}}
+{{- $objects := list -}}
+{{- $run := list -}}
+{{- range $i, $w := .Values.profile.workloads -}}
+{{- if has $w.id $ids }}{{ $problems = append $problems (printf "workloads: id %q is declared twice" $w.id) }}{{ end -}}
+{{- $ids = append $ids $w.id -}}
+{{- $object := printf "%s %s/%s" $w.kind $w.namespace $w.name -}}
+{{- if has $object $objects }}{{ $problems = append $problems (printf "workloads: %s is declared twice" $object) }}{{ end -}}
+{{- $objects = append $objects $object -}}
+{{- range $container, $image := $w.containers -}}
+{{- if not (has $image $images) }}{{ $problems = append $problems (printf "workloads[%d].containers.%s: image %q is not declared" $i $container $image) }}{{ end -}}
+{{- $run = append $run $image -}}
+{{- end -}}
+{{- if and (eq $w.id $.Values.profile.gate) $w.decoupled }}{{ $problems = append $problems (printf "gate %q is decoupled: the gate cannot be refreshed past itself" $w.id) }}{{ end -}}
+{{- end -}}
+{{- if not (has .Values.profile.gate $ids) }}{{ $problems = append $problems (printf "gate %q is no workload id of profile.workloads" (toString .Values.profile.gate)) }}{{ end -}}
+{{- range $images -}}
+{{- if not (has . $run) }}{{ $problems = append $problems (printf "images: %q runs in no container" .) }}{{ end -}}
+{{- end -}}
+{{- toJson $problems -}}
+{{- end -}}
+
+{{/*
 The workloads the Roles are rendered from, as JSON: each one's kind,
 namespace and name, and the gate's namespace (where Events are recorded).
 With a profile, its own; without, the chart tracebloc/client's three, named
-by the same variables and defaults as the tick names them (the one template
-that names the vendor's workloads; a test holds it to
-@image-refresh/core's DEFAULT_PROFILE).
+by the environment above (the one template that names the vendor's
+workloads; a test holds it to @image-refresh/core's DEFAULT_PROFILE).
 */}}
 {{- define "image-refresh.topology" -}}
 {{- $env := include "image-refresh.environment" . | fromJson -}}
 {{- if gt (len .Values.profile) 0 -}}
+{{- $problems := include "image-refresh.profileProblems" . | fromJsonArray -}}
+{{- if $problems -}}
+{{- fail (printf "profile: %s" (join "; " $problems)) -}}
+{{- end -}}
 {{- $gate := "" -}}
 {{- $workloads := list -}}
 {{- range .Values.profile.workloads -}}
 {{- $workloads = append $workloads (dict "kind" .kind "namespace" .namespace "name" .name) -}}
 {{- if eq .id $.Values.profile.gate }}{{ $gate = .namespace }}{{ end -}}
 {{- end -}}
-{{- if not $gate -}}
-{{- fail (printf "profile.gate %q is no workload id of profile.workloads" (toString .Values.profile.gate)) -}}
-{{- end -}}
 {{- toJson (dict "gateNamespace" $gate "workloads" $workloads) -}}
 {{- else -}}
-{{- $release := get $env "RELEASE_NAME" -}}
 {{- $namespace := get $env "RELEASE_NAMESPACE" -}}
 {{- $workloads := list
-  (dict "kind" "Deployment" "namespace" $namespace "name" (get $env "DEPLOYMENT_NAME" | default (printf "%s-jobs-manager" $release)))
-  (dict "kind" "Deployment" "namespace" $namespace "name" (get $env "REQUESTS_PROXY_DEPLOYMENT" | default (printf "%s-requests-proxy" $release)))
-  (dict "kind" "DaemonSet" "namespace" (get $env "NODE_AGENTS_NAMESPACE" | default "tracebloc-node-agents") "name" (get $env "RESOURCE_MONITOR_DAEMONSET" | default (printf "%s-resource-monitor" $release)))
+  (dict "kind" "Deployment" "namespace" $namespace "name" (get $env "DEPLOYMENT_NAME"))
+  (dict "kind" "Deployment" "namespace" $namespace "name" (get $env "REQUESTS_PROXY_DEPLOYMENT"))
+  (dict "kind" "DaemonSet" "namespace" (get $env "NODE_AGENTS_NAMESPACE") "name" (get $env "RESOURCE_MONITOR_DAEMONSET"))
 -}}
 {{- toJson (dict "gateNamespace" $namespace "workloads" $workloads) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A Role's and RoleBinding's name in `namespace`: the release's full name in
+its own namespace; elsewhere prefixed with the release's namespace, so two
+releases of the same name in different namespaces never claim one Role.
+*/}}
+{{- define "image-refresh.roleName" -}}
+{{- if eq .namespace .root.Release.Namespace -}}
+{{- include "image-refresh.fullname" .root -}}
+{{- else -}}
+{{- printf "%s-%s" .root.Release.Namespace (include "image-refresh.fullname" .root) -}}
 {{- end -}}
 {{- end -}}

@@ -144,15 +144,30 @@ describe.skipIf(HELM.missing !== undefined)('charts/image-refresh, rendered by h
 
   it("the default follows the chart tracebloc/client's topology, named after this release: the Roles DEFAULT_PROFILE needs, nothing cluster-wide", () => {
     const objects = rendered('stg', 'tracebloc', [{ imageTag: 'prod' }]);
-    expect(envOf(objects)).toEqual({ IMAGE_TAG: 'prod', RELEASE_NAME: 'stg', RELEASE_NAMESPACE: 'tracebloc' });
+    // The names the tick derives from the release, written out: the CronJob says what its Roles name.
+    expect(envOf(objects)).toEqual({
+      IMAGE_TAG: 'prod',
+      RELEASE_NAME: 'stg',
+      RELEASE_NAMESPACE: 'tracebloc',
+      DEPLOYMENT_NAME: 'stg-jobs-manager',
+      REQUESTS_PROXY_DEPLOYMENT: 'stg-requests-proxy',
+      RESOURCE_MONITOR_DAEMONSET: 'stg-resource-monitor',
+      NODE_AGENTS_NAMESPACE: 'tracebloc-node-agents',
+    });
+    const config = parseTickConfig(envOf(objects));
+    expect(E.isRight(config) && config.right.topology.workloads.map((w) => `${w.namespace}/${w.name}`)).toEqual([
+      'tracebloc/stg-jobs-manager',
+      'tracebloc/stg-requests-proxy',
+      'tracebloc-node-agents/stg-resource-monitor',
+    ]);
     expect(rolesOf(objects)).toEqual(leastPrivilege(DEFAULT_PROFILE(CHART_NAMES), false));
     expect(byKind(objects, 'ConfigMap')).toEqual([]);
     expect(objects.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
     expect(objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`).sort()).toEqual([
       'CronJob tracebloc/stg-image-refresh',
-      'Role tracebloc-node-agents/stg-image-refresh',
+      'Role tracebloc-node-agents/tracebloc-stg-image-refresh',
       'Role tracebloc/stg-image-refresh',
-      'RoleBinding tracebloc-node-agents/stg-image-refresh',
+      'RoleBinding tracebloc-node-agents/tracebloc-stg-image-refresh',
       'RoleBinding tracebloc/stg-image-refresh',
       'ServiceAccount tracebloc/stg-image-refresh',
     ]);
@@ -286,20 +301,26 @@ describe.skipIf(HELM.missing !== undefined)('charts/image-refresh, rendered by h
       expect(envOf(objects)).toMatchObject({ PREPULL: 'on', OWNERSHIP_CHECK: 'on', MIN_DIGEST_AGE: '1h' });
     });
 
-    it("the default activeDeadlineSeconds holds a whole tick at the default bounds (worstCaseTickMs): the chart's topology with revert and a 2m stability window, and six workloads", () => {
-      const deadline = (objects: Rendered[]) => cronJobOf(objects).spec.jobTemplate.spec.activeDeadlineSeconds * 1000;
-      const worst = (env: Record<string, string>, profile?: unknown) => {
-        const config = parseTickConfig(env, profile);
+    it.each([
+      [
+        'the default, with revert and a 2m stability window',
+        [{ imageTag: 'prod', onRolloutFailure: 'revert', env: { ROLLOUT_STABLE_FOR: '2m' } }],
+      ],
+      ['values-tracebloc.yaml', [VENDOR]],
+      ['ci/shop-values.yaml', [SHOP]],
+      ['ci/six-workloads-values.yaml', [SIX]],
+    ] as const)(
+      'activeDeadlineSeconds holds a whole tick at the bounds it sets (worstCaseTickMs): %s, as shipped',
+      (_, values) => {
+        const objects = rendered('stg', 'tracebloc', values);
+        const profile = byKind(objects, 'ConfigMap').length > 0 ? mountedProfile(objects) : undefined;
+        const config = parseTickConfig(envOf(objects), profile);
         if (E.isLeft(config)) throw new Error(JSON.stringify(config.left));
-        return worstCaseTickMs(config.right);
-      };
-      const chart = rendered('stg', 'tracebloc', [
-        { imageTag: 'prod', onRolloutFailure: 'revert', env: { ROLLOUT_STABLE_FOR: '2m' } },
-      ]);
-      expect(worst(envOf(chart))).toBeLessThanOrEqual(deadline(chart));
-      const six = rendered('ir', 'apps', [SIX, { prepull: 'off', env: { MIN_DIGEST_AGE: '' } }]);
-      expect(worst(envOf(six), mountedProfile(six))).toBeLessThanOrEqual(deadline(six));
-    });
+        expect(worstCaseTickMs(config.right)).toBeLessThanOrEqual(
+          cronJobOf(objects).spec.jobTemplate.spec.activeDeadlineSeconds * 1000,
+        );
+      },
+    );
   });
 
   describe('values', () => {
@@ -335,6 +356,7 @@ describe.skipIf(HELM.missing !== undefined)('charts/image-refresh, rendered by h
       const objects = rendered('stg', 'tracebloc', [
         {
           imageTag: 'prod',
+          verifySignatures: 'enforce',
           signatureTrust: {
             secretName: 'trust',
             publicKeys: ['cosign.pub', 'next.pub'],
@@ -391,16 +413,126 @@ describe.skipIf(HELM.missing !== undefined)('charts/image-refresh, rendered by h
       ],
       ['an unknown value', [IMAGE_VALUES, { imageTag: 'prod', verifySignatures: 'strict' }], 'verifySignatures'],
       ['a misspelled value', [IMAGE_VALUES, { imageTag: 'prod', schedul: '* * * * *' }], 'schedul'],
+      ['a profile of the wrong shape', [SHOP, IMAGE_VALUES, { profile: { images: [] } }], "at '/profile'"],
       [
-        'a profile of the wrong shape',
+        'a container mapped to an undeclared image',
         [
+          SHOP,
           IMAGE_VALUES,
           {
-            imageTag: 'prod',
-            profile: { annotationPrefix: 'shop.example.com', gate: 'web', images: [], workloads: [] },
+            profile: {
+              workloads: [
+                {
+                  id: 'web',
+                  kind: 'Deployment',
+                  namespace: 'shop',
+                  name: 'web',
+                  containers: { web: 'wbe', log: 'log' },
+                },
+                {
+                  id: 'agent',
+                  kind: 'DaemonSet',
+                  namespace: 'shop-nodes',
+                  name: 'agent',
+                  containers: { agent: 'agent' },
+                },
+              ],
+            },
           },
         ],
-        'profile',
+        'workloads[0].containers.web: image "wbe" is not declared',
+      ],
+      [
+        'an image declared twice, and one no container runs',
+        [
+          SHOP,
+          IMAGE_VALUES,
+          {
+            profile: {
+              images: [
+                { name: 'web', repository: 'shop/web', pinnedBy: 'WEB_PINNED' },
+                { name: 'web', repository: 'shop/web2' },
+                { name: 'log', repository: 'shop/log' },
+                { name: 'agent', repository: 'shop/agent' },
+                { name: 'spare', repository: 'shop/spare' },
+              ],
+            },
+          },
+        ],
+        'profile: images: "web" is declared twice; images: "spare" runs in no container',
+      ],
+      [
+        'one object declared twice',
+        [
+          SHOP,
+          IMAGE_VALUES,
+          {
+            profile: {
+              workloads: [
+                {
+                  id: 'web',
+                  kind: 'Deployment',
+                  namespace: 'shop',
+                  name: 'web',
+                  containers: { web: 'web', log: 'log' },
+                },
+                { id: 'web2', kind: 'Deployment', namespace: 'shop', name: 'web', containers: { web: 'web' } },
+                {
+                  id: 'agent',
+                  kind: 'DaemonSet',
+                  namespace: 'shop-nodes',
+                  name: 'agent',
+                  containers: { agent: 'agent' },
+                },
+              ],
+            },
+          },
+        ],
+        'workloads: Deployment shop/web is declared twice',
+      ],
+      [
+        'a decoupled gate',
+        [
+          SHOP,
+          IMAGE_VALUES,
+          {
+            profile: {
+              workloads: [
+                {
+                  id: 'web',
+                  kind: 'Deployment',
+                  namespace: 'shop',
+                  name: 'web',
+                  containers: { web: 'web', log: 'log' },
+                  decoupled: true,
+                },
+                {
+                  id: 'agent',
+                  kind: 'DaemonSet',
+                  namespace: 'shop-nodes',
+                  name: 'agent',
+                  containers: { agent: 'agent' },
+                },
+              ],
+            },
+          },
+        ],
+        'gate "web" is decoupled',
+      ],
+      [
+        'a trust mounted for no check',
+        [IMAGE_VALUES, { imageTag: 'prod', signatureTrust: { secretName: 'trust', publicKeys: ['cosign.pub'] } }],
+        'no tick reads it',
+      ],
+      [
+        'extraEnv repeating a variable the chart renders',
+        [IMAGE_VALUES, { imageTag: 'prod', extraEnv: [{ name: 'IMAGE_TAG', value: 'stg' }] }],
+        'extraEnv IMAGE_TAG',
+      ],
+      [
+        'extraEnv naming what the Roles are rendered from',
+        [IMAGE_VALUES, { imageTag: 'prod', extraEnv: [{ name: 'PREPULL', value: 'on' }] }],
+        'extraEnv PREPULL',
       ],
       [
         'a StatefulSet, which a tick cannot follow yet',

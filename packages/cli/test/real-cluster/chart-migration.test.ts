@@ -114,22 +114,32 @@ describe.skipIf(missing !== undefined)(
         for (const object of ADOPTED) expect(uidOf(object), object).toBe(before[object]);
         expect(envOf()).toEqual(expect.arrayContaining(baseEnv));
         expect(envOf()).toHaveLength(baseEnv.length);
-        const managed = kubectl([
+        // What helm itself wrote on the adopted objects, not the marks of step 1: its chart label, and the image by digest.
+        const charted = kubectl([
           'get',
           'cronjobs,serviceaccounts,roles,rolebindings',
           '-n',
           NAMESPACE,
           '-l',
-          'app.kubernetes.io/managed-by=Helm',
+          'helm.sh/chart=image-refresh-0.1.0',
           '-o',
           'name',
         ]);
-        expect(managed.stdout.trim().split('\n').sort()).toEqual([
+        expect(charted.stdout.trim().split('\n').sort()).toEqual([
           'cronjob.batch/stg-image-refresh',
           'role.rbac.authorization.k8s.io/stg-image-refresh',
           'rolebinding.rbac.authorization.k8s.io/stg-image-refresh',
           'serviceaccount/stg-image-refresh',
         ]);
+        const image = kubectl([
+          'get',
+          'cronjob/stg-image-refresh',
+          '-n',
+          NAMESPACE,
+          '-o',
+          'jsonpath={.spec.jobTemplate.spec.template.spec.containers[0].image}',
+        ]);
+        expect(image.stdout).toBe(`${IMAGE_VALUES.image.repository}@${IMAGE_VALUES.image.digest}`);
         // The ServiceAccount keeps its rights in the agents' namespace, now from the chart's Role.
         const canPatch = kubectl([
           'auth',
@@ -142,8 +152,9 @@ describe.skipIf(missing !== undefined)(
           `system:serviceaccount:${NAMESPACE}:stg-image-refresh`,
         ]);
         expect(canPatch.stdout.trim()).toBe('yes');
+        // Outside the release's namespace the chart's Role carries it in its name (two releases never share one).
         expect(kubectl(['get', 'roles', '-n', AGENTS, '-o', 'name']).stdout.trim()).toBe(
-          'role.rbac.authorization.k8s.io/stg-image-refresh',
+          `role.rbac.authorization.k8s.io/${NAMESPACE}-stg-image-refresh`,
         );
       });
     });
