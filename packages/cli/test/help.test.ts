@@ -1,4 +1,11 @@
-import { CONFIG_VARIABLES, ENV, REGISTRY_ACCESS_ENV, SIGNATURE_ENV, STAGING_ENV } from '@image-refresh/core';
+import {
+  CONFIG_VARIABLES,
+  ENV,
+  REGISTRY_ACCESS_ENV,
+  SIGNATURE_ENV,
+  STAGING_ENV,
+  WINDOW_ENV,
+} from '@image-refresh/core';
 import { describe, expect, it } from 'vitest';
 import { HELP } from '../src/main.js';
 import { METRICS_ENV } from '../src/metrics/metrics-config.js';
@@ -34,6 +41,7 @@ describe('help', () => {
       ...Object.values(ENV),
       ...Object.values(SIGNATURE_ENV),
       ...Object.values(STAGING_ENV),
+      ...Object.values(WINDOW_ENV),
       ...Object.values(REGISTRY_ACCESS_ENV),
       ...Object.values(METRICS_ENV),
     ];

@@ -9,6 +9,8 @@ export { formatDuration, parseDurationMs } from './config/duration.js';
 export { MAX_TICK_DURATION_MS } from './config/duration-limit.js';
 export { ENV, type Environment } from './config/environment.js';
 export { type FleetHaltConfig, parseFleetHaltReference } from './config/fleet-halt-config.js';
+export { type MaintenanceWindowConfig, WINDOW_ENV } from './config/maintenance-window-config.js';
+export { type MaintenanceWindow, parseMaintenanceWindows } from './config/maintenance-window-grammar.js';
 export { type MisspelledVariable, misspelledVariables } from './config/misspelled-variables.js';
 export {
   MAX_DIGEST_AGE_MS,
@@ -89,6 +91,13 @@ export {
 } from './domain/fleet-halt.js';
 export type { HaltReport } from './domain/fleet-halt-reading.js';
 export {
+  longestOpenMs,
+  type OpenStretch,
+  openStretches,
+  type WindowState,
+  windowStateAt,
+} from './domain/maintenance-window.js';
+export {
   formatPendingDigest,
   type PendingDigest,
   parsePendingDigest,
@@ -118,6 +127,7 @@ export type { SignatureCheckReport, SignatureResult } from './domain/signature-a
 export { startJitterDelayMs } from './domain/start-jitter.js';
 export { isPrivateMirror } from './domain/switches.js';
 export { topologyFingerprint } from './domain/topology-fingerprint.js';
+export { type ExpectedRollout, expectedRollouts, type WindowJudgement } from './domain/window-room.js';
 export {
   type ContainerImage,
   describeWorkload,

@@ -44,9 +44,10 @@ const parsedOrThrow = (env: Readonly<Record<string, string>>) => {
 };
 
 describe('the table of variables', () => {
-  it('lists exactly the variables a tick reads; the trust and the pre-pull bounds once switched on', async () => {
+  it('lists exactly the variables a tick reads; the trust, the pre-pull bounds and the window margin once switched on', async () => {
     const listed = new Set(tickRowsOf((await table()).CONFIG_VARIABLES).map((v) => v.name));
-    expect(namesReadFrom({ ...CHART, VERIFY_SIGNATURES: 'enforce', PREPULL: 'on' })).toEqual(listed);
+    const switchedOn = { VERIFY_SIGNATURES: 'enforce', PREPULL: 'on', MAINTENANCE_WINDOW: 'Mon 01:00-04:00 UTC' };
+    expect(namesReadFrom({ ...CHART, ...switchedOn })).toEqual(listed);
     const readOff = namesReadFrom(CHART);
     expect([...listed].filter((name) => !readOff.has(name))).toEqual([
       'SIGNATURE_PUBLIC_KEYS',
@@ -55,6 +56,8 @@ describe('the table of variables', () => {
       'SIGSTORE_TRUSTED_ROOT',
       'PREPULL_TIMEOUT',
       'PREPULL_PARALLEL',
+      'WINDOW_MARGIN',
+      'PREPULL_OUTSIDE_WINDOW',
     ]);
   });
 

@@ -13,6 +13,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import type { Connection, WorkloadInspection } from '../connection.js';
 import { type PendingFacts, pendingDigests } from '../render/pending-digests.js';
+import { type WindowFacts, windowFacts } from '../render/window-status.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import { readHaltForStatus, type StatusHalt } from './status-halt.js';
 import { checkSignaturesForStatus, SIGNATURES_OFF, type StatusSignature } from './status-signatures.js';
@@ -78,6 +79,8 @@ export interface StatusReport {
   readonly halt: StatusHalt | undefined;
   /** VERIFY_SIGNATURES ≠ off: the signatures were checked (the text says them only then). */
   readonly signaturesChecked: boolean;
+  /** MAINTENANCE_WINDOW: where the edge stands in its windows now (docs/behaviour.md §3.4d); absent when unset. */
+  readonly window?: WindowFacts | null;
 }
 
 const errorOf = (e: PortError) => ({ tag: e._tag, message: describePortError(e) });
@@ -190,6 +193,7 @@ export const statusReport = async (
       pending: null,
       halt: undefined,
       signaturesChecked: false,
+      ...(config.maintenanceWindow === undefined ? {} : { window: null }),
     };
   }
   const a = gate.right.annotations;
@@ -234,6 +238,9 @@ export const statusReport = async (
     images,
     quarantined: Object.fromEntries(topology.images.map((image) => [image.name, a[image.quarantineKey] ?? null])),
     pending: pendingDigests(config, a),
+    ...(config.maintenanceWindow === undefined
+      ? {}
+      : { window: windowFacts(config, a, options.nowMs ?? Date.now()) ?? null }),
     halt: await readHaltForStatus(
       connection,
       config,

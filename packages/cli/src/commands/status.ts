@@ -2,6 +2,7 @@ import { shortDigest, type TickConfig } from '@image-refresh/core';
 import type { Connect } from '../connection.js';
 import { liveOf } from '../render/digests.js';
 import { pendingLine } from '../render/pending-digests.js';
+import { windowStatusLines } from '../render/window-status.js';
 import type { CommandResult, Output } from './command.js';
 import { haltLines } from './status-halt.js';
 import {
@@ -102,6 +103,11 @@ export const statusLines = (config: TickConfig, report: StatusReport): string[] 
   }
   // Each digest soaking on this edge, and when it becomes due (said only when there is one; §3.4a step 2).
   for (const pending of report.pending ?? []) lines.push(`${named('pending')}${pendingLine(config, pending)}`);
+  // docs/behaviour.md §3.4d: the maintenance window now, and what each rollout is expected to take here.
+  if (report.window !== undefined && report.window !== null) {
+    for (const [i, line] of windowStatusLines(report.window).entries())
+      lines.push(`${named(i === 0 ? 'window' : '')}${line}`);
+  }
   // docs/behaviour.md §3.4b: the fleet halt as a tick would judge it now (said only with FLEET_HALT_REF set).
   if (report.halt !== undefined) {
     for (const [i, line] of haltLines(report.halt).entries())

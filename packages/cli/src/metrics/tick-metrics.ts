@@ -153,6 +153,19 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
       'New digests the last tick held back because they are not yet old enough on this edge (MIN_DIGEST_AGE, ROLLOUT_RING).',
       heldCount(outcome, 'soaking'),
     ),
+    // docs/behaviour.md §3.4d: only where MAINTENANCE_WINDOW is set and the tick judged a plan by it.
+    single(
+      'image_refresh_digests_waiting_for_window',
+      'New digests the last tick held back for the maintenance window (MAINTENANCE_WINDOW): outside it, or without room left for the plan.',
+      config.maintenanceWindow === undefined ? undefined : heldCount(outcome, 'outsideWindow'),
+    ),
+    single(
+      'image_refresh_window_next_open_timestamp_seconds',
+      'When the maintenance window the last tick waited for opens next (MAINTENANCE_WINDOW), in Unix seconds; pushed only by a tick that waited.',
+      outcome.window?._tag === 'Closed' || outcome.window?._tag === 'NoRoom'
+        ? Math.floor(outcome.window.opensMs / 1000)
+        : undefined,
+    ),
     gauge(
       'image_refresh_image_info',
       '1 per digest the tick knows, by image and state: recorded (on the gate), registry (what the tag answered), live (running in a workload the tick read or re-imaged).',

@@ -102,6 +102,13 @@ export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
       const reimaged = outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}; ` : '';
       return `${reimaged}not staged: ${heldFor(outcome, 'notStaged').join(', ')}`;
     }
+    case 'outsideWindow': {
+      // docs/behaviour.md §3.4d: a fleet halt's pin-back is never held, so something may have moved.
+      const reimaged = outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}${pinnedBack(outcome)}; ` : '';
+      return `${reimaged}waiting for the window: ${heldFor(outcome, 'outsideWindow').join(', ')}`;
+    }
+    case 'windowTooShort':
+      return `WINDOW TOO SHORT: ${heldFor(outcome, 'windowTooShort').join(', ')}`;
     case 'quarantineHeld':
       return `quarantined digest held (${heldFor(outcome, 'quarantined').join(', ')})`;
     case 'soaking':

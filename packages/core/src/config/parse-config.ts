@@ -3,11 +3,13 @@ import { formatDuration } from './duration.js';
 import { type DurationLimit, judgeDuration, TICK_WAIT, type ZeroDuration } from './duration-limit.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import { parseFleetHaltConfig } from './fleet-halt-config.js';
+import { parseMaintenanceWindowConfig, WINDOW_ENV } from './maintenance-window-config.js';
 import { DEFAULT_PROFILE } from './profile/chart-profile.js';
 import { CHART_TOPOLOGY_VARIABLES, chartNamesOf } from './profile/chart-variables.js';
 import { describeProfileProblem, parseProfile } from './profile/parse-profile.js';
 import type { Profile } from './profile/profile.js';
 import { type Topology, topologyOf } from './profile/topology.js';
+import { rolloutSecondsKeyName } from './profile/topology-keys.js';
 import { Problems, read, required } from './read-environment.js';
 import { parseSignatureConfig } from './signature-config.js';
 import { parseStagingConfig } from './staging-config.js';
@@ -129,6 +131,23 @@ const ceilingOrOff = (env: Environment, problems: Problems, variable: string, fa
     return fallback;
   }
   return parsed;
+};
+
+/**
+ * MAINTENANCE_WINDOW records each workload's rollout durations under
+ * `<prefix>/rollout-seconds-<workload id>` (docs/behaviour.md §3.4d): an id
+ * too long for that annotation name's 63 characters is refused, naming it,
+ * before anything is asked.
+ */
+const windowKeysFit = (env: Environment, problems: Problems, topology: Topology | undefined): void => {
+  for (const workload of topology?.workloads ?? []) {
+    if (rolloutSecondsKeyName(workload.id).length <= 63) continue;
+    problems.add(
+      WINDOW_ENV.maintenanceWindow,
+      read(env, WINDOW_ENV.maintenanceWindow),
+      `needs each workload's rollout durations under rollout-seconds-<workload id>, at most 63 characters: workload id "${workload.id}" is ${workload.id.length} characters, at most ${63 - rolloutSecondsKeyName('').length} fit`,
+    );
+  }
 };
 
 const rolloutFailureMode = (env: Environment, problems: Problems, variable: string): 'keep' | 'revert' => {
@@ -365,6 +384,9 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
   problems.list.push(...signatures.problems, ...fleetHalt.problems);
   const staging = parseStagingConfig(env);
   problems.list.push(...staging.problems);
+  const window = parseMaintenanceWindowConfig(env);
+  problems.list.push(...window.problems);
+  if (window.config !== undefined) windowKeysFit(env, problems, topology);
   const budgetFloor = floor(env, problems, ENV.registryBudgetFloor, DEFAULTS.registryBudgetFloor);
   const settings: Omit<TickConfig, 'topology'> = {
     ownershipCheck: onOffWord(
@@ -407,6 +429,8 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
     startJitterMs: duration(env, problems, ENV.startJitter, DEFAULTS.startJitter, START_JITTER_LIMIT, 'allowed'),
     // Both off, the config is the one it always was (I43).
     ...(staging.config.platformCheck || staging.config.prepull !== undefined ? { staging: staging.config } : {}),
+    // Unset, the config is the one it always was.
+    ...(window.config === undefined ? {} : { maintenanceWindow: window.config }),
   };
   // The sum has the same limit, judged from parts that parsed. A part that did not is 0 and named
   // already: a RING_DELAY or ROLLOUT_RING at 0 leaves MIN_DIGEST_AGE alone, inside its own limit, but a

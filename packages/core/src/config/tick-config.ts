@@ -1,4 +1,5 @@
 import type { FleetHaltConfig } from './fleet-halt-config.js';
+import type { MaintenanceWindowConfig } from './maintenance-window-config.js';
 import type { Topology } from './profile/topology.js';
 import type { SignatureConfig } from './signature-config.js';
 import type { StagingConfig } from './staging-config.js';
@@ -155,6 +156,12 @@ export interface TickConfig {
    * always was (I43); see docs/behaviour.md §3.4a step 4 and §3.5a.
    */
   readonly staging?: StagingConfig;
+  /**
+   * MAINTENANCE_WINDOW (docs/behaviour.md §3.4d): when a re-image may start,
+   * and how much room it must leave. Absent when unset (the default, the
+   * script's behaviour: any time), so the config is the one it always was.
+   */
+  readonly maintenanceWindow?: MaintenanceWindowConfig;
 }
 
 /** One problem with one environment variable, as `parseTickConfig` reports it. */

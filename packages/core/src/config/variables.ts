@@ -1,6 +1,7 @@
 import { formatDuration } from './duration.js';
 import { MAX_TICK_DURATION_MS } from './duration-limit.js';
 import { DEFAULTS, ENV } from './environment.js';
+import { WINDOW_DEFAULTS, WINDOW_ENV } from './maintenance-window-config.js';
 import { MAX_DIGEST_AGE_MS, MAX_START_JITTER_MS } from './parse-config.js';
 import { CHART_VARIABLE_MEANINGS } from './profile/chart-variables.js';
 import { REGISTRY_ACCESS_ENV } from './registry-access-env.js';
@@ -27,6 +28,7 @@ export type VariableSection =
   | 'wayBack'
   | 'fleetSafe'
   | 'stageThenSwitch'
+  | 'window'
   | 'fleetHalt'
   | 'metrics';
 
@@ -52,6 +54,7 @@ export const VARIABLE_SECTIONS: Readonly<Record<VariableSection, string>> = {
   wayBack: 'The way back after a failed rollout',
   fleetSafe: 'Fleet-safe rollout',
   stageThenSwitch: 'Stage, then switch',
+  window: 'Maintenance windows',
   fleetHalt: 'The fleet halt',
   metrics: 'Metrics (Prometheus Pushgateway)',
 };
@@ -223,6 +226,24 @@ const STAGING_VARIABLES: Readonly<Record<keyof typeof STAGING_ENV, Row>> = {
   ),
 };
 
+const WINDOW_VARIABLES: Readonly<Record<keyof typeof WINDOW_ENV, Row>> = {
+  maintenanceWindow: row(
+    'window',
+    'unset: any time (the script)',
+    'when a re-image may start: `<days> <HH:MM>-<HH:MM> <zone>`, `;`-separated (`Mon-Fri 01:00-04:00 Europe/Berlin; Sat,Sun 00:00-06:00 Europe/Berlin`), and only with room left for its expected duration (docs/behaviour.md §3.4d)',
+  ),
+  windowMargin: row(
+    'window',
+    `\`${WINDOW_DEFAULTS.windowMargin}\``,
+    "room a plan must leave in the window beyond its expected duration (this edge's longest recorded rollouts)",
+  ),
+  prepullOutsideWindow: row(
+    'window',
+    `\`${WINDOW_DEFAULTS.prepullOutsideWindow}\``,
+    '`on` (with `PREPULL=on`): a plan the window holds is staged onto the nodes now, so only the switch needs the window',
+  ),
+};
+
 /** The metrics push's variables, read by the CLI (packages/cli/src/metrics/metrics-config.ts). */
 const REGISTRY_ACCESS_VARIABLES: Readonly<Record<keyof typeof REGISTRY_ACCESS_ENV, Row>> = {
   registryAuthFile: row(
@@ -273,6 +294,10 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   })),
   ...Object.entries(STAGING_VARIABLES).map(([key, r]) => ({
     name: STAGING_ENV[key as keyof typeof STAGING_ENV],
+    ...r,
+  })),
+  ...Object.entries(WINDOW_VARIABLES).map(([key, r]) => ({
+    name: WINDOW_ENV[key as keyof typeof WINDOW_ENV],
     ...r,
   })),
   ...Object.entries(REGISTRY_ACCESS_VARIABLES).map(([key, r]) => ({

@@ -4,8 +4,8 @@ import { type ImageResolution, type ImageVerdict, verdictOf } from './plan.js';
 
 // docs/behaviour.md §3.4a: before a changed digest is planned, it passes the
 // admission checks in one fixed order — halted (§3.4b)? → quarantined? → old
-// enough on this edge (soak, ring)? → signature verified? → every platform
-// there? — and only then the flap back-off, (PREPULL) the staging, the
+// enough on this edge (soak, ring)? → inside a maintenance window (§3.4d)? →
+// signature verified? → every platform there? — and only then the flap back-off, (PREPULL) the staging, the
 // persisted attempt and the re-image (§3.5, §3.5a, §3.6). A check that is
 // switched off passes at once. A check that holds an image back records why
 // here, as data; the plan is made once, after every check, with the held
@@ -28,6 +28,17 @@ export type Hold =
       /** When this edge first saw it (its pending record), and when it is old enough; absent when that could not be judged (fail closed). */
       readonly firstSeenMs?: number;
       readonly dueMs?: number;
+    }
+  /**
+   * MAINTENANCE_WINDOW (docs/behaviour.md §3.4d): outside every window
+   * (`closed`), inside one without room for the plan (`noRoom`), a plan no
+   * window can hold (`tooShort`, a finding), or the clock unread (`unread`).
+   */
+  | {
+      readonly _tag: 'OutsideWindow';
+      readonly image: string;
+      readonly digest: Digest;
+      readonly why: 'closed' | 'noRoom' | 'tooShort' | 'unread';
     }
   /** Trust (VERIFY_SIGNATURES=enforce): the digest's signature did not verify, or could not be checked. */
   | {

@@ -26,7 +26,11 @@ export type HeldReason =
   /** PLATFORM_CHECK=on: a manifest could not be read: retried next tick, never a mismatch. */
   | 'platformUnchecked'
   /** PREPULL=on: it could not be pulled onto every node of its workload this tick (failed or still pulling). */
-  | 'notStaged';
+  | 'notStaged'
+  /** MAINTENANCE_WINDOW: outside every window, or without room left for the plan (or the clock unread). */
+  | 'outsideWindow'
+  /** MAINTENANCE_WINDOW: the plan needs more than the longest window lasts — a finding. */
+  | 'windowTooShort';
 
 /** One digest the admission checks held back this tick. */
 export interface HeldDigest {
@@ -51,6 +55,8 @@ const reasonOf = (hold: Hold): HeldReason => {
       return hold.check === 'Lacks' ? 'platformMismatch' : 'platformUnchecked';
     case 'NotStaged':
       return 'notStaged';
+    case 'OutsideWindow':
+      return hold.why === 'tooShort' ? 'windowTooShort' : 'outsideWindow';
   }
 };
 
@@ -66,16 +72,19 @@ export type HeldResult =
   | 'haltUnverified'
   | 'signatureRejected'
   | 'platformMismatch'
+  | 'windowTooShort'
   | 'halted'
   | 'notStaged'
+  | 'outsideWindow'
   | 'quarantineHeld'
   | 'soaking';
 
 /**
  * The most urgent hold names the ending: the findings first (a fleet halt
  * that could not be verified — even on a steady tick, where it held nothing —
- * then a signature rejection, then a platform mismatch), then a halt in force,
- * a build not staged, a quarantined build held, a digest soaking; a signature
+ * then a signature rejection, a platform mismatch, a plan no maintenance
+ * window can hold), then a halt in force, a build not staged, a plan waiting
+ * for its window, a quarantined build held, a digest soaking; a signature
  * or a manifest the registry failed to answer is a retry, not a hold worth a
  * name. Undefined: nothing held, the tick is `complete`.
  */
@@ -84,8 +93,10 @@ export const heldResultOf = (held: readonly HeldDigest[], haltUnverified: boolea
   if (haltUnverified || reasons.has('haltUnverified')) return 'haltUnverified';
   if (reasons.has('signatureRejected')) return 'signatureRejected';
   if (reasons.has('platformMismatch')) return 'platformMismatch';
+  if (reasons.has('windowTooShort')) return 'windowTooShort';
   if (reasons.has('halted')) return 'halted';
   if (reasons.has('notStaged')) return 'notStaged';
+  if (reasons.has('outsideWindow')) return 'outsideWindow';
   if (reasons.has('quarantined')) return 'quarantineHeld';
   if (reasons.has('soaking')) return 'soaking';
   return undefined;

@@ -54,6 +54,8 @@ export interface TickPlanInputs {
   readonly holds: Holds;
   /** The fleet halt (docs/behaviour.md §3.4b): the halt in force, or none; unverified, nothing moves. */
   readonly halt: HaltScope;
+  /** MAINTENANCE_WINDOW: the window holds this tick's re-images (§3.4d); a live re-pin waits too. */
+  readonly windowHolds?: boolean;
 }
 
 export const planTick = ({
@@ -65,6 +67,7 @@ export const planTick = ({
   decoupled,
   holds,
   halt,
+  windowHolds = false,
 }: TickPlanInputs): RefreshPlan => {
   const scope = decoupledScopeOf(decoupled);
   // Pin markers are read only on a settled RECONCILE_LIVE tick, so their
@@ -84,7 +87,8 @@ export const planTick = ({
   return planRefresh(config, resolutions, recorded, {
     live: findings,
     // An unverified fleet halt: no re-image of any kind, live re-pins included (I37).
-    repairLive: config.reconcileLive === 'repair' && !halt.stopsEveryReimage,
+    // Outside the maintenance window a live re-pin waits as a re-image does (§3.4d).
+    repairLive: config.reconcileLive === 'repair' && !halt.stopsEveryReimage && !windowHolds,
     markPins: config.reconcileLive !== 'off',
     liveImages: Object.fromEntries(Object.entries(seen).map(([id, w]) => [id, w.images])),
     ...(scope === undefined ? {} : { decoupled: { settled: new Set(scope) } }),

@@ -53,6 +53,10 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   PENDING_DIGEST_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
   CLOCK_UNAVAILABLE: { type: 'Warning', reason: 'RefreshClockUnavailable' },
   START_JITTER_FAILED: { type: 'Warning', reason: 'RefreshClockUnavailable' },
+  // Maintenance windows (docs/behaviour.md §3.4d): each tick a plan waits for its window, and the finding.
+  WINDOW_CLOSED: { type: 'Normal', reason: 'RefreshWindowWait' },
+  WINDOW_NO_ROOM: { type: 'Normal', reason: 'RefreshWindowWait' },
+  WINDOW_TOO_SHORT: { type: 'Warning', reason: 'RefreshWindowTooShort' },
   // The fleet halt (docs/behaviour.md §3.4b): every tick it holds, and every tick it cannot be verified.
   FLEET_HALT_IN_FORCE: { type: 'Warning', reason: 'RefreshHalted' },
   FLEET_HALT_UNVERIFIED: { type: 'Warning', reason: 'RefreshHaltUnverified' },

@@ -74,6 +74,23 @@ export const FLEET_SAFE_CALLS_PER_TICK = { apiRequests: 3, events: 3 } as const;
  */
 export const FLEET_HALT_CALLS_PER_TICK = { apiRequests: 2, events: 2 } as const;
 
+/**
+ * MAINTENANCE_WINDOW's calls (docs/behaviour.md §3.4d), beyond the rest: the
+ * admission check's clock read and the plan's, one more per rollout it times, and two Event
+ * reasons of its own (RefreshWindowWait, RefreshWindowTooShort). Its
+ * durations travel in the record write, which is counted already.
+ */
+export const WINDOW_CALLS_PER_TICK = { clockReads: 2, events: 2 } as const;
+
+const windowMs = (config: TickConfig): number => {
+  if (config.maintenanceWindow === undefined) return 0;
+  const n = WINDOW_CALLS_PER_TICK;
+  const bounds = portBounds(config);
+  // PREPULL_OUTSIDE_WINDOW=on: a held plan's staging call, beside the one a halt's pin-back may make.
+  const ahead = config.maintenanceWindow.stageOutside ? bounds.stagingMs : 0;
+  return (n.clockReads + topologySize(config).workloads + n.events) * bounds.apiMs + ahead;
+};
+
 const fleetHaltMs = (config: TickConfig): number => {
   if (config.fleetHalt === undefined) return 0;
   const bounds = portBounds(config);
@@ -142,6 +159,8 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     // FLEET_HALT_REF (docs/behaviour.md §3.4b); 0 when unset.
     fleetHaltMs(config) +
     // PLATFORM_CHECK / PREPULL; 0 at their defaults.
-    stageThenSwitchMs(config)
+    stageThenSwitchMs(config) +
+    // MAINTENANCE_WINDOW; 0 when unset.
+    windowMs(config)
   );
 };

@@ -71,6 +71,11 @@ export type EventCode =
   | 'PENDING_DIGEST_UNPARSABLE'
   | 'PENDING_DIGEST_WRITE_FAILED'
   | 'CLOCK_UNAVAILABLE'
+  // Maintenance windows (docs/behaviour.md §3.4d).
+  | 'WINDOW_CLOSED'
+  | 'WINDOW_NO_ROOM'
+  | 'WINDOW_TOO_SHORT'
+  | 'WINDOW_ROOM'
   | 'START_JITTER'
   | 'START_JITTER_FAILED'
   | 'LIVE_DRIFT'

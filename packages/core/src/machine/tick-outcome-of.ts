@@ -62,5 +62,6 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
     ...(held.length > 0 ? { held } : {}),
     ...failedReimageField(context),
     ...(halt === undefined ? {} : { halt }),
+    ...(admit.window === undefined ? {} : { window: admit.window }),
   };
 };

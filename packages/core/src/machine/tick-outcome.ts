@@ -3,6 +3,7 @@ import type { HeldDigest } from '../domain/held-result.js';
 import type { FailedReimage, Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { SignatureCheckReport } from '../domain/signature-admission.js';
+import type { WindowJudgement } from '../domain/window-room.js';
 import type { TickEvent } from './tick-event.js';
 
 export type { HaltReport } from '../domain/fleet-halt-reading.js';
@@ -69,6 +70,10 @@ export type TickResult =
    * never a pin (docs/behaviour.md §3.3).
    */
   | 'mirrorMismatch'
+  /** Ran through, holding its re-images for the maintenance window: outside it, or no room left (exit 0; §3.4d). */
+  | 'outsideWindow'
+  /** Ran through, holding a plan no maintenance window is long enough for: WINDOW TOO SHORT (exit 1; §3.4d). */
+  | 'windowTooShort'
   /** Ran through, holding back a digest a verified fleet halt names (exit 0 unless FLEET_HALT_EXIT=1; §3.4b). */
   | 'halted'
   /** Ran through, holding back a digest quarantined after a rollback here (exit 0; §3.4a step 1). */
@@ -166,4 +171,10 @@ export interface TickOutcome {
    * FLEET_HALT_REF is unset, or the tick ended before it read the halt.
    */
   readonly halt?: HaltReport;
+  /**
+   * MAINTENANCE_WINDOW (docs/behaviour.md §3.4d): what the window said of
+   * this tick's re-images — outside (until when), no room, never fits, room,
+   * or the clock unread. Absent when unset, or when the tick judged nothing.
+   */
+  readonly window?: WindowJudgement;
 }

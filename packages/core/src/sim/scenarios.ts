@@ -51,6 +51,11 @@ const later =
     act(world);
   };
 
+/** The world's clock set to `hours` after the simulator's epoch (Thursday 2026-01-01T00:00Z). */
+const at = (world: SimWorld, hours: number): void => {
+  world.clockMs = Math.round(hours * 3_600_000);
+};
+
 /** A build CI signed with the trusted key before it pushed it (the fleet halt's pin must verify, §3.4b). */
 const publishSigned = (repo: string, build: number) => (world: SimWorld) => {
   world.sign(repo, simDigest(`${repo}#${build}`));
@@ -367,6 +372,39 @@ export const SCENARIOS: readonly Scenario[] = [
         },
       },
       { event: 'the mirror is repaired', act: (w) => w.mirrorCorrupt.delete(RM) },
+    ],
+  },
+  {
+    name: 'night-window',
+    summary:
+      "MAINTENANCE_WINDOW=Mon-Sun 01:00-03:00 UTC (docs/behaviour.md §3.4d): this edge's jobs-manager rollouts took up to 40 minutes (a slow pull). Its build 2, published at night's end, is held outside the window, then inside it with 29 minutes left (needs ~41m); it starts when the next night opens and completes inside it. A resource-monitor build, a minute's rollout here, goes at once with under 10 minutes left.",
+    env: { MAINTENANCE_WINDOW: 'Mon-Sun 01:00-03:00 UTC', ROLLOUT_TIMEOUT: '45m' },
+    steps: [
+      {
+        event:
+          "fresh install (Thu 00:00Z); this edge's last rollouts: jobs-manager 40m, requests-proxy 1m, resource-monitor 1m",
+        act: (w) => {
+          w.setAnnotation('tracebloc.io/rollout-seconds-jobs-manager', '1500 2400 1800');
+          w.setAnnotation('tracebloc.io/rollout-seconds-requests-proxy', '60');
+          w.setAnnotation('tracebloc.io/rollout-seconds-resource-monitor', '60');
+        },
+      },
+      {
+        event: `00:15: publish ${JM} build 2, a 40-minute pull`,
+        act: later((w) => {
+          w.slowLink(simDigest(`${JM}#2`), 40 * 60_000);
+          publish(JM, 2)(w);
+        }),
+      },
+      { event: '02:30: inside the window, 30 minutes left', act: (w) => at(w, 2.5) },
+      { event: 'the next night, 01:00', act: (w) => at(w, 25) },
+      {
+        event: `02:50: publish ${RM} build 2`,
+        act: (w) => {
+          at(w, 26 + 50 / 60);
+          publish(RM, 2)(w);
+        },
+      },
     ],
   },
 ];

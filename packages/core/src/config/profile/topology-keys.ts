@@ -9,6 +9,16 @@ export const recordKeyName = (image: string): string => `last-refreshed-${image}
 /** How many characters of an annotation name's 63 `last-refreshed-…-digest` takes around the image name. */
 export const RECORD_KEY_NAME_ROOM = recordKeyName('').length;
 
+/**
+ * MAINTENANCE_WINDOW (docs/behaviour.md §3.4d): the key of one workload's
+ * last rollout durations on the gate, `<prefix>/rollout-seconds-<workload id>`.
+ */
+export const rolloutSecondsKeyOf = (prefix: string, workload: string): string =>
+  `${prefix}/${rolloutSecondsKeyName(workload)}`;
+
+/** The name part of a workload's rollout-seconds key: at most 63 characters, as every annotation name. */
+export const rolloutSecondsKeyName = (workload: string): string => `rollout-seconds-${workload}`;
+
 /** The keys of one image's bookkeeping. */
 export interface ImageKeys {
   /** The digest last recorded for it (docs/behaviour.md §3.8). */

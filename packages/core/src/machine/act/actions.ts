@@ -9,6 +9,7 @@ import {
   stagingAnnouncement,
   stagingReportsOf,
 } from '../../domain/staging.js';
+import { rolloutUntimed } from '../admit/window-messages.js';
 import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
 import { planInputsOf } from '../tick-wide/plan-inputs.js';
@@ -32,6 +33,27 @@ const stagingJudged = (context: TickContext, reports: readonly StagingReport[]) 
 };
 
 export const actActions = {
+  /** The clock could not time a counted rollout: said; no later rollout of this tick is timed (the mark is lost). */
+  warnRolloutUntimed: tickAssign(({ context }, params: { error: PortError }) => {
+    const workload = context.admit.plan.changes[context.act.index]?.workload.id ?? '?';
+    return {
+      act: { ...context.act, rolloutMarkMs: undefined },
+      events: said(context, rolloutUntimed(workload, params.error)),
+    };
+  }),
+  /** A rollout counted: its duration since the last mark, kept for the record write (§3.4d). */
+  noteRolloutDuration: tickAssign(({ context }, params: { nowMs: number }) => {
+    const { act, admit } = context;
+    const workload = admit.plan.changes[act.index]?.workload.id;
+    if (workload === undefined || act.rolloutMarkMs === undefined) return {};
+    return {
+      act: {
+        ...act,
+        rolloutMarkMs: params.nowMs,
+        rolloutMs: { ...act.rolloutMs, [workload]: params.nowMs - act.rolloutMarkMs },
+      },
+    };
+  }),
   rememberAttempt: tickAssign(({ context }, params: { attempt: number }) => ({
     act: { ...context.act, attempt: params.attempt },
   })),

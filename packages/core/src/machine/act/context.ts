@@ -10,6 +10,21 @@ export interface ActContext {
   readonly reimages: readonly Reimage[];
   /** How the re-image failed, for the way back. */
   readonly failure: ReimageFailure;
+  /**
+   * MAINTENANCE_WINDOW (docs/behaviour.md §3.4d): when the last rollout of
+   * this plan was counted (the window's clock for the first); undefined
+   * when the tick times no rollout.
+   */
+  readonly rolloutMarkMs: number | undefined;
+  /** Each counted rollout's duration, by workload id, recorded with the digests. */
+  readonly rolloutMs: Readonly<Record<string, number>>;
 }
 
-export const ACTED_ON_NOTHING: ActContext = { attempt: 0, index: 0, reimages: [], failure: NO_FAILURE };
+export const ACTED_ON_NOTHING: ActContext = {
+  attempt: 0,
+  index: 0,
+  reimages: [],
+  failure: NO_FAILURE,
+  rolloutMarkMs: undefined,
+  rolloutMs: {},
+};

@@ -8,6 +8,8 @@ import type { GuardArgs } from '../tick-assign.js';
 // The act phase's named guards (docs/behaviour.md §3.5, §3.6), each one question to domain/.
 
 export const actGuards = {
+  /** MAINTENANCE_WINDOW: each counted rollout is timed, the plan having started inside the window with room (§3.4d). */
+  isTimingRollouts: ({ context }: GuardArgs) => context.act.rolloutMarkMs !== undefined,
   /** After the attempt read: mark FLAP DETECTED instead of re-imaging (#563). */
   isFlapLockedOut: ({ context }: GuardArgs, params: { attempt: number }) =>
     isFlapLockedOut(params.attempt, context.config.maxRefreshAttempts),

@@ -206,6 +206,7 @@ export const reimaging = tickSetup.createStateConfig({
         input: rolloutToAwait,
         onDone: [
           { guard: 'hasStabilityWindow', target: 'provingStability', actions: 'announceStabilityWatch' },
+          { guard: 'isTimingRollouts', target: 'timingRollout' },
           ...rolloutCounted,
         ],
         onError: [
@@ -227,7 +228,7 @@ export const reimaging = tickSetup.createStateConfig({
       invoke: {
         src: 'watchStability',
         input: stabilityToProve,
-        onDone: rolloutCounted,
+        onDone: [{ guard: 'isTimingRollouts', target: 'timingRollout' }, ...rolloutCounted],
         onError: [
           {
             guard: 'isRevertOn',
@@ -239,6 +240,29 @@ export const reimaging = tickSetup.createStateConfig({
             actions: { type: 'reportFellApart', params: ({ event }) => ({ error: rolloutErrorOf(event) }) },
           },
         ],
+      },
+    },
+    // MAINTENANCE_WINDOW (docs/behaviour.md §3.4d): how long this rollout took
+    // here, from the last one's end (the first's from the window's clock: the
+    // plan's staging and attempt write count in it), for the record write.
+    timingRollout: {
+      invoke: {
+        src: 'readClock',
+        input: () => undefined,
+        onDone: rolloutCounted.map((t) => ({
+          ...t,
+          actions: [
+            {
+              type: 'noteRolloutDuration' as const,
+              params: ({ event }: { event: { output: number } }) => ({ nowMs: event.output }),
+            },
+            ...t.actions,
+          ],
+        })),
+        onError: rolloutCounted.map((t) => ({
+          ...t,
+          actions: [{ type: 'warnRolloutUntimed' as const, params: withPortError }, ...t.actions],
+        })),
       },
     },
   },

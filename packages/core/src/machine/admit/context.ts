@@ -4,6 +4,7 @@ import { type HaltPins, NO_HALT_PINS } from '../../domain/fleet-halt-admission.j
 import { EMPTY_PLAN, type ImageResolution, type RefreshPlan } from '../../domain/plan.js';
 import type { PlatformSubject } from '../../domain/platforms.js';
 import type { SignatureCheckReport, SignatureSubject } from '../../domain/signature-admission.js';
+import type { WindowJudgement } from '../../domain/window-room.js';
 
 /**
  * What the admit phase decides (docs/behaviour.md §3.4a, §3.4): what is held
@@ -31,6 +32,14 @@ export interface AdmitContext {
   readonly platformSubjects: readonly PlatformSubject[];
   /** The fleet halt (docs/behaviour.md §3.4b): the images it sends back to its pin, whose pin every later check judges. */
   readonly haltPins: HaltPins;
+  /** The changed digests the maintenance window judges: none held before it, no halt pin (§3.4d). */
+  readonly windowed: readonly ChangedDigest[];
+  /** MAINTENANCE_WINDOW: the clock the plan's room is judged at (§3.4d); undefined until read. */
+  readonly windowNowMs: number | undefined;
+  /** MAINTENANCE_WINDOW: what the window said of this tick's re-images (§3.4d); undefined until judged. */
+  readonly window: WindowJudgement | undefined;
+  /** PREPULL_OUTSIDE_WINDOW=on: the held plan was staged ahead of the window this tick (§3.4d). */
+  readonly stagedAhead: boolean;
   /** The plan, made once after the last check; nothing to do until then. */
   readonly plan: RefreshPlan;
 }
@@ -46,5 +55,9 @@ export const ADMITTED_NOTHING: AdmitContext = {
   signatureChecks: [],
   platformSubjects: [],
   haltPins: NO_HALT_PINS,
+  windowed: [],
+  windowNowMs: undefined,
+  window: undefined,
+  stagedAhead: false,
   plan: EMPTY_PLAN,
 };

@@ -286,6 +286,7 @@ const HELD_BECAUSE: Record<Hold['_tag'], string> = {
   HaltUnverified: 'by the fleet halt, which could not be verified this tick',
   Quarantined: 'by the quarantine',
   Soaking: 'by the soak (not yet old enough on this edge)',
+  OutsideWindow: 'for the maintenance window',
   SignatureNotVerified: 'by the signature check',
   PlatformMismatch: 'by the platform check',
   NotStaged: 'by staging (not pulled onto every node of a workload)',

@@ -1,6 +1,7 @@
 import { bookkeepingRead, withPortError, written } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
 import { pendingDigestsWrite, platformTargets, signatureTargets } from './inputs.js';
+import { stagingAhead } from './window-actions.js';
 
 // Phase 3, admit (docs/behaviour.md §3.4a, §3.4): fleet halt, quarantine, digest age, signature,
 // platforms — each changed digest in that order — and then the plan, made once. Its steps.
@@ -39,13 +40,13 @@ export const admittingDigests = tickSetup.createStateConfig({
       states: {
         decidingDigestAge: {
           always: [
-            { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingSignatures' },
+            { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingWindow' },
             { target: 'choosingDigestsToAge', actions: 'findChangedDigests' },
           ],
         },
         choosingDigestsToAge: {
           always: [
-            { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingSignatures' },
+            { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingWindow' },
             { target: 'readingPendingDigests' },
           ],
         },
@@ -62,7 +63,7 @@ export const admittingDigests = tickSetup.createStateConfig({
               },
             },
             onError: {
-              target: '#tick.admittingDigests.checkingSignatures',
+              target: '#tick.admittingDigests.checkingWindow',
               actions: ['holdEveryChangedDigest', { type: 'warnPendingDigestsUnreadable', params: withPortError }],
             },
           },
@@ -76,25 +77,62 @@ export const admittingDigests = tickSetup.createStateConfig({
               actions: { type: 'judgeDigestAges', params: ({ event }) => ({ nowMs: event.output }) },
             },
             onError: {
-              target: '#tick.admittingDigests.checkingSignatures',
+              target: '#tick.admittingDigests.checkingWindow',
               actions: ['holdEveryChangedDigest', { type: 'warnClockUnavailable', params: withPortError }],
             },
           },
         },
         // One write on the tick a digest is first seen, none while it waits.
         writingPendingDigests: {
-          always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingSignatures' },
+          always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingWindow' },
           invoke: {
             src: 'patchBookkeeping',
             input: pendingDigestsWrite,
             onDone: {
-              target: '#tick.admittingDigests.checkingSignatures',
+              target: '#tick.admittingDigests.checkingWindow',
               actions: { type: 'noteWrite', params: written },
             },
             // The digests stay held (they are young by definition); the next tick sees them first again.
             onError: {
-              target: '#tick.admittingDigests.checkingSignatures',
+              target: '#tick.admittingDigests.checkingWindow',
               actions: { type: 'warnPendingDigestsWriteFailed', params: withPortError },
+            },
+          },
+        },
+      },
+    },
+    /**
+     * MAINTENANCE_WINDOW (§3.4d): outside every window each changed digest is
+     * held until the next opens, before any signature or manifest is asked
+     * about. A steady tick reads no clock; a halt's pin is never held.
+     */
+    checkingWindow: {
+      initial: 'decidingWindow',
+      states: {
+        decidingWindow: {
+          always: [
+            { guard: 'isMaintenanceWindowOff', target: '#tick.admittingDigests.checkingSignatures' },
+            { target: 'choosingDigestsToWindow', actions: 'findDigestsToWindow' },
+          ],
+        },
+        choosingDigestsToWindow: {
+          always: [
+            { guard: 'hasNoDigestsToWindow', target: '#tick.admittingDigests.checkingSignatures' },
+            { target: 'readingWindowClock' },
+          ],
+        },
+        readingWindowClock: {
+          invoke: {
+            src: 'readClock',
+            input: () => undefined,
+            onDone: {
+              target: '#tick.admittingDigests.checkingSignatures',
+              actions: { type: 'judgeWindowAtAdmission', params: ({ event }) => ({ nowMs: event.output }) },
+            },
+            // Where the tick stands is unknown: nothing starts (fail closed).
+            onError: {
+              target: '#tick.admittingDigests.checkingSignatures',
+              actions: { type: 'holdDigestsForUnreadWindow', params: withPortError },
             },
           },
         },
@@ -185,17 +223,75 @@ export const admittingDigests = tickSetup.createStateConfig({
   },
 });
 
+/** Where a plan goes once it is made (and, with MAINTENANCE_WINDOW, judged by the window). */
+const planRoutes = [
+  // PREPULL_OUTSIDE_WINDOW=on (§3.4d): a plan the window holds is staged now, then the tick goes on without it.
+  { guard: 'isStagingAheadOfWindow', target: '#tick.stagingAheadOfWindow' },
+  { guard: 'hasWorkloadsToReimage', target: '#tick.flapBackoff' },
+  // docs/behaviour.md §3.4c: a first observation's containers run the image it follows, or nothing is recorded.
+  { guard: 'needsOwnershipCheck', target: '#tick.checkingOwnership' },
+  { guard: 'hasDigestsToRecord', target: '#tick.recordingDigests' },
+  { target: '#tick.complete' },
+] as const;
+
 // §3.4 Compare.
 export const comparingDigests = tickSetup.createStateConfig({
   entry: 'planRefresh',
-  always: [
-    { guard: 'hasWorkloadsToReimage', target: 'flapBackoff' },
-    // docs/behaviour.md §3.4c: a first observation's containers run the image it follows, or nothing is recorded.
-    { guard: 'needsOwnershipCheck', target: 'checkingOwnership' },
-    { guard: 'hasDigestsToRecord', target: 'recordingDigests' },
-    { target: 'complete' },
-  ],
+  always: [{ guard: 'needsWindowRoom', target: 'checkingWindowRoom' }, ...planRoutes],
 });
 
+/**
+ * §3.4d: inside the window, the plan starts only with room left for its
+ * expected duration — judged once, before the first re-image, so a started
+ * plan completes (I16). Held, it is made again without what waits.
+ */
+export const checkingWindowRoom = tickSetup.createStateConfig({
+  initial: 'readingWindowClock',
+  states: {
+    // Read again, not taken from the admission check: the signature and
+    // platform checks between them may have taken minutes of the window.
+    readingWindowClock: {
+      invoke: {
+        src: 'readClock',
+        input: () => undefined,
+        onDone: {
+          target: 'judgingWindowRoom',
+          actions: { type: 'rememberWindowClock', params: ({ event }) => ({ nowMs: event.output }) },
+        },
+        onError: { target: 'routingPlan', actions: { type: 'holdPlanForUnreadWindow', params: withPortError } },
+      },
+    },
+    judgingWindowRoom: { entry: 'judgeWindowRoom', always: { target: 'routingPlan' } },
+    routingPlan: { always: [...planRoutes] },
+  },
+});
+
+/**
+ * PREPULL_OUTSIDE_WINDOW=on (§3.4d, §3.5a): the plan the window holds is
+ * pulled onto its nodes now, so only the switch needs the window. No
+ * attempt is spent and nothing is switched or recorded for it; staging's
+ * own pods come and go as in any staging.
+ */
+export const stagingAheadOfWindow = tickSetup.createStateConfig({
+  invoke: {
+    src: 'stageImages',
+    input: stagingAhead,
+    onDone: {
+      target: 'routingAfterStagingAhead',
+      actions: { type: 'judgeStagedAhead', params: ({ event }) => ({ results: event.output }) },
+    },
+    onError: { target: 'routingAfterStagingAhead', actions: { type: 'stagingAheadFailed', params: withPortError } },
+  },
+});
+
+/** After staging ahead: where the plan (a halt's pin-back, first observations) goes on as always. */
+export const routingAfterStagingAhead = tickSetup.createStateConfig({ always: [...planRoutes] });
+
 /** The phase's steps, in the order the tick takes them. */
-export const admitSteps = { admittingDigests, comparingDigests };
+export const admitSteps = {
+  admittingDigests,
+  comparingDigests,
+  checkingWindowRoom,
+  stagingAheadOfWindow,
+  routingAfterStagingAhead,
+};

@@ -1,5 +1,6 @@
 import { refreshAttemptSet } from '../../domain/bookkeeping.js';
 import { recordWriteOf } from '../../domain/tick-plan.js';
+import { rolloutSecondsWrite } from '../../domain/window-room.js';
 import { write } from '../step-params.js';
 import type { InputArgs } from '../tick-context.js';
 
@@ -9,6 +10,14 @@ import type { InputArgs } from '../tick-context.js';
 export const attemptKept = ({ context }: InputArgs) =>
   write('writeRefreshAttempt', refreshAttemptSet(context.config.topology, context.act.attempt));
 
-/** §3.8 — every new and first-observed digest in one write. */
-export const digestRecord = ({ context }: InputArgs) =>
-  write('recordDigests', recordWriteOf(context.config.topology, context.admit.plan, context.resolve.bookkeeping));
+/**
+ * §3.8 — every new and first-observed digest in one write; with
+ * MAINTENANCE_WINDOW, each rollout's duration beside them (§3.4d).
+ */
+export const digestRecord = ({ context }: InputArgs) => {
+  const { config, admit, resolve, act } = context;
+  return write('recordDigests', {
+    ...recordWriteOf(config.topology, admit.plan, resolve.bookkeeping),
+    ...rolloutSecondsWrite(config.topology, resolve.bookkeeping, act.rolloutMs),
+  });
+};

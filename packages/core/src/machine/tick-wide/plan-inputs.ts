@@ -1,5 +1,6 @@
 import { answersAfterHalt, haltScopeOf } from '../../domain/fleet-halt-admission.js';
 import type { TickPlanInputs } from '../../domain/tick-plan.js';
+import { holdsReimages } from '../../domain/window-room.js';
 import type { TickContext } from '../tick-context.js';
 
 // What the plan is made from (docs/behaviour.md §3.4): made once after
@@ -16,5 +17,6 @@ export const planInputsOf = (context: TickContext): TickPlanInputs => {
     decoupled: observe.decoupled,
     holds: admit.holds,
     halt: haltScopeOf(halt.reading, halt.nowMs),
+    windowHolds: holdsReimages(admit.window),
   };
 };

@@ -1,0 +1,261 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { parseTickConfig } from '../src/config/parse-config.js';
+import { transport } from '../src/domain/port-error.js';
+import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
+import { runTick, type TickPorts } from '../src/run-tick.js';
+import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { aHaltEdge } from './support/halt-edge.js';
+
+// docs/behaviour.md §3.4d, on the simulator's virtual clock (0 is Thursday
+// 2026-01-01T00:00Z): outside every window a changed digest waits, said with
+// when the next opens; inside, a plan starts only with room for what it is
+// expected to take here, and each rollout it completes is timed and kept.
+
+const JM = 'tracebloc/jobs-manager';
+const RM = 'tracebloc/resource-monitor';
+const RECORD = 'tracebloc.io/last-refreshed-jobs-manager-digest';
+const SECONDS = (workload: string) => `tracebloc.io/rollout-seconds-${workload}`;
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+/** Friday 2026-01-02, 01:00Z: inside `Fri 01:00-04:00 UTC`. */
+const FRIDAY_1AM = 25 * HOUR;
+
+type Outcome = Awaited<ReturnType<typeof runTick>>;
+
+/** A fresh edge whose first tick has recorded build 1 of everything, at Thursday 00:00Z. */
+const edge = async (env: Record<string, string>, wrap: (ports: TickPorts) => TickPorts = (p) => p) => {
+  const config = simConfig(env);
+  const world = new SimWorld(config);
+  const ports = wrap(simPorts(world));
+  const first = await runTick(config, ports);
+  expect(first.result).toBe('complete');
+  return { config, world, ports, tick: () => runTick(config, ports) };
+};
+
+const lines = (outcome: Outcome, code: string) => outcome.events.filter((e) => e.code === code).map((e) => e.message);
+const clockReads = (world: SimWorld) => world.calls.filter((c) => c.op === 'readClock').length;
+const apiImage = (world: SimWorld) => world.workload('jobs-manager').images.api;
+
+describe('MAINTENANCE_WINDOW unset (the default)', () => {
+  it("reads no clock and writes no duration: a re-image tick is the script's", async () => {
+    const e = await edge({});
+    e.world.publish(JM, simDigest('jm 2'));
+    const reimaged = await e.tick();
+    expect(reimaged.result).toBe('complete');
+    expect(reimaged.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    expect(clockReads(e.world)).toBe(0);
+    expect(JSON.stringify(reimaged.writes)).not.toContain('rollout-seconds');
+  });
+});
+
+describe('outside every window', () => {
+  it('a changed digest waits: no re-image, no record, exit 0, one line with when the next window opens', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' });
+    const build2 = simDigest('jm 2');
+    e.world.publish(JM, build2);
+    e.world.clockMs = 12 * HOUR; // Thursday noon
+    const held = await e.tick();
+    expect(held.result).toBe('outsideWindow');
+    expect(held.exitCode).toBe(0);
+    expect(held.reimages).toEqual([]);
+    expect(held.writes).toEqual([]);
+    expect(lines(held, 'WINDOW_CLOSED')).toEqual(['outside the maintenance window: next opens 2026-01-02T01:00:00Z']);
+    expect(held.held).toEqual([{ image: 'jobs-manager', digest: build2, reason: 'outsideWindow' }]);
+    expect(kubernetesEventsFor(held).map((k) => `${k.type} ${k.reason}`)).toContain('Normal RefreshWindowWait');
+    expect(apiImage(e.world)).toBe(`docker.io/${JM}:stg`);
+  });
+
+  it('a steady tick reads no clock: nothing changed, nothing to hold', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' });
+    e.world.clockMs = 12 * HOUR;
+    const steady = await e.tick();
+    expect(steady.result).toBe('complete');
+    expect(clockReads(e.world)).toBe(0);
+  });
+
+  it('the clock unreadable: nothing starts (fail closed), said as a WARN', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' }, (ports) => ({
+      ...ports,
+      clock: {
+        ...(ports.clock as NonNullable<TickPorts['clock']>),
+        now: () => () => Promise.resolve(E.left(transport('clock gone'))),
+      },
+    }));
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM;
+    const held = await e.tick();
+    expect(held.reimages).toEqual([]);
+    expect(held.exitCode).toBe(0);
+    expect(lines(held, 'CLOCK_UNAVAILABLE')).toEqual([
+      'WARN: could not read the clock to judge the maintenance window (Transport: clock gone); nothing is re-imaged this tick. Will retry next tick.',
+    ]);
+  });
+});
+
+describe('inside a window', () => {
+  it('with room: the plan starts, each rollout is timed and kept on the gate with the digests', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' });
+    const build2 = simDigest('jm 2');
+    e.world.publish(JM, build2);
+    e.world.clockMs = FRIDAY_1AM;
+    const reimaged = await e.tick();
+    expect(reimaged.result).toBe('complete');
+    expect(reimaged.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    // Nothing recorded yet: each is expected to take ROLLOUT_TIMEOUT (10m).
+    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~20m, 2h59m left']);
+    const record = reimaged.writes.find((w) => w.kind === 'recordDigests');
+    expect(record?.annotations[RECORD]).toBe(build2);
+    const seconds = [SECONDS('jobs-manager'), SECONDS('requests-proxy')].map((k) => record?.annotations[k]);
+    for (const s of seconds) expect(s).toMatch(/^[0-9]+$/);
+    expect(e.world.annotations[SECONDS('jobs-manager')]).toBe(seconds[0]);
+  });
+
+  it('keeps the last five durations of a workload, oldest first', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' });
+    e.world.setAnnotation(SECONDS('jobs-manager'), '1 2 3 4 5');
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM;
+    await e.tick();
+    const kept = (e.world.annotations[SECONDS('jobs-manager')] ?? '').split(' ');
+    expect(kept.slice(0, 4)).toEqual(['2', '3', '4', '5']);
+    expect(kept).toHaveLength(5);
+  });
+
+  it("sized by this edge's history: the longest recorded rollout of each workload, not the bounds", async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-01:30 UTC' });
+    e.world.setAnnotation(SECONDS('jobs-manager'), '300 900 60');
+    e.world.setAnnotation(SECONDS('requests-proxy'), '120');
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM + 10 * MINUTE - 30_000; // 20m30s left: 15m + 2m fit
+    const reimaged = await e.tick();
+    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~17m, 20m left']);
+    expect(reimaged.reimages).toHaveLength(2);
+  });
+
+  it('without room: the plan waits for the next window, said with what it needs and what is left', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-01:30 UTC', WINDOW_MARGIN: '2m' });
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM + 15 * MINUTE - 30_000; // 15m30s left; needs 2 × ROLLOUT_TIMEOUT + 2m
+    const held = await e.tick();
+    expect(held.result).toBe('outsideWindow');
+    expect(held.exitCode).toBe(0);
+    expect(held.reimages).toEqual([]);
+    expect(held.writes).toEqual([]);
+    const [line] = held.events.filter((ev) => ev.code === 'WINDOW_NO_ROOM');
+    expect(line?.message).toBe('not enough window left: needs ~22m, 15m left');
+    expect(line?.hints).toEqual([
+      'jobs-manager ~10m (no rollout recorded yet: the bounds), requests-proxy ~10m (no rollout recorded yet: the bounds) with WINDOW_MARGIN=2m',
+      'the next window opens 2026-01-09T01:00:00Z',
+    ]);
+  });
+
+  it('a plan longer than the longest window can never start: WINDOW TOO SHORT, a finding, naming both', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-01:15 UTC' });
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM;
+    const finding = await e.tick();
+    expect(finding.result).toBe('windowTooShort');
+    expect(finding.exitCode).toBe(1);
+    expect(finding.reimages).toEqual([]);
+    expect(lines(finding, 'WINDOW_TOO_SHORT')).toEqual([
+      'ERROR: WINDOW TOO SHORT: the plan needs ~20m, and the longest maintenance window is 15m (MAINTENANCE_WINDOW="Fri 01:00-01:15 UTC"): it can never start',
+    ]);
+    expect(kubernetesEventsFor(finding).map((k) => `${k.type} ${k.reason}`)).toContain('Warning RefreshWindowTooShort');
+  });
+
+  it('only the workloads the plan re-images are counted: a resource-monitor build needs its own rollout alone', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-01:30 UTC' });
+    e.world.publish(RM, simDigest('rm 2'));
+    e.world.clockMs = FRIDAY_1AM + 15 * MINUTE - 30_000; // 15m30s left, one rollout of 10m
+    const reimaged = await e.tick();
+    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~10m, 15m left']);
+    expect(reimaged.reimages.map((r) => r.workload.id)).toEqual(['resource-monitor']);
+  });
+});
+
+describe('RECONCILE_LIVE=1 outside the window', () => {
+  it('a live re-pin waits as a re-image does', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', RECONCILE_LIVE: '1' });
+    // A helm upgrade put requests-proxy back on its tag: a live drift from the recorded digest.
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM;
+    expect((await e.tick()).reimages).toHaveLength(2);
+    e.world.workload('requests-proxy').images.proxy = `docker.io/${JM}:stg`;
+    e.world.clockMs = FRIDAY_1AM + 12 * HOUR;
+    const outside = await e.tick();
+    expect(outside.reimages).toEqual([]);
+    expect(lines(outside, 'WINDOW_CLOSED')).toEqual([
+      'outside the maintenance window: next opens 2026-01-09T01:00:00Z',
+    ]);
+  });
+});
+
+describe('safety actions are never held', () => {
+  it("a fleet halt's pin-back goes outside the window, while another image's new build waits", async () => {
+    const edge = aHaltEdge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' });
+    const jm1 = simDigest(`${JM}#1`);
+    const jm2 = simDigest(`${JM}#2`);
+    expect((await edge.tick()).exitCode).toBe(0);
+    // Build 2 rolled out in the last window; the fleet then halted it, with build 1 as the pin.
+    edge.world.clockMs = FRIDAY_1AM;
+    edge.world.publish(JM, jm2);
+    expect((await edge.tick()).reimages).toHaveLength(2);
+    edge.world.clockMs = FRIDAY_1AM + 12 * HOUR;
+    edge.world.sign(JM, jm1);
+    edge.publishHalt({ [JM]: { digests: [jm2], pin: jm1 } });
+    edge.world.publish(RM, simDigest(`${RM}#2`));
+    const outcome = await edge.tick();
+    expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    expect(edge.world.workload('jobs-manager').images.api).toBe(`docker.io/${JM}@${jm1}`);
+    expect(outcome.held).toEqual([expect.objectContaining({ image: 'resource-monitor', reason: 'outsideWindow' })]);
+    expect(edge.line('WINDOW_CLOSED')).toBe('outside the maintenance window: next opens 2026-01-09T01:00:00Z');
+  });
+});
+
+describe('PREPULL_OUTSIDE_WINDOW=on', () => {
+  const STAGE_AHEAD = { MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', PREPULL: 'on', PREPULL_OUTSIDE_WINDOW: 'on' };
+
+  it('a plan the window holds is staged now: pulled onto its nodes, nothing switched, recorded or attempted; in the window only the switch is left', async () => {
+    const e = await edge(STAGE_AHEAD);
+    const build2 = simDigest('jm 2');
+    e.world.slowLink(build2, 20 * MINUTE);
+    e.world.publish(JM, build2);
+    e.world.clockMs = 12 * HOUR;
+    const ahead = await e.tick();
+    expect(ahead.result).toBe('outsideWindow');
+    expect(ahead.exitCode).toBe(0);
+    expect(ahead.reimages).toEqual([]);
+    expect(ahead.writes).toEqual([]);
+    expect(lines(ahead, 'STAGED')).toHaveLength(2);
+    expect(e.world.calls.filter((c) => c.op === 'stageImages')).toHaveLength(1);
+    // The next window: the build is on the nodes, the switch takes seconds, not the 20-minute pull.
+    e.world.clockMs = FRIDAY_1AM;
+    const before = e.world.clockMs;
+    const switched = await e.tick();
+    expect(switched.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    expect(apiImage(e.world)).toBe(`docker.io/${JM}@${build2}`);
+    expect(e.world.clockMs - before).toBeLessThan(5 * MINUTE);
+  });
+
+  it('without it, the held plan is not staged until the window', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', PREPULL: 'on' });
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = 12 * HOUR;
+    await e.tick();
+    expect(e.world.calls.filter((c) => c.op === 'stageImages')).toEqual([]);
+  });
+
+  it('with staging off it means nothing, and says so: exit 2 naming it', () => {
+    const parsed = parseTickConfig({
+      RELEASE_NAME: 'stg',
+      RELEASE_NAMESPACE: 'tracebloc',
+      IMAGE_TAG: 'stg',
+      MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC',
+      PREPULL_OUTSIDE_WINDOW: 'on',
+    });
+    expect(E.isLeft(parsed) && parsed.left.map((p) => `${p.variable}: ${p.problem}`)).toEqual([
+      'PREPULL_OUTSIDE_WINDOW: stages a held plan ahead of the window, which needs PREPULL=on (staging is off)',
+    ]);
+  });
+});
