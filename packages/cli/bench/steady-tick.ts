@@ -19,6 +19,9 @@ import { referenceScript } from './reference-script.js';
 // Peak RSS is the process's own maxRSS (getrusage), printed at exit by a
 // preloaded line; the bench needs no /usr/bin/time.
 //
+// BENCH_WINDOW=1 (docs/behaviour.md §3.4d): the same steady tick with
+// MAINTENANCE_WINDOW unset and set, interleaved, requests counted.
+//
 // BENCH_FLEET_HALT=1 (docs/behaviour.md §3.4b): the same steady tick three
 // ways, interleaved run for run — FLEET_HALT_REF unset; set, the halt tag
 // answering 404; set, a halt in force that this edge verified before (its
@@ -198,19 +201,15 @@ const reference =
         kubeconfig: cluster.kubeconfig.path,
       });
 
-/** BENCH_FLEET_HALT=1: the steady tick unset, with a 404, with a kept halt in force — interleaved, requests counted. */
-const benchFleetHalt = async (): Promise<void> => {
-  const withHalt = { FLEET_HALT_REF: `docker.io/${HALT_REPO}:stg-halt`, SIGNATURE_PUBLIC_KEYS: haltKey };
-  const cases = [
-    { name: 'FLEET_HALT_REF unset', tag: 'absent' as const, extra: {}, cluster },
-    { name: 'FLEET_HALT_REF set, no halt (404)', tag: 'absent' as const, extra: withHalt, cluster },
-    {
-      name: 'FLEET_HALT_REF set, a halt in force seen before',
-      tag: 'known' as const,
-      extra: withHalt,
-      cluster: haltCluster ?? cluster,
-    },
-  ];
+interface SteadyCase {
+  readonly name: string;
+  readonly tag: 'absent' | 'known';
+  readonly extra: Readonly<Record<string, string>>;
+  readonly cluster: typeof cluster;
+}
+
+/** The same steady tick under each case, interleaved run for run, each one's requests counted. */
+const benchCases = async (title: string, cases: readonly SteadyCase[]): Promise<void> => {
   const results = cases.map(() => ({ ms: [] as number[], rssKb: [] as number[], api: 0, registry: 0 }));
   for (let i = 0; i < RUNS; i++) {
     for (const [index, c] of cases.entries()) {
@@ -229,7 +228,7 @@ const benchFleetHalt = async (): Promise<void> => {
     }
   }
   console.log(
-    `node ${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()} ${NODE_FLAGS.join(' ')}; fleet halt (docs/behaviour.md §3.4b), ${RUNS} interleaved runs each:`,
+    `node ${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()} ${NODE_FLAGS.join(' ')}; ${title}, ${RUNS} interleaved runs each:`,
   );
   for (const [index, c] of cases.entries()) {
     const r = results[index];
@@ -239,6 +238,33 @@ const benchFleetHalt = async (): Promise<void> => {
     );
   }
 };
+
+/** BENCH_FLEET_HALT=1: the steady tick unset, with a 404, with a kept halt in force. */
+const benchFleetHalt = (): Promise<void> => {
+  const withHalt = { FLEET_HALT_REF: `docker.io/${HALT_REPO}:stg-halt`, SIGNATURE_PUBLIC_KEYS: haltKey };
+  return benchCases('fleet halt (docs/behaviour.md §3.4b)', [
+    { name: 'FLEET_HALT_REF unset', tag: 'absent', extra: {}, cluster },
+    { name: 'FLEET_HALT_REF set, no halt (404)', tag: 'absent', extra: withHalt, cluster },
+    {
+      name: 'FLEET_HALT_REF set, a halt in force seen before',
+      tag: 'known',
+      extra: withHalt,
+      cluster: haltCluster ?? cluster,
+    },
+  ]);
+};
+
+/** BENCH_WINDOW=1: the steady tick with MAINTENANCE_WINDOW unset and set — it reads no clock either way. */
+const benchWindow = (): Promise<void> =>
+  benchCases('maintenance window (docs/behaviour.md §3.4d)', [
+    { name: 'MAINTENANCE_WINDOW unset', tag: 'absent', extra: {}, cluster },
+    {
+      name: 'MAINTENANCE_WINDOW set',
+      tag: 'absent',
+      extra: { MAINTENANCE_WINDOW: 'Mon-Fri 01:00-04:00 Europe/Berlin; Sat,Sun 00:00-06:00 Europe/Berlin' },
+      cluster,
+    },
+  ]);
 
 const benchTick = async (): Promise<void> => {
   const version: number[] = [];
@@ -287,7 +313,7 @@ const benchTick = async (): Promise<void> => {
 };
 
 try {
-  await (FLEET_HALT ? benchFleetHalt() : benchTick());
+  await (FLEET_HALT ? benchFleetHalt() : process.env.BENCH_WINDOW === '1' ? benchWindow() : benchTick());
 } finally {
   await haltCluster?.close();
   await cluster.close();

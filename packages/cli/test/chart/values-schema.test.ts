@@ -157,6 +157,20 @@ const SAMPLES: Readonly<Record<string, Samples>> = {
   PREPULL: { accepted: ['on', 'off', true, false], refused: ['1', 'true'] },
   PREPULL_TIMEOUT: { accepted: ['30m'], refused: ['30', '0s'], beside: { PREPULL: 'on' } },
   PREPULL_PARALLEL: { accepted: ['1', 2], refused: ['0', 'all'], beside: { PREPULL: 'on' } },
+  MAINTENANCE_WINDOW: {
+    accepted: ['Mon-Fri 01:00-04:00 Europe/Berlin; Sat,Sun 00:00-06:00 Europe/Berlin', 'Fri 22:00-02:00 UTC;'],
+    refused: ['Mon-Fri 1:00-4:00 UTC', 'nightly', 'Mon-Fri 01:00-04:00', 'Mon 01:00-04:00 UTC;; Tue 01:00-02:00 UTC'],
+  },
+  WINDOW_MARGIN: {
+    accepted: ['0s', '5m'],
+    refused: ['5', 'five'],
+    beside: { MAINTENANCE_WINDOW: 'Mon 01:00-04:00 UTC' },
+  },
+  PREPULL_OUTSIDE_WINDOW: {
+    accepted: ['on', 'off', true],
+    refused: ['1', 'yes'],
+    beside: { MAINTENANCE_WINDOW: 'Mon 01:00-04:00 UTC', PREPULL: 'on' },
+  },
   REGISTRY_AUTH_FILE: { accepted: [], refused: ['config.json'] },
   REGISTRY_CA_FILE: { accepted: [], refused: ['ca.pem'] },
   REGISTRY_PLAIN_HTTP: {

@@ -118,6 +118,13 @@ export const VARIABLE_SHAPES: Readonly<Record<string, Shape>> = {
   PREPULL: onOff,
   PREPULL_TIMEOUT: bound,
   PREPULL_PARALLEL: count(1),
+  // The grammar's shape (config/maintenance-window-grammar.ts); the zone and the times' range are the tick's to judge.
+  MAINTENANCE_WINDOW: text(
+    ' *[A-Za-z]{3}(-[A-Za-z]{3})?(,[A-Za-z]{3}(-[A-Za-z]{3})?)* +[0-9]{2}:[0-9]{2}-[0-9]{2}:[0-9]{2} +[A-Za-z0-9_+/-]+ *(; *[A-Za-z]{3}(-[A-Za-z]{3})?(,[A-Za-z]{3}(-[A-Za-z]{3})?)* +[0-9]{2}:[0-9]{2}-[0-9]{2}:[0-9]{2} +[A-Za-z0-9_+/-]+ *)*;? *',
+    'one or more windows, ";"-separated: <days> <HH:MM>-<HH:MM> <IANA zone>',
+  ),
+  WINDOW_MARGIN: duration,
+  PREPULL_OUTSIDE_WINDOW: onOff,
   REGISTRY_AUTH_FILE: path,
   REGISTRY_CA_FILE: path,
   REGISTRY_PLAIN_HTTP: {
