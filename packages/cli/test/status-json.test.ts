@@ -91,4 +91,33 @@ describe('image-refresh status --json', () => {
     expect(facts.workloads['jobs-manager'].error.message).toContain('NotFound (HTTP 404)');
     expect(facts).toMatchObject({ skipStreak: null, refreshAttempt: null, flapDetected: null, images: null });
   });
+
+  it('MAINTENANCE_WINDOW set: where the edge stands in its windows, and what each workload is expected to take here', async () => {
+    const world = aWorld({ MAINTENANCE_WINDOW: 'Mon-Sun 00:00-24:00 UTC' });
+    world.annotations = { 'tracebloc.io/rollout-seconds-jobs-manager': '300 2400 60' };
+    const json = await runCli(['status', '--json'], world, { MAINTENANCE_WINDOW: 'Mon-Sun 00:00-24:00 UTC' });
+    const facts = JSON.parse(json.stdout[0] ?? '');
+    expect(facts.window).toEqual({
+      windows: 'Mon-Sun 00:00-24:00 UTC',
+      open: true,
+      until: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      expected: [
+        { workload: 'jobs-manager', seconds: 2400, measured: true },
+        { workload: 'requests-proxy', seconds: 600, measured: false },
+        { workload: 'resource-monitor', seconds: 600, measured: false },
+      ],
+    });
+    const text = await runCli(['status'], world, { MAINTENANCE_WINDOW: 'Mon-Sun 00:00-24:00 UTC' });
+    expect(text.stdout.filter((l) => l.includes('window') || l.includes('expected rollouts'))).toEqual([
+      expect.stringMatching(/^window +open until \S+Z \(Mon-Sun 00:00-24:00 UTC\)$/),
+      expect.stringMatching(
+        /^ +expected rollouts here: jobs-manager ~40m, requests-proxy ~10m \(none recorded: the bounds\), resource-monitor ~10m \(none recorded: the bounds\)$/,
+      ),
+    ]);
+  });
+
+  it('MAINTENANCE_WINDOW unset: no window field at all', async () => {
+    const facts = JSON.parse((await runCli(['status', '--json'], aWorld())).stdout[0] ?? '');
+    expect('window' in facts).toBe(false);
+  });
 });
