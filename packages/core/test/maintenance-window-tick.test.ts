@@ -4,7 +4,7 @@ import { parseTickConfig } from '../src/config/parse-config.js';
 import { transport } from '../src/domain/port-error.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
-import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { SIM_HALT_ENVIRONMENT, SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { aHaltEdge } from './support/halt-edge.js';
 
 // docs/behaviour.md §3.4d, on the simulator's virtual clock (0 is Thursday
@@ -20,6 +20,8 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 /** Friday 2026-01-02, 01:00Z: inside `Fri 01:00-04:00 UTC`. */
 const FRIDAY_1AM = 25 * HOUR;
+/** The trust the simulator signs with, without watching a halt. */
+const SIM_HALT_KEYS = { SIGNATURE_PUBLIC_KEYS: SIM_HALT_ENVIRONMENT.SIGNATURE_PUBLIC_KEYS };
 
 type Outcome = Awaited<ReturnType<typeof runTick>>;
 
@@ -103,7 +105,7 @@ describe('inside a window', () => {
     expect(reimaged.result).toBe('complete');
     expect(reimaged.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
     // Nothing recorded yet: each is expected to take ROLLOUT_TIMEOUT (10m).
-    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~20m, 2h59m left']);
+    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~20m, 2h59m59s left']);
     const record = reimaged.writes.find((w) => w.kind === 'recordDigests');
     expect(record?.annotations[RECORD]).toBe(build2);
     const seconds = [SECONDS('jobs-manager'), SECONDS('requests-proxy')].map((k) => record?.annotations[k]);
@@ -129,7 +131,7 @@ describe('inside a window', () => {
     e.world.publish(JM, simDigest('jm 2'));
     e.world.clockMs = FRIDAY_1AM + 10 * MINUTE - 30_000; // 20m30s left: 15m + 2m fit
     const reimaged = await e.tick();
-    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~17m, 20m left']);
+    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~17m, 20m29s left']);
     expect(reimaged.reimages).toHaveLength(2);
   });
 
@@ -143,7 +145,7 @@ describe('inside a window', () => {
     expect(held.reimages).toEqual([]);
     expect(held.writes).toEqual([]);
     const [line] = held.events.filter((ev) => ev.code === 'WINDOW_NO_ROOM');
-    expect(line?.message).toBe('not enough window left: needs ~22m, 15m left');
+    expect(line?.message).toBe('not enough window left: needs ~22m, 15m29s left');
     expect(line?.hints).toEqual([
       'jobs-manager ~10m (no rollout recorded yet: the bounds), requests-proxy ~10m (no rollout recorded yet: the bounds) with WINDOW_MARGIN=2m',
       'the next window opens 2026-01-09T01:00:00Z',
@@ -169,7 +171,7 @@ describe('inside a window', () => {
     e.world.publish(RM, simDigest('rm 2'));
     e.world.clockMs = FRIDAY_1AM + 15 * MINUTE - 30_000; // 15m30s left, one rollout of 10m
     const reimaged = await e.tick();
-    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~10m, 15m left']);
+    expect(lines(reimaged, 'WINDOW_ROOM')).toEqual(['inside the maintenance window: needs ~10m, 15m29s left']);
     expect(reimaged.reimages.map((r) => r.workload.id)).toEqual(['resource-monitor']);
   });
 });
@@ -257,5 +259,81 @@ describe('PREPULL_OUTSIDE_WINDOW=on', () => {
     expect(E.isLeft(parsed) && parsed.left.map((p) => `${p.variable}: ${p.problem}`)).toEqual([
       'PREPULL_OUTSIDE_WINDOW: stages a held plan ahead of the window, which needs PREPULL=on (staging is off)',
     ]);
+  });
+});
+
+describe('what a review found, held', () => {
+  it('a decoupled pass that would move a workload it cannot record is held too: nothing starts without room', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-01:30 UTC', DECOUPLED_REFRESH: '1' });
+    e.world.setBehaviour('jobs-manager', 'neverReady');
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM + 26 * MINUTE; // 4 minutes left, requests-proxy needs ROLLOUT_TIMEOUT
+    const held = await e.tick();
+    expect(held.reimages).toEqual([]);
+    expect(e.world.calls.filter((c) => c.op === 'setImages')).toEqual([]);
+    expect(lines(held, 'WINDOW_NO_ROOM')).toHaveLength(1);
+  });
+
+  it("a fleet halt's pin-back counts in the plan's size: it runs first, so another build waits when both do not fit", async () => {
+    const edge = aHaltEdge({ MAINTENANCE_WINDOW: 'Fri 01:00-01:15 UTC; Sat 01:00-03:00 UTC' });
+    const jm1 = simDigest(`${JM}#1`);
+    const jm2 = simDigest(`${JM}#2`);
+    expect((await edge.tick()).exitCode).toBe(0);
+    edge.world.setAnnotation(SECONDS('jobs-manager'), '2400');
+    edge.world.setAnnotation(SECONDS('requests-proxy'), '60');
+    edge.world.setAnnotation(SECONDS('resource-monitor'), '60');
+    edge.world.clockMs = FRIDAY_1AM + 24 * HOUR; // Saturday 01:00, two hours open
+    edge.world.publish(JM, jm2);
+    expect((await edge.tick()).reimages).toHaveLength(2);
+    edge.world.sign(JM, jm1);
+    edge.publishHalt({ [JM]: { digests: [jm2], pin: jm1 } });
+    edge.world.publish(RM, simDigest(`${RM}#2`));
+    edge.world.clockMs = FRIDAY_1AM + 24 * HOUR + 110 * MINUTE; // 10 minutes left: the pin-back's 40m + 1m + 1m do not fit
+    const outcome = await edge.tick();
+    expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    expect(outcome.held).toEqual([expect.objectContaining({ image: 'resource-monitor', reason: 'outsideWindow' })]);
+    expect(edge.line('WINDOW_NO_ROOM')).toMatch(/^not enough window left: needs ~42m, 9m\d*s? left/);
+  });
+
+  it('a plan no window can hold is said at once, outside the window too: WINDOW TOO SHORT, exit 1', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-01:15 UTC' });
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = 12 * HOUR; // Thursday noon
+    const finding = await e.tick();
+    expect(finding.result).toBe('windowTooShort');
+    expect(finding.exitCode).toBe(1);
+    expect(finding.reimages).toEqual([]);
+  });
+
+  it('a weekly window a clock change leaves no time in opens again a week later: the tick says when, and does not fail', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Sun 02:00-03:00 Europe/Berlin' });
+    e.world.publish(JM, simDigest('jm 2'));
+    // Saturday 2026-03-28, noon UTC: the next Sunday 02:00 in Berlin does not exist (spring forward).
+    e.world.clockMs = Date.UTC(2026, 2, 28, 12) - Date.UTC(2026, 0, 1);
+    const held = await e.tick();
+    expect(held.exitCode).toBe(0);
+    expect(lines(held, 'WINDOW_CLOSED')).toEqual(['outside the maintenance window: next opens 2026-04-05T00:00:00Z']);
+  });
+
+  it('staging ahead never pulls a digest the signature check refused (VERIFY_SIGNATURES=enforce), nor in a flap lockout', async () => {
+    const e = await edge({
+      ...SIM_HALT_KEYS,
+      VERIFY_SIGNATURES: 'enforce',
+      MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC',
+      PREPULL: 'on',
+      PREPULL_OUTSIDE_WINDOW: 'on',
+    });
+    e.world.publish(JM, simDigest('jm 2 unsigned'));
+    e.world.clockMs = 12 * HOUR;
+    const held = await e.tick();
+    expect(held.result).toBe('signatureRejected');
+    expect(e.world.calls.filter((c) => c.op === 'stageImages')).toEqual([]);
+    // Signed, but the flap back-off has locked refresh out: nothing is staged for a window it will not use.
+    const signed = simDigest('jm 3');
+    e.world.sign(JM, signed);
+    e.world.publish(JM, signed);
+    e.world.setAnnotation('tracebloc.io/refresh-flap-detected', '3');
+    await e.tick();
+    expect(e.world.calls.filter((c) => c.op === 'stageImages')).toEqual([]);
   });
 });

@@ -15,7 +15,11 @@ export interface WindowFacts {
   readonly expected: readonly { readonly workload: string; readonly seconds: number; readonly measured: boolean }[];
 }
 
-const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+/** RFC 3339 to the second; a window that opens in none of the two weeks looked at is said so. */
+const rfc3339 = (ms: number): string =>
+  Number.isFinite(ms)
+    ? new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+    : 'none in the next two weeks';
 
 export const windowFacts = (
   config: TickConfig,

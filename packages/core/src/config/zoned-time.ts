@@ -65,8 +65,11 @@ let listed: ReadonlySet<string> | undefined;
  * Benchmarks) — and of a formatter for an alias the list leaves out
  * (`Asia/Kolkata`), which Intl answers with a RangeError when it is unknown.
  */
+/** An IANA name's shape: `Area/Location`, `UTC`, `Etc/GMT+2` — never a bare offset, which Node 24's Intl takes. */
+const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
 export const isTimeZone = (zone: string): boolean => {
-  if (zone.trim() === '' || zone !== zone.trim()) return false;
+  if (!IANA_NAME.test(zone)) return false;
   listed ??= new Set(Intl.supportedValuesOf('timeZone'));
   if (listed.has(zone) || ALWAYS_KNOWN.has(zone)) return true;
   try {

@@ -60,13 +60,18 @@ export const openStretches = (
   return merged;
 };
 
-/** How far ahead a next opening is looked for: a week, and a day for a clock change. */
-const LOOK_AHEAD_MS = 8 * DAY_MS;
+/**
+ * How far ahead a next opening is looked for: two weeks and a day — a weekly
+ * window a clock change leaves no time in (`Sun 02:00-03:00` on a
+ * spring-forward Sunday) opens again only a week after it.
+ */
+const LOOK_AHEAD_MS = 15 * DAY_MS;
 
 /**
  * Inside a window at `nowMs` (and when the stretch it is in closes), or
- * outside (and when the next one opens). Every window opens at least once a
- * week, so a next opening is always found.
+ * outside (and when the next one opens). Every window opens at least once in
+ * two weeks, so a next opening is always found; `Infinity` if not, which the
+ * lines say as "none in two weeks" (fail closed: nothing starts).
  */
 export const windowStateAt = (windows: readonly MaintenanceWindow[], nowMs: number): WindowState => {
   // A stretch that is open now may have opened days ago (touching windows).

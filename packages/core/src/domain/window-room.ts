@@ -76,9 +76,8 @@ export const expectedRollouts = (
       rolloutSecondsKeyOf(config.topology.profile.annotationPrefix, workload),
     );
     if (recorded.length > 0) return { workload, ms: Math.max(...recorded) * 1000, measured: true };
-    // Staged ahead of the window (PREPULL_OUTSIDE_WINDOW=on), only the switch is left for it.
-    const staging = config.maintenanceWindow?.stageOutside === true ? 0 : (prepullOf(config)?.timeoutMs ?? 0);
-    return { workload, ms: config.rolloutTimeoutMs + staging, measured: false };
+    // With PREPULL=on its staging too, staged ahead or not: a build first seen inside the window stages there.
+    return { workload, ms: config.rolloutTimeoutMs + (prepullOf(config)?.timeoutMs ?? 0), measured: false };
   });
 
 /** The images a fleet halt sends back to its pin: their re-images are never held (§3.4b). */
@@ -113,13 +112,14 @@ export const judgeWindowRoom = (
   workloads: readonly string[],
   bookkeeping: Annotations,
 ): WindowJudgement => {
-  const state = windowStateAt(window.windows, nowMs);
-  if (state._tag === 'Closed') return { _tag: 'Closed', nowMs, opensMs: state.opensMs };
   const needsMs = expectedRollouts(config, workloads, bookkeeping).reduce((sum, r) => sum + r.ms, 0) + window.marginMs;
   const longestMs = longestOpenMs(window.windows, nowMs);
+  // Inside a window or not: a plan no window can hold is said at once, not after a wait (a finding).
   if (needsMs > longestMs) {
     return { _tag: 'TooShort', needsMs, longestMs, windows: window.windows.map((w) => w.text).join('; ') };
   }
+  const state = windowStateAt(window.windows, nowMs);
+  if (state._tag === 'Closed') return { _tag: 'Closed', nowMs, opensMs: state.opensMs };
   const leftMs = state.closesMs - nowMs;
   if (needsMs > leftMs) {
     const after = windowStateAt(window.windows, state.closesMs);
@@ -184,11 +184,29 @@ export const withoutWindowHolds = (holds: Holds): Holds =>
 export const waitsForAWindow = (judgement: WindowJudgement | undefined): boolean =>
   judgement?._tag === 'Closed' || judgement?._tag === 'NoRoom';
 
-/** The digests a plan moves containers to that the window holds: all but a fleet halt's pins (§3.4b). */
-export const windowedDrift = (
+/**
+ * The digests the window holds in a plan: each image a windowed change moves
+ * (a decoupled pass may move one it cannot record), with the digest its
+ * verdict moves it to; a fleet halt's pin-back is not among them (§3.4b).
+ */
+export const windowedDigests = (
+  topology: Topology,
   plan: RefreshPlan,
   pins: PinnedImages,
-): readonly { readonly image: string; readonly to: Digest }[] =>
-  Object.entries(plan.drift).flatMap(([image, to]) =>
-    to === undefined || pins[image] !== undefined ? [] : [{ image, to }],
+): readonly { readonly image: string; readonly to: Digest }[] => {
+  const windowed = new Set(windowedWorkloads(topology, plan, pins));
+  const images = new Set(
+    plan.changes
+      .filter((change) => windowed.has(change.workload.id))
+      .flatMap((change) => change.images.map((c) => imageOfContainer(topology, change.workload.id, c.container))),
   );
+  return plan.verdicts.flatMap((v) =>
+    v._tag === 'Drift' && images.has(v.image) && pins[v.image] === undefined ? [{ image: v.image, to: v.to }] : [],
+  );
+};
+
+/** The plan with only what the window never holds left to re-image: a fleet halt's pin-backs (§3.4b). */
+export const onlyPinBacks = (topology: Topology, plan: RefreshPlan, pins: PinnedImages): RefreshPlan => {
+  const windowed = new Set(windowedWorkloads(topology, plan, pins));
+  return { ...plan, changes: plan.changes.filter((change) => !windowed.has(change.workload.id)) };
+};

@@ -38,6 +38,8 @@ export interface AdmitContext {
   readonly windowNowMs: number | undefined;
   /** MAINTENANCE_WINDOW: what the window said of this tick's re-images (§3.4d); undefined until judged. */
   readonly window: WindowJudgement | undefined;
+  /** MAINTENANCE_WINDOW: the plan was judged by the window after it was made (§3.4d): once a tick. */
+  readonly windowRoomJudged: boolean;
   /** PREPULL_OUTSIDE_WINDOW=on: the held plan was staged ahead of the window this tick (§3.4d). */
   readonly stagedAhead: boolean;
   /** The plan, made once after the last check; nothing to do until then. */
@@ -58,6 +60,7 @@ export const ADMITTED_NOTHING: AdmitContext = {
   windowed: [],
   windowNowMs: undefined,
   window: undefined,
+  windowRoomJudged: false,
   stagedAhead: false,
   plan: EMPTY_PLAN,
 };

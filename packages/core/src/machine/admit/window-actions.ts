@@ -1,17 +1,20 @@
+import * as O from 'fp-ts/lib/Option.js';
 import { maintenanceWindowOf } from '../../config/maintenance-window-config.js';
 import { changedDigests } from '../../domain/admission.js';
+import { counterValue } from '../../domain/counter.js';
+import { isFlapLockedOut } from '../../domain/flap.js';
 import { withoutHaltPins } from '../../domain/fleet-halt-admission.js';
 import { windowStateAt } from '../../domain/maintenance-window.js';
-import { hasDrift } from '../../domain/plan.js';
 import type { PortError } from '../../domain/port-error.js';
 import { type StagingReport, type StagingResult, stagingReportsOf, stagingRequestOf } from '../../domain/staging.js';
 import { planTick } from '../../domain/tick-plan.js';
 import {
   holdsReimages,
   judgeWindowRoom,
+  onlyPinBacks,
   type WindowJudgement,
   waitsForAWindow,
-  windowedDrift,
+  windowedDigests,
   windowedWorkloads,
   withoutWindowHolds,
   withWindowHolds,
@@ -29,30 +32,55 @@ import { windowClockUnavailable, windowLines } from './window-messages.js';
 // starts only with room left for its expected duration. A fleet halt's
 // pin-back is never held (§3.4b).
 
-/** The workloads of the plan the window judges: every one re-imaged, but a halt's pin-back. */
-const windowedWorkloadsOf = ({ config, admit }: TickContext) =>
-  windowedWorkloads(config.topology, admit.plan, admit.haltPins);
+/**
+ * The plan as if the window had let it start: every hold but the window's,
+ * live re-pins as configured. What the window judges and sizes, and what
+ * staging ahead stages.
+ */
+const wouldBePlan = (context: TickContext) =>
+  planTick({ ...planInputsOf(context), holds: withoutWindowHolds(context.admit.holds), windowHolds: false });
 
-/** The window's judgement kept, what it holds held, the plan made again without it, and said. */
+/** The would-be plan's workloads the window may hold: all but a halt's pin-backs. */
+const windowedWorkloadsOf = (context: TickContext) =>
+  windowedWorkloads(context.config.topology, wouldBePlan(context), context.admit.haltPins);
+
+/**
+ * The window's judgement kept; what it holds held — every digest a windowed
+ * change moves — and the plan made again with only the halt's pin-backs left
+ * to re-image (the backstop: nothing held reaches a pod). Said, unless the
+ * admission check said the same already.
+ */
 const windowJudged = (context: TickContext, judgement: WindowJudgement) => {
   const { config, admit, resolve } = context;
-  const workloads = windowedWorkloadsOf(context);
-  const holds = holdsReimages(judgement)
-    ? withWindowHolds(admit.holds, windowedDrift(admit.plan, admit.haltPins), judgement)
-    : admit.holds;
-  const judged = { ...context, admit: { ...admit, holds, window: judgement } };
-  const plan = holdsReimages(judgement) ? planTick(planInputsOf(judged)) : admit.plan;
+  const wouldBe = wouldBePlan(context);
+  const sized = wouldBe.changes.map((change) => change.workload.id);
+  const saidAlready = admit.window?._tag === judgement._tag;
+  const lines = saidAlready ? [] : windowLines(config, judgement, sized, resolve.bookkeeping);
+  if (!holdsReimages(judgement)) {
+    return {
+      admit: { ...admit, window: judgement, windowRoomJudged: true },
+      act: { ...context.act, rolloutMarkMs: judgement._tag === 'Room' ? judgement.nowMs : undefined },
+      events: said(context, ...lines),
+    };
+  }
+  // The admission check's holds give way to this judgement's reason (outside may turn out to be never fits).
+  const holds = withWindowHolds(
+    withoutWindowHolds(admit.holds),
+    windowedDigests(config.topology, wouldBe, admit.haltPins),
+    judgement,
+  );
+  const judged = { ...context, admit: { ...admit, holds, window: judgement, windowRoomJudged: true } };
   return {
-    admit: { ...judged.admit, plan },
-    act: { ...context.act, rolloutMarkMs: judgement._tag === 'Room' ? judgement.nowMs : undefined },
-    events: said(context, ...windowLines(config, judgement, workloads, resolve.bookkeeping)),
+    admit: { ...judged.admit, plan: onlyPinBacks(config.topology, planTick(planInputsOf(judged)), admit.haltPins) },
+    act: { ...context.act, rolloutMarkMs: undefined },
+    events: said(context, ...lines),
   };
 };
 
 /** PREPULL_OUTSIDE_WINDOW=on: the staging call for the plan the window holds, as if it had let it start. */
 export const stagingAhead = ({ context }: InputArgs) => {
   const { config, admit } = context;
-  const plan = planTick({ ...planInputsOf(context), holds: withoutWindowHolds(admit.holds), windowHolds: false });
+  const plan = wouldBePlan(context);
   // A halt's pin-back is not held, so not staged ahead either: it is staged as it goes.
   const held = new Set(windowedWorkloads(config.topology, plan, admit.haltPins));
   const prepull = config.staging?.prepull ?? { timeoutMs: 0, parallel: 1 };
@@ -67,6 +95,14 @@ const stagedAheadLines = (context: TickContext, reports: readonly StagingReport[
   events: said(context, ...reports.map(announceStaging)),
 });
 
+/** The flap back-off would stop this plan anyway (§3.5): no staging ahead of a window it will not use. */
+const isFlapLockedOutNow = ({ config, resolve }: TickContext): boolean =>
+  resolve.bookkeeping[config.topology.keys.flapDetected] !== undefined ||
+  isFlapLockedOut(
+    counterValue(O.fromNullable(resolve.bookkeeping[config.topology.keys.refreshAttempt])),
+    config.maxRefreshAttempts,
+  );
+
 export const windowGuards = {
   /**
    * PREPULL_OUTSIDE_WINDOW=on: the window holds a plan until a window that
@@ -77,9 +113,18 @@ export const windowGuards = {
     context.config.maintenanceWindow?.stageOutside === true &&
     waitsForAWindow(context.admit.window) &&
     !context.admit.stagedAhead &&
+    // The pull budget and the flap back-off hold it back as they would the plan (I7b, §3.5).
+    !context.resolve.budget.low &&
+    !isFlapLockedOutNow(context) &&
     stagingAhead({ context }).request.targets.length > 0,
-  /** checkingWindow: MAINTENANCE_WINDOW unset (the default): any time, no clock read. */
-  isMaintenanceWindowOff: ({ context }: GuardArgs) => maintenanceWindowOf(context.config) === undefined,
+  /**
+   * checkingWindow: MAINTENANCE_WINDOW unset (the default): any time, no clock
+   * read. With PREPULL_OUTSIDE_WINDOW=on the window is judged after the plan
+   * only: a digest staged ahead must have passed the signature and platform
+   * checks first (fail closed: no node pulls what could not be verified).
+   */
+  isMaintenanceWindowOff: ({ context }: GuardArgs) =>
+    maintenanceWindowOf(context.config) === undefined || context.config.maintenanceWindow?.stageOutside === true,
   /** No changed digest left by the earlier checks (a halt's pin aside): a steady tick reads no clock. */
   hasNoDigestsToWindow: ({ context }: GuardArgs) => context.admit.windowed.length === 0,
   /**
@@ -88,9 +133,9 @@ export const windowGuards = {
    */
   needsWindowRoom: ({ context }: GuardArgs) =>
     maintenanceWindowOf(context.config) !== undefined &&
-    hasDrift(context.admit.plan) &&
-    windowedWorkloadsOf(context).length > 0 &&
-    !holdsReimages(context.admit.window),
+    !context.admit.windowRoomJudged &&
+    context.admit.window?._tag !== 'Unread' &&
+    windowedWorkloadsOf(context).length > 0,
 };
 
 export const windowActions = {
@@ -157,10 +202,9 @@ export const windowActions = {
     const nowMs = context.admit.windowNowMs;
     // Both are there by the guards that lead here; fail closed if not.
     if (window === undefined || nowMs === undefined) return windowJudged(context, { _tag: 'Unread' });
-    return windowJudged(
-      context,
-      judgeWindowRoom(context.config, window, nowMs, windowedWorkloadsOf(context), context.resolve.bookkeeping),
-    );
+    // Sized by every workload the plan re-images, a halt's pin-back included: it runs in the same plan.
+    const sized = wouldBePlan(context).changes.map((change) => change.workload.id);
+    return windowJudged(context, judgeWindowRoom(context.config, window, nowMs, sized, context.resolve.bookkeeping));
   }),
   /** The clock unread after the plan: the plan is held (fail closed), and said. */
   holdPlanForUnreadWindow: tickAssign(({ context }, params: { error: PortError }) => {

@@ -11,16 +11,19 @@ import type { TickEvent } from '../tick-event.js';
 // `outside the maintenance window: next opens <RFC 3339 time>` and
 // `not enough window left: needs ~42m, 9m left`.
 
-const MINUTE_MS = 60_000;
+const SECOND_MS = 1_000;
 
-/** `~42m`, `~1h5m`: a need, rounded up to the minute. */
-const needWords = (ms: number): string => `~${formatDuration(Math.ceil(ms / MINUTE_MS) * MINUTE_MS)}`;
+/** `~42m`, `~1h5m30s`: a need, to the second above. Rounded the same way as what is left, so the two compare as the check did. */
+const needWords = (ms: number): string => `~${formatDuration(Math.ceil(ms / SECOND_MS) * SECOND_MS)}`;
 
-/** `9m`, `0s`: what is left, rounded down to the minute. */
+/** `9m`, `2h59m58s`: what is left, to the second below. */
 const leftWords = (ms: number): string => {
-  const whole = Math.max(0, Math.floor(ms / MINUTE_MS) * MINUTE_MS);
+  const whole = Math.max(0, Math.floor(ms / SECOND_MS) * SECOND_MS);
   return whole === 0 ? '0s' : formatDuration(whole);
 };
+
+/** When a window opens, or that none does in the two weeks looked at (every window opens in two weeks). */
+const opensWords = (ms: number): string => (Number.isFinite(ms) ? rfc3339(ms) : 'none in the next two weeks');
 
 /** `jobs-manager ~38m (measured), worker ~10m (ROLLOUT_TIMEOUT)`: what the need is made of. */
 const needParts = (c: TickConfig, workloads: readonly string[], bookkeeping: Readonly<Record<string, string>>) =>
@@ -45,7 +48,7 @@ export const windowLines = (
   switch (judgement._tag) {
     case 'Closed':
       return [
-        event('info', 'WINDOW_CLOSED', `outside the maintenance window: next opens ${rfc3339(judgement.opensMs)}`),
+        event('info', 'WINDOW_CLOSED', `outside the maintenance window: next opens ${opensWords(judgement.opensMs)}`),
       ];
     case 'NoRoom':
       return [
@@ -57,7 +60,7 @@ export const windowLines = (
           ),
           hints: [
             `${needParts(c, workloads, bookkeeping)}${margin}`,
-            `the next window opens ${rfc3339(judgement.opensMs)}`,
+            `the next window opens ${opensWords(judgement.opensMs)}`,
           ],
         },
       ];
