@@ -259,8 +259,27 @@ describe.skipIf(missing !== undefined)(
               ).toEqual([]);
               expect(linesWith(applied.stderr.split('\n'), 'PodSecurity'), name).toEqual([]);
             }
-            const left = await stage.kubectl('admin', ['get', 'cronjobs', '-A', '-o', 'name']);
-            expect(left.stdout.trim().split('\n')).toEqual([`cronjob.batch/${RELEASE}`]);
+            // In this story's namespaces (other files' releases share the cluster): only the installed one.
+            const left = await stage.kubectl('admin', [
+              'get',
+              'cronjobs,configmaps,roles',
+              '-A',
+              '-o',
+              'jsonpath={range .items[*]}{.kind}/{.metadata.namespace}/{.metadata.name}{"\\n"}{end}',
+            ]);
+            const ours = new Set<string>([PLACE.shop, PLACE.nodes, ...moved.values()]);
+            expect(
+              left.stdout
+                .trim()
+                .split('\n')
+                .filter((line) => ours.has(line.split('/')[1] ?? '') && !line.endsWith('/kube-root-ca.crt'))
+                .sort(),
+            ).toEqual([
+              `ConfigMap/${PLACE.shop}/${RELEASE}-profile`,
+              `CronJob/${PLACE.shop}/${RELEASE}`,
+              `Role/${PLACE.nodes}/${PLACE.shop}-${RELEASE}`,
+              `Role/${PLACE.shop}/${RELEASE}`,
+            ]);
           } finally {
             for (const name of moved.values())
               await stage.kubectl('admin', ['delete', 'namespace', name, '--wait=false']);
