@@ -33,9 +33,9 @@ export interface TickPorts {
   readonly signatures?: SignaturePort;
   /**
    * The wall clock and a wait (docs/behaviour.md §3.4a, The clock port): needed
-   * only by MIN_DIGEST_AGE / ROLLOUT_RING (absent, every changed digest is held
-   * back: fail closed) and START_JITTER (absent, not waited). With the defaults
-   * it is never called.
+   * only by MIN_DIGEST_AGE / ROLLOUT_RING and MAINTENANCE_WINDOW (absent, every
+   * changed digest is held back: fail closed, §3.4d) and START_JITTER (absent,
+   * not waited). With the defaults it is never called.
    */
   readonly clock?: ClockPort;
   /**
