@@ -337,3 +337,46 @@ describe('what a review found, held', () => {
     expect(e.world.calls.filter((c) => c.op === 'stageImages')).toEqual([]);
   });
 });
+
+describe('the clock or the staging failing after the plan', () => {
+  it("the clock read for the plan's room fails: nothing starts (fail closed), said as a WARN", async () => {
+    let reads = 0;
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' }, (ports) => {
+      const clock = ports.clock as NonNullable<TickPorts['clock']>;
+      return {
+        ...ports,
+        // The admission check's read answers; the plan's does not.
+        clock: {
+          ...clock,
+          now: () => () => {
+            reads += 1;
+            return reads === 2 ? Promise.resolve(E.left(transport('clock gone'))) : clock.now()();
+          },
+        },
+      };
+    });
+    reads = 0;
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM;
+    const held = await e.tick();
+    expect(reads).toBe(2);
+    expect(held.reimages).toEqual([]);
+    expect(held.exitCode).toBe(0);
+    expect(lines(held, 'CLOCK_UNAVAILABLE')).toEqual([
+      'WARN: could not read the clock to judge the maintenance window (Transport: clock gone); nothing is re-imaged this tick. Will retry next tick.',
+    ]);
+  });
+
+  it('staging ahead that fails as a whole is said per workload; the plan waits as it would have', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', PREPULL: 'on', PREPULL_OUTSIDE_WINDOW: 'on' });
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = 12 * HOUR;
+    e.world.injectClusterFault('stageImages', 'Transport', 1);
+    const held = await e.tick();
+    expect(held.result).toBe('outsideWindow');
+    expect(held.exitCode).toBe(0);
+    expect(held.reimages).toEqual([]);
+    expect(lines(held, 'STAGING_FAILED')).toHaveLength(2);
+    expect(lines(held, 'STAGING_FAILED')[0]).toContain('the staging call failed');
+  });
+});
