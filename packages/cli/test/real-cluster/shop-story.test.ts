@@ -9,7 +9,6 @@ import { linesWith, theLine } from '../e2e/support/run-bundle.js';
 import { describeOnStoryRegistry } from '../e2e/support/story-registry.js';
 import type { RealStageRun } from './support/real-stage.js';
 import {
-  canIRows,
   PREFIX,
   REPO,
   recordedSince,
@@ -54,21 +53,6 @@ const ON_TAG = {
   worker: { worker: `docker.io/${REPO.web}:${TAG}` },
   agent: { agent: `docker.io/${REPO.agent}:${TAG}` },
 };
-/**
- * Whom the Roles' grants are measured against: a ServiceAccount of `shop`
- * that no Role names, so what the cluster gives every ServiceAccount
- * (discovery, self-reviews) is subtracted and what is left is the Roles'.
- */
-const NO_ROLES = [
-  '--as',
-  `system:serviceaccount:${SHOP}:no-roles`,
-  '--as-group',
-  'system:serviceaccounts',
-  '--as-group',
-  `system:serviceaccounts:${SHOP}`,
-  '--as-group',
-  'system:authenticated',
-];
 
 /** The overlay docs/profiles.md walks through ("From a profile to a running CronJob"). */
 const OVERLAY = new URL('../../examples/shop-kustomize', import.meta.url).pathname;
@@ -359,24 +343,14 @@ describe.skipIf(missing !== undefined)(
         );
 
         it("the token may do exactly what the profile needs, in the profile's two namespaces, and nothing elsewhere", async () => {
-          const grants = async (namespace: string): Promise<string[]> => {
-            const own = await stage.kubectl('serviceAccount', ['auth', 'can-i', '--list', '-n', namespace]);
-            const anyone = await stage.kubectl('admin', ['auth', 'can-i', '--list', '-n', namespace, ...NO_ROLES]);
-            expect(own.code, own.stderr).toBe(0);
-            expect(anyone.code, anyone.stderr).toBe(0);
-            const baseline = new Set(canIRows(anyone.stdout));
-            return canIRows(own.stdout)
-              .filter((row) => !baseline.has(row))
-              .sort();
-          };
-          expect(await grants(SHOP)).toEqual([
+          expect(await stage.grants(SHOP)).toEqual([
             // kubectl prints one row per resource name.
             'deployments.apps [] [web] [get patch]',
             'deployments.apps [] [worker] [get patch]',
             'events.events.k8s.io [] [] [create patch]',
           ]);
-          expect(await grants(SHOP_NODES)).toEqual(['daemonsets.apps [] [agent] [get patch]']);
-          expect(await grants('default')).toEqual([]);
+          expect(await stage.grants(SHOP_NODES)).toEqual(['daemonsets.apps [] [agent] [get patch]']);
+          expect(await stage.grants('default')).toEqual([]);
           const answers: Record<string, string> = {};
           for (const question of [
             ['get', 'deployments', '-n', 'default'],

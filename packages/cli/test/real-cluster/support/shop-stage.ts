@@ -104,6 +104,13 @@ export interface ShopStage {
    * the proxy it talks to runs in this process.
    */
   kubectl(who: 'serviceAccount' | 'admin', args: readonly string[], input?: string): Promise<KubectlRun>;
+  /**
+   * What the apiserver says the ServiceAccount may do in `namespace`
+   * (`kubectl auth can-i --list`, rows as canIRows makes them, sorted), less
+   * what a ServiceAccount of the shop's namespace that no Role names may do
+   * (discovery, reviews of itself): what the Roles grant.
+   */
+  grants(namespace: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -357,6 +364,27 @@ export const startShopStage = async (
     settled,
     kubectl: (who, args, input) =>
       kubectlRun(args, kubectlEnv(who === 'admin' ? plane.kubeconfig : access.kubeconfig.path, home), input),
+    grants: async (namespace) => {
+      const noRoles = [
+        '--as',
+        `system:serviceaccount:${place.shop}:no-roles`,
+        '--as-group',
+        'system:serviceaccounts',
+        '--as-group',
+        `system:serviceaccounts:${place.shop}`,
+        '--as-group',
+        'system:authenticated',
+      ];
+      const env = (kubeconfig: string) => kubectlEnv(kubeconfig, home);
+      const own = await kubectlRun(['auth', 'can-i', '--list', '-n', namespace], env(access.kubeconfig.path));
+      const anyone = await kubectlRun(['auth', 'can-i', '--list', '-n', namespace, ...noRoles], env(plane.kubeconfig));
+      expect(own.code, own.stderr).toBe(0);
+      expect(anyone.code, anyone.stderr).toBe(0);
+      const baseline = new Set(canIRows(anyone.stdout));
+      return canIRows(own.stdout)
+        .filter((row) => !baseline.has(row))
+        .sort();
+    },
     close: async () => {
       await access.close();
       await removeShop();
@@ -383,7 +411,7 @@ export const recordedSince = (
  * `kubectl auth can-i --list`'s table as rows (`<resource> <non-resource URLs>
  * <names> <verbs>`, whitespace folded); the header is left out.
  */
-export const canIRows = (table: string): string[] =>
+const canIRows = (table: string): string[] =>
   table
     .split('\n')
     .slice(1)
