@@ -13,6 +13,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { CHART_TOPOLOGY } from '../../../core/test/support/chart.js';
 import { requireBinary } from '../support/require-binary.js';
 import { HELM, helm, IMAGE_VALUES, type Rendered, template } from './helm.js';
 import { leastPrivilege, type Rule } from './least-privilege.js';
@@ -113,15 +114,6 @@ const refusal = (values: readonly unknown[]): string => {
   return run.stderr;
 };
 
-const CHART_NAMES = {
-  releaseName: 'stg',
-  releaseNamespace: 'tracebloc',
-  deploymentName: 'stg-jobs-manager',
-  requestsProxyDeployment: 'stg-requests-proxy',
-  resourceMonitorDaemonSet: 'stg-resource-monitor',
-  nodeAgentsNamespace: 'tracebloc-node-agents',
-};
-
 describe.skipIf(HELM.missing !== undefined)('charts/image-refresh, rendered by helm', () => {
   it('helm lint --strict passes for the default, the vendor values and both profiles', () => {
     const image = [
@@ -160,7 +152,7 @@ describe.skipIf(HELM.missing !== undefined)('charts/image-refresh, rendered by h
       'tracebloc/stg-requests-proxy',
       'tracebloc-node-agents/stg-resource-monitor',
     ]);
-    expect(rolesOf(objects)).toEqual(leastPrivilege(DEFAULT_PROFILE(CHART_NAMES), false));
+    expect(rolesOf(objects)).toEqual(leastPrivilege(CHART_TOPOLOGY.profile, false));
     expect(byKind(objects, 'ConfigMap')).toEqual([]);
     expect(objects.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
     expect(objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`).sort()).toEqual([

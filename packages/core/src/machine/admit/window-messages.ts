@@ -25,7 +25,7 @@ const leftWords = (ms: number): string => {
 /** When a window opens, or that none does in the two weeks looked at (every window opens in two weeks). */
 const opensWords = (ms: number): string => (Number.isFinite(ms) ? rfc3339(ms) : 'none in the next two weeks');
 
-/** `jobs-manager ~38m (measured), worker ~10m (ROLLOUT_TIMEOUT)`: what the need is made of. */
+/** `web ~38m (longest recorded here), worker ~10m (no rollout recorded yet: the bounds)`: what the need is made of. */
 const needParts = (c: TickConfig, workloads: readonly string[], bookkeeping: Readonly<Record<string, string>>) =>
   expectedRollouts(c, workloads, bookkeeping)
     .map(
