@@ -91,6 +91,20 @@ export {
 } from './domain/fleet-halt.js';
 export type { HaltReport } from './domain/fleet-halt-reading.js';
 export {
+  FLEET_PROMOTION_MEDIA_TYPE,
+  type FleetPromotion,
+  isPromotedFor,
+  MAX_PROMOTION_BYTES,
+  MAX_PROMOTION_MS,
+  MAX_PROMOTION_RING,
+  type Promotion,
+  type PromotionDraft,
+  parseFleetPromotion,
+  promotedRing,
+  renderFleetPromotion,
+  withPromotion,
+} from './domain/fleet-promotion.js';
+export {
   longestOpenMs,
   type OpenStretch,
   openStretches,

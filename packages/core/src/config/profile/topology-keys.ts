@@ -29,6 +29,11 @@ export interface ImageKeys {
   readonly quarantineKey: string;
   /** MIN_DIGEST_AGE, ROLLOUT_RING: `<digest> <RFC 3339 time first seen>` of a changed digest soaking (I32). */
   readonly pendingKey: string;
+  /**
+   * PUSHGATEWAY_URL set: when the recorded digest was recorded (RFC 3339),
+   * written with it — the canaries' evidence a promotion is judged on (docs/fleet-promotion.md).
+   */
+  readonly recordedAtKey: string;
 }
 
 export const imageKeysOf = (prefix: string, image: string): ImageKeys => ({
@@ -36,6 +41,7 @@ export const imageKeysOf = (prefix: string, image: string): ImageKeys => ({
   pinKey: `${prefix}/pinned-${image}-digest`,
   quarantineKey: `${prefix}/quarantined-${image}-digest`,
   pendingKey: `${prefix}/pending-${image}-digest`,
+  recordedAtKey: `${prefix}/last-refreshed-${image}-at`,
 });
 
 /** The tick-wide keys on the gate. A counter absent, empty or not a decimal integer counts as 0. */
