@@ -8,6 +8,8 @@ import { admitGuards } from '../src/machine/admit/guards.js';
 import { admitSteps } from '../src/machine/admit/states.js';
 import { fleetHaltGuards } from '../src/machine/fleet-halt/guards.js';
 import { fleetHaltSteps } from '../src/machine/fleet-halt/states.js';
+import { fleetPromotionGuards } from '../src/machine/fleet-promotion/guards.js';
+import { fleetPromotionSteps } from '../src/machine/fleet-promotion/states.js';
 import { observeGuards } from '../src/machine/observe/guards.js';
 import { observeEnds, observeSteps } from '../src/machine/observe/states.js';
 import { ownershipGuards } from '../src/machine/ownership/guards.js';
@@ -30,6 +32,7 @@ const PHASES = [
   { folder: 'observe', steps: observeSteps, ends: observeEnds, guards: observeGuards },
   { folder: 'resolve', steps: resolveSteps, ends: resolveEnds, guards: resolveGuards },
   { folder: 'fleet-halt', steps: fleetHaltSteps, ends: {}, guards: fleetHaltGuards },
+  { folder: 'fleet-promotion', steps: fleetPromotionSteps, ends: {}, guards: fleetPromotionGuards },
   { folder: 'admit', steps: admitSteps, ends: {}, guards: admitGuards },
   { folder: 'ownership', steps: ownershipSteps, ends: ownershipEnds, guards: ownershipGuards },
   { folder: 'act', steps: actSteps, ends: actEnds, guards: actGuards },

@@ -49,6 +49,8 @@ export const ENV = {
   // The fleet halt (docs/behaviour.md §3.4b).
   fleetHaltRef: 'FLEET_HALT_REF',
   fleetHaltExit: 'FLEET_HALT_EXIT',
+  // Promotion by evidence (docs/fleet-promotion.md).
+  fleetPromotionRef: 'FLEET_PROMOTION_REF',
 } as const;
 
 /** Environment variables by name, as `process.env` holds them; unset and empty mean the same. */

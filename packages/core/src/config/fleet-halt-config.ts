@@ -27,15 +27,21 @@ const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 /** A first path component with a dot, a colon or `localhost` names a registry host (Docker's own rule). */
 const HOST = /^([^/]*[.:][^/]*|localhost)\//;
 
-const MEANING =
-  'must be a tag of a repository, on Docker Hub or host[:port]/, e.g. docker.io/acme/fleet-control:stg-halt or registry.example:5000/acme/fleet-control:stg-halt';
+/** What a fleet document's reference must be, with an example tag of its kind (`stg-halt`, `stg-promotion`). */
+const meaningFor = (exampleTag: string): string =>
+  `must be a tag of a repository, on Docker Hub or host[:port]/, e.g. docker.io/acme/fleet-control:${exampleTag} or registry.example:5000/acme/fleet-control:${exampleTag}`;
 
-/** `[host[:port]/]<namespace>/<name>:<tag>` (no host: Docker Hub), or why not. */
+/**
+ * `[host[:port]/]<namespace>/<name>:<tag>` (no host: Docker Hub), or why not:
+ * where a signed fleet document (a halt, a promotion) is published.
+ */
 export const parseFleetHaltReference = (
   reference: string,
+  document: { readonly noun: string; readonly exampleTag: string } = { noun: 'a halt', exampleTag: 'stg-halt' },
 ): { readonly host: string; readonly repo: string; readonly tag: string } | { readonly problem: string } => {
+  const MEANING = meaningFor(document.exampleTag);
   if (reference.includes('@'))
-    return { problem: `names a digest; ${MEANING} (the tag is what a halt is published under)` };
+    return { problem: `names a digest; ${MEANING} (the tag is what ${document.noun} is published under)` };
   const onHub = reference.replace(DOCKER_HUB, '');
   const host = onHub === reference ? HOST.exec(reference)?.[1] : undefined;
   const path = host === undefined ? onHub : reference.slice(host.length + 1);

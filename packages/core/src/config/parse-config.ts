@@ -3,6 +3,7 @@ import { formatDuration } from './duration.js';
 import { type DurationLimit, judgeDuration, TICK_WAIT, type ZeroDuration } from './duration-limit.js';
 import { DEFAULTS, ENV, type Environment } from './environment.js';
 import { parseFleetHaltConfig } from './fleet-halt-config.js';
+import { parseFleetPromotionConfig } from './fleet-promotion-config.js';
 import { parseMaintenanceWindowConfig, WINDOW_ENV } from './maintenance-window-config.js';
 import { DEFAULT_PROFILE } from './profile/chart-profile.js';
 import { CHART_TOPOLOGY_VARIABLES, chartNamesOf } from './profile/chart-variables.js';
@@ -269,16 +270,23 @@ const floor = (env: Environment, problems: Problems, variable: string, fallback:
  */
 export const parseTrustConfig = (env: Environment): ReturnType<typeof parseSignatureConfig> => {
   const haltReference = read(env, ENV.fleetHaltRef)?.trim();
-  return parseSignatureConfig(
-    env,
-    haltReference === undefined || haltReference === ''
-      ? undefined
-      : {
+  const promotionReference = read(env, ENV.fleetPromotionRef)?.trim();
+  // A promotion, as a halt, counts only once its signature verifies (docs/fleet-promotion.md).
+  const neededBy =
+    haltReference !== undefined && haltReference !== ''
+      ? {
           variable: ENV.fleetHaltRef,
           value: haltReference,
           why: 'a halt is obeyed only once its signature verifies, and no trust is configured to verify it with',
-        },
-  );
+        }
+      : promotionReference !== undefined && promotionReference !== ''
+        ? {
+            variable: ENV.fleetPromotionRef,
+            value: promotionReference,
+            why: 'a promotion opens a ring only once its signature verifies, and no trust is configured to verify it with',
+          }
+        : undefined;
+  return parseSignatureConfig(env, neededBy);
 };
 
 /** The variables a profile pins its images and workloads with, each once, in the profile's order. */
@@ -380,8 +388,9 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
   }
 
   const fleetHalt = parseFleetHaltConfig(env);
+  const fleetPromotion = parseFleetPromotionConfig(env);
   const signatures = parseTrustConfig(env);
-  problems.list.push(...signatures.problems, ...fleetHalt.problems);
+  problems.list.push(...signatures.problems, ...fleetHalt.problems, ...fleetPromotion.problems);
   const staging = parseStagingConfig(env);
   problems.list.push(...staging.problems);
   const window = parseMaintenanceWindowConfig(env);
@@ -421,8 +430,13 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
     onRolloutFailure: rolloutFailureMode(env, problems, ENV.onRolloutFailure),
     rolloutStableForMs: duration(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor, TICK_WAIT, 'allowed'),
     // Off, the config is the one it always was (I28); a fleet halt keeps the trust it verifies with.
-    ...(signatures.config.mode === 'off' && fleetHalt.config === undefined ? {} : { signatures: signatures.config }),
+    ...(signatures.config.mode === 'off' && fleetHalt.config === undefined && fleetPromotion.config === undefined
+      ? {}
+      : { signatures: signatures.config }),
     ...(fleetHalt.config === undefined ? {} : { fleetHalt: fleetHalt.config }),
+    ...(fleetPromotion.config === undefined ? {} : { fleetPromotion: fleetPromotion.config }),
+    // The canaries' evidence (docs/fleet-promotion.md): with a push, each record carries its time.
+    ...(read(env, 'PUSHGATEWAY_URL') === undefined ? {} : { recordTimes: true }),
     minDigestAgeMs: duration(env, problems, ENV.minDigestAge, DEFAULTS.minDigestAge, AGE_LIMIT, 'allowed'),
     rolloutRing: wholeNumber(env, problems, ENV.rolloutRing, DEFAULTS.rolloutRing),
     ringDelayMs: duration(env, problems, ENV.ringDelay, DEFAULTS.ringDelay, AGE_LIMIT),

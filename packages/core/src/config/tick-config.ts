@@ -1,4 +1,5 @@
 import type { FleetHaltConfig } from './fleet-halt-config.js';
+import type { FleetPromotionConfig } from './fleet-promotion-config.js';
 import type { MaintenanceWindowConfig } from './maintenance-window-config.js';
 import type { Topology } from './profile/topology.js';
 import type { SignatureConfig } from './signature-config.js';
@@ -150,6 +151,19 @@ export interface TickConfig {
    * VERIFY_SIGNATURES says.
    */
   readonly fleetHalt?: FleetHaltConfig;
+  /**
+   * FLEET_PROMOTION_REF (docs/fleet-promotion.md): the tag every tick reads
+   * the fleet's signed promotion from; on an edge of ring ≥ 1 it replaces the
+   * ring's ROLLOUT_RING × RING_DELAY wait. Absent (the default): the clock's
+   * rings, nothing read. Present, `signatures` carries the trust.
+   */
+  readonly fleetPromotion?: FleetPromotionConfig;
+  /**
+   * PUSHGATEWAY_URL set: the record write carries each recorded digest's time
+   * (`last-refreshed-<image>-at`), the canaries' evidence (docs/fleet-promotion.md).
+   * Absent: the script's keys only.
+   */
+  readonly recordTimes?: true;
   /**
    * PLATFORM_CHECK and PREPULL ("stage, then switch"): absent when both are
    * `off` (the default, the script's behaviour), so the config is the one it

@@ -177,6 +177,11 @@ const TICK_VARIABLES: Readonly<Record<keyof typeof ENV, Row>> = {
     'a `[host[:port]/]<repo>:<tag>` (no host: Docker Hub) every tick HEADs; its signed halt (verified with the trust of `SIGNATURE_PUBLIC_KEYS` or the keyless variables) holds back or pins the digests it names',
   ),
   fleetHaltExit: row('fleetHalt', '`0`', '`1`: a halt in force that holds a change back exits 1 (a finding)'),
+  fleetPromotionRef: row(
+    'fleetSafe',
+    'unset: rings wait `ROLLOUT_RING × RING_DELAY` (the clock)',
+    "a `[host[:port]/]<repo>:<tag>` every tick HEADs: an edge of ring ≥ 1 acts on a changed digest only once the signed promotion there names it for its ring or a higher one (verified with the halt's trust; docs/fleet-promotion.md)",
+  ),
 };
 
 const SIGNATURE_VARIABLES: Readonly<Record<keyof typeof SIGNATURE_ENV, Row>> = {

@@ -4,7 +4,8 @@ import { type ImageResolution, type ImageVerdict, verdictOf } from './plan.js';
 
 // docs/behaviour.md §3.4a: before a changed digest is planned, it passes the
 // admission checks in one fixed order — halted (§3.4b)? → quarantined? → old
-// enough on this edge (soak, ring)? → inside a maintenance window (§3.4d)? →
+// enough on this edge (soak, ring)? → promoted for this ring
+// (docs/fleet-promotion.md)? → inside a maintenance window (§3.4d)? →
 // signature verified? → every platform there? — and only then the flap back-off, (PREPULL) the staging, the
 // persisted attempt and the re-image (§3.5, §3.5a, §3.6). A check that is
 // switched off passes at once. A check that holds an image back records why
@@ -39,6 +40,18 @@ export type Hold =
       readonly image: string;
       readonly digest: Digest;
       readonly why: 'closed' | 'noRoom' | 'tooShort' | 'unread';
+    }
+  /**
+   * FLEET_PROMOTION_REF on an edge of ring ≥ 1 (docs/fleet-promotion.md): no
+   * verified promotion names this digest for `ring` yet, or (`unverified`)
+   * the promotion could not be read or verified — fail closed.
+   */
+  | {
+      readonly _tag: 'AwaitingPromotion';
+      readonly image: string;
+      readonly digest: Digest;
+      readonly ring: number;
+      readonly unverified: boolean;
     }
   /** Trust (VERIFY_SIGNATURES=enforce): the digest's signature did not verify, or could not be checked. */
   | {

@@ -12,15 +12,20 @@ import {
   toWholeSeconds,
 } from './pending-digest.js';
 import { type ImageResolution, verdictOf } from './plan.js';
+import { activePromotionOf } from './promotion-switch.js';
 
 // The second admission check (docs/behaviour.md §3.4a step 2): is a
 // changed digest old enough on this edge? Its age is judged by this edge's
 // own record of when it first saw the tag answer it — never by a build date
 // or another edge's word — against MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY.
 
-/** How old a changed digest must be on this edge before it is acted on (0: the script, no check). */
+/**
+ * How old a changed digest must be on this edge before it is acted on (0:
+ * the script, no check). Under FLEET_PROMOTION_REF the promotion replaces the
+ * ring's wait; the soak's MIN_DIGEST_AGE still applies (docs/fleet-promotion.md).
+ */
 export const requiredDigestAgeMs = (config: TickConfig): number =>
-  config.minDigestAgeMs + config.rolloutRing * config.ringDelayMs;
+  config.minDigestAgeMs + (activePromotionOf(config) === undefined ? config.rolloutRing * config.ringDelayMs : 0);
 
 /** What the check says of one changed digest this tick. */
 export type AgeVerdict =

@@ -30,7 +30,11 @@ export type HeldReason =
   /** MAINTENANCE_WINDOW: outside every window, or without room left for the plan (or the clock unread). */
   | 'outsideWindow'
   /** MAINTENANCE_WINDOW: the plan needs more than the longest window lasts — a finding. */
-  | 'windowTooShort';
+  | 'windowTooShort'
+  /** FLEET_PROMOTION_REF: no verified promotion names it for this edge's ring yet. */
+  | 'awaitingPromotion'
+  /** FLEET_PROMOTION_REF could not be read or verified: every changed digest waits (fail closed) — a finding. */
+  | 'promotionUnverified';
 
 /** One digest the admission checks held back this tick. */
 export interface HeldDigest {
@@ -57,6 +61,8 @@ const reasonOf = (hold: Hold): HeldReason => {
       return 'notStaged';
     case 'OutsideWindow':
       return hold.why === 'tooShort' ? 'windowTooShort' : 'outsideWindow';
+    case 'AwaitingPromotion':
+      return hold.unverified ? 'promotionUnverified' : 'awaitingPromotion';
   }
 };
 
@@ -70,6 +76,8 @@ export const heldDigestsOf = (holds: Holds, order: readonly string[]): readonly 
 /** The name a tick that ran through ends under when it held a digest back. */
 export type HeldResult =
   | 'haltUnverified'
+  | 'promotionUnverified'
+  | 'awaitingPromotion'
   | 'signatureRejected'
   | 'platformMismatch'
   | 'windowTooShort'
@@ -82,21 +90,27 @@ export type HeldResult =
 /**
  * The most urgent hold names the ending: the findings first (a fleet halt
  * that could not be verified — even on a steady tick, where it held nothing —
- * then a signature rejection, a platform mismatch, a plan no maintenance
+ * then one that could not verify the fleet promotion, then a signature rejection, a platform mismatch, a plan no maintenance
  * window can hold), then a halt in force, a build not staged, a plan waiting
- * for its window, a quarantined build held, a digest soaking; a signature
+ * for its window, a digest awaiting its promotion, a quarantined build held, a digest soaking; a signature
  * or a manifest the registry failed to answer is a retry, not a hold worth a
  * name. Undefined: nothing held, the tick is `complete`.
  */
-export const heldResultOf = (held: readonly HeldDigest[], haltUnverified: boolean): HeldResult | undefined => {
+export const heldResultOf = (
+  held: readonly HeldDigest[],
+  haltUnverified: boolean,
+  promotionUnverified = false,
+): HeldResult | undefined => {
   const reasons = new Set(held.map((h) => h.reason));
   if (haltUnverified || reasons.has('haltUnverified')) return 'haltUnverified';
+  if (promotionUnverified || reasons.has('promotionUnverified')) return 'promotionUnverified';
   if (reasons.has('signatureRejected')) return 'signatureRejected';
   if (reasons.has('platformMismatch')) return 'platformMismatch';
   if (reasons.has('windowTooShort')) return 'windowTooShort';
   if (reasons.has('halted')) return 'halted';
   if (reasons.has('notStaged')) return 'notStaged';
   if (reasons.has('outsideWindow')) return 'outsideWindow';
+  if (reasons.has('awaitingPromotion')) return 'awaitingPromotion';
   if (reasons.has('quarantined')) return 'quarantineHeld';
   if (reasons.has('soaking')) return 'soaking';
   return undefined;

@@ -3,6 +3,7 @@ import type { TickConfig } from '../config/tick-config.js';
 import { isWellFormedDigest } from './digest.js';
 import type { ImageResolution } from './plan.js';
 import { malformed, type PortError, type RegistryError } from './port-error.js';
+import { activePromotionOf } from './promotion-switch.js';
 import type { DigestRequest, Resolution } from './registry-answer.js';
 import { type ImageSpec, managedOf } from './workloads.js';
 
@@ -44,7 +45,31 @@ export const resolveRequests = (config: TickConfig, decoupledSettled?: readonly 
   ...(config.fleetHalt === undefined
     ? []
     : [{ host: config.fleetHalt.host, repo: config.fleetHalt.repo, tag: config.fleetHalt.tag }]),
+  // FLEET_PROMOTION_REF on an edge of ring ≥ 1 (docs/fleet-promotion.md): its tag after the halt's, in the same batch.
+  ...promotionRequests(config),
 ];
+
+const promotionRequests = (config: TickConfig): DigestRequest[] => {
+  const promotion = activePromotionOf(config);
+  return promotion === undefined ? [] : [{ host: promotion.host, repo: promotion.repo, tag: promotion.tag }];
+};
+
+/** The promotion tag's answer: the last of the batch (undefined when no promotion is read, or the port gave none). */
+export const promotionAnswerOf = (
+  config: TickConfig,
+  answers: readonly Either<RegistryError, Resolution>[],
+  decoupledSettled?: readonly string[],
+): Either<RegistryError, Resolution> | undefined =>
+  activePromotionOf(config) === undefined
+    ? undefined
+    : answers[imagesToResolve(config, decoupledSettled).length + (config.fleetHalt === undefined ? 0 : 1)];
+
+/** The batch failed as a whole: the promotion tag is unread too, which holds every change back (fail closed). */
+export const failedPromotionAnswer = (
+  config: TickConfig,
+  error: PortError,
+): Either<RegistryError, Resolution> | undefined =>
+  activePromotionOf(config) === undefined ? undefined : { _tag: 'Left', left: error };
 
 /** The halt tag's answer: the one after the images' (undefined when FLEET_HALT_REF is unset, or the port gave none). */
 export const haltAnswerOf = (

@@ -108,6 +108,8 @@ const WRITE_WORDS: Readonly<Record<WriteKind, string>> = {
   writePendingDigests: 'writing the pending digests',
   recordFleetHalt: 'recording the verified fleet halt',
   liftFleetHalt: 'removing the record of the lifted fleet halt',
+  recordFleetPromotion: 'recording the verified fleet promotion',
+  withdrawFleetPromotion: 'removing the record of the withdrawn fleet promotion',
   writeResolveFailureStreak: 'writing refresh-resolve-failure-streak',
   clearResolveFailureStreak: 'clearing refresh-resolve-failure-streak',
   recordTopologyFingerprint: 'recording the topology fingerprint',
@@ -154,6 +156,8 @@ const whereOf = (point: InterruptPoint, context: InterruptedContext): string => 
       return `${when} reading the clock`;
     case 'readFleetHalt':
       return `${when} reading the fleet halt (nothing of it was acted on)`;
+    case 'readFleetPromotion':
+      return `${when} reading the fleet promotion (nothing of it was acted on)`;
     case 'readPlatforms':
       return `${when} reading the platforms of new digests (nothing of them was acted on)`;
     case 'recordStagingEvent':

@@ -61,6 +61,8 @@ const REASONS: Partial<Record<EventCode, { type: KubeEvent['type']; reason: stri
   FLEET_HALT_IN_FORCE: { type: 'Warning', reason: 'RefreshHalted' },
   FLEET_HALT_UNVERIFIED: { type: 'Warning', reason: 'RefreshHaltUnverified' },
   FLEET_HALT_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
+  FLEET_PROMOTION_UNVERIFIED: { type: 'Warning', reason: 'RefreshPromotionUnverified' },
+  FLEET_PROMOTION_WRITE_FAILED: { type: 'Warning', reason: 'RefreshBookkeepingWriteFailed' },
   HALT_NO_PIN: { type: 'Warning', reason: 'RefreshHalted' },
   // What the halt held this tick, in the same Event (a finding under FLEET_HALT_EXIT=1).
   DIGEST_HALTED: { type: 'Warning', reason: 'RefreshHalted' },

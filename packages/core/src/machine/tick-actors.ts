@@ -48,6 +48,10 @@ export const tickActors = {
   readFleetHalt: fromPromise<Either<RegistryError, FleetHaltDocument>, { target: FleetHaltTarget }>(
     unprovided('readFleetHalt'),
   ),
+  /** FLEET_PROMOTION_REF (docs/fleet-promotion.md): the document a promotion digest names; a registry failure is the answer's Left. */
+  readFleetPromotion: fromPromise<Either<RegistryError, FleetHaltDocument>, { target: FleetHaltTarget }>(
+    unprovided('readFleetPromotion'),
+  ),
   /** The wall clock, ms since the epoch: time enters the machine here only (I20). */
   readClock: fromPromise<number, undefined>(unprovided('readClock')),
   /** START_JITTER's wait (§3.3); the port ends it early when the tick is interrupted. */

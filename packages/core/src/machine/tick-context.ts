@@ -2,6 +2,7 @@ import type { TickConfig } from '../config/tick-config.js';
 import { ACTED_ON_NOTHING, type ActContext } from './act/context.js';
 import { ADMITTED_NOTHING, type AdmitContext } from './admit/context.js';
 import { type FleetHaltContext, NO_FLEET_HALT } from './fleet-halt/context.js';
+import { type FleetPromotionContext, NO_FLEET_PROMOTION } from './fleet-promotion/context.js';
 import { OBSERVED_NOTHING, type ObserveContext } from './observe/context.js';
 import { NOTHING_CHECKED, type OwnershipContext } from './ownership/context.js';
 import { RESOLVED_NOTHING, type ResolveContext } from './resolve/context.js';
@@ -20,6 +21,7 @@ export interface TickContext {
   readonly observe: ObserveContext;
   readonly resolve: ResolveContext;
   readonly halt: FleetHaltContext;
+  readonly promotion: FleetPromotionContext;
   readonly admit: AdmitContext;
   readonly ownership: OwnershipContext;
   readonly act: ActContext;
@@ -35,6 +37,7 @@ export const initialContext = (config: TickConfig): TickContext => ({
   observe: OBSERVED_NOTHING,
   resolve: RESOLVED_NOTHING,
   halt: NO_FLEET_HALT,
+  promotion: NO_FLEET_PROMOTION,
   admit: ADMITTED_NOTHING,
   ownership: NOTHING_CHECKED,
   act: ACTED_ON_NOTHING,

@@ -2,6 +2,7 @@ import { signatureModeOf } from '../config/signature-config.js';
 import { isPlatformCheckOn, prepullOf } from '../config/staging-config.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { requiredDigestAgeMs } from '../domain/digest-age.js';
+import { activePromotionOf } from '../domain/promotion-switch.js';
 import { BACKSTOP_GRACE_MS, portBounds } from './port-bounds.js';
 import { wayBackWorstCaseMs } from './way-back-deadline.js';
 
@@ -107,6 +108,25 @@ const fleetHaltMs = (config: TickConfig): number => {
   );
 };
 
+/**
+ * FLEET_PROMOTION_REF on ring ≥ 1 (docs/fleet-promotion.md): one HEAD more in
+ * the resolve batch, a clock read, and on a new digest its document, its
+ * signature and one write — the halt's steps; 0 when no promotion is read.
+ */
+const fleetPromotionMs = (config: TickConfig): number => {
+  if (activePromotionOf(config) === undefined) return 0;
+  const bounds = portBounds(config);
+  const { images } = topologySize(config);
+  const halt = config.fleetHalt === undefined ? 0 : 1;
+  return (
+    bounds.resolveMs(images + halt + 1) -
+    bounds.resolveMs(images + halt) +
+    bounds.haltReadMs +
+    bounds.verifyMs(1) +
+    2 * bounds.apiMs
+  );
+};
+
 const fleetSafeMs = (config: TickConfig): number => {
   const bounds = portBounds(config);
   const n = FLEET_SAFE_CALLS_PER_TICK;
@@ -158,6 +178,10 @@ export const worstCaseTickMs = (config: TickConfig): number => {
     fleetSafeMs(config) +
     // FLEET_HALT_REF (docs/behaviour.md §3.4b); 0 when unset.
     fleetHaltMs(config) +
+    // FLEET_PROMOTION_REF on ring ≥ 1 (docs/fleet-promotion.md); 0 when no promotion is read.
+    fleetPromotionMs(config) +
+    // PUSHGATEWAY_URL set: the record's clock read (docs/fleet-promotion.md).
+    (config.recordTimes === true ? portBounds(config).apiMs : 0) +
     // PLATFORM_CHECK / PREPULL; 0 at their defaults.
     stageThenSwitchMs(config) +
     // MAINTENANCE_WINDOW; 0 when unset.

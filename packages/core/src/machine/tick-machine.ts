@@ -1,6 +1,7 @@
 import { actEnds, actSteps } from './act/states.js';
 import { admitSteps } from './admit/states.js';
 import { fleetHaltSteps } from './fleet-halt/states.js';
+import { fleetPromotionSteps } from './fleet-promotion/states.js';
 import { observeEnds, observeSteps } from './observe/states.js';
 import { ownershipEnds, ownershipSteps } from './ownership/states.js';
 import { recordEnds, recordSteps } from './record/states.js';
@@ -44,6 +45,7 @@ export const tickMachine = tickSetup.createMachine({
     ...observeSteps,
     ...resolveSteps,
     ...fleetHaltSteps,
+    ...fleetPromotionSteps,
     ...admitSteps,
     ...ownershipSteps,
     ...actSteps,

@@ -2,6 +2,7 @@ import { haltReportOf } from '../domain/fleet-halt-reading.js';
 import { heldDigestsOf, heldResultOf } from '../domain/held-result.js';
 import { mirrorMismatchesOf } from '../domain/mirror.js';
 import type { RefreshPlan } from '../domain/plan.js';
+import { promotionReportOf } from '../domain/promotion-admission.js';
 import { isRegistryUnreachable, unresolvedImagesOf } from '../domain/registry-silence.js';
 import { failedReimageOf } from '../domain/reimage-run.js';
 import { isFrozen, skipResultOf } from '../domain/skip-streak.js';
@@ -25,6 +26,7 @@ const failedReimageField = ({ act, admit }: TickContext) => {
 export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcome => {
   const { observe, resolve, admit, act, wayBack } = context;
   const halt = haltReportOf(context.config, context.halt.reading, context.halt.nowMs);
+  const promotion = promotionReportOf(context.config, context.promotion.reading);
   const findings = context.events.filter(isFinding);
   const held = heldDigestsOf(
     admit.holds,
@@ -46,7 +48,7 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
             ? 'mirrorMismatch'
             : observe.decoupled.begun
               ? skipResultOf(observe.skip)
-              : (heldResultOf(held, halt?.state === 'unverified') ?? 'complete');
+              : (heldResultOf(held, halt?.state === 'unverified', promotion?.state === 'unverified') ?? 'complete');
   return {
     result,
     exitCode: findings.length > 0 ? 1 : 0,
@@ -62,6 +64,7 @@ export const outcomeOf = (reached: TickResult, context: TickContext): TickOutcom
     ...(held.length > 0 ? { held } : {}),
     ...failedReimageField(context),
     ...(halt === undefined ? {} : { halt }),
+    ...(promotion === undefined ? {} : { promotion }),
     ...(admit.window === undefined ? {} : { window: admit.window }),
   };
 };

@@ -1,5 +1,6 @@
 import type { HaltReport } from '../domain/fleet-halt-reading.js';
 import type { HeldDigest } from '../domain/held-result.js';
+import type { PromotionReport } from '../domain/promotion-admission.js';
 import type { FailedReimage, Reimage } from '../domain/reimage-run.js';
 import type { Settledness } from '../domain/settledness.js';
 import type { SignatureCheckReport } from '../domain/signature-admission.js';
@@ -76,6 +77,13 @@ export type TickResult =
   | 'windowTooShort'
   /** Ran through, holding back a digest a verified fleet halt names (exit 0 unless FLEET_HALT_EXIT=1; §3.4b). */
   | 'halted'
+  /**
+   * Ran through, but FLEET_PROMOTION_REF named a promotion that could not be
+   * read or verified (a finding, exit 1): no changed digest moved (docs/fleet-promotion.md).
+   */
+  | 'promotionUnverified'
+  /** Ran through, holding back a digest no verified promotion names for this edge's ring yet (exit 0; docs/fleet-promotion.md). */
+  | 'awaitingPromotion'
   /** Ran through, holding back a digest quarantined after a rollback here (exit 0; §3.4a step 1). */
   | 'quarantineHeld'
   /** Ran through, holding back a digest not yet old enough on this edge (exit 0; §3.4a step 2). */
@@ -103,6 +111,10 @@ export type WriteKind =
   | 'recordFleetHalt'
   /** FLEET_HALT_REF: the tag answers 404 where a halt was recorded: its record removed. */
   | 'liftFleetHalt'
+  /** FLEET_PROMOTION_REF: a promotion verified this tick, kept beside its digest (docs/fleet-promotion.md). */
+  | 'recordFleetPromotion'
+  /** FLEET_PROMOTION_REF: the tag answers 404 where a promotion was kept: its record removed. */
+  | 'withdrawFleetPromotion'
   /** MAX_RESOLVE_FAILURE_TICKS: some image went unanswered this tick (I46). */
   | 'writeResolveFailureStreak'
   /** Every image answered again: the resolve-failure streak is over. */
@@ -177,4 +189,10 @@ export interface TickOutcome {
    * or the clock unread. Absent when unset, or when the tick judged nothing.
    */
   readonly window?: WindowJudgement;
+  /**
+   * FLEET_PROMOTION_REF on ring ≥ 1 (docs/fleet-promotion.md): how the tick
+   * left the promotion — none, withdrawn, verified or unverified. Absent when
+   * no promotion is read here, or the tick ended before it read it.
+   */
+  readonly promotion?: PromotionReport;
 }

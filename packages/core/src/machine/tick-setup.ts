@@ -6,6 +6,8 @@ import { admitActions } from './admit/actions.js';
 import { admitGuards } from './admit/guards.js';
 import { fleetHaltActions } from './fleet-halt/actions.js';
 import { fleetHaltGuards } from './fleet-halt/guards.js';
+import { fleetPromotionActions } from './fleet-promotion/actions.js';
+import { fleetPromotionGuards } from './fleet-promotion/guards.js';
 import { observeActions } from './observe/actions.js';
 import { observeGuards } from './observe/guards.js';
 import { ownershipActions } from './ownership/actions.js';
@@ -33,6 +35,7 @@ export const tickSetup = setup({
     ...observeGuards,
     ...resolveGuards,
     ...fleetHaltGuards,
+    ...fleetPromotionGuards,
     ...admitGuards,
     ...ownershipGuards,
     ...actGuards,
@@ -44,6 +47,7 @@ export const tickSetup = setup({
     ...observeActions,
     ...resolveActions,
     ...fleetHaltActions,
+    ...fleetPromotionActions,
     ...admitActions,
     ...ownershipActions,
     ...actActions,

@@ -68,6 +68,16 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
           : () => port.readDocument(input.target)().then(E.right),
       ] as const;
     },
+    // FLEET_PROMOTION_REF (docs/fleet-promotion.md): read as the halt is, with its bound.
+    readFleetPromotion: (input: { target: FleetHaltTarget }) => {
+      const port = ports.fleetPromotion;
+      return [
+        bounds.haltReadMs,
+        port === undefined
+          ? TE.left(transport('this tick was given no fleet promotion port (TickPorts.fleetPromotion)'))
+          : () => port.readDocument(input.target)().then(E.right),
+      ] as const;
+    },
     readClock: () => [bounds.apiMs, clock === undefined ? noClock : clock.now()] as const,
     // The wait's own length, plus the grace every bound has (I17).
     waitStartJitter: (input: { delayMs: number }) =>

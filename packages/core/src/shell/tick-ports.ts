@@ -4,6 +4,7 @@ import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { FleetHaltPort } from '../ports/fleet-halt-port.js';
+import type { FleetPromotionPort } from '../ports/fleet-promotion-port.js';
 import type { PlatformPort } from '../ports/platform-port.js';
 import type { RegistryPort } from '../ports/registry-port.js';
 import type { SignaturePort } from '../ports/signature-port.js';
@@ -45,6 +46,13 @@ export interface TickPorts {
    * it is unverified, and nothing is re-imaged (fail closed, I37).
    */
   readonly fleetHalt?: FleetHaltPort;
+  /**
+   * Where the fleet promotion's document is read (FLEET_PROMOTION_REF on ring
+   * ≥ 1, docs/fleet-promotion.md): only when its tag answers a digest this
+   * edge has not verified. Absent while it is needed, the promotion is
+   * unverified and every change waits (fail closed).
+   */
+  readonly fleetPromotion?: FleetPromotionPort;
   /**
    * Where the platforms of a changed digest and of the recorded one are read
    * (PLATFORM_CHECK=on, docs/behaviour.md §3.4a step 4); never called with

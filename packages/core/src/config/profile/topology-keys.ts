@@ -60,6 +60,10 @@ export interface TickKeys {
   readonly fleetHaltDigest: string;
   /** Beside it, that halt's verified document, so that a halt seen before costs no request but its HEAD (I39). */
   readonly fleetHaltDocument: string;
+  /** FLEET_PROMOTION_REF (docs/fleet-promotion.md): the manifest digest of the promotion this edge last verified. */
+  readonly fleetPromotionDigest: string;
+  /** Beside it, that promotion's verified document: one seen before costs no request but its HEAD. */
+  readonly fleetPromotionDocument: string;
 }
 
 export const tickKeysOf = (prefix: string): TickKeys => ({
@@ -70,6 +74,8 @@ export const tickKeysOf = (prefix: string): TickKeys => ({
   topologyFingerprint: `${prefix}/topology-fingerprint`,
   fleetHaltDigest: `${prefix}/fleet-halt-digest`,
   fleetHaltDocument: `${prefix}/fleet-halt-document`,
+  fleetPromotionDigest: `${prefix}/fleet-promotion-digest`,
+  fleetPromotionDocument: `${prefix}/fleet-promotion-document`,
 });
 
 const PER_IMAGE = /^(?:last-refreshed|pinned|quarantined|pending)-(.+)-digest$/;

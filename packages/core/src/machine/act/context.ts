@@ -18,6 +18,8 @@ export interface ActContext {
   readonly rolloutMarkMs: number | undefined;
   /** Each counted rollout's duration, by workload id, recorded with the digests. */
   readonly rolloutMs: Readonly<Record<string, number>>;
+  /** PUSHGATEWAY_URL set: the clock the record write's times are taken at (docs/fleet-promotion.md); undefined until read. */
+  readonly recordedAtMs: number | undefined;
 }
 
 export const ACTED_ON_NOTHING: ActContext = {
@@ -27,4 +29,5 @@ export const ACTED_ON_NOTHING: ActContext = {
   failure: NO_FAILURE,
   rolloutMarkMs: undefined,
   rolloutMs: {},
+  recordedAtMs: undefined,
 };

@@ -23,6 +23,7 @@ import { tickAssign } from '../tick-assign.js';
 import { said, type TickContext } from '../tick-context.js';
 import { planInputsOf } from '../tick-wide/plan-inputs.js';
 import * as say from './messages.js';
+import { promotionActions } from './promotion-actions.js';
 import { windowActions } from './window-actions.js';
 
 // The admit phase's named actions (docs/behaviour.md §3.4a, §3.4): each check
@@ -51,6 +52,7 @@ const platformsJudged = (context: TickContext, answerOf: (index: number) => Plat
 
 export const admitActions = {
   ...windowActions,
+  ...promotionActions,
   /** Admission starts from the registry's answers as they are; a halt in force may send some back to its pin. */
   takeAnswers: tickAssign(({ context }) => ({ admit: { ...context.admit, answers: context.resolve.resolutions } })),
   /** §3.4b — an unverified halt: every answer held, nothing moves or is recorded this tick (I37). */

@@ -7,6 +7,7 @@ import { isDigestAgeOff, isPlatformCheckOff, isSignatureCheckOff } from '../../d
 import { topologyChanged } from '../ownership/inputs.js';
 import { recordGuards } from '../record/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
+import { promotionGuards } from './promotion-actions.js';
 import { windowGuards } from './window-actions.js';
 
 // The admit phase's named guards (docs/behaviour.md §3.4a, §3.4), each one question to domain/
@@ -14,6 +15,7 @@ import { windowGuards } from './window-actions.js';
 
 export const admitGuards = {
   ...windowGuards,
+  ...promotionGuards,
   /** §3.4b — FLEET_HALT_REF's halt could not be verified this tick: every answer is held (I37). */
   isFleetHaltUnverified: ({ context }: GuardArgs) => isHaltUnverified(context.halt.reading),
   /** §3.4b — a verified, unexpired halt: the digests it names are held, a container running one sent to its pin. */

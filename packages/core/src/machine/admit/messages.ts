@@ -13,6 +13,7 @@ import type { SignatureJudgement } from '../../domain/signature-admission.js';
 import { describeWorkload, type ImageSpec, imageOf, workloadOf } from '../../domain/workloads.js';
 import { event, gate } from '../operator-words.js';
 import type { TickEvent } from '../tick-event.js';
+import { heldBecause } from './held-because.js';
 
 // The admit phase's operator lines (docs/behaviour.md §3.4a, §3.4): the quarantine, the soak
 // (a waiting digest is said once per tick, its wait's start and end become Events), the
@@ -280,18 +281,6 @@ export const announcePlatformCheck = (r: PlatformReport): TickEvent => {
   }
 };
 
-/** Why an admission check held a changed digest back, for its verdict line (docs/behaviour.md §3.4a). */
-const HELD_BECAUSE: Record<Hold['_tag'], string> = {
-  Halted: 'by the fleet halt',
-  HaltUnverified: 'by the fleet halt, which could not be verified this tick',
-  Quarantined: 'by the quarantine',
-  Soaking: 'by the soak (not yet old enough on this edge)',
-  OutsideWindow: 'for the maintenance window',
-  SignatureNotVerified: 'by the signature check',
-  PlatformMismatch: 'by the platform check',
-  NotStaged: 'by staging (not pulled onto every node of a workload)',
-};
-
 export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold, pin?: HaltPin): TickEvent => {
   switch (v._tag) {
     case 'FirstObservation':
@@ -299,7 +288,7 @@ export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold, pin?: Ha
       return event(
         'info',
         'FIRST_OBSERVATION',
-        `${image.repo}: latest=${v.digest} recorded=<unset> -- first observation; ${hold === undefined ? 'recording without re-imaging' : `held back ${HELD_BECAUSE[hold._tag]}, not recorded`}`,
+        `${image.repo}: latest=${v.digest} recorded=<unset> -- first observation; ${hold === undefined ? 'recording without re-imaging' : `held back ${heldBecause(hold)}, not recorded`}`,
       );
     case 'Unchanged':
       return event(
@@ -313,13 +302,13 @@ export const verdict = (image: ImageSpec, v: ImageVerdict, hold?: Hold, pin?: Ha
         return event(
           'info',
           'DIGEST_CHANGED',
-          `${image.repo}: sending it back to the fleet halt's pin (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back ${HELD_BECAUSE[hold._tag]}`}`,
+          `${image.repo}: sending it back to the fleet halt's pin (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back ${heldBecause(hold)}`}`,
         );
       }
       return event(
         'info',
         'DIGEST_CHANGED',
-        `${image.repo}: digest changed (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back ${HELD_BECAUSE[hold._tag]}`}`,
+        `${image.repo}: digest changed (${v.from} -> ${v.to}); ${hold === undefined ? 're-image needed' : `held back ${heldBecause(hold)}`}`,
       );
   }
 };

@@ -3,7 +3,7 @@ import { tickSetup } from '../tick-setup.js';
 import { pendingDigestsWrite, platformTargets, signatureTargets } from './inputs.js';
 import { stagingAhead } from './window-actions.js';
 
-// Phase 3, admit (docs/behaviour.md §3.4a, §3.4): fleet halt, quarantine, digest age, signature,
+// Phase 3, admit (docs/behaviour.md §3.4a, §3.4): fleet halt, quarantine, digest age, promotion, window, signature,
 // platforms — each changed digest in that order — and then the plan, made once. Its steps.
 
 // §3.4a Admission: each changed digest passes the checks in this order;
@@ -40,13 +40,13 @@ export const admittingDigests = tickSetup.createStateConfig({
       states: {
         decidingDigestAge: {
           always: [
-            { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingWindow' },
+            { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingPromotion' },
             { target: 'choosingDigestsToAge', actions: 'findChangedDigests' },
           ],
         },
         choosingDigestsToAge: {
           always: [
-            { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingWindow' },
+            { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingPromotion' },
             { target: 'readingPendingDigests' },
           ],
         },
@@ -63,7 +63,7 @@ export const admittingDigests = tickSetup.createStateConfig({
               },
             },
             onError: {
-              target: '#tick.admittingDigests.checkingWindow',
+              target: '#tick.admittingDigests.checkingPromotion',
               actions: ['holdEveryChangedDigest', { type: 'warnPendingDigestsUnreadable', params: withPortError }],
             },
           },
@@ -77,29 +77,41 @@ export const admittingDigests = tickSetup.createStateConfig({
               actions: { type: 'judgeDigestAges', params: ({ event }) => ({ nowMs: event.output }) },
             },
             onError: {
-              target: '#tick.admittingDigests.checkingWindow',
+              target: '#tick.admittingDigests.checkingPromotion',
               actions: ['holdEveryChangedDigest', { type: 'warnClockUnavailable', params: withPortError }],
             },
           },
         },
         // One write on the tick a digest is first seen, none while it waits.
         writingPendingDigests: {
-          always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingWindow' },
+          always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingPromotion' },
           invoke: {
             src: 'patchBookkeeping',
             input: pendingDigestsWrite,
             onDone: {
-              target: '#tick.admittingDigests.checkingWindow',
+              target: '#tick.admittingDigests.checkingPromotion',
               actions: { type: 'noteWrite', params: written },
             },
             // The digests stay held (they are young by definition); the next tick sees them first again.
             onError: {
-              target: '#tick.admittingDigests.checkingWindow',
+              target: '#tick.admittingDigests.checkingPromotion',
               actions: { type: 'warnPendingDigestsWriteFailed', params: withPortError },
             },
           },
         },
       },
+    },
+    /**
+     * FLEET_PROMOTION_REF on ring ≥ 1 (docs/fleet-promotion.md): right after
+     * the soak, a changed digest goes on only when the verified promotion
+     * names it for this edge's ring; otherwise it waits, spending no
+     * signature or platform request. A halt's pin is never held.
+     */
+    checkingPromotion: {
+      always: [
+        { guard: 'isPromotionGateOff', target: 'checkingWindow' },
+        { target: 'checkingWindow', actions: 'holdUnpromotedDigests' },
+      ],
     },
     /**
      * MAINTENANCE_WINDOW (§3.4d): outside every window each changed digest is

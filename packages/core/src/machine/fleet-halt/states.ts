@@ -109,7 +109,7 @@ export const judgingFleetHalt = tickSetup.createStateConfig({
     announcingFleetHalt: { entry: 'announceFleetHalt', always: { target: 'leavingFleetHalt' } },
     // Nothing resolved (all pinned or all failed): the halt is said, there is nothing to admit.
     leavingFleetHalt: {
-      always: [{ guard: 'isNothingResolved', target: '#tick.complete' }, { target: '#tick.admittingDigests' }],
+      always: [{ guard: 'isNothingResolved', target: '#tick.complete' }, { target: '#tick.judgingFleetPromotion' }],
     },
   },
 });

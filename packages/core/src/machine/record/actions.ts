@@ -25,6 +25,12 @@ export const recordActions = {
       ),
     ),
   })),
+  rememberRecordTime: tickAssign(({ context }, params: { nowMs: number }) => ({
+    act: { ...context.act, recordedAtMs: params.nowMs },
+  })),
+  warnRecordTimeUnread: tickAssign(({ context }, params: { error: PortError }) => ({
+    events: said(context, say.recordTimeUnread(params.error)),
+  })),
   reportRecordFailed: tickAssign(({ context }, params: { error: PortError }) => ({
     events: said(context, say.recordFailed(context.config, params.error)),
   })),

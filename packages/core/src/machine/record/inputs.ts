@@ -1,4 +1,5 @@
 import { refreshAttemptSet } from '../../domain/bookkeeping.js';
+import { recordedAtWrite } from '../../domain/recorded-at.js';
 import { recordWriteOf } from '../../domain/tick-plan.js';
 import { rolloutSecondsWrite } from '../../domain/window-room.js';
 import { write } from '../step-params.js';
@@ -16,8 +17,11 @@ export const attemptKept = ({ context }: InputArgs) =>
  */
 export const digestRecord = ({ context }: InputArgs) => {
   const { config, admit, resolve, act } = context;
+  const record = recordWriteOf(config.topology, admit.plan, resolve.bookkeeping);
   return write('recordDigests', {
-    ...recordWriteOf(config.topology, admit.plan, resolve.bookkeeping),
+    ...record,
     ...rolloutSecondsWrite(config.topology, resolve.bookkeeping, act.rolloutMs),
+    // PUSHGATEWAY_URL set: when each was recorded, the canaries' evidence (docs/fleet-promotion.md).
+    ...recordedAtWrite(config.topology, record, act.recordedAtMs),
   });
 };

@@ -47,3 +47,11 @@ export const recordFailed = (c: TickConfig, e: PortError): TickEvent =>
     'RECORD_FAILED',
     `ERROR: could not record the new digests on ${gate(c)} (${describePortError(e)}); the next tick will see the same change again.`,
   );
+
+/** PUSHGATEWAY_URL set, the clock unread: the digests are recorded without their times (docs/fleet-promotion.md). */
+export const recordTimeUnread = (e: PortError): TickEvent =>
+  event(
+    'warn',
+    'RECORD_TIME_UNREAD',
+    `WARN: could not read the clock for the record's times (${describePortError(e)}); the digests are recorded without them, and promote counts this edge's evidence only from its next recorded digest.`,
+  );

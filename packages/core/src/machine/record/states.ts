@@ -58,14 +58,36 @@ export const keepingEarlierAttempts = tickSetup.createStateConfig({
   },
 });
 
-// §3.8 Record every new and first-observed digest in one write.
+// §3.8 Record every new and first-observed digest in one write. With
+// PUSHGATEWAY_URL set, each with the time it was recorded, read from the
+// clock first (docs/fleet-promotion.md); a clock that cannot be read leaves
+// the times out (a WARN) and the record still happens.
 export const recordingDigests = tickSetup.createStateConfig({
   entry: 'announceRecording',
-  invoke: {
-    src: 'patchBookkeeping',
-    input: digestRecord,
-    onDone: { target: 'complete', actions: { type: 'noteWrite', params: written } },
-    onError: { target: 'recordFailed', actions: { type: 'reportRecordFailed', params: withPortError } },
+  initial: 'decidingRecordTimes',
+  states: {
+    decidingRecordTimes: {
+      always: [{ guard: 'recordsTimes', target: 'readingRecordClock' }, { target: 'writingRecord' }],
+    },
+    readingRecordClock: {
+      invoke: {
+        src: 'readClock',
+        input: () => undefined,
+        onDone: {
+          target: 'writingRecord',
+          actions: { type: 'rememberRecordTime', params: ({ event }) => ({ nowMs: event.output }) },
+        },
+        onError: { target: 'writingRecord', actions: { type: 'warnRecordTimeUnread', params: withPortError } },
+      },
+    },
+    writingRecord: {
+      invoke: {
+        src: 'patchBookkeeping',
+        input: digestRecord,
+        onDone: { target: '#tick.complete', actions: { type: 'noteWrite', params: written } },
+        onError: { target: '#tick.recordFailed', actions: { type: 'reportRecordFailed', params: withPortError } },
+      },
+    },
   },
 });
 

@@ -7,7 +7,14 @@ import type { PortError, RegistryError } from '../../domain/port-error.js';
 import type { Resolution } from '../../domain/registry-answer.js';
 import { registryBudgetOf } from '../../domain/registry-budget.js';
 import { judgeRegistrySilence } from '../../domain/registry-silence.js';
-import { acceptResolutions, failedHaltAnswer, failedResolutions, haltAnswerOf } from '../../domain/resolutions.js';
+import {
+  acceptResolutions,
+  failedHaltAnswer,
+  failedPromotionAnswer,
+  failedResolutions,
+  haltAnswerOf,
+  promotionAnswerOf,
+} from '../../domain/resolutions.js';
 import { startJitterDelayMs } from '../../domain/start-jitter.js';
 import { nextLive, withLiveUnread, withLiveWorkload } from '../../domain/tick-plan.js';
 import type { LiveWorkload, TopologyWorkload } from '../../domain/workloads.js';
@@ -31,8 +38,15 @@ const resolved = (
   context: TickContext,
   resolutions: readonly ImageResolution[],
   haltAnswer: Either<RegistryError, Resolution> | undefined,
+  promotionAnswer: Either<RegistryError, Resolution> | undefined,
 ) => ({
-  resolve: { ...context.resolve, resolutions, budget: registryBudgetOf(context.config, resolutions), haltAnswer },
+  resolve: {
+    ...context.resolve,
+    resolutions,
+    budget: registryBudgetOf(context.config, resolutions),
+    haltAnswer,
+    promotionAnswer,
+  },
   events: said(context, ...say.resolutionLines(context.config, resolutions)),
 });
 
@@ -110,6 +124,7 @@ export const resolveActions = {
       context,
       acceptResolutions(context.config, params.answers, scope),
       haltAnswerOf(context.config, params.answers, scope),
+      promotionAnswerOf(context.config, params.answers, scope),
     );
   }),
   /** The port promises one answer per repo; a batch failing as a whole leaves every image (and the halt tag) unresolved. */
@@ -119,6 +134,7 @@ export const resolveActions = {
       context,
       failedResolutions(context.config, params.error, scope),
       failedHaltAnswer(context.config, params.error),
+      failedPromotionAnswer(context.config, params.error),
     );
   }),
   rememberRecorded: tickAssign(({ context }, params: { annotations: Annotations }) => ({

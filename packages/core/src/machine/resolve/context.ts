@@ -22,6 +22,8 @@ export interface ResolveContext {
   readonly live: LiveView;
   /** FLEET_HALT_REF: what the halt tag's HEAD answered in the same batch; undefined when unset (docs/behaviour.md §3.4b). */
   readonly haltAnswer: Either<RegistryError, Resolution> | undefined;
+  /** FLEET_PROMOTION_REF on ring ≥ 1: what the promotion tag's HEAD answered in the same batch (docs/fleet-promotion.md). */
+  readonly promotionAnswer: Either<RegistryError, Resolution> | undefined;
   /** MAX_RESOLVE_FAILURE_TICKS: what this tick does with the resolve-failure streak (I46). */
   readonly silence: RegistrySilence;
   /** MIRROR_MODE=follow-upstream: the changed digests the mirror is asked for this tick (§3.3). */
@@ -35,6 +37,7 @@ export const RESOLVED_NOTHING: ResolveContext = {
   bookkeeping: {},
   live: NOTHING_SEEN_LIVE,
   haltAnswer: undefined,
+  promotionAnswer: undefined,
   silence: SILENCE_UNCHANGED,
   mirrorQuestions: [],
 };

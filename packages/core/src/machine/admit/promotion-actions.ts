@@ -1,0 +1,31 @@
+import { changedDigests } from '../../domain/admission.js';
+import { withoutHaltPins } from '../../domain/fleet-halt-admission.js';
+import { isPromotionGateOff, withPromotionHolds } from '../../domain/promotion-admission.js';
+import type { GuardArgs } from '../tick-assign.js';
+import { tickAssign } from '../tick-assign.js';
+
+// The promotion check's guard and action (docs/fleet-promotion.md), right
+// after the soak: the changed digests no earlier check held, a halt's pins
+// aside (a halt always wins), each held unless the verified promotion names
+// it for this edge's ring. Its verdict is said in each image's line.
+
+export const promotionGuards = {
+  /** checkingPromotion: FLEET_PROMOTION_REF unset, or a canary — straight on to the window. */
+  isPromotionGateOff: ({ context }: GuardArgs) => isPromotionGateOff(context.config),
+};
+
+export const promotionActions = {
+  /** Each changed digest no verified promotion names for this ring held back (fail closed when unverified). */
+  holdUnpromotedDigests: tickAssign(({ context: { config, resolve, admit, promotion } }) => ({
+    admit: {
+      ...admit,
+      holds: withPromotionHolds(
+        config,
+        admit.holds,
+        withoutHaltPins(changedDigests(admit.answers, resolve.recorded, admit.holds), admit.haltPins),
+        promotion.reading,
+        promotion.nowMs,
+      ),
+    },
+  })),
+};
