@@ -87,11 +87,12 @@ export const dryRunPorts = (
       pretend(`watch ${describeWorkload(workload)} stay complete for ${formatDuration(stableForMs)}`),
   };
   // A signature check only reads: a dry run checks as the tick would; so do the
-  // platform check and reading a fleet halt's document (docs/behaviour.md §3.4b).
+  // platform check and reading a fleet halt's or promotion's document (docs/behaviour.md §3.4b).
   // Staging starts pods: a dry run says where and pretends every node staged them (§3.5a).
   const signatures = {
     ...(ports.signatures === undefined ? {} : { signatures: ports.signatures }),
     ...(ports.fleetHalt === undefined ? {} : { fleetHalt: ports.fleetHalt }),
+    ...(ports.fleetPromotion === undefined ? {} : { fleetPromotion: ports.fleetPromotion }),
     ...(ports.platforms === undefined ? {} : { platforms: ports.platforms }),
     ...(ports.staging === undefined ? {} : { staging: dryStaging(wouldDo) }),
   };

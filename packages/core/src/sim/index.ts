@@ -9,6 +9,7 @@ export { SCENARIOS, type Scenario, type ScenarioStep, scenarioNamed } from './sc
 export { SIM_ENVIRONMENT, SIM_PROFILE_ENVIRONMENT, simConfig } from './sim-config.js';
 export { simDigest } from './sim-digest.js';
 export { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
+export { SIM_PROMOTION_ENVIRONMENT, SIM_PROMOTION_TAG, simPromotionDocument } from './sim-fleet-promotion.js';
 export { SIM_NODE_NAMES, SimNodes, type SimStagingPod } from './sim-nodes.js';
 export { simPorts } from './sim-ports.js';
 export { SHOP_PROFILE } from './sim-shop.js';

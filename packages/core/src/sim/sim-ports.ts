@@ -8,6 +8,7 @@ import type { ClockPort } from '../ports/clock-port.js';
 import type { ClusterPort, GateSnapshot, RolloutError } from '../ports/cluster-port.js';
 import type { EventsPort } from '../ports/events-port.js';
 import type { FleetHaltDocument, FleetHaltPort } from '../ports/fleet-halt-port.js';
+import type { FleetPromotionPort } from '../ports/fleet-promotion-port.js';
 import type { Resolution } from '../ports/registry-port.js';
 import type { SignaturePort, SignatureVerdict } from '../ports/signature-port.js';
 import type { TickPorts } from '../run-tick.js';
@@ -329,6 +330,19 @@ export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean }
     },
   };
 
+  // The promotion is published as the halt is (one signed document under a tag): the same store, its own op.
+  const fleetPromotion: FleetPromotionPort = {
+    readDocument: ({ repo, digest }) => {
+      const answer = readHaltDocument(digest);
+      world.log({
+        op: 'readFleetPromotion',
+        detail: `${repo}@${digest}`,
+        outcome: E.isRight(answer) ? answer.right._tag : answer.left._tag,
+      });
+      return done(answer);
+    },
+  };
+
   const signatures: SignaturePort = {
     verify: ({ repo, digest }) => {
       const answer = verifyOne(repo, digest);
@@ -390,6 +404,7 @@ export const simPorts = (world: SimWorld, options: { readonly dryRun?: boolean }
     signatures,
     clock,
     fleetHalt,
+    fleetPromotion,
     platforms: simPlatformPort(world),
     staging: simStagingPort(world),
     registry: {

@@ -116,6 +116,7 @@ export interface SimCall {
     | 'readClock'
     | 'sleep'
     | 'readFleetHalt'
+    | 'readFleetPromotion'
     // Stage, then switch: a manifest's platforms read, one workload's images staged on one node, a staging pod deleted.
     | 'readPlatforms'
     | 'stageImage'

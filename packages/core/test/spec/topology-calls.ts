@@ -38,6 +38,7 @@ const scopesOf = (topology: Topology) => {
     quarantine: `${prefix}/quarantined-`,
     pending: `${prefix}/pending-`,
     fleetHalt: `${prefix}/fleet-halt-`,
+    fleetPromotion: `${prefix}/fleet-promotion-`,
   };
 };
 
@@ -65,6 +66,11 @@ const writeOf = (topology: Topology, detail: string): { op: WriteKind; detail: s
     return Object.values(changes).some((v) => v !== null)
       ? { op: 'recordFleetHalt', detail: JSON.stringify(changes) }
       : { op: 'liftFleetHalt', detail: JSON.stringify(changes) };
+  // The fleet promotion (docs/fleet-promotion.md): its record, or its removal once withdrawn.
+  if (keys.some((key) => key.startsWith(scopes.fleetPromotion)))
+    return Object.values(changes).some((v) => v !== null)
+      ? { op: 'recordFleetPromotion', detail: JSON.stringify(changes) }
+      : { op: 'withdrawFleetPromotion', detail: JSON.stringify(changes) };
   if (keys.some((key) => key.startsWith(scopes.quarantine)))
     return { op: 'quarantineDigests', detail: JSON.stringify(changes) };
   // A write of pending records alone (docs/behaviour.md §3.4a step 2; the record write may also remove one).
@@ -120,6 +126,8 @@ export const writeFaultKeys = (topology: Topology): Readonly<Record<WriteKind, s
     writePendingDigests: scopes.pending,
     recordFleetHalt: `${fleetHaltDigest}=`,
     liftFleetHalt: `${fleetHaltDigest}-`,
+    recordFleetPromotion: `${topology.keys.fleetPromotionDigest}=`,
+    withdrawFleetPromotion: `${topology.keys.fleetPromotionDigest}-`,
     writeResolveFailureStreak: `${resolveFailureStreak}=`,
     clearResolveFailureStreak: `${resolveFailureStreak}-`,
     recordTopologyFingerprint: `${topologyFingerprint}=`,

@@ -22,6 +22,7 @@ export type SpecOp =
   | 'readClock'
   | 'sleep'
   | 'readFleetHalt'
+  | 'readFleetPromotion'
   | 'readPlatforms'
   | 'stageImage'
   | 'deleteStagingPod'
