@@ -131,6 +131,17 @@ describe('image_refresh_digest_recorded_timestamp_seconds', () => {
     expect(observed.recordedAt['jobs-manager']).toBeUndefined();
   });
 
+  it('a time held for another digest than the recorded one is never pushed under either', async () => {
+    const outcome = await runTick(config, simPorts(new SimWorld(config)));
+    const observed = { ...emptyObservations(), recorded: { 'jobs-manager': JM2 } };
+    observed.recordedAt['jobs-manager'] = { digest: JM1, at: T1 };
+    const text = renderExposition(
+      tickMetrics({ outcome, observed, requests: REQUESTS, startedAtMs: 0, endedAtMs: 1 }, config),
+    );
+    expect(text).toContain(`image_refresh_image_info{image="jobs-manager",digest="${JM2}",state="recorded"} 1`);
+    expect(text).not.toContain(`${RECORDED_AT}{`);
+  });
+
   for (const malformed of ['yesterday', '2026-01-01 00:00:00Z', '2026-02-31T00:00:00Z', '2026-01-01T24:00:00Z', '']) {
     it(`a time that does not parse (${JSON.stringify(malformed)}): no series, the digest still known`, async () => {
       const world = new SimWorld(config);
