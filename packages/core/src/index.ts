@@ -81,6 +81,7 @@ export {
   type FleetHalt,
   type FleetHaltDraft,
   haltIsInForce,
+  haltKeyOf,
   isHaltedDigest,
   MAX_HALT_BYTES,
   MAX_HALT_MS,

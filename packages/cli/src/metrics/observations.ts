@@ -1,6 +1,7 @@
 import {
   type BookkeepingChanges,
   counterValue,
+  type ImageSpec,
   isWellFormedDigest,
   recordedDigestsOf,
   refreshAttemptOf,
@@ -38,9 +39,22 @@ export interface TickObservations {
   readonly live: Record<string, string>;
   /** quarantined-<image>-digest after the tick, per image (read, then written by a rollback); absent until read. */
   quarantined?: Partial<Record<string, string>>;
+  /**
+   * last-refreshed-<image>-at (raw, as on the gate) beside the digest it was
+   * seen with: read in the same read as that digest, or written in the same
+   * write. Only ever the time of the digest in `recorded` (docs/metrics.md,
+   * "Evidence for promotion").
+   */
+  readonly recordedAt: Partial<Record<string, RecordedAt>>;
 }
 
-export const emptyObservations = (): TickObservations => ({ recorded: {}, registry: {}, live: {} });
+/** A recorded digest and the time written beside it, as seen together. */
+export interface RecordedAt {
+  readonly digest: string;
+  readonly at: string;
+}
+
+export const emptyObservations = (): TickObservations => ({ recorded: {}, registry: {}, live: {}, recordedAt: {} });
 
 const imageOfRepo = (topology: Topology, repo: string): string | undefined =>
   topology.images.find((i) => i.repo === repo)?.name;
@@ -78,6 +92,20 @@ const noteQuarantine = (topology: Topology, seen: TickObservations, key: string,
   seen.quarantined = value === null ? others : { ...others, [image.name]: value };
 };
 
+/**
+ * A write that touches an image's record or its time: the time stays paired
+ * only with a digest written in this same write. A digest written without
+ * its time, a time written or removed without its digest, a record removed:
+ * the pair is no longer known.
+ */
+const noteRecordedAt = (seen: TickObservations, image: ImageSpec, changes: BookkeepingChanges): void => {
+  const digest = changes[image.recordKey];
+  const at = changes[image.recordedAtKey];
+  if (digest === undefined && at === undefined) return;
+  delete seen.recordedAt[image.name];
+  if (typeof digest === 'string' && typeof at === 'string') seen.recordedAt[image.name] = { digest, at };
+};
+
 /** What a successful bookkeeping write changed, in `seen`'s terms. */
 const noteChanges = (topology: Topology, seen: TickObservations, changes: BookkeepingChanges): void => {
   for (const [key, value] of Object.entries(changes)) {
@@ -90,6 +118,7 @@ const noteChanges = (topology: Topology, seen: TickObservations, changes: Bookke
       if (image !== undefined && value !== null) seen.recorded[image.name] = value;
     }
   }
+  for (const image of topology.images) noteRecordedAt(seen, image, changes);
 };
 
 /** The same ports, each answer also noted in `seen`. */
@@ -106,9 +135,14 @@ export const observePorts = (ports: TickPorts, seen: TickObservations, topology:
           seen.refreshAttempt = counterValue(refreshAttemptOf(topology, annotations));
           seen.resolveFailureStreak = counterValue(resolveFailureStreakOf(topology, annotations));
           const recorded = recordedDigestsOf(topology, annotations);
-          for (const { name } of topology.images) {
+          for (const { name, recordedAtKey } of topology.images) {
             const value = recorded[name];
             if (value !== undefined && O.isSome(value)) seen.recorded[name] = value.value;
+            // The time read beside the digest it was read with; no digest or no time, no pair.
+            const at = annotations[recordedAtKey];
+            if (value !== undefined && O.isSome(value) && at !== undefined)
+              seen.recordedAt[name] = { digest: value.value, at };
+            else delete seen.recordedAt[name];
           }
           seen.quarantined = Object.fromEntries(
             topology.images.flatMap((i) => {

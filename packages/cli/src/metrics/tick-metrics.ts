@@ -1,4 +1,4 @@
-import type { HeldReason, TickConfig, TickOutcome } from '@image-refresh/core';
+import { type HeldReason, haltKeyOf, type TickConfig, type TickOutcome } from '@image-refresh/core';
 import type { Gauge, Sample } from './exposition.js';
 import { containerKey, liveDigestOf, type TickObservations } from './observations.js';
 import { REQUEST_KINDS, type RequestKind } from './request-count.js';
@@ -66,6 +66,56 @@ const imageInfo = (facts: TickFacts, config: TickConfig): Sample[] => {
       ...(registry === undefined ? [] : [{ labels: { image: name, digest: registry, state: 'registry' }, value: 1 }]),
       ...(live[name] ?? []).map((digest) => ({ labels: { image: name, digest, state: 'live' }, value: 1 })),
     ];
+  });
+};
+
+/** RFC 3339 as core writes and reads it (whole seconds and `Z` written; a fraction or an offset read). */
+const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Unix seconds of an RFC 3339 time; undefined for anything else. Date.parse
+ * alone takes `02-31` (as March 3rd) and `24:00`: the day must exist and the
+ * hour be below 24.
+ */
+export const unixSecondsOf = (value: string): number | undefined => {
+  const match = RFC_3339.exec(value);
+  if (match === null) return undefined;
+  const [year, month, day, hour] = match.slice(1, 5).map(Number) as [number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const exists = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const ms = Date.parse(value);
+  return exists && hour < 24 && Number.isFinite(ms) ? ms / 1000 : undefined;
+};
+
+/**
+ * docs/metrics.md, "Evidence for promotion": per image, when this edge
+ * recorded its current recorded digest — only where the time was seen with
+ * that very digest (read together, or written in one write) and parses.
+ */
+const recordedTimes = (facts: TickFacts, config: TickConfig): Sample[] =>
+  config.topology.images.flatMap(({ name }) => {
+    const digest = facts.observed.recorded[name];
+    const pair = facts.observed.recordedAt[name];
+    if (digest === undefined || pair === undefined || pair.digest !== digest) return [];
+    const seconds = unixSecondsOf(pair.at);
+    return seconds === undefined ? [] : [{ labels: { image: name, digest }, value: seconds }];
+  });
+
+/**
+ * docs/metrics.md, "Evidence for promotion": 1 per quarantined digest. A
+ * tick that read the quarantine pushes one series per image — 0 with
+ * `digest=""` where none is held — because the Pushgateway drops a family
+ * without samples and would keep a lifted quarantine's series forever.
+ */
+const quarantinedDigests = (facts: TickFacts, config: TickConfig): Sample[] => {
+  const { quarantined } = facts.observed;
+  if (quarantined === undefined) return [];
+  return config.topology.images.map((image) => {
+    const digest = quarantined[image.name];
+    const repository = haltKeyOf(image);
+    return digest === undefined
+      ? { labels: { image: image.name, digest: '', repository }, value: 0 }
+      : { labels: { image: image.name, digest, repository }, value: 1 };
   });
 };
 
@@ -182,6 +232,21 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
       'image_refresh_fleet_halt',
       '1 while a verified, unexpired fleet halt (FLEET_HALT_REF) is in force on this edge, 0 otherwise; pushed only with FLEET_HALT_REF set.',
       outcome.halt === undefined ? undefined : outcome.halt.state === 'inForce' ? 1 : 0,
+    ),
+    single(
+      'image_refresh_rollout_ring',
+      "ROLLOUT_RING: this edge's ring (0, the default, is a canary); promote reads ring 0's evidence (docs/fleet-promotion.md).",
+      config.rolloutRing,
+    ),
+    gauge(
+      'image_refresh_digest_recorded_timestamp_seconds',
+      'When this edge recorded its current recorded digest of the image (last-refreshed-<image>-at, Unix time); only where the time was seen with that digest.',
+      recordedTimes(facts, config),
+    ),
+    gauge(
+      'image_refresh_quarantined_digest',
+      'Per image: 1 for the digest quarantined on this edge after a rollback (quarantined-<image>-digest), repository as a fleet halt names it; 0 with digest="" when none is, so a lifted quarantine leaves no series behind.',
+      quarantinedDigests(facts, config),
     ),
     gauge(
       'image_refresh_tick_requests',

@@ -74,7 +74,11 @@ const eventReasons = (): string =>
 const metricsTable = async (): Promise<string> => {
   const config = simConfig({});
   const world = new SimWorld(config);
-  for (const image of IMAGES) world.setAnnotation(image.recordKey, simDigest(`${image.repo}#1`));
+  for (const image of IMAGES) {
+    world.setAnnotation(image.recordKey, simDigest(`${image.repo}#1`));
+    // When each was recorded, as a tick that pushes writes it beside the digest (docs/metrics.md).
+    world.setAnnotation(image.recordedAtKey, '2026-01-01T00:00:00Z');
+  }
   world.publish('tracebloc/jobs-manager', simDigest('tracebloc/jobs-manager#2'));
   const observed = emptyObservations();
   const outcome = await runTick(config, observePorts(simPorts(world), observed, config.topology));
