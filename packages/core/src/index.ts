@@ -179,6 +179,7 @@ export type { ClockPort } from './ports/clock-port.js';
 export type { ClusterPort, GateSnapshot, RolloutError } from './ports/cluster-port.js';
 export type { EventsPort, KubeEvent } from './ports/events-port.js';
 export type { FleetHaltDocument, FleetHaltPort, FleetHaltTarget } from './ports/fleet-halt-port.js';
+export type { FleetPromotionPort } from './ports/fleet-promotion-port.js';
 export type { Platform, PlatformAnswer, PlatformPort, PlatformTarget } from './ports/platform-port.js';
 export type { DigestRequest, RegistryPort, Resolution } from './ports/registry-port.js';
 export type { SignatureFormat, SignaturePort, SignatureTarget, SignatureVerdict } from './ports/signature-port.js';

@@ -182,9 +182,9 @@ describe('fail closed: a promotion that cannot be read or verified opens nothing
     expect(PROMOTION_KEYS.filter((k) => edge.world.annotations[k] !== undefined)).toEqual([]);
   });
 
-  it('the tag failing (5xx) is unverified even on a steady tick: exit 1', async () => {
+  it('the tag failing (a transport error) is unverified even on a steady tick: exit 1', async () => {
     const edge = await aSteadyRingOneEdge();
-    edge.world.injectRegistryFault(SIM_HALT_REPO, 'ServerError');
+    edge.world.injectRegistryFault(SIM_HALT_REPO, 'Transport');
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
     expect(outcome.result).toBe('promotionUnverified');
@@ -267,5 +267,17 @@ describe('the record’s time (PUSHGATEWAY_URL set)', () => {
     expect(at(pushing)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     expect(Date.parse(at(pushing) ?? '')).toBeLessThanOrEqual(SIM_EPOCH_MS + pushing.clockMs);
     expect(Object.keys(silent.annotations).filter((k) => k.endsWith('-at'))).toEqual([]);
+  });
+});
+
+describe('the record’s time, without a push', () => {
+  it('a time kept from an earlier digest is removed with the new record, never left beside it', async () => {
+    const world = new SimWorld(simConfig());
+    await runTick(world.config, simPorts(world));
+    world.annotations['tracebloc.io/last-refreshed-jobs-manager-at'] = '2026-01-01T00:00:00Z';
+    world.publish(JM, JM2);
+    await runTick(world.config, simPorts(world));
+    expect(world.annotations[JM_RECORD]).toBe(JM2);
+    expect(world.annotations['tracebloc.io/last-refreshed-jobs-manager-at']).toBeUndefined();
   });
 });

@@ -20,7 +20,7 @@ export {
   type WorkloadSnapshot,
 } from './cluster/index.js';
 export { createEventsPort, type EventsPortOptions } from './events/index.js';
-export { createFleetHaltReader } from './fleet-halt/read-fleet-halt.js';
+export { createFleetHaltReader, createFleetPromotionReader } from './fleet-halt/read-fleet-halt.js';
 export {
   createPlatformReader,
   DEFAULT_PLATFORM_LIMITS,

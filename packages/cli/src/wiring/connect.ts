@@ -3,6 +3,7 @@ import {
   createClusterPort,
   createEventsPort,
   createFleetHaltReader,
+  createFleetPromotionReader,
   createPlatformReader,
   createRegistryPort,
   createStagingPort,
@@ -105,6 +106,14 @@ export const connectToCluster =
           ? {}
           : {
               fleetHalt: routedFleetHaltPort(perHost((host) => createFleetHaltReader({ registry: on(host, hooks) }))),
+            }),
+        // docs/fleet-promotion.md: the promotion's document, read as the halt's is (FLEET_PROMOTION_REF).
+        ...(config.fleetPromotion === undefined
+          ? {}
+          : {
+              fleetPromotion: routedFleetHaltPort(
+                perHost((host) => createFleetPromotionReader({ registry: on(host, hooks) })),
+              ),
             }),
         // MIN_DIGEST_AGE / ROLLOUT_RING read it, START_JITTER waits on it (docs/behaviour.md §3.4a step 2, §3.3).
         clock: systemClock([hooks.signal, hooks.interrupt]),

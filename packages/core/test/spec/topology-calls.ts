@@ -178,6 +178,8 @@ export const injectFault = (
       throw new Error('the simulated clock takes no faults');
     case 'readFleetHalt':
       throw new Error('a halt document fault is armed on its own: injectHaltDocumentFault');
+    case 'readFleetPromotion':
+      throw new Error('a promotion document fault is armed as the halt’s: injectHaltDocumentFault');
     case 'readPlatforms':
       throw new Error('a platform fault is armed per repo: injectPlatformFault');
     case 'stageImage':

@@ -39,6 +39,8 @@ const BOOKKEEPING_WRITES: Readonly<Record<WriteKind, true>> = {
   writePendingDigests: true,
   recordFleetHalt: true,
   liftFleetHalt: true,
+  recordFleetPromotion: true,
+  withdrawFleetPromotion: true,
   writeResolveFailureStreak: true,
   clearResolveFailureStreak: true,
   recordTopologyFingerprint: true,
