@@ -12,8 +12,9 @@ import {
   simHaltDocument,
   simPorts,
 } from '../src/sim/index.js';
+import { SIM_ENVIRONMENT } from '../src/sim/sim-config.js';
 import { SIM_EPOCH_MS } from '../src/sim/sim-ports.js';
-import { ANNOTATION, CHART } from './support/chart.js';
+import { ANNOTATION } from './support/chart.js';
 import { aPromotionEdge, HOUR } from './support/promotion-edge.js';
 
 // FLEET_PROMOTION_REF on a simulated edge (docs/fleet-promotion.md): what a
@@ -232,7 +233,10 @@ describe('withdrawn, and beside a halt', () => {
 
 describe('configuration', () => {
   it('set without any trust: exit 2 naming FLEET_PROMOTION_REF and the trust, before any request', () => {
-    const parsed = parseTickConfig({ ...CHART, FLEET_PROMOTION_REF: 'docker.io/acme/fleet-control:stg-promotion' });
+    const parsed = parseTickConfig({
+      ...SIM_ENVIRONMENT,
+      FLEET_PROMOTION_REF: 'docker.io/acme/fleet-control:stg-promotion',
+    });
     expect(E.isLeft(parsed)).toBe(true);
     const problems = E.isLeft(parsed) ? parsed.left : [];
     const problem = problems.find((p) => p.variable === 'FLEET_PROMOTION_REF');
@@ -243,7 +247,7 @@ describe('configuration', () => {
 
   it('a digest, or no tag, is refused with the promotion’s words', () => {
     const parsed = parseTickConfig({
-      ...CHART,
+      ...SIM_ENVIRONMENT,
       FLEET_PROMOTION_REF: 'docker.io/acme/fleet-control@sha256:00',
       SIGNATURE_PUBLIC_KEYS: '/k.pub',
     });
