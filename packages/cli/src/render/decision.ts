@@ -109,6 +109,14 @@ export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
     }
     case 'windowTooShort':
       return `WINDOW TOO SHORT: ${heldFor(outcome, 'windowTooShort').join(', ')}`;
+    case 'promotionUnverified':
+      // docs/fleet-promotion.md: a promotion that could not be verified opens no ring.
+      return 'PROMOTION UNVERIFIED: nothing re-imaged';
+    case 'awaitingPromotion': {
+      // A halt's pin-back is never held by the promotion, so something may have moved.
+      const reimaged = outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}${pinnedBack(outcome)}; ` : '';
+      return `${reimaged}waiting for promotion: ${heldFor(outcome, 'awaitingPromotion').join(', ')}`;
+    }
     case 'quarantineHeld':
       return `quarantined digest held (${heldFor(outcome, 'quarantined').join(', ')})`;
     case 'soaking':
