@@ -387,3 +387,12 @@ describe('image-refresh promote, usage errors (exit 2, nothing asked)', () => {
     expect(prometheus.requests).toEqual([]);
   });
 });
+
+describe('image-refresh promote, help', () => {
+  it('help promote prints what promote --help prints, exit codes included', async () => {
+    const viaHelp = await runPromote(['--help']);
+    expect(viaHelp.exitCode).toBe(0);
+    expect(viaHelp.stdout.join('\n')).toMatch(/^Usage: image-refresh promote --prometheus URL/);
+    expect(viaHelp.stdout.join('\n')).toContain('Exit codes: 0 promote, 1 the evidence says no');
+  });
+});
