@@ -28,7 +28,8 @@ if (command === '--version') {
   const { main } = await import('./main.js');
   // A closed pipe (`| head -1`) ends output quietly, never the command (docs/behaviour.md §3, Bounds).
   const out = guardedOutput(process.stdout, process.stderr, '[image-refresh]');
-  const interrupt = command === 'tick' ? stopOnSignal() : undefined;
+  // promote's Prometheus queries end at a signal too (docs/fleet-promotion.md).
+  const interrupt = command === 'tick' || command === 'promote' ? stopOnSignal() : undefined;
   const result = await main(process.argv.slice(2), out, {
     env: process.env,
     connect,

@@ -4,6 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './commands/command.js';
 import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
 import { HALT_HELP, haltRender } from './commands/halt-render.js';
+import { PROMOTE_HELP, promote } from './commands/promote.js';
 import { REARM_HELP, rearm } from './commands/rearm.js';
 import { SIMULATE_HELP, simulate } from './commands/simulate.js';
 import { STATUS_HELP, status } from './commands/status.js';
@@ -13,7 +14,8 @@ import type { Connect } from './connection.js';
 import { type Configuration, type ConfigurationParts, readConfiguration } from './wiring/read-configuration.js';
 
 // `image-refresh <command>`: the CronJob entrypoint and an operator's tool.
-// Exit codes: 0 ok, 1 a finding, 2 a usage or configuration error.
+// Exit codes: 0 ok, 1 a finding, 2 a usage or configuration error (promote:
+// 3 when Prometheus gave no evidence to judge by).
 
 declare const IMAGE_REFRESH_VERSION: string;
 const version = typeof IMAGE_REFRESH_VERSION === 'string' ? IMAGE_REFRESH_VERSION : '0.0.0-dev';
@@ -32,6 +34,8 @@ Commands:
   simulate   run the tick on the built-in simulated cluster, print a timeline
   diagram    print the tick machine as a Mermaid state diagram
   halt       halt render: write a fleet halt document to publish and sign (FLEET_HALT_REF)
+  promote    judge a digest on the canaries' evidence in Prometheus; write the
+             promotion document that opens the next rings (run by CI, not on edges)
 
 Options:
   --help     help for image-refresh or a command (image-refresh <command> --help)
@@ -45,7 +49,7 @@ MAX_REFRESH_ATTEMPTS, … ('image-refresh help tick' lists every variable).
 export interface Environment {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly connect: Connect;
-  /** Aborted on SIGTERM / SIGINT (reason: core's `interruptedBy`); a tick stops at it (§3, Signals). */
+  /** Aborted on SIGTERM / SIGINT (reason: core's `interruptedBy`); a tick (and promote's queries) stop at it (§3, Signals). */
   readonly interrupt?: AbortSignal;
 }
 
@@ -54,6 +58,9 @@ type Values = Record<string, string | boolean | (string | boolean)[] | undefined
 /** A `multiple: true` option's values. */
 const strings = (value: Values[string]): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+
+/** A string option's value, or undefined. */
+const text = (value: Values[string]): string | undefined => (typeof value === 'string' ? value : undefined);
 
 interface Command {
   readonly help: string;
@@ -179,6 +186,43 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           out: typeof v.out === 'string' ? v.out : 'fleet-halt.json',
           nowMs: Date.now(),
         },
+        out,
+      ),
+  },
+  promote: {
+    help: PROMOTE_HELP,
+    options: {
+      prometheus: { type: 'string' },
+      image: { type: 'string' },
+      digest: { type: 'string' },
+      ring: { type: 'string' },
+      for: { type: 'string' },
+      'min-edges': { type: 'string' },
+      json: { type: 'boolean' },
+      out: { type: 'string' },
+      from: { type: 'string' },
+      'halt-on-rollback': { type: 'boolean' },
+      expires: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+    run: (v, out, p) =>
+      promote(
+        {
+          prometheus: text(v.prometheus),
+          image: text(v.image),
+          digest: text(v.digest),
+          ring: text(v.ring),
+          for: text(v.for),
+          minEdges: text(v['min-edges']),
+          json: v.json === true,
+          out: text(v.out),
+          from: text(v.from),
+          haltOnRollback: v['halt-on-rollback'] === true,
+          expires: text(v.expires),
+          timeout: text(v.timeout),
+        },
+        Date.now(),
+        p.interrupt,
         out,
       ),
   },

@@ -14,7 +14,7 @@ import { aWorld, runCli } from './support/sim-connection.js';
 const ISSUE = /\bissues? \d+/i;
 const INVARIANT_ID = /\(I\d+[a-z]?\)/;
 
-const COMMANDS = ['tick', 'status', 'rearm', 'simulate', 'diagram', 'halt'];
+const COMMANDS = ['tick', 'status', 'rearm', 'simulate', 'diagram', 'halt', 'promote'];
 
 const offending = (text: string, pattern: RegExp): string[] => text.split('\n').filter((line) => pattern.test(line));
 

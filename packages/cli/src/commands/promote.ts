@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  FLEET_PROMOTION_MEDIA_TYPE,
+  type FleetPromotion,
+  INTERRUPTED_EXIT,
+  parseFleetHalt,
+  parseFleetPromotion,
+  renderFleetHalt,
+  renderFleetPromotion,
+  type TickInterrupt,
+  withPromotion,
+} from '@image-refresh/core';
+import * as E from 'fp-ts/lib/Either.js';
+import { edgesQuery, evidenceOf, imageQuery } from '../promote/evidence-queries.js';
+import { type PrometheusError, queryPrometheus, withoutCredentials } from '../promote/prometheus-client.js';
+import { type PromoteFlags, type PromoteOptions, promoteOptionsOf } from '../promote/promote-options.js';
+import {
+  haltDraft,
+  promotionEntry,
+  publishLines,
+  rollbackLines,
+  tableLines,
+  verdictJson,
+  type Written,
+} from '../promote/promote-render.js';
+import { shortDigest, type Verdict, verdictOf } from '../promote/verdict.js';
+import type { CommandResult, Output } from './command.js';
+
+// `image-refresh promote` (docs/fleet-promotion.md, "The verdict"): run by CI
+// or an operator, never on an edge. It asks Prometheus what the edges of
+// rings < N pushed about one image's digest, says per edge what that
+// evidence says, and — only when it promotes — writes the promotion document
+// the edges of rings 1..N read (or, with --halt-on-rollback, the fleet halt
+// of a digest a canary rolled back). Exit 0 promote, 1 no, 3 no evidence to
+// judge by, 2 its own usage errors.
+
+export const PROMOTE_HELP = `Usage: image-refresh promote --prometheus URL --image NAME --digest sha256:… --ring N --for DURATION
+         [--min-edges K] [--json] [--out FILE] [--from FILE] [--halt-on-rollback]
+         [--expires DURATION|TIME] [--timeout DURATION]
+
+Asks Prometheus whether every edge of rings < N that pushed within the last
+hour runs NAME at the digest, recorded for at least --for, with no rollback,
+quarantine, flap lockout or failed tick since; prints the verdict and the
+evidence per edge. Run by CI or an operator, not on the edges.
+
+  --prometheus        Prometheus's URL (its HTTP API: /api/v1/query)
+  --image             the image's name as the edges' profile names it (web)
+  --digest            sha256:<64 hex>: the build to promote
+  --ring              the ring to open it to (1..100): rings < N are the evidence
+  --for               how long each edge must have run it (2h, 90m, 1d)
+  --min-edges         fewest edges counted to say yes (default 1)
+  --json              one JSON object instead of the table
+  --out               when it promotes, write the promotion document here
+                      (with --halt-on-rollback and a rollback: the fleet halt)
+  --from              the published promotion document to start from: its
+                      other entries are kept, the expired ones dropped
+  --halt-on-rollback  a digest an edge rolled back: write the fleet halt of it
+  --expires           the entry's expiry: a duration or RFC 3339 time, at most
+                      30 days (default 7d; a halt's 24h)
+  --timeout           per Prometheus query (default 10s)
+
+Exit codes: 0 promote, 1 the evidence says no (or not yet), 2 a usage error,
+3 no evidence to judge by (Prometheus unreachable or its answer malformed,
+fewer than --min-edges edges counted).
+Then publish the file as halt render's is (oras push with the artifact type
+${FLEET_PROMOTION_MEDIA_TYPE}, cosign sign).
+`;
+
+const PREFIX = '[image-refresh]';
+
+/** The published promotion --from names, or why it is not one (a usage error: exit 2). */
+const readFrom = (file: string, nowMs: number): E.Either<string, FleetPromotion> => {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return E.left(`--from ${file}: cannot read it: ${(error as Error).message}`);
+  }
+  const parsed = parseFleetPromotion(text, nowMs);
+  return E.isLeft(parsed) ? E.left(`--from ${file}: not a promotion document: ${parsed.left}`) : parsed;
+};
+
+/** Replaced atomically: an edge or a publisher never reads half a document. */
+const writeAtomically = (file: string, text: string): E.Either<string, void> => {
+  const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temporary, text, { mode: 0o644 });
+    renameSync(temporary, file);
+    return E.right(undefined);
+  } catch (error) {
+    return E.left(`could not write ${file}: ${(error as Error).message}`);
+  }
+};
+
+const exitOfInterrupt = (reason: unknown): number => {
+  const signal = (reason as Partial<TickInterrupt> | undefined)?.signal;
+  return signal === 'SIGINT' || signal === 'SIGTERM' ? INTERRUPTED_EXIT[signal] : INTERRUPTED_EXIT.SIGTERM;
+};
+
+/** What --out receives for this verdict, checked by the parser the edges use; or a line why nothing. */
+const document = (
+  verdict: Verdict,
+  options: PromoteOptions,
+  from: FleetPromotion | undefined,
+  nowMs: number,
+): E.Either<string, { text: string; kind: Written['kind']; said: string }> => {
+  if (verdict.outcome === 'promote') {
+    const entry = promotionEntry(verdict, options, nowMs);
+    const text = renderFleetPromotion(withPromotion(from?.promotions ?? [], entry, nowMs));
+    const checked = parseFleetPromotion(text, nowMs);
+    if (E.isLeft(checked)) return E.left(`the edges would refuse this promotion: ${checked.left}`);
+    return E.right({
+      text,
+      kind: 'promotion',
+      said: `${options.image}@${shortDigest(options.digest)}… opens rings 1..${options.ring} until ${entry.expires} (${checked.right.promotions.length} promotion(s) in the document)`,
+    });
+  }
+  const halt = options.haltOnRollback ? haltDraft(verdict, options) : undefined;
+  if (halt === undefined) return E.left(`nothing written: the verdict is ${verdict.outcome}, not promote`);
+  const text = renderFleetHalt(halt);
+  const checked = parseFleetHalt(text, nowMs);
+  if (E.isLeft(checked)) return E.left(`the edges would refuse this halt: ${checked.left}`);
+  return E.right({
+    text,
+    kind: 'halt',
+    said: `halts ${Object.keys(checked.right.repositories).join(', ')} until ${checked.right.expires} (${checked.right.reason})`,
+  });
+};
+
+export const promote = async (
+  flags: PromoteFlags,
+  nowMs: number,
+  interrupt: AbortSignal | undefined,
+  out: Output,
+): Promise<CommandResult> => {
+  const say = (line: string): void => out.stdout(withoutCredentials(line));
+  const complain = (line: string): void => out.stderr(withoutCredentials(`${PREFIX} ERROR: promote: ${line}`));
+  const options = promoteOptionsOf(flags, nowMs);
+  if (E.isLeft(options)) {
+    for (const problem of options.left) complain(problem);
+    return { exitCode: 2 };
+  }
+  const o = options.right;
+  const from = o.from === undefined ? undefined : readFrom(o.from, nowMs);
+  if (from !== undefined && E.isLeft(from)) {
+    complain(from.left);
+    return { exitCode: 2 };
+  }
+
+  const query = { timeoutMs: o.timeoutMs, interrupt, timeSeconds: nowMs / 1_000 };
+  const [edges, image] = await Promise.all([
+    queryPrometheus(o.prometheus, edgesQuery(o.forMs), query),
+    queryPrometheus(o.prometheus, imageQuery(o.image, o.digest, o.forMs), query),
+  ]);
+  if (E.isLeft(edges) || E.isLeft(image)) {
+    const errors = [edges, image].flatMap((answer): PrometheusError[] => (E.isLeft(answer) ? [answer.left] : []));
+    const error = errors.find((e) => e.kind === 'Interrupted') ?? (errors[0] as PrometheusError);
+    if (o.json) say(verdictJson(o, nowMs, { error }));
+    complain(`no evidence: Prometheus ${o.prometheus.url}: ${error.kind}: ${error.message}`);
+    return { exitCode: error.kind === 'Interrupted' ? exitOfInterrupt(error.reason) : 3 };
+  }
+
+  const verdict = verdictOf(evidenceOf(edges.right, image.right), {
+    image: o.image,
+    digest: o.digest,
+    ring: o.ring,
+    forMs: o.forMs,
+    minEdges: o.minEdges,
+    nowMs,
+  });
+  // --json keeps stdout one JSON object: everything else goes to stderr.
+  const aside = o.json ? (line: string) => out.stderr(withoutCredentials(line)) : say;
+  if (!o.json) {
+    say(`promote ${o.image}@${shortDigest(o.digest)}… to ring ${o.ring}: ${verdict.summary}`);
+    for (const line of tableLines(verdict, nowMs)) say(line);
+    for (const line of rollbackLines(verdict, o.digest)) say(line);
+    if (verdict.higherRings > 0) say(`${verdict.higherRings} grouping(s) of rings >= ${o.ring}: not asked`);
+  }
+
+  let written: Written | undefined;
+  let exitCode: number = verdict.exitCode;
+  if (o.out !== undefined) {
+    const toWrite = document(verdict, o, from?.right, nowMs);
+    if (E.isLeft(toWrite)) aside(`${o.out}: ${toWrite.left}`);
+    else {
+      const wrote = writeAtomically(o.out, toWrite.right.text);
+      if (E.isLeft(wrote)) {
+        complain(wrote.left);
+        exitCode = 1;
+      } else {
+        written = { file: o.out, kind: toWrite.right.kind };
+        aside(`wrote ${o.out}: ${toWrite.right.said}`);
+        for (const line of publishLines(o.out, toWrite.right.kind)) aside(line);
+      }
+    }
+  }
+  if (o.json) say(verdictJson(o, nowMs, { verdict, written }));
+  return { exitCode };
+};
