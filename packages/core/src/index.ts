@@ -131,6 +131,7 @@ export {
   transport,
   unauthorized,
 } from './domain/port-error.js';
+export type { PromotionReport } from './domain/promotion-admission.js';
 export {
   type DaemonSetRolloutView,
   type DeploymentRolloutView,
@@ -191,6 +192,7 @@ export type {
   StagingTarget,
 } from './ports/staging-port.js';
 export { type FleetHaltView, readFleetHalt } from './read-fleet-halt.js';
+export { type FleetPromotionView, readFleetPromotion } from './read-fleet-promotion.js';
 export {
   configInvalidOutcome,
   runTick,

@@ -16,6 +16,7 @@ import { type PendingFacts, pendingDigests } from '../render/pending-digests.js'
 import { type WindowFacts, windowFacts } from '../render/window-status.js';
 import type { SignatureTrust } from '../wiring/signature-trust.js';
 import { readHaltForStatus, type StatusHalt } from './status-halt.js';
+import { readPromotionForStatus, type StatusPromotion } from './status-promotion.js';
 import { checkSignaturesForStatus, SIGNATURES_OFF, type StatusSignature } from './status-signatures.js';
 
 // The one report `status` and `status --json` render (docs/metrics.md,
@@ -77,6 +78,8 @@ export interface StatusReport {
   readonly pending: readonly PendingFacts[] | null;
   /** The fleet halt as a tick would judge it now; undefined with FLEET_HALT_REF unset (docs/behaviour.md §3.4b). */
   readonly halt: StatusHalt | undefined;
+  /** The fleet promotion as a tick of this ring would judge it now; undefined when none is read here (docs/fleet-promotion.md). */
+  readonly promotion: StatusPromotion | undefined;
   /** VERIFY_SIGNATURES ≠ off: the signatures were checked (the text says them only then). */
   readonly signaturesChecked: boolean;
   /** MAINTENANCE_WINDOW: where the edge stands in its windows now (docs/behaviour.md §3.4d); absent when unset. */
@@ -192,6 +195,7 @@ export const statusReport = async (
       quarantined: null,
       pending: null,
       halt: undefined,
+      promotion: undefined,
       signaturesChecked: false,
       ...(config.maintenanceWindow === undefined ? {} : { window: null }),
     };
@@ -246,6 +250,17 @@ export const statusReport = async (
       config,
       options.signatureTrust,
       a,
+      options.noRegistry === true,
+      options.nowMs ?? Date.now(),
+    ),
+    promotion: await readPromotionForStatus(
+      connection,
+      config,
+      options.signatureTrust,
+      a,
+      images.flatMap((i) =>
+        i.registry.drift === true && i.registry.digest !== null ? [{ image: i.image, digest: i.registry.digest }] : [],
+      ),
       options.noRegistry === true,
       options.nowMs ?? Date.now(),
     ),

@@ -5,6 +5,7 @@ import { pendingLine } from '../render/pending-digests.js';
 import { windowStatusLines } from '../render/window-status.js';
 import type { CommandResult, Output } from './command.js';
 import { haltLines } from './status-halt.js';
+import { promotionLines } from './status-promotion.js';
 import {
   type CounterFacts,
   type ImageFacts,
@@ -112,6 +113,11 @@ export const statusLines = (config: TickConfig, report: StatusReport): string[] 
   if (report.halt !== undefined) {
     for (const [i, line] of haltLines(report.halt).entries())
       lines.push(`${named(i === 0 ? 'fleet halt' : '')}${line}`);
+  }
+  // docs/fleet-promotion.md: the promotion as a tick of this ring would judge it now (FLEET_PROMOTION_REF on ring ≥ 1).
+  if (report.promotion !== undefined) {
+    for (const [i, line] of promotionLines(report.promotion).entries())
+      lines.push(`${named(i === 0 ? 'promotion' : '')}${line}`);
   }
   return lines;
 };

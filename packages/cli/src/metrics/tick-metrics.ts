@@ -143,7 +143,7 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     gauge(
       'image_refresh_tick_outcome',
-      "1 for the last tick's outcome, the summary line's outcome= (complete, skipped, frozen, flapLockout, signatureRejected, rolledBack, quarantineHeld, soaking, halted, haltUnverified, platformMismatch, notStaged, interrupted, ...).",
+      "1 for the last tick's outcome, the summary line's outcome= (complete, skipped, frozen, flapLockout, signatureRejected, rolledBack, quarantineHeld, soaking, halted, haltUnverified, awaitingPromotion, promotionUnverified, platformMismatch, notStaged, interrupted, ...).",
       [{ labels: { outcome: outcome.result }, value: 1 }],
     ),
     single(
@@ -208,6 +208,14 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
       'image_refresh_digests_waiting_for_window',
       'New digests the last tick held back for the maintenance window (MAINTENANCE_WINDOW): outside it, or without room left for the plan.',
       config.maintenanceWindow === undefined ? undefined : heldCount(outcome, 'outsideWindow'),
+    ),
+    // docs/fleet-promotion.md: only where a promotion is read (FLEET_PROMOTION_REF on ring ≥ 1).
+    single(
+      'image_refresh_digests_waiting_for_promotion',
+      "New digests the last tick held back waiting for a verified promotion to this edge's ring (FLEET_PROMOTION_REF on ring >= 1), an unverified promotion included.",
+      outcome.promotion === undefined
+        ? undefined
+        : heldCount(outcome, 'awaitingPromotion') + heldCount(outcome, 'promotionUnverified'),
     ),
     single(
       'image_refresh_window_next_open_timestamp_seconds',

@@ -1,3 +1,4 @@
+import { boundedCall } from '@image-refresh/k8s-adapter';
 import * as E from 'fp-ts/lib/Either.js';
 
 // The one HTTP call `image-refresh promote` makes, to Prometheus's instant
@@ -120,14 +121,23 @@ export const queryPrometheus = async (
   promql: string,
   options: QueryOptions,
 ): Promise<E.Either<PrometheusError, PromSample[]>> => {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  // Held in this frame until the call settles: Node 20 may collect an
-  // AbortSignal.any nobody references, and its abort would then never come.
-  const signal = options.interrupt === undefined ? timeout : AbortSignal.any([timeout, options.interrupt]);
+  // boundedCall holds the signal until the call settles (Node 20 may collect an
+  // unreferenced AbortSignal.any) and ends it at the bound or on a signal.
+  return boundedCall({ timeoutMs: options.timeoutMs, parents: [options.interrupt] }, (signal) =>
+    ask(endpoint, promql, options, signal),
+  );
+};
+
+const ask = async (
+  endpoint: PrometheusEndpoint,
+  promql: string,
+  options: QueryOptions,
+  signal: AbortSignal,
+): Promise<E.Either<PrometheusError, PromSample[]>> => {
   const failed = (error: unknown): PrometheusError => {
     if (options.interrupt?.aborted === true)
       return { kind: 'Interrupted', message: 'interrupted by a signal', reason: options.interrupt.reason };
-    if (timeout.aborted) return { kind: 'Timeout', message: `no answer within ${options.timeoutMs / 1_000}s` };
+    if (signal.aborted) return { kind: 'Timeout', message: `no answer within ${options.timeoutMs / 1_000}s` };
     return { kind: 'Transport', message: withoutCredentials(errorChain(error)) };
   };
   try {
@@ -159,8 +169,5 @@ export const queryPrometheus = async (
     return E.isLeft(samples) ? E.left({ kind: 'Malformed', message: samples.left }) : samples;
   } catch (error) {
     return E.left(failed(error));
-  } finally {
-    // The reference the comment above is about: read after the call settles.
-    void signal.aborted;
   }
 };
