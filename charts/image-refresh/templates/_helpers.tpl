@@ -116,8 +116,8 @@ Refuses what would only be found on the edge.
 {{- end -}}
 {{- end -}}
 {{- /* A trust nothing reads would look like verification and be none (docs/signatures.md): refused. */ -}}
-{{- if and .Values.signatureTrust.secretName (eq (get $env "VERIFY_SIGNATURES" | default "off") "off") (not (get $env "FLEET_HALT_REF")) -}}
-{{- fail "signatureTrust is mounted, but with VERIFY_SIGNATURES off and no FLEET_HALT_REF no tick reads it: set verifySignatures (warn or enforce), or FLEET_HALT_REF" -}}
+{{- if and .Values.signatureTrust.secretName (eq (get $env "VERIFY_SIGNATURES" | default "off") "off") (not (get $env "FLEET_HALT_REF")) (not (get $env "FLEET_PROMOTION_REF")) -}}
+{{- fail "signatureTrust is mounted, but with VERIFY_SIGNATURES off and no FLEET_HALT_REF or FLEET_PROMOTION_REF no tick reads it: set verifySignatures (warn or enforce), FLEET_HALT_REF or FLEET_PROMOTION_REF" -}}
 {{- end -}}
 {{- if .Values.registryAuth.secretName -}}
 {{- $_ := set $env "REGISTRY_AUTH_FILE" "/etc/image-refresh/registry-auth/.dockerconfigjson" -}}
@@ -155,7 +155,7 @@ the Roles below name the same objects.
 {{- end -}}
 {{- end -}}
 {{- /* extraEnv is for what values cannot carry (valueFrom): never what the chart renders or derives its objects from. */ -}}
-{{- $reserved := concat (keys $env) (include "image-refresh.chartTopologyVariables" . | fromYamlArray) (list "PREPULL" "IMAGE_REFRESH_PROFILE" "VERIFY_SIGNATURES" "FLEET_HALT_REF" "SIGNATURE_PUBLIC_KEYS" "SIGSTORE_TRUSTED_ROOT" "REGISTRY_AUTH_FILE" "REGISTRY_CA_FILE") -}}
+{{- $reserved := concat (keys $env) (include "image-refresh.chartTopologyVariables" . | fromYamlArray) (list "PREPULL" "IMAGE_REFRESH_PROFILE" "VERIFY_SIGNATURES" "FLEET_HALT_REF" "FLEET_PROMOTION_REF" "SIGNATURE_PUBLIC_KEYS" "SIGSTORE_TRUSTED_ROOT" "REGISTRY_AUTH_FILE" "REGISTRY_CA_FILE") -}}
 {{- range .Values.extraEnv -}}
 {{- if has .name $reserved -}}
 {{- fail (printf "extraEnv %s: set it in env or its named value, where the schema checks it and the chart renders from it; extraEnv is for values from elsewhere (valueFrom)" .name) -}}

@@ -143,6 +143,26 @@ const SAMPLES: Readonly<Record<string, Samples>> = {
     ],
     beside: KEYS,
   },
+  // The promotion's reference is read by the halt's parser (docs/fleet-promotion.md).
+  FLEET_PROMOTION_REF: {
+    accepted: [
+      'acme/fleet-control:stg-promotion',
+      'docker.io/acme/fleet-control:stg-promotion',
+      'registry.example:5000/acme/fleet-control:halt',
+      'acme/fleet--control:v1',
+      'acme/fleet__x:v1',
+      'localhost/acme/halt:v1',
+    ],
+    refused: [
+      'registry.example:5000/halt:v1',
+      'acme/fleet-control',
+      'acme/fleet-control@sha256:00',
+      'halt:v1',
+      'localhost/halt:v1',
+      'acme.io/halt:v1',
+    ],
+    beside: KEYS,
+  },
   FLEET_HALT_EXIT: { accepted: ['0', '1'], refused: ['yes', '2'], beside: { FLEET_HALT_REF: 'acme/halt:v1', ...KEYS } },
   VERIFY_SIGNATURES: { accepted: ['off', 'warn', 'enforce'], refused: ['strict', 'on', true], beside: KEYS },
   SIGNATURE_PUBLIC_KEYS: {

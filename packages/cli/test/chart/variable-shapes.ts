@@ -108,6 +108,7 @@ export const VARIABLE_SHAPES: Readonly<Record<string, Shape>> = {
   RING_DELAY: bound,
   START_JITTER: duration,
   FLEET_HALT_REF: fleetHaltRef,
+  FLEET_PROMOTION_REF: fleetHaltRef,
   FLEET_HALT_EXIT: zeroOne,
   VERIFY_SIGNATURES: oneOf('off', 'warn', 'enforce'),
   SIGNATURE_PUBLIC_KEYS: paths,
