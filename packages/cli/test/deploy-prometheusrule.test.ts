@@ -68,7 +68,7 @@ const pushedNames = async (): Promise<Set<string>> => {
 };
 
 describe('deploy/prometheusrule.yaml', () => {
-  it('is a PrometheusRule with its alerts: frozen, flap lockout, no success, never a success, an unreachable registry, rejection, rollback, quarantine, soak, the fleet halt, platforms, staging', () => {
+  it('is a PrometheusRule with its alerts: frozen, flap lockout, no success, never a success, an unreachable registry, rejection, rollback, quarantine, soak, the fleet halt, the fleet promotion, platforms, staging', () => {
     expect(manifest().kind).toBe('PrometheusRule');
     expect(rules().map((r) => r.alert)).toEqual([
       'ImageRefreshFrozen',
@@ -81,6 +81,7 @@ describe('deploy/prometheusrule.yaml', () => {
       'ImageRefreshQuarantineHeld',
       'ImageRefreshSoakingLong',
       'ImageRefreshHaltUnverified',
+      'ImageRefreshPromotionUnverified',
       'ImageRefreshFleetHaltLong',
       'ImageRefreshPlatformMismatch',
       'ImageRefreshNotStaged',
@@ -339,6 +340,31 @@ describe.skipIf(promtool.skip)('deploy/prometheusrule.yaml under promtool', () =
                   'A new digest behind the tag drops a platform the recorded build provides and was not rolled out. `kubectl logs` says PLATFORM MISMATCH with the platforms; push a multi-platform build.',
               },
             },
+          ],
+        },
+      ],
+    );
+    expect(out).toContain('SUCCESS');
+  });
+
+  it('ImageRefreshPromotionUnverified after two ticks of it; not while a change only waits for its promotion', () => {
+    const out = promtoolTest(
+      [
+        { series: `image_refresh_tick_outcome{outcome="promotionUnverified",${edge}}`, values: '1x40' },
+        // Waiting for a promotion is the gate working, not this finding.
+        { series: 'image_refresh_tick_outcome{outcome="awaitingPromotion",release="ok"}', values: '1x40' },
+      ],
+      [
+        { eval_time: '16m', alertname: 'ImageRefreshPromotionUnverified', exp_alerts: [] },
+        {
+          eval_time: '21m',
+          alertname: 'ImageRefreshPromotionUnverified',
+          exp_alerts: [
+            fired(
+              { outcome: 'promotionUnverified', severity: 'critical' },
+              'image-refresh cannot read or verify the fleet promotion on tracebloc/stg',
+              'The promotion at FLEET_PROMOTION_REF could not be read or verified (a registry failure on its tag, a document that does not parse, or no trusted signature), so this edge acts on no changed digest. `kubectl logs` says PROMOTION UNVERIFIED with the reason.',
+            ),
           ],
         },
       ],
