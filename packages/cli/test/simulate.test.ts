@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { simDigest } from '@image-refresh/core/sim';
+import { runScenario, scenarioNamed, simDigest } from '@image-refresh/core/sim';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
 
@@ -110,6 +110,63 @@ describe('image-refresh simulate', () => {
     expect(stdout).toContain('FLEET HALT in force: jobs-manager build 2 loses jobs on restart (until ');
   });
 
+  it('evidence-rings: ring 1 never runs the build the canary rolled back; it runs the promoted one at once, not after RING_DELAY', async () => {
+    const { exitCode, stdout } = await run('simulate', '--scenario', 'evidence-rings', '--verbose');
+    expect(exitCode).toBe(0);
+    const rows = stdout.split('\n').filter((l) => /^\d+ +\[(canary|ring 1)\]/.test(l));
+    const of = (edge: string) => rows.filter((l) => l.includes(`[${edge}]`));
+    const short = (build: number) => simDigest(`tracebloc/jobs-manager#${build}`).slice(0, 19);
+    expect(of('canary')).toHaveLength(9);
+    expect(of('ring 1')).toHaveLength(9);
+    // (a) The canary rolls build 2 back and quarantines it; nobody promotes it, and ring 1, a day
+    // and more later (past ROLLOUT_RING × RING_DELAY), still records build 1 and waits.
+    expect(of('canary')[1]).toMatch(new RegExp(`ROLLED BACK: jobs-manager\\s+1\\s.*${short(1)}`));
+    for (const row of of('ring 1').slice(1, 6))
+      expect(row).toMatch(new RegExp(`waiting for promotion: jobs-manager\\s+0\\s.*${short(1)}`));
+    expect(of('ring 1')[4]).toContain('Fri 00:30');
+    // (b) Build 3 runs on the canary from Fri 01:00; promoted at Fri 03:00, ring 1 rolls it that tick.
+    expect(of('canary')[5]).toMatch(new RegExp(`re-imaged jobs-manager, requests-proxy\\s+0\\s.*${short(3)}`));
+    expect(of('ring 1')[6]).toMatch(new RegExp(`waiting for promotion: jobs-manager\\s+0\\s.*${short(1)}`));
+    expect(of('ring 1')[7]).toMatch(new RegExp(`re-imaged jobs-manager, requests-proxy\\s+0\\s.*${short(3)}`));
+    // Its log says what it waited for.
+    const ring1Log = stdout.slice(stdout.indexOf('--- tick 5 [ring 1]'), stdout.indexOf('--- tick 6 [canary]'));
+    expect(ring1Log).toContain(
+      `held back waiting for promotion of jobs-manager@${simDigest('tracebloc/jobs-manager#2')} to ring 1`,
+    );
+
+    // Which edge ran which build when, from the simulated workloads themselves.
+    const scenario = scenarioNamed('evidence-rings');
+    if (scenario === undefined) throw new Error('no evidence-rings scenario');
+    const { rows: ticks } = await runScenario(scenario);
+    // The build each edge's jobs-manager and requests-proxy run after each tick: the tag (the fresh install's build 1), or a pinned build.
+    const builds = [1, 2, 3].map((n) => [simDigest(`tracebloc/jobs-manager#${n}`), `build ${n}`] as const);
+    const runs = (edge: string) =>
+      ticks
+        .filter((t) => t.edge === edge)
+        .map((t) =>
+          [t.images['jobs-manager']?.api, t.images['requests-proxy']?.proxy]
+            .map((image) =>
+              image === 'docker.io/tracebloc/jobs-manager:stg'
+                ? 'build 1 (tag)'
+                : (builds.find(([digest]) => image?.endsWith(`@${digest}`))?.[1] ?? image),
+            )
+            .join(' / '),
+        );
+    // Ring 1: the install's build 1 until the promotion (tick 8, Fri 03:00), never build 2, then build 3 —
+    // 26h after build 3's push, where its clock alone (RING_DELAY=24h from Fri 01:00) would have waited to Sat 01:00.
+    expect(runs('ring 1')).toEqual([
+      ...Array.from({ length: 7 }, () => 'build 1 (tag) / build 1 (tag)'),
+      'build 3 / build 3',
+      'build 3 / build 3',
+    ]);
+    // The canary: build 2 rolled back to build 1 (pinned), build 3 from its push on.
+    expect(runs('canary')).toEqual([
+      'build 1 (tag) / build 1 (tag)',
+      ...Array.from({ length: 4 }, () => 'build 1 / build 1 (tag)'),
+      ...Array.from({ length: 4 }, () => 'build 3 / build 3'),
+    ]);
+  });
+
   it('slow-link: without PREPULL the 20-minute pull times out and the good build is quarantined; with it the switch waits, then rolls', async () => {
     const { exitCode, stdout } = await run('simulate', '--scenario', 'slow-link');
     expect(exitCode).toBe(0);
@@ -172,6 +229,7 @@ describe('image-refresh simulate', () => {
       'first-install',
       'canary-ring',
       'fleet-halt',
+      'evidence-rings',
       'slow-link',
       'shop',
       'private-registry',

@@ -3,6 +3,7 @@ import type { Profile } from '../config/profile/profile.js';
 import { profileTour, publishBuild } from './profile-tour.js';
 import { simDigest } from './sim-digest.js';
 import { SIM_HALT_ENVIRONMENT, SIM_HALT_REPO, SIM_HALT_TAG, simHaltDocument } from './sim-fleet-halt.js';
+import { SIM_PROMOTION_ENVIRONMENT, SIM_PROMOTION_TAG, simPromotionDocument } from './sim-fleet-promotion.js';
 import { SIM_EPOCH_MS } from './sim-ports.js';
 import { SHOP_PROFILE } from './sim-shop.js';
 import type { SimWorld } from './sim-world.js';
@@ -69,6 +70,21 @@ const publishHalt =
       signed: true,
       repo: SIM_HALT_REPO,
       tag: SIM_HALT_TAG,
+    });
+  };
+
+/**
+ * The operator's (or CI's) promotion, signed: what `image-refresh promote --out`
+ * writes once the canaries' evidence says yes, `oras push`, `cosign sign`
+ * (docs/fleet-promotion.md). It stands for a week, as `--expires`' default.
+ */
+const publishPromotion =
+  (entries: Parameters<typeof simPromotionDocument>[0]) =>
+  (world: SimWorld): void => {
+    world.publishHalt(simPromotionDocument(entries, SIM_EPOCH_MS + world.clockMs + 7 * 24 * 3_600_000), {
+      signed: true,
+      repo: SIM_HALT_REPO,
+      tag: SIM_PROMOTION_TAG,
     });
   };
 
@@ -283,6 +299,46 @@ export const SCENARIOS: readonly Scenario[] = [
       { event: `fixed build 3 published (signed)`, act: later(publishSigned(JM, 3)) },
       ...repeat(4, { event: '15 minutes later', act: later() }),
       { event: "the halt's tag deleted: lifted", act: later((w) => w.deleteTag(SIM_HALT_REPO, SIM_HALT_TAG)) },
+    ],
+  },
+  {
+    name: 'evidence-rings',
+    summary:
+      "FLEET_PROMOTION_REF (docs/fleet-promotion.md): ring 1 (RING_DELAY=24h) moves on the canary's evidence, not on the clock. Build 2 crash-loops on the canary (ON_ROLLOUT_FAILURE=revert): rolled back and quarantined; no promotion is written, so ring 1 never runs it, a day and more later. Build 3 runs healthy on the canary; 2h on, a signed promotion to ring 1 is published and ring 1 rolls it at once, 22h before its clock would have.",
+    env: SIM_PROMOTION_ENVIRONMENT,
+    edges: [
+      { name: 'canary', env: { ROLLOUT_RING: '0', ON_ROLLOUT_FAILURE: 'revert' } },
+      { name: 'ring 1', env: { ROLLOUT_RING: '1', RING_DELAY: '24h' } },
+    ],
+    steps: [
+      { event: 'Thu 00:00 fresh install (build 1)' },
+      {
+        event: 'Thu 00:15 publish build 2 (crash-loops)',
+        act: (w) => {
+          at(w, 0.25);
+          w.breakBuild(simDigest(`${JM}#2`));
+          publish(JM, 2)(w);
+        },
+      },
+      { event: 'Thu 01:00 the tag still names build 2', act: (w) => at(w, 1) },
+      { event: 'Thu 06:00 nobody watching; no promotion', act: (w) => at(w, 6) },
+      { event: 'Fri 00:30 RING_DELAY (24h) has run out', act: (w) => at(w, 24.5) },
+      {
+        event: 'Fri 01:00 publish build 3 (good)',
+        act: (w) => {
+          at(w, 25);
+          publish(JM, 3)(w);
+        },
+      },
+      { event: 'Fri 02:00 build 3 healthy on the canary', act: (w) => at(w, 26) },
+      {
+        event: 'Fri 03:00 build 3 promoted to ring 1',
+        act: (w) => {
+          at(w, 27);
+          publishPromotion([{ image: 'jobs-manager', digest: simDigest(`${JM}#3`), ring: 1 }])(w);
+        },
+      },
+      { event: 'Fri 04:00 (ring 1 clock: Sat 01:00)', act: (w) => at(w, 28) },
     ],
   },
   {
