@@ -204,6 +204,7 @@ describe.skipIf(missing !== undefined)(
         );
         expect(e.stage.images()[JOBS_MANAGER]?.api).not.toBe(pinned(JM, digest.jm2));
         expect(e.stage.bookkeeping()[RECORD.jm]).toBe(digest.jm1);
+        expect(e.stage.cluster.server.events.counted()).toContain('Warning RefreshPromotionUnverified ×1');
       },
       CHAPTER_MS,
     );
@@ -220,6 +221,21 @@ describe.skipIf(missing !== undefined)(
           expect(e.stage.images()[REQUESTS_PROXY]?.proxy).toBe(pinned(JM, digest.jm2));
           expect(e.stage.bookkeeping()[RECORD.jm]).toBe(digest.jm2);
         }
+      },
+      CHAPTER_MS,
+    );
+
+    it(
+      'a steady ring-1 tick under the kept promotion reads it with one HEAD, and touches nothing',
+      async () => {
+        const e = edge('ring1-b');
+        const run = await e.tick();
+        expect(run.exitCode).toBe(0);
+        expect(run.stderr.at(-1)).toMatch(/summary: outcome=complete exit=0 findings=0 writes=0 re-images=0 /);
+        const promotionRequests = run.registry.filter((r) => r.url.includes(PROMOTION));
+        expect(promotionRequests.map((r) => `${r.method} ${r.url}`)).toEqual([
+          `HEAD /v2/${PROMOTION}/manifests/${PROMOTION_TAG}`,
+        ]);
       },
       CHAPTER_MS,
     );
@@ -276,6 +292,16 @@ describe.skipIf(missing !== undefined)(
         if (E.isLeft(halt)) throw new Error(halt.left);
         expect(halt.right.repositories).toEqual({ [JM]: { digests: [digest.jm3], pin: undefined } });
         expect(halt.right.reason).toMatch(/on edge canary-1 at \d{4}-/);
+
+        // The gate kept build 3 from ring 1 all along: nothing promoted it.
+        for (const e of ring1()) {
+          const held = await e.tick();
+          expect(held.exitCode).toBe(0);
+          expect(theLine(held.stderr, 'waiting for promotion of')).toContain(
+            `waiting for promotion of ${IMAGE}@${digest.jm3} to ring 1`,
+          );
+          expect(e.stage.images()[JOBS_MANAGER]?.api).toBe(pinned(JM, digest.jm2 ?? ''));
+        }
       },
       CHAPTER_MS,
     );
