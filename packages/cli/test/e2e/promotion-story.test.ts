@@ -83,7 +83,12 @@ describe.skipIf(missing !== undefined)(
       dir = mkdtempSync(join(tmpdir(), 'image-refresh-e2e-promotion-'));
       publicKey = join(dir, 'fleet.pub');
       writeFileSync(publicKey, key.publicPem);
-      [world, stack] = await Promise.all([startStoryRegistry(), startStack()]);
+      // Started side by side; whichever started is closed by afterAll even when the other failed.
+      const [registry, prometheus] = await Promise.allSettled([startStoryRegistry(), startStack()]);
+      if (registry.status === 'fulfilled') world = registry.value;
+      if (prometheus.status === 'fulfilled') stack = prometheus.value;
+      if (registry.status === 'rejected') throw registry.reason;
+      if (prometheus.status === 'rejected') throw prometheus.reason;
       for (const [name, ring] of [
         ['canary-1', 0],
         ['ring1-a', 1],
