@@ -45,6 +45,7 @@ const IMAGE = 'jobs-manager';
 /** With PUSHGATEWAY_URL set, the record write carries the time beside the digest: the evidence's "since". */
 const RECORDED_AT_JM = 'tracebloc.io/last-refreshed-jobs-manager-at';
 const QUARANTINE_JM = 'tracebloc.io/quarantined-jobs-manager-digest';
+const PROMOTION_KEPT = 'tracebloc.io/fleet-promotion-digest';
 /** The soak `promote` asks for: short, and waited for on the wall clock (the evidence's times are real). */
 const SOAK = '2s';
 const SOAK_MS = 2_000;
@@ -205,7 +206,9 @@ describe.skipIf(missing !== undefined)(
         const run = await e.tick();
         expect(run.exitCode).toBe(1);
         expect(theLine(run.stderr, 'PROMOTION UNVERIFIED')).toMatch(
-          new RegExp(`^\\[image-refresh\\] ERROR: PROMOTION UNVERIFIED: ${PROMOTION_REF.replace(/[./]/g, '\\$&')}: `),
+          new RegExp(
+            `^\\[image-refresh\\] ERROR: PROMOTION UNVERIFIED: ${PROMOTION_REF.replace(/[./]/g, '\\$&')}: its signature did not verify: .*; no changed digest is acted on this tick`,
+          ),
         );
         expect(e.stage.images()[JOBS_MANAGER]?.api).not.toBe(pinned(JM, digest.jm2 ?? ''));
         expect(e.stage.bookkeeping()[RECORD.jm]).toBe(digest.jm1);
@@ -225,6 +228,8 @@ describe.skipIf(missing !== undefined)(
           expect(e.stage.images()[JOBS_MANAGER]?.api).toBe(pinned(JM, digest.jm2 ?? ''));
           expect(e.stage.images()[REQUESTS_PROXY]?.proxy).toBe(pinned(JM, digest.jm2 ?? ''));
           expect(e.stage.bookkeeping()[RECORD.jm]).toBe(digest.jm2);
+          // The promotion verified is kept beside the record: the next tick's HEAD finds it known.
+          expect(e.stage.bookkeeping()[PROMOTION_KEPT]).toBe(digest.promotion);
         }
       },
       CHAPTER_MS,
@@ -293,6 +298,7 @@ describe.skipIf(missing !== undefined)(
         expect(theLine(no.stdout, 'NO:')).toMatch(
           /NO: edge canary-1 \(ring 0\) rolled it back and quarantined it at \d{4}-/,
         );
+        expect(theLine(no.stdout, 'rollback: edge canary-1')).toContain(`${JM}@${(digest.jm3 ?? '').slice(0, 19)}…`);
         const halt = parseFleetHalt(readFileSync(out, 'utf8'), Date.now());
         if (E.isLeft(halt)) throw new Error(halt.left);
         expect(halt.right.repositories).toEqual({ [JM]: { digests: [digest.jm3], pin: undefined } });
