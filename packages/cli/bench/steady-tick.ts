@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderFleetHalt, topologyFingerprint } from '../../core/src/index.js';
+import { renderFleetHalt, renderFleetPromotion, topologyFingerprint } from '../../core/src/index.js';
 import { SIM_ENVIRONMENT, simConfig } from '../../core/src/sim/index.js';
 import { startChartCluster } from '../../k8s-adapter/test/support/fake-api-chart.js';
 import { listenLocal } from '../../k8s-adapter/test/support/registry-local-server.js';
@@ -28,6 +28,13 @@ import { referenceScript } from './reference-script.js';
 // digest and document kept on the Deployment, halting a digest no image has)
 // — and each one's requests counted, so that "one HEAD more, nothing else"
 // is measured, not assumed.
+//
+// BENCH_PROMOTION=1 (docs/fleet-promotion.md): the steady tick of a ring-1
+// edge three ways, interleaved the same way — FLEET_PROMOTION_REF unset (the
+// clock's rings); set, the promotion tag answering 404; set, a promotion this
+// edge verified before (its digest and document kept on the Deployment,
+// naming the build it runs for ring 1) — requests counted: the gate's steady
+// cost is meant to be the one HEAD of the tag.
 //
 // Side by side with the script: BENCH_REFERENCE names the chart's
 // client/templates/image-refresh-cronjob.yaml, which the operator fetches
@@ -57,7 +64,11 @@ const DIGESTS: Record<string, string> = {
 const FLEET_HALT = process.env.BENCH_FLEET_HALT === '1';
 const HALT_REPO = 'tracebloc/fleet-control';
 const HALT_DIGEST = `sha256:${'4'.repeat(64)}`;
-/** What the halt tag answers for the tick being run: 404, or the kept halt's digest. */
+/** BENCH_PROMOTION=1: the promotion's tag (beside the halt's, as a fleet publishes both) and its kept digest. */
+const PROMOTION = process.env.BENCH_PROMOTION === '1';
+const PROMOTION_TAG = 'stg-promotion';
+const PROMOTION_DIGEST = `sha256:${'6'.repeat(64)}`;
+/** What the halt's (or the promotion's) tag answers for the tick being run: 404, or the kept document's digest. */
 let haltTag: 'absent' | 'known' = 'absent';
 
 const median = (values: number[]): number => {
@@ -114,7 +125,7 @@ const registry = await listenLocal((request, response) => {
     response.end(JSON.stringify({ token: 'bench-token' }));
     return;
   }
-  const repo = /^\/v2\/(.+)\/manifests\/[^/]+$/.exec(url.pathname)?.[1];
+  const [, repo, tag] = /^\/v2\/(.+)\/manifests\/([^/]+)$/.exec(url.pathname) ?? [];
   if (repo === HALT_REPO && request.headers.authorization === 'Bearer bench-token' && haltTag === 'absent') {
     response.writeHead(404);
     response.end();
@@ -128,7 +139,8 @@ const registry = await listenLocal((request, response) => {
     return;
   }
   response.writeHead(200, {
-    'docker-content-digest': repo === HALT_REPO ? HALT_DIGEST : (DIGESTS[repo ?? ''] ?? ''),
+    'docker-content-digest':
+      repo === HALT_REPO ? (tag === PROMOTION_TAG ? PROMOTION_DIGEST : HALT_DIGEST) : (DIGESTS[repo ?? ''] ?? ''),
     'ratelimit-limit': '100;w=21600',
     'ratelimit-remaining': '97;w=21600',
   });
@@ -169,6 +181,25 @@ const haltCluster = FLEET_HALT
         ...steadyBookkeeping(),
         [simConfig().topology.keys.fleetHaltDigest]: HALT_DIGEST,
         [simConfig().topology.keys.fleetHaltDocument]: JSON.stringify(JSON.parse(keptHalt)),
+      },
+    })
+  : undefined;
+/** A promotion this ring-1 edge verified before: it opens ring 1 to the build jobs-manager runs, so the tick stays steady. */
+const keptPromotion = renderFleetPromotion([
+  {
+    image: 'jobs-manager',
+    digest: DIGESTS['tracebloc/jobs-manager'] ?? '',
+    ring: 1,
+    expires: new Date(Date.now() + 24 * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    evidence: 'bench: 1 edge(s) of rings < 1 ran it for >= 2h clean (min 1)',
+  },
+]);
+const promotionCluster = PROMOTION
+  ? await startChartCluster({
+      annotations: {
+        ...steadyBookkeeping(),
+        [simConfig().topology.keys.fleetPromotionDigest]: PROMOTION_DIGEST,
+        [simConfig().topology.keys.fleetPromotionDocument]: JSON.stringify(JSON.parse(keptPromotion)),
       },
     })
   : undefined;
@@ -254,6 +285,26 @@ const benchFleetHalt = (): Promise<void> => {
   ]);
 };
 
+/** BENCH_PROMOTION=1: a ring-1 edge's steady tick unset, with a 404, with a kept promotion. */
+const benchPromotion = (): Promise<void> => {
+  const ring1 = { ROLLOUT_RING: '1' };
+  const withPromotion = {
+    ...ring1,
+    FLEET_PROMOTION_REF: `docker.io/${HALT_REPO}:${PROMOTION_TAG}`,
+    SIGNATURE_PUBLIC_KEYS: haltKey,
+  };
+  return benchCases('fleet promotion on a ring-1 edge (docs/fleet-promotion.md)', [
+    { name: 'FLEET_PROMOTION_REF unset', tag: 'absent', extra: ring1, cluster },
+    { name: 'FLEET_PROMOTION_REF set, none published (404)', tag: 'absent', extra: withPromotion, cluster },
+    {
+      name: 'FLEET_PROMOTION_REF set, a promotion seen before',
+      tag: 'known',
+      extra: withPromotion,
+      cluster: promotionCluster ?? cluster,
+    },
+  ]);
+};
+
 /** BENCH_WINDOW=1: the steady tick with MAINTENANCE_WINDOW unset and set — it reads no clock either way. */
 const benchWindow = (): Promise<void> =>
   benchCases('maintenance window (docs/behaviour.md §3.4d)', [
@@ -313,8 +364,15 @@ const benchTick = async (): Promise<void> => {
 };
 
 try {
-  await (FLEET_HALT ? benchFleetHalt() : process.env.BENCH_WINDOW === '1' ? benchWindow() : benchTick());
+  await (FLEET_HALT
+    ? benchFleetHalt()
+    : PROMOTION
+      ? benchPromotion()
+      : process.env.BENCH_WINDOW === '1'
+        ? benchWindow()
+        : benchTick());
 } finally {
+  await promotionCluster?.close();
   await haltCluster?.close();
   await cluster.close();
   await registry.close();
