@@ -46,12 +46,13 @@ describe('--dry-run port answers', () => {
     expect(dry.fleetHalt).toBe(real.fleetHalt);
   });
 
-  it('without a signature, platform, staging or fleet halt port or a clock the dry ports have none either', () => {
+  it('without a signature, platform, staging, fleet halt or promotion port or a clock the dry ports have none either', () => {
     const config = simConfig({});
     const {
       signatures: _s,
       clock: _c,
       fleetHalt: _f,
+      fleetPromotion: _fp,
       platforms: _p,
       staging: _st,
       ...real
@@ -63,6 +64,11 @@ describe('--dry-run port answers', () => {
   it('the platform port is the real one (it only reads)', () => {
     const { real, dry } = aDryRun();
     expect(dry.platforms).toBe(real.platforms);
+  });
+
+  it('the fleet promotion port is the real one (reading a promotion only reads)', () => {
+    const { real, dry } = aDryRun();
+    expect(dry.fleetPromotion).toBe(real.fleetPromotion);
   });
 
   it('staging is said per workload, every target answered Staged, and no node stages anything (§3.5a)', async () => {
