@@ -68,6 +68,6 @@ export const readFleetHalt = async (
   return {
     ...report,
     recordedDigest: annotations[config.topology.keys.fleetHaltDigest] ?? null,
-    repositories: reading._tag === 'Verified' ? reading.halt.repositories : null,
+    repositories: reading._tag === 'Verified' ? reading.document.repositories : null,
   };
 };

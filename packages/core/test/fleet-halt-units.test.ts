@@ -87,11 +87,11 @@ describe('judgeHaltAnswer: the HEAD against the bookkeeping', () => {
     const gone = E.left({ _tag: 'NotFound' as const, message: 'manifest unknown', status: 404 });
     expect(judgeHaltAnswer(ANNOTATION, gone, {}, NOW)).toEqual({ _tag: 'None' });
     expect(judgeHaltAnswer(ANNOTATION, gone, { [ANNOTATION.fleetHaltDigest]: F }, NOW)).toEqual({
-      _tag: 'Lifted',
+      _tag: 'Withdrawn',
       digest: F,
     });
     expect(judgeHaltAnswer(ANNOTATION, gone, { [ANNOTATION.fleetHaltDocument]: '{}' }, NOW)).toEqual({
-      _tag: 'Lifted',
+      _tag: 'Withdrawn',
       digest: undefined,
     });
   });
@@ -179,10 +179,10 @@ describe('a document read, a signature answered', () => {
 
   it('the guards ask one thing each of the reading', () => {
     const halt = haltOf({ [JM]: { digests: [B] } });
-    const read: HaltReading = { _tag: 'Read', digest: F, text, halt };
-    const verifiedNow: HaltReading = { _tag: 'Verified', digest: F, text, halt, known: false };
-    const known: HaltReading = { _tag: 'Verified', digest: F, text, halt, known: true };
-    const lifted: HaltReading = { _tag: 'Lifted', digest: F };
+    const read: HaltReading = { _tag: 'Read', digest: F, text, document: halt };
+    const verifiedNow: HaltReading = { _tag: 'Verified', digest: F, text, document: halt, known: false };
+    const known: HaltReading = { _tag: 'Verified', digest: F, text, document: halt, known: true };
+    const lifted: HaltReading = { _tag: 'Withdrawn', digest: F };
     const all = [HALT_OFF, { _tag: 'None' } as const, lifted, fetching, read, verifiedNow, known];
     expect(all.map(needsHaltDocument)).toEqual([false, false, false, true, false, false, false]);
     expect(all.map(hasHaltSignatureToCheck)).toEqual([false, false, false, false, true, false, false]);
@@ -203,7 +203,7 @@ describe('a document read, a signature answered', () => {
 
 describe('what a reading writes, reports and targets', () => {
   const halt = haltOf({ [JM]: { digests: [B] } });
-  const verified = (known: boolean): HaltReading => ({ _tag: 'Verified', digest: F, text: 'T', halt, known });
+  const verified = (known: boolean): HaltReading => ({ _tag: 'Verified', digest: F, text: 'T', document: halt, known });
 
   it('a halt verified now is kept; a known one writes nothing; a lifted one removes only what is there', () => {
     expect(haltWriteOf(ANNOTATION, verified(false), {})).toEqual({
@@ -212,12 +212,12 @@ describe('what a reading writes, reports and targets', () => {
     });
     expect(haltWriteOf(ANNOTATION, verified(true), kept(F, 'T'))).toEqual({});
     expect(haltWriteOf(ANNOTATION, { _tag: 'None' }, kept(F, 'T'))).toEqual({});
-    expect(haltWriteOf(ANNOTATION, { _tag: 'Lifted', digest: F }, kept(F, 'T'))).toEqual({
+    expect(haltWriteOf(ANNOTATION, { _tag: 'Withdrawn', digest: F }, kept(F, 'T'))).toEqual({
       [ANNOTATION.fleetHaltDigest]: null,
       [ANNOTATION.fleetHaltDocument]: null,
     });
     expect(
-      haltWriteOf(ANNOTATION, { _tag: 'Lifted', digest: undefined }, { [ANNOTATION.fleetHaltDocument]: 'T' }),
+      haltWriteOf(ANNOTATION, { _tag: 'Withdrawn', digest: undefined }, { [ANNOTATION.fleetHaltDocument]: 'T' }),
     ).toEqual({
       [ANNOTATION.fleetHaltDocument]: null,
     });
@@ -227,7 +227,7 @@ describe('what a reading writes, reports and targets', () => {
     expect(haltInForce(verified(true), NOW)).toBe(halt);
     expect(haltInForce(verified(true), undefined)).toBeUndefined();
     expect(haltInForce(verified(true), halt.expiresAtMs)).toBeUndefined();
-    expect(haltInForce({ _tag: 'Read', digest: F, text: 'T', halt }, NOW)).toBeUndefined();
+    expect(haltInForce({ _tag: 'Read', digest: F, text: 'T', document: halt }, NOW)).toBeUndefined();
   });
 
   it('the report: nothing while unset or off, each state otherwise', () => {
@@ -241,8 +241,12 @@ describe('what a reading writes, reports and targets', () => {
     expect(haltReportOf(blind, { _tag: 'None' }, NOW)).toBeUndefined();
     expect(haltReportOf(watching, HALT_OFF, NOW)).toBeUndefined();
     expect(haltReportOf(watching, { _tag: 'None' }, NOW)).toEqual({ ...base, state: 'none' });
-    expect(haltReportOf(watching, { _tag: 'Lifted', digest: undefined }, NOW)).toEqual({ ...base, state: 'lifted' });
-    expect(haltReportOf(watching, { _tag: 'Lifted', digest: F }, NOW)).toEqual({ ...base, state: 'lifted', digest: F });
+    expect(haltReportOf(watching, { _tag: 'Withdrawn', digest: undefined }, NOW)).toEqual({ ...base, state: 'lifted' });
+    expect(haltReportOf(watching, { _tag: 'Withdrawn', digest: F }, NOW)).toEqual({
+      ...base,
+      state: 'lifted',
+      digest: F,
+    });
     expect(haltReportOf(watching, verified(true), NOW)).toEqual({
       ...base,
       state: 'inForce',
@@ -270,12 +274,12 @@ describe('what a reading writes, reports and targets', () => {
       repo: SIM_HALT_REPO,
       digest: F,
     });
-    expect(haltTargetOf(watching, { _tag: 'Read', digest: C, text: 'T', halt })).toEqual({
+    expect(haltTargetOf(watching, { _tag: 'Read', digest: C, text: 'T', document: halt })).toEqual({
       host: 'docker.io',
       repo: SIM_HALT_REPO,
       digest: C,
     });
-    expect(haltTargetOf(watching, { _tag: 'Lifted', digest: F })).toEqual({
+    expect(haltTargetOf(watching, { _tag: 'Withdrawn', digest: F })).toEqual({
       host: 'docker.io',
       repo: SIM_HALT_REPO,
       digest: '',
@@ -375,7 +379,7 @@ describe('a halt in force, answer by answer', () => {
   it('the plan’s view: the halt in force, and whether nothing may move', () => {
     const halt = haltOf({ [JM]: { digests: [B] } });
     expect(haltScopeOf({ _tag: 'Unverified', why: 'w' }, NOW)).toEqual({ inForce: undefined, stopsEveryReimage: true });
-    expect(haltScopeOf({ _tag: 'Verified', digest: F, text: 'T', halt, known: true }, NOW)).toEqual({
+    expect(haltScopeOf({ _tag: 'Verified', digest: F, text: 'T', document: halt, known: true }, NOW)).toEqual({
       inForce: halt,
       stopsEveryReimage: false,
     });
@@ -455,7 +459,7 @@ describe('the signature check’s subjects with a halt’s pins', () => {
 describe('the verdict’s lines', () => {
   it('off says nothing; a reading stopped half-way is unverified; a config without the reference names the variable', () => {
     expect(say.haltVerdictLines(watching, HALT_OFF, NOW)).toEqual([]);
-    expect(say.haltVerdictLines(watching, { _tag: 'Read', digest: F, text: 'T', halt: haltOf({}) }, NOW)).toEqual([
+    expect(say.haltVerdictLines(watching, { _tag: 'Read', digest: F, text: 'T', document: haltOf({}) }, NOW)).toEqual([
       say.haltUnverifiedLine(watching, 'the halt was not read to the end'),
     ]);
     expect(say.haltNone(blind).message).toBe('fleet halt: none published under FLEET_HALT_REF');

@@ -15,11 +15,15 @@ import type { SignatureVerdict } from './signature-verdict.js';
 // removes a kept record). Everything else fails closed: a document that
 // cannot be read or verified never counts.
 
-/** What kind of document is read: its noun for lines, its parser, and where an edge keeps it. */
-export interface SignedDocumentKind<D> {
+/** What kind of document is read: its noun for lines and its parser. */
+export interface SignedDocument<D> {
   /** `promotion`: worded into every reason (`the promotion tag could not be read`). */
   readonly noun: string;
   readonly parse: (text: string, nowMs: number) => E.Either<string, D>;
+}
+
+/** A document as an edge reads it: what it is, and where the edge keeps it. */
+export interface SignedDocumentKind<D> extends SignedDocument<D> {
   /** The gate's keys: the manifest digest last verified, and its document beside it. */
   readonly digestKey: string;
   readonly documentKey: string;
@@ -88,7 +92,7 @@ export const judgeSignedAnswer = <D>(
 
 /** The document the registry holds for the digest being read: parsed, or why it cannot count. */
 export const signedDocumentRead = <D>(
-  kind: SignedDocumentKind<D>,
+  kind: SignedDocument<D>,
   reading: SignedReading<D>,
   answer: E.Either<RegistryError, FleetHaltDocument>,
   nowMs: number,
@@ -110,7 +114,7 @@ export const signedDocumentRead = <D>(
 
 /** The signature check of the manifest digest: only Verified lets the document count. */
 export const signedDocumentJudged = <D>(
-  kind: SignedDocumentKind<D>,
+  kind: SignedDocument<D>,
   reading: SignedReading<D>,
   answer: E.Either<RegistryError, SignatureVerdict> | undefined,
 ): SignedReading<D> => {

@@ -82,12 +82,12 @@ export const haltVerdictLines = (c: TickConfig, reading: HaltReading, nowMs: num
       return [];
     case 'None':
       return [haltNone(c)];
-    case 'Lifted':
+    case 'Withdrawn':
       return [haltLifted(c, reading.digest)];
     case 'Verified':
       return haltInForce(reading, nowMs) === undefined
-        ? [haltExpired(c, reading.halt)]
-        : [haltInForceLine(c, reading.halt, reading.digest)];
+        ? [haltExpired(c, reading.document)]
+        : [haltInForceLine(c, reading.document, reading.digest)];
     case 'Unverified':
       return [haltUnverifiedLine(c, reading.why)];
     default:
