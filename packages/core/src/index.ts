@@ -132,6 +132,7 @@ export {
   unauthorized,
 } from './domain/port-error.js';
 export type { PromotionReport } from './domain/promotion-admission.js';
+export { formatRecordedAt, parseRecordedAt, type RecordedAt } from './domain/recorded-at.js';
 export {
   type DaemonSetRolloutView,
   type DeploymentRolloutView,

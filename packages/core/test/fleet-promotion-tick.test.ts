@@ -259,7 +259,7 @@ describe('configuration', () => {
 });
 
 describe('the record’s time (PUSHGATEWAY_URL set)', () => {
-  it('is written beside each recorded digest with a push, and never without one', async () => {
+  it('is written beside each digest a tick rolled out, with a push, and never without one', async () => {
     const pushing = new SimWorld(simConfig({ PUSHGATEWAY_URL: 'http://127.0.0.1:9091' }));
     const silent = new SimWorld(simConfig());
     for (const world of [pushing, silent]) {
@@ -268,8 +268,8 @@ describe('the record’s time (PUSHGATEWAY_URL set)', () => {
       await runTick(world.config, simPorts(world));
     }
     const at = (w: SimWorld) => w.annotations['tracebloc.io/last-refreshed-jobs-manager-at'];
-    expect(at(pushing)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-    expect(Date.parse(at(pushing) ?? '')).toBeLessThanOrEqual(SIM_EPOCH_MS + pushing.clockMs);
+    expect(at(pushing)).toMatch(new RegExp(`^${JM2} \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`));
+    expect(Date.parse(at(pushing)?.split(' ')[1] ?? '')).toBeLessThanOrEqual(SIM_EPOCH_MS + pushing.clockMs);
     expect(Object.keys(silent.annotations).filter((k) => k.endsWith('-at'))).toEqual([]);
   });
 });
@@ -283,5 +283,57 @@ describe('the record’s time, without a push', () => {
     await runTick(world.config, simPorts(world));
     expect(world.annotations[JM_RECORD]).toBe(JM2);
     expect(world.annotations['tracebloc.io/last-refreshed-jobs-manager-at']).toBeUndefined();
+  });
+});
+
+describe('a first observation under the gate', () => {
+  it('where a record is a target (RECONCILE_LIVE=1): an unpromoted baseline is held, and nothing is re-pinned to it', async () => {
+    const edge = aPromotionEdge({ RECONCILE_LIVE: '1' });
+    // Build 1 was promoted to ring 1: its baseline is recorded.
+    edge.publishPromotion([{ image: 'jobs-manager', digest: JM1, ring: 1 }]);
+    await edge.tick();
+    expect(edge.world.annotations[JM_RECORD]).toBe(JM1);
+    // The record is lost (the gate re-created, a hand edit) while the tag moved to an unpromoted build.
+    edge.world.setAnnotation(JM_RECORD, undefined);
+    edge.world.publish(JM, JM2);
+    const first = await edge.tick();
+    expect(first.result).toBe('awaitingPromotion');
+    expect(edge.world.annotations[JM_RECORD]).toBeUndefined();
+    expect(edge.lines('FIRST_OBSERVATION').join('\n')).toContain(
+      `held back waiting for promotion of jobs-manager@${JM2} to ring 1, not recorded`,
+    );
+    const second = await edge.tick();
+    expect(second.reimages).toEqual([]);
+    expect(edge.ops()).not.toContain('setImages');
+  });
+
+  it('where nothing is moved to a record (the defaults): the baseline is recorded as always, and moves nothing', async () => {
+    const edge = await aSteadyRingOneEdge();
+    edge.world.setAnnotation(JM_RECORD, undefined);
+    edge.world.publish(JM, JM2);
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('complete');
+    expect(outcome.reimages).toEqual([]);
+    expect(edge.world.annotations[JM_RECORD]).toBe(JM2);
+  });
+
+  it('a first observation gets no record time even with a push: this edge does not run it on its say-so', async () => {
+    const world = new SimWorld(simConfig({ PUSHGATEWAY_URL: 'http://127.0.0.1:9091' }));
+    await runTick(world.config, simPorts(world));
+    expect(Object.keys(world.annotations).filter((k) => k.endsWith('-at'))).toEqual([]);
+  });
+});
+
+describe('a ring no promotion can name', () => {
+  it('ROLLOUT_RING above 100 with FLEET_PROMOTION_REF set is refused, not left to wait forever', () => {
+    const parsed = parseTickConfig({
+      ...SIM_ENVIRONMENT,
+      FLEET_PROMOTION_REF: 'docker.io/acme/fleet-control:stg-promotion',
+      SIGNATURE_PUBLIC_KEYS: '/k.pub',
+      ROLLOUT_RING: '101',
+    });
+    const problems = E.isLeft(parsed) ? parsed.left : [];
+    expect(problems.find((p) => p.variable === 'ROLLOUT_RING')?.problem).toContain('at most 100');
+    expect(E.isRight(parseTickConfig({ ...SIM_ENVIRONMENT, ROLLOUT_RING: '101' }))).toBe(true);
   });
 });

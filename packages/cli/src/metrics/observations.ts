@@ -48,7 +48,7 @@ export interface TickObservations {
   readonly recordedAt: Partial<Record<string, RecordedAt>>;
 }
 
-/** A recorded digest and the time written beside it, as seen together. */
+/** A time as written beside a record, and the digest its value names (the metric pairs it only with that digest). */
 export interface RecordedAt {
   readonly digest: string;
   readonly at: string;
@@ -103,7 +103,18 @@ const noteRecordedAt = (seen: TickObservations, image: ImageSpec, changes: Bookk
   const at = changes[image.recordedAtKey];
   if (digest === undefined && at === undefined) return;
   delete seen.recordedAt[image.name];
-  if (typeof digest === 'string' && typeof at === 'string') seen.recordedAt[image.name] = { digest, at };
+  const pair = typeof at === 'string' ? recordedAtOf(at) : undefined;
+  if (typeof digest === 'string' && pair !== undefined) seen.recordedAt[image.name] = pair;
+};
+
+/**
+ * `<digest> <RFC 3339>` as the tick writes it (docs/fleet-promotion.md): the
+ * digest the time belongs to, and the time as written (checked where it is
+ * turned into seconds); undefined for any other shape.
+ */
+const recordedAtOf = (value: string): RecordedAt | undefined => {
+  const [digest, at, ...rest] = value.split(' ');
+  return digest === undefined || at === undefined || rest.length > 0 ? undefined : { digest, at };
 };
 
 /** What a successful bookkeeping write changed, in `seen`'s terms. */
@@ -139,9 +150,9 @@ export const observePorts = (ports: TickPorts, seen: TickObservations, topology:
             const value = recorded[name];
             if (value !== undefined && O.isSome(value)) seen.recorded[name] = value.value;
             // The time read beside the digest it was read with; no digest or no time, no pair.
-            const at = annotations[recordedAtKey];
-            if (value !== undefined && O.isSome(value) && at !== undefined)
-              seen.recordedAt[name] = { digest: value.value, at };
+            const raw = annotations[recordedAtKey];
+            const pair = raw === undefined ? undefined : recordedAtOf(raw);
+            if (value !== undefined && O.isSome(value) && pair !== undefined) seen.recordedAt[name] = pair;
             else delete seen.recordedAt[name];
           }
           seen.quarantined = Object.fromEntries(

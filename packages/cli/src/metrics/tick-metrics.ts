@@ -88,17 +88,23 @@ export const unixSecondsOf = (value: string): number | undefined => {
 };
 
 /**
- * docs/metrics.md, "Evidence for promotion": per image, when this edge
- * recorded its current recorded digest — only where the time was seen with
- * that very digest (read together, or written in one write) and parses.
+ * docs/metrics.md, "Evidence for promotion": per image whose record this tick
+ * knows, when this edge recorded that digest — only where the time was seen
+ * with that very digest (read together, or written in one write) and parses;
+ * otherwise 0 with `digest=""`, because the Pushgateway keeps a family a push
+ * leaves out, and an earlier digest's time would then stand for the new one.
  */
 const recordedTimes = (facts: TickFacts, config: TickConfig): Sample[] =>
   config.topology.images.flatMap(({ name }) => {
     const digest = facts.observed.recorded[name];
+    if (digest === undefined) return [];
     const pair = facts.observed.recordedAt[name];
-    if (digest === undefined || pair === undefined || pair.digest !== digest) return [];
-    const seconds = unixSecondsOf(pair.at);
-    return seconds === undefined ? [] : [{ labels: { image: name, digest }, value: seconds }];
+    const seconds = pair === undefined || pair.digest !== digest ? undefined : unixSecondsOf(pair.at);
+    return [
+      seconds === undefined
+        ? { labels: { image: name, digest: '' }, value: 0 }
+        : { labels: { image: name, digest }, value: seconds },
+    ];
   });
 
 /**
@@ -248,7 +254,7 @@ export const tickMetrics = (facts: TickFacts, config: TickConfig): Gauge[] => {
     ),
     gauge(
       'image_refresh_digest_recorded_timestamp_seconds',
-      'When this edge recorded its current recorded digest of the image (last-refreshed-<image>-at, Unix time); only where the time was seen with that digest.',
+      'When this edge recorded the digest it rolled out and records now (last-refreshed-<image>-at, Unix time); 0 with digest="" where the record has no time of its own (a first observation, a record made without a push).',
       recordedTimes(facts, config),
     ),
     gauge(

@@ -109,9 +109,11 @@ export const decisionOf = (outcome: TickOutcome, gateId: string): string => {
     }
     case 'windowTooShort':
       return `WINDOW TOO SHORT: ${heldFor(outcome, 'windowTooShort').join(', ')}`;
-    case 'promotionUnverified':
-      // docs/fleet-promotion.md: a promotion that could not be verified opens no ring.
-      return 'PROMOTION UNVERIFIED: nothing re-imaged';
+    case 'promotionUnverified': {
+      // docs/fleet-promotion.md: it opens no ring, but a halt's pin-back or a live re-pin to the record still runs.
+      const reimaged = outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}${pinnedBack(outcome)}; ` : '';
+      return `${reimaged}PROMOTION UNVERIFIED: no change acted on`;
+    }
     case 'awaitingPromotion': {
       // A halt's pin-back is never held by the promotion, so something may have moved.
       const reimaged = outcome.reimages.length > 0 ? `re-imaged ${names(outcome)}${pinnedBack(outcome)}; ` : '';

@@ -121,14 +121,14 @@ describe.skipIf(missing !== undefined)(
       'the recorded digest changes: the push of the new digest and its time replaces the old digest’s series',
       async () => {
         // As the tick's record write leaves the gate with PUSHGATEWAY_URL set: the digest and its time side by side.
-        kubectlAnnotate(world.cluster, RECORDED_AT_JM, '2026-01-01T00:00:00Z');
+        kubectlAnnotate(world.cluster, RECORDED_AT_JM, `${digest.jm1} 2026-01-01T00:00:00Z`);
         expect((await run('tick')).exitCode).toBe(0);
         const before = await series('image_refresh_digest_recorded_timestamp_seconds');
         expect(before[`digest=${digest.jm1},image=jobs-manager`]).toBe(Date.UTC(2026, 0, 1) / 1000);
 
         digest.jm2 = await world.registry.push(JM, 'stg');
         kubectlAnnotate(world.cluster, RECORD.jm, digest.jm2);
-        kubectlAnnotate(world.cluster, RECORDED_AT_JM, '2026-01-02T03:04:05Z');
+        kubectlAnnotate(world.cluster, RECORDED_AT_JM, `${digest.jm2} 2026-01-02T03:04:05Z`);
         expect((await run('tick')).exitCode).toBe(0);
         const after = await series('image_refresh_digest_recorded_timestamp_seconds');
         expect(after[`digest=${digest.jm2},image=jobs-manager`]).toBe(Date.UTC(2026, 0, 2, 3, 4, 5) / 1000);

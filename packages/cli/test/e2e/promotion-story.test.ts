@@ -146,7 +146,9 @@ describe.skipIf(missing !== undefined)(
 
     /** Until `edges` have recorded `jm` for `SOAK` on the wall clock, and Prometheus has scraped since. */
     const soaked = async (names: readonly Edge[]) => {
-      const since = Math.max(...names.map((e) => Date.parse(e.stage.bookkeeping()[RECORDED_AT_JM] ?? '')));
+      const since = Math.max(
+        ...names.map((e) => Date.parse(e.stage.bookkeeping()[RECORDED_AT_JM]?.split(' ')[1] ?? '')),
+      );
       expect(Number.isFinite(since)).toBe(true);
       // The recorded time is whole seconds; the failure window (`--for`) must also be past the tick's own push.
       const wait = since + SOAK_MS + 1_500 - Date.now();

@@ -37,7 +37,7 @@ const writingTimes = (ports: TickPorts, tickConfig: TickConfig, at: string): Tic
       const withTimes: Record<string, string | null> = { ...changes };
       for (const image of tickConfig.topology.images) {
         const digest = changes[image.recordKey];
-        if (typeof digest === 'string') withTimes[image.recordedAtKey] = at;
+        if (typeof digest === 'string') withTimes[image.recordedAtKey] = `${digest} ${at}`;
       }
       return ports.cluster.patchBookkeeping(withTimes as BookkeepingChanges);
     },
@@ -78,32 +78,38 @@ describe('image_refresh_rollout_ring', () => {
 
 describe('image_refresh_digest_recorded_timestamp_seconds', () => {
   const RECORDED_AT = 'image_refresh_digest_recorded_timestamp_seconds';
+  /** The series that carry a time: every other one is the `digest=""` 0 of a record without one. */
+  const timed = (lines: readonly string[]) =>
+    lines.filter((l) => l.startsWith(RECORDED_AT) && !l.includes('digest=""'));
 
   it('the recorded digest and its time read together: one series per image that has both', async () => {
     const world = new SimWorld(config);
     recordedAll(world);
-    world.setAnnotation(jm.recordedAtKey, T1);
+    world.setAnnotation(jm.recordedAtKey, `${JM1} ${T1}`);
     expect(await linesOf(world, RECORDED_AT)).toEqual([
       `${RECORDED_AT}{image="jobs-manager",digest="${JM1}"} ${T1_SECONDS}`,
+      // Recorded without a time: 0 with digest="", so the gateway keeps no earlier digest's time for them.
+      `${RECORDED_AT}{image="pods-monitor",digest=""} 0`,
+      `${RECORDED_AT}{image="resource-monitor",digest=""} 0`,
     ]);
   });
 
   it('absent where the gate holds no time beside the digest, or no digest beside the time', async () => {
     const world = new SimWorld(config);
     recordedAll(world);
-    expect(await linesOf(world, RECORDED_AT)).toEqual([]);
+    expect(timed(await linesOf(world, RECORDED_AT))).toEqual([]);
     const timeOnly = new SimWorld(config);
-    timeOnly.setAnnotation(jm.recordedAtKey, T1);
-    expect(await linesOf(timeOnly, RECORDED_AT)).toEqual([]);
+    timeOnly.setAnnotation(jm.recordedAtKey, `${JM1} ${T1}`);
+    expect(timed(await linesOf(timeOnly, RECORDED_AT))).toEqual([]);
   });
 
   it('a digest written this tick with its time in the same write: that digest at that time, the old one gone', async () => {
     const world = new SimWorld(config);
     recordedAll(world);
-    world.setAnnotation(jm.recordedAtKey, T1);
+    world.setAnnotation(jm.recordedAtKey, `${JM1} ${T1}`);
     world.publish(JM, JM2);
     const at = '2026-01-02T03:04:05Z';
-    expect(await linesOf(world, RECORDED_AT, { writeTimeAt: at })).toEqual([
+    expect(timed(await linesOf(world, RECORDED_AT, { writeTimeAt: at }))).toEqual([
       `${RECORDED_AT}{image="jobs-manager",digest="${JM2}"} ${Date.UTC(2026, 0, 2, 3, 4, 5) / 1000}`,
     ]);
     expect(world.annotations[jm.recordKey]).toBe(JM2);
@@ -112,23 +118,32 @@ describe('image_refresh_digest_recorded_timestamp_seconds', () => {
   it('a digest written without its time is not paired with the time read beside the old digest', async () => {
     const world = new SimWorld(config);
     recordedAll(world);
-    world.setAnnotation(jm.recordedAtKey, T1);
+    world.setAnnotation(jm.recordedAtKey, `${JM1} ${T1}`);
     world.publish(JM, JM2);
     const lines = await linesOf(world, 'image_refresh_');
     expect(lines).toContain(`image_refresh_image_info{image="jobs-manager",digest="${JM2}",state="recorded"} 1`);
-    expect(lines.filter((l) => l.startsWith(RECORDED_AT))).toEqual([]);
+    expect(timed(lines)).toEqual([]);
   });
 
   it('a time written without its digest pairs with nothing', async () => {
     const observed = emptyObservations();
     const world = new SimWorld(config);
     recordedAll(world);
-    world.setAnnotation(jm.recordedAtKey, T1);
+    world.setAnnotation(jm.recordedAtKey, `${JM1} ${T1}`);
     const ports = observePorts(simPorts(world), observed, config.topology);
     await ports.cluster.readGate(0)();
     expect(observed.recordedAt['jobs-manager']).toEqual({ digest: JM1, at: T1 });
-    await ports.cluster.patchBookkeeping({ [jm.recordedAtKey]: '2026-01-03T00:00:00Z' })();
+    await ports.cluster.patchBookkeeping({ [jm.recordedAtKey]: `${JM1} 2026-01-03T00:00:00Z` })();
     expect(observed.recordedAt['jobs-manager']).toBeUndefined();
+  });
+
+  it('a time whose value names another digest than the recorded one pairs with nothing (a record rewritten by hand or by the script)', async () => {
+    const world = new SimWorld(config);
+    recordedAll(world);
+    world.setAnnotation(jm.recordedAtKey, `${JM2} ${T1}`);
+    const lines = await linesOf(world, 'image_refresh_');
+    expect(lines).toContain(`image_refresh_image_info{image="jobs-manager",digest="${JM1}",state="recorded"} 1`);
+    expect(timed(lines)).toEqual([]);
   });
 
   it('a time held for another digest than the recorded one is never pushed under either', async () => {
@@ -139,17 +154,18 @@ describe('image_refresh_digest_recorded_timestamp_seconds', () => {
       tickMetrics({ outcome, observed, requests: REQUESTS, startedAtMs: 0, endedAtMs: 1 }, config),
     );
     expect(text).toContain(`image_refresh_image_info{image="jobs-manager",digest="${JM2}",state="recorded"} 1`);
-    expect(text).not.toContain(`${RECORDED_AT}{`);
+    expect(timed(text.split('\n'))).toEqual([]);
+    expect(text).toContain(`${RECORDED_AT}{image="jobs-manager",digest=""} 0`);
   });
 
   for (const malformed of ['yesterday', '2026-01-01 00:00:00Z', '2026-02-31T00:00:00Z', '2026-01-01T24:00:00Z', '']) {
     it(`a time that does not parse (${JSON.stringify(malformed)}): no series, the digest still known`, async () => {
       const world = new SimWorld(config);
       recordedAll(world);
-      world.setAnnotation(jm.recordedAtKey, malformed);
+      world.setAnnotation(jm.recordedAtKey, `${JM1} ${malformed}`);
       const lines = await linesOf(world, 'image_refresh_');
       expect(lines).toContain(`image_refresh_image_info{image="jobs-manager",digest="${JM1}",state="recorded"} 1`);
-      expect(lines.filter((l) => l.startsWith(RECORDED_AT))).toEqual([]);
+      expect(timed(lines)).toEqual([]);
     });
   }
 

@@ -77,7 +77,7 @@ const metricsTable = async (): Promise<string> => {
   for (const image of IMAGES) {
     world.setAnnotation(image.recordKey, simDigest(`${image.repo}#1`));
     // When each was recorded, as a tick that pushes writes it beside the digest (docs/metrics.md).
-    world.setAnnotation(image.recordedAtKey, '2026-01-01T00:00:00Z');
+    world.setAnnotation(image.recordedAtKey, `${simDigest(`${image.repo}#1`)} 2026-01-01T00:00:00Z`);
   }
   world.publish('tracebloc/jobs-manager', simDigest('tracebloc/jobs-manager#2'));
   const observed = emptyObservations();

@@ -1,3 +1,4 @@
+import { MAX_PROMOTION_RING } from '../domain/fleet-promotion.js';
 import { ENV, type Environment } from './environment.js';
 import { parseFleetHaltReference } from './fleet-halt-config.js';
 import type { ConfigError } from './tick-config.js';
@@ -38,6 +39,12 @@ export const parseFleetPromotionConfig = (
       config: undefined,
       problems: [{ variable: ENV.fleetPromotionRef, value: reference, problem: parsed.problem }],
     };
+  }
+  // A ring no promotion can name would wait forever, exit 0, unseen.
+  const ring = read(env, ENV.rolloutRing);
+  if (ring !== undefined && /^\d+$/.test(ring) && Number(ring) > MAX_PROMOTION_RING) {
+    const problem = `must be at most ${MAX_PROMOTION_RING} with FLEET_PROMOTION_REF set: no promotion names a higher ring`;
+    return { config: undefined, problems: [{ variable: ENV.rolloutRing, value: ring, problem }] };
   }
   return { config: { reference, ...parsed }, problems: [] };
 };

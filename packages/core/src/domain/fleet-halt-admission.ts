@@ -131,8 +131,10 @@ export const answersAfterHalt = (resolutions: readonly ImageResolution[], pins: 
  * pin is the halt's own decision, taken for the whole fleet at once, and is
  * not made to wait a ring's delay.
  */
-export const withoutHaltPins = (changes: readonly ChangedDigest[], pins: HaltPins): readonly ChangedDigest[] =>
-  changes.filter((change) => pins[change.image] === undefined);
+export const withoutHaltPins = <C extends { readonly image: string }>(
+  changes: readonly C[],
+  pins: HaltPins,
+): readonly C[] => changes.filter((change) => pins[change.image] === undefined);
 
 /** What the plan needs of the halt: the halt in force (live re-pins and rollbacks never go to a digest it names), or none at all (unverified). */
 export interface HaltScope {

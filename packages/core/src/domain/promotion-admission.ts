@@ -1,7 +1,9 @@
 import type { TickKeys } from '../config/profile/topology-keys.js';
 import type { TickConfig } from '../config/tick-config.js';
-import { type ChangedDigest, type Holds, withHold } from './admission.js';
+import { type AnsweredDigest, answeredDigests, changedDigests, type Holds, withHold } from './admission.js';
+import type { RecordedDigests } from './bookkeeping.js';
 import { type FleetPromotion, isPromotedFor, parseFleetPromotion } from './fleet-promotion.js';
+import type { ImageResolution } from './plan.js';
 import { activePromotionOf } from './promotion-switch.js';
 import {
   isSignedUnverified,
@@ -30,21 +32,22 @@ export const promotionKindOf = (keys: TickKeys): SignedDocumentKind<FleetPromoti
 export type PromotionReading = SignedReading<FleetPromotion>;
 
 /**
- * Each changed digest a verified promotion does not name for this edge's ring
- * held back (`AwaitingPromotion`), and every one held when the promotion could
- * not be verified; the rest go on to the window and the signature check.
+ * Each answered digest (a change, or a first observation) a verified
+ * promotion does not name for this edge's ring held back
+ * (`AwaitingPromotion`), and every one held when the promotion could not be
+ * verified; the rest go on to the window and the signature check.
  */
 export const withPromotionHolds = (
   config: TickConfig,
   holds: Holds,
-  changed: readonly ChangedDigest[],
+  answered: readonly AnsweredDigest[],
   reading: PromotionReading,
   nowMs: number | undefined,
 ): Holds => {
   const ring = config.rolloutRing;
   const unverified = isSignedUnverified(reading) || nowMs === undefined;
   const promotion = verifiedDocumentOf(reading);
-  return changed.reduce((acc, change) => {
+  return answered.reduce((acc, change) => {
     const promoted =
       !unverified && promotion !== undefined && isPromotedFor(promotion, change.image, change.to, ring, nowMs);
     return promoted
@@ -52,6 +55,23 @@ export const withPromotionHolds = (
       : withHold(acc, { _tag: 'AwaitingPromotion', image: change.image, digest: change.to, ring, unverified });
   }, holds);
 };
+
+/**
+ * What the promotion judges: every changed digest; and, where a record is
+ * something containers are moved to — a live re-pin (RECONCILE_LIVE=1) or a
+ * rollback (ON_ROLLOUT_FAILURE=revert) goes back to it — first observations
+ * too, so no baseline this ring was never promoted to becomes a target.
+ * Without either, a baseline moves nothing (I8) and is recorded as always.
+ */
+export const promotionSubjects = (
+  config: TickConfig,
+  answers: readonly ImageResolution[],
+  recorded: RecordedDigests,
+  holds: Holds,
+): readonly AnsweredDigest[] =>
+  config.reconcileLive === 'repair' || config.onRolloutFailure === 'revert'
+    ? answeredDigests(answers, recorded, holds)
+    : changedDigests(answers, recorded, holds).map(({ image, to }) => ({ image, to }));
 
 /** FLEET_PROMOTION_REF unset, or this edge is a canary (ring 0): the clock's rings, nothing read (docs/fleet-promotion.md). */
 export const isPromotionGateOff = (config: TickConfig): boolean => activePromotionOf(config) === undefined;

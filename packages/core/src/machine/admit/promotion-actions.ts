@@ -1,13 +1,13 @@
-import { changedDigests } from '../../domain/admission.js';
 import { withoutHaltPins } from '../../domain/fleet-halt-admission.js';
-import { isPromotionGateOff, withPromotionHolds } from '../../domain/promotion-admission.js';
+import { isPromotionGateOff, promotionSubjects, withPromotionHolds } from '../../domain/promotion-admission.js';
 import type { GuardArgs } from '../tick-assign.js';
 import { tickAssign } from '../tick-assign.js';
 
 // The promotion check's guard and action (docs/fleet-promotion.md), right
-// after the soak: the changed digests no earlier check held, a halt's pins
-// aside (a halt always wins), each held unless the verified promotion names
-// it for this edge's ring. Its verdict is said in each image's line.
+// after the soak: the digests no earlier check held (promotionSubjects: the
+// changed ones, and first observations where a record is a target), a halt's
+// pins aside (a halt always wins), each held unless the verified promotion
+// names it for this edge's ring. Its verdict is said in each image's line.
 
 export const promotionGuards = {
   /** checkingPromotion: FLEET_PROMOTION_REF unset, or a canary — straight on to the window. */
@@ -22,7 +22,7 @@ export const promotionActions = {
       holds: withPromotionHolds(
         config,
         admit.holds,
-        withoutHaltPins(changedDigests(admit.answers, resolve.recorded, admit.holds), admit.haltPins),
+        withoutHaltPins(promotionSubjects(config, admit.answers, resolve.recorded, admit.holds), admit.haltPins),
         promotion.reading,
         promotion.nowMs,
       ),

@@ -22,6 +22,12 @@ export const digestRecord = ({ context }: InputArgs) => {
     ...record,
     ...rolloutSecondsWrite(config.topology, resolve.bookkeeping, act.rolloutMs),
     // PUSHGATEWAY_URL set: when each was recorded, the canaries' evidence (docs/fleet-promotion.md).
-    ...recordedAtWrite(config.topology, record, resolve.bookkeeping, act.recordedAtMs),
+    ...recordedAtWrite(
+      config.topology,
+      record,
+      resolve.bookkeeping,
+      act.recordedAtMs,
+      new Set(admit.plan.verdicts.flatMap((v) => (v._tag === 'FirstObservation' ? [v.image] : []))),
+    ),
   });
 };
