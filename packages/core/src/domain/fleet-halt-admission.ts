@@ -1,6 +1,6 @@
 import * as O from 'fp-ts/lib/Option.js';
 import type { Topology } from '../config/profile/topology.js';
-import { type AnsweredDigest, answeredDigests, type ChangedDigest, type Holds, withHold } from './admission.js';
+import { type AnsweredDigest, answeredDigests, type Holds, withHold } from './admission.js';
 import { type RecordedDigests, recordOf } from './bookkeeping.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 import { type FleetHalt, haltKeyOf, isHaltedDigest, pinOf } from './fleet-halt.js';
