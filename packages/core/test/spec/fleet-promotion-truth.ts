@@ -127,6 +127,21 @@ export const isOpenedFor = (truth: PromotionTruth, image: string, digest: string
   truth._tag === 'Verified' &&
   truth.entries.some((e) => e.image === image && e.digest === digest && e.ring >= ring && truth.atMs < e.expiresAtMs);
 
+/** How an image@digest is spelled in the sets {@link openedAt} answers. */
+export const openedKey = (image: string, digest: string): string => `${image}@${digest}`;
+
+/**
+ * Every image@digest the world's promotion opens to `ring` at this tick, its
+ * expiry judged at the instant this tick verified it. A world keeps the union
+ * over its ticks: what a promotion once opened may be the record a live
+ * re-pin or a rollback goes back to after that promotion was replaced or
+ * expired (docs/fleet-promotion.md, "The gate on the edges"; I49).
+ */
+export const openedAt = (truth: PromotionTruth, ring: number): readonly string[] =>
+  truth._tag === 'Verified'
+    ? truth.entries.filter((e) => e.ring >= ring && truth.atMs < e.expiresAtMs).map((e) => openedKey(e.image, e.digest))
+    : [];
+
 /** Run one tick and record it with the world's verdict on its promotion. */
 export const recordPromotionTick = async (
   world: SimWorld,
@@ -140,21 +155,46 @@ export const recordPromotionTick = async (
   return { before, afterAnnotations: { ...world.annotations }, calls, outcome, truth: promotionTruthOf(before, calls) };
 };
 
+/** The repository and digest of an image reference, where it names a digest (`repo:tag` names none). */
+export const digestRefOf = (ref: string): { readonly repo: string; readonly digest: string } | undefined => {
+  const at = ref.indexOf('@');
+  return at < 0 ? undefined : { repo: ref.slice(0, at).replace(/^docker\.io\//, ''), digest: ref.slice(at + 1) };
+};
+
+/** The digests of `repo` the containers run before the tick (a container on `repo:tag` names none). */
+export const runningDigestsOf = (t: PromotionTick, repo: string): readonly string[] =>
+  Object.values(t.before.images).flatMap((containers) =>
+    Object.values(containers).flatMap((ref) => {
+      const pinned = digestRefOf(ref);
+      return pinned?.repo === repo ? [pinned.digest] : [];
+    }),
+  );
+
 /**
- * The set images of the tick that move a container to a new digest of the
- * image it follows: one other than the image's recorded digest when the tick
- * began (a rollback and a live re-pin go back to that) and other than what
- * the container ran then.
+ * Every set image of the tick that moves a container to a digest other than
+ * the one it ran when the tick began: a change, and also a live re-pin or a
+ * rollback to the image's recorded digest (`toRecord`) — a record is no
+ * exemption (docs/fleet-promotion.md, "The gate on the edges"; I49).
  */
-export const movesToNewDigests = (t: PromotionTick) =>
+export const movesOf = (t: PromotionTick) =>
   setImagesOf(t.calls).flatMap((set) =>
     set.images.flatMap((i) => {
       const image = IMAGES.find((x) => x.repo === i.repo);
       if (image === undefined) return [];
-      const recorded = t.before.annotations[image.recordKey];
       const ran = t.before.images[set.workload]?.[i.container];
-      return i.digest !== recorded && ran !== i.image
-        ? [{ workload: set.workload, container: i.container, image: image.name, digest: i.digest, ref: i.image }]
-        : [];
+      const ranPinned = ran === undefined ? undefined : digestRefOf(ran);
+      return ran === i.image || (ranPinned?.repo === i.repo && ranPinned.digest === i.digest)
+        ? []
+        : [
+            {
+              workload: set.workload,
+              container: i.container,
+              image: image.name,
+              digest: i.digest,
+              ref: i.image,
+              ran,
+              toRecord: i.digest === t.before.annotations[image.recordKey],
+            },
+          ];
     }),
   );

@@ -19,11 +19,14 @@ import { SIM_EPOCH_MS } from '../../src/sim/sim-ports.js';
 import { ANNOTATION, IMAGES } from '../support/chart.js';
 import {
   isOpenedFor,
-  movesToNewDigests,
+  movesOf,
+  openedAt,
+  openedKey,
   type PromotionTick,
   type PublishedEntry,
   type PublishedPromotion,
   recordPromotionTick,
+  runningDigestsOf,
   TAMPERED_KEPT_DOCUMENTS,
 } from './fleet-promotion-truth.js';
 
@@ -34,8 +37,13 @@ import {
 // tag's build, an older one or the recorded one; for rings 1 to 3; expiring
 // in minutes, in hours, or already expired), replaced, withdrawn, the
 // promotion's tag, document and signature failing, its kept record edited by
-// a human, time passing, rollouts failing — under the other switches. No
-// fleet halt is published: a halt's pin-back is the halt's decision (I36–I39).
+// a human, time passing, rollouts failing — under the other switches; and the
+// gate's record of an image removed by hand while its containers run an older
+// build and its tag names a new, unpromoted one, under RECONCILE_LIVE=1 or
+// ON_ROLLOUT_FAILURE=revert, where a record is what a live re-pin or a
+// rollback moves containers to (docs/fleet-promotion.md, "The gate on the
+// edges": a first observation no promotion names is held there). No fleet
+// halt is published: a halt's pin-back is the halt's decision (I36–I39).
 // Each tick is answered from the world (fleet-promotion-truth.ts); I49's
 // precondition and each situation below must be met at least
 // IMAGE_REFRESH_PROMOTION_MIN times in the run, or the run fails as vacuous.
@@ -75,6 +83,8 @@ type Step =
   | { readonly _tag: 'documentFault'; readonly fault: HaltDocumentFault }
   | { readonly _tag: 'signatureFault'; readonly fault: SignatureFault }
   | { readonly _tag: 'keptEdited'; readonly value: string | undefined }
+  /** A human removes the gate's record of one image (its recorded digest). */
+  | { readonly _tag: 'recordLost'; readonly repo: string }
   | {
       readonly _tag: 'behave';
       readonly workload: 'jobs-manager' | 'requests-proxy' | 'resource-monitor';
@@ -136,6 +146,7 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       .map((value): Step => ({ _tag: 'keptEdited', value })),
     weight: 1,
   },
+  { arbitrary: fc.constantFrom(...REPOS).map((repo): Step => ({ _tag: 'recordLost', repo })), weight: 1 },
   {
     arbitrary: fc
       .record({
@@ -152,6 +163,9 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
 );
 
 const TICK: Step = { _tag: 'tick' };
+
+/** The name of the image `repo` is. */
+const nameOf = (repo: string): string => IMAGES.find((i) => i.repo === repo)?.name ?? '';
 
 /**
  * The stories I49 is about, as short runs of steps: a build pushed, then a
@@ -201,6 +215,38 @@ const storyArbitrary: fc.Arbitrary<readonly Step[]> = fc.oneof(
       ]),
     weight: 1,
   },
+  {
+    // Where a record is what containers are moved to (RECONCILE_LIVE=1, ON_ROLLOUT_FAILURE=revert):
+    // a promoted build rolled out; then a new, unpromoted build at the tag while a human removes the
+    // record, so the next ticks are first observations of it with the containers on the older build
+    // (a live re-pin or a rollback would go back to it, were it recorded). Then `repin`: that build
+    // promoted at last, recorded, and re-pinned to; or `rollback`: a promoted build, recorded as the
+    // new baseline, and a promoted one after it that fails to roll out and is undone back to the
+    // record (docs/fleet-promotion.md, "The gate on the edges"; I49).
+    arbitrary: fc
+      .record({ repo: fc.constantFrom(...REPOS), ending: fc.constantFrom('repin', 'rollback') })
+      .map(({ repo, ending }): readonly Step[] => {
+        const promoted: Step = {
+          _tag: 'promote',
+          entries: [{ image: nameOf(repo), pick: 'tag', ring: 3, expiry: 'long' }],
+          form: 'signed',
+        };
+        const soaked: readonly Step[] = [TICK, { _tag: 'wait', ms: 40 * MINUTE }, TICK];
+        const pushed = (broken: boolean): Step => ({ _tag: 'publish', repo, signed: true, broken });
+        return [
+          pushed(false),
+          promoted,
+          ...soaked,
+          pushed(false),
+          { _tag: 'recordLost', repo },
+          ...soaked,
+          ...(ending === 'repin'
+            ? [promoted, ...soaked]
+            : [pushed(true), promoted, ...soaked, pushed(true), promoted, ...soaked]),
+        ];
+      }),
+    weight: 3,
+  },
 );
 
 const environment = fc.record({
@@ -209,7 +255,7 @@ const environment = fc.record({
   MIN_DIGEST_AGE: fc.constantFrom('0s', '0s', '30m'),
   ON_ROLLOUT_FAILURE: fc.constantFrom('keep', 'revert'),
   VERIFY_SIGNATURES: fc.constantFrom('off', 'off', 'warn', 'enforce'),
-  RECONCILE_LIVE: fc.constantFrom('0', '0', '1'),
+  RECONCILE_LIVE: fc.constantFrom('0', '1'),
   DECOUPLED_REFRESH: fc.constantFrom('0', '1'),
   REQUESTS_PROXY_PINNED: fc.constantFrom('0', '0', '0', '1'),
 });
@@ -303,6 +349,11 @@ const apply = (world: SimWorld, timeline: Timeline, step: Step): void => {
     case 'keptEdited':
       world.setAnnotation(ANNOTATION.fleetPromotionDocument, step.value);
       return;
+    case 'recordLost': {
+      const image = IMAGES.find((i) => i.repo === step.repo);
+      if (image !== undefined) world.setAnnotation(image.recordKey, undefined);
+      return;
+    }
     case 'behave':
       world.setBehaviour(step.workload, step.behaviour);
       return;
@@ -316,73 +367,128 @@ const changedAtTag = (t: PromotionTick) =>
     return answer !== undefined && answer !== t.before.annotations[image.recordKey] ? [{ image, answer }] : [];
   });
 
+/**
+ * What the world holds of one tick's edge: its switches, and every
+ * image@digest a verified, unexpired promotion opened to its ring at this tick
+ * or at an earlier one (each judged at the tick that verified it).
+ */
+interface EdgeSoFar {
+  readonly env: { readonly RECONCILE_LIVE: string; readonly ON_ROLLOUT_FAILURE: string };
+  readonly ring: number;
+  readonly opened: ReadonlySet<string>;
+}
+
 interface PromotionInvariant {
   readonly id: string;
   readonly says: string;
-  readonly appliesTo: (t: PromotionTick, ring: number) => boolean;
-  readonly violation: (t: PromotionTick, ring: number) => string | undefined;
+  readonly appliesTo: (t: PromotionTick, edge: EdgeSoFar) => boolean;
+  readonly violation: (t: PromotionTick, edge: EdgeSoFar) => string | undefined;
 }
 
 const I49: PromotionInvariant = {
   id: 'I49',
-  says: 'With FLEET_PROMOTION_REF set, no set image on an edge of ring R ≥ 1 moves a container to a new digest of its image (neither its recorded digest nor what it ran) unless the signed promotion the tick verified names that image and digest for ring R or higher, unexpired; none, or one not verified, opens nothing.',
-  appliesTo: (t) => changedAtTag(t).length > 0 || movesToNewDigests(t).length > 0,
-  violation: (t, ring) => {
-    const moved = movesToNewDigests(t).find((m) => !isOpenedFor(t.truth, m.image, m.digest, ring));
+  says: 'With FLEET_PROMOTION_REF set, every set image on an edge of ring R ≥ 1 — a change, a live re-pin or a rollback to the recorded digest — moves a container only to what it ran, or to an image@digest a signed, unexpired promotion verified at this tick or an earlier one named for ring R or higher; none, or one not verified, opens nothing.',
+  appliesTo: (t) => changedAtTag(t).length > 0 || movesOf(t).length > 0,
+  violation: (t, edge) => {
+    const moved = movesOf(t).find((m) => !edge.opened.has(openedKey(m.image, m.digest)));
     return moved === undefined
       ? undefined
-      : `set ${moved.workload} ${moved.container}=${moved.ref} on ring ${ring}, which no verified, unexpired promotion opens to it (${t.truth._tag === 'Unverifiable' ? `unverifiable: ${t.truth.why}` : t.truth._tag})`;
+      : `set ${moved.workload} ${moved.container}=${moved.ref} (it ran ${moved.ran ?? 'nothing'}${moved.toRecord ? '; the recorded digest: a live re-pin or a rollback' : ''}) on ring ${edge.ring}, which no verified, unexpired promotion opened to it at this tick or before (this tick: ${t.truth._tag === 'Unverifiable' ? `unverifiable: ${t.truth.why}` : t.truth._tag})`;
   },
 };
 
 /** The entries of the promotion verified at this tick, if one was. */
 const entriesOf = (t: PromotionTick): readonly PublishedEntry[] => (t.truth._tag === 'Verified' ? t.truth.entries : []);
 
-/** Situations the generators must reach: a change let through, and a change held for each reason. */
-const SITUATIONS: readonly { readonly name: string; readonly when: (t: PromotionTick, ring: number) => boolean }[] = [
-  { name: 'a new digest set under a promotion', when: (t) => movesToNewDigests(t).length > 0 },
-  {
-    name: 'a changed digest at the tag, opened to this ring',
-    when: (t, ring) => changedAtTag(t).some(({ image, answer }) => isOpenedFor(t.truth, image.name, answer, ring)),
-  },
-  {
-    name: 'a changed digest at the tag, promoted to a lower ring only',
-    when: (t, ring) =>
-      changedAtTag(t).some(({ image, answer }) =>
-        entriesOf(t).some((e) => e.image === image.name && e.digest === answer && e.ring < ring),
-      ),
-  },
-  {
-    name: 'a changed digest at the tag, its promotion expired',
-    when: (t) =>
-      changedAtTag(t).some(({ image, answer }) =>
-        entriesOf(t).some(
-          (e) =>
-            e.image === image.name &&
-            e.digest === answer &&
-            t.truth._tag === 'Verified' &&
-            e.expiresAtMs <= t.truth.atMs,
+/**
+ * The hole a record's exemption hid: no record of the image before the tick
+ * (a human removed it), its tag naming a build no promotion opened to this
+ * ring so far, and a container running an older build of it — the first
+ * observation a live re-pin or a rollback would later move containers to.
+ */
+const unpromotedFirstObservation = (t: PromotionTick, edge: EdgeSoFar): boolean =>
+  IMAGES.some((image) => {
+    const answer = t.before.registry[image.repo];
+    return (
+      t.before.annotations[image.recordKey] === undefined &&
+      answer !== undefined &&
+      !edge.opened.has(openedKey(image.name, answer)) &&
+      runningDigestsOf(t, image.repo).some((d) => d !== answer)
+    );
+  });
+
+const ROLLED_BACK = new Set(['rolledBack', 'rollbackFailed']);
+
+/** Situations the generators must reach: a change let through, a change held for each reason, and the record's moves. */
+const SITUATIONS: readonly { readonly name: string; readonly when: (t: PromotionTick, edge: EdgeSoFar) => boolean }[] =
+  [
+    {
+      name: 'a new digest set under a promotion',
+      when: (t) => movesOf(t).some((m) => !m.toRecord),
+    },
+    {
+      name: 'a changed digest at the tag, opened to this ring',
+      when: (t, { ring }) =>
+        changedAtTag(t).some(({ image, answer }) => isOpenedFor(t.truth, image.name, answer, ring)),
+    },
+    {
+      name: 'a changed digest at the tag, promoted to a lower ring only',
+      when: (t, { ring }) =>
+        changedAtTag(t).some(({ image, answer }) =>
+          entriesOf(t).some((e) => e.image === image.name && e.digest === answer && e.ring < ring),
         ),
-      ),
-  },
-  {
-    name: 'a changed digest at the tag, the promotion unverifiable',
-    when: (t) => t.truth._tag === 'Unverifiable' && changedAtTag(t).length > 0,
-  },
-  {
-    name: 'a changed digest at the tag, the promotion tag failing',
-    when: (t) => t.truth._tag === 'Unverifiable' && t.truth.why.startsWith('the tag') && changedAtTag(t).length > 0,
-  },
-  {
-    name: "a changed digest at the tag, the promotion's document or signature failing",
-    when: (t) =>
-      t.truth._tag === 'Unverifiable' && /^the (document|signature)/.test(t.truth.why) && changedAtTag(t).length > 0,
-  },
-  {
-    name: 'a changed digest at the tag, no promotion (none or withdrawn)',
-    when: (t) => t.truth._tag === 'None' && changedAtTag(t).length > 0,
-  },
-];
+    },
+    {
+      name: 'a changed digest at the tag, its promotion expired',
+      when: (t) =>
+        changedAtTag(t).some(({ image, answer }) =>
+          entriesOf(t).some(
+            (e) =>
+              e.image === image.name &&
+              e.digest === answer &&
+              t.truth._tag === 'Verified' &&
+              e.expiresAtMs <= t.truth.atMs,
+          ),
+        ),
+    },
+    {
+      name: 'a changed digest at the tag, the promotion unverifiable',
+      when: (t) => t.truth._tag === 'Unverifiable' && changedAtTag(t).length > 0,
+    },
+    {
+      name: 'a changed digest at the tag, the promotion tag failing',
+      when: (t) => t.truth._tag === 'Unverifiable' && t.truth.why.startsWith('the tag') && changedAtTag(t).length > 0,
+    },
+    {
+      name: "a changed digest at the tag, the promotion's document or signature failing",
+      when: (t) =>
+        t.truth._tag === 'Unverifiable' && /^the (document|signature)/.test(t.truth.why) && changedAtTag(t).length > 0,
+    },
+    {
+      name: 'a changed digest at the tag, no promotion (none or withdrawn)',
+      when: (t) => t.truth._tag === 'None' && changedAtTag(t).length > 0,
+    },
+    {
+      name: 'a first observation of an unpromoted build, containers on an older one, RECONCILE_LIVE=1',
+      when: (t, edge) => edge.env.RECONCILE_LIVE === '1' && unpromotedFirstObservation(t, edge),
+    },
+    {
+      name: 'a first observation of an unpromoted build, containers on an older one, ON_ROLLOUT_FAILURE=revert',
+      when: (t, edge) => edge.env.ON_ROLLOUT_FAILURE === 'revert' && unpromotedFirstObservation(t, edge),
+    },
+    {
+      name: 'a live re-pin to the recorded digest (RECONCILE_LIVE=1)',
+      when: (t, edge) =>
+        edge.env.RECONCILE_LIVE === '1' && !ROLLED_BACK.has(t.outcome.result) && movesOf(t).some((m) => m.toRecord),
+    },
+    {
+      name: 'a rollback to the recorded digest (ON_ROLLOUT_FAILURE=revert)',
+      when: (t, edge) =>
+        edge.env.ON_ROLLOUT_FAILURE === 'revert' &&
+        ROLLED_BACK.has(t.outcome.result) &&
+        movesOf(t).some((m) => m.toRecord),
+    },
+  ];
 
 const met = new Map<string, number>([[I49.id, 0], ...SITUATIONS.map((s) => [s.name, 0] as const)]);
 const count = (key: string) => met.set(key, (met.get(key) ?? 0) + 1);
@@ -397,14 +503,17 @@ describe(`the fleet promotion's invariant over fuzzed sequences (${RUNS} runs)`,
         const world = new SimWorld(config);
         const ports = simPorts(world);
         const timeline = new Timeline(world);
+        const opened = new Set<string>();
         for (const step of [TICK, ...stories.flat()]) {
           apply(world, timeline, step);
           if (step._tag !== 'tick') continue;
           const tick = await recordPromotionTick(world, ports, timeline.promotions);
-          for (const situation of SITUATIONS) if (situation.when(tick, ring)) count(situation.name);
-          if (!I49.appliesTo(tick, ring)) continue;
+          for (const key of openedAt(tick.truth, ring)) opened.add(key);
+          const edge: EdgeSoFar = { env, ring, opened };
+          for (const situation of SITUATIONS) if (situation.when(tick, edge)) count(situation.name);
+          if (!I49.appliesTo(tick, edge)) continue;
           count(I49.id);
-          const broken = I49.violation(tick, ring);
+          const broken = I49.violation(tick, edge);
           if (broken !== undefined) {
             throw new Error(
               `${I49.id} ${I49.says}\n    violated: ${broken}\n  env ${JSON.stringify(env)}\n  truth ${JSON.stringify(tick.truth)}\n  events:\n${tick.outcome.events.map((e) => `    ${e.level} ${e.message}`).join('\n')}`,
