@@ -4,6 +4,8 @@ import {
   FLEET_PROMOTION_MEDIA_TYPE,
   type FleetPromotion,
   INTERRUPTED_EXIT,
+  MAX_HALT_BYTES,
+  MAX_PROMOTION_BYTES,
   parseFleetHalt,
   parseFleetPromotion,
   renderFleetHalt,
@@ -98,18 +100,36 @@ const exitOfInterrupt = (reason: unknown): number => {
   return signal === 'SIGINT' || signal === 'SIGTERM' ? INTERRUPTED_EXIT[signal] : INTERRUPTED_EXIT.SIGTERM;
 };
 
-/** What --out receives for this verdict, checked by the parser the edges use; or a line why nothing. */
+/** Why nothing goes to --out: the verdict wrote nothing (its exit stands), or a document that cannot be written (exit 1). */
+interface NotWritten {
+  readonly line: string;
+  readonly failed: boolean;
+}
+
+/**
+ * What --out receives for this verdict, checked by the parser the edges use
+ * and against the bytes an edge reads of it (docs/fleet-promotion.md,
+ * "--from and --out": a larger document is one every edge refuses, which
+ * holds every change); or why nothing.
+ */
 const document = (
   verdict: Verdict,
   options: PromoteOptions,
   from: FleetPromotion | undefined,
   nowMs: number,
-): E.Either<string, { text: string; kind: Written['kind']; said: string }> => {
+): E.Either<NotWritten, { text: string; kind: Written['kind']; said: string }> => {
+  const failed = (line: string): E.Either<NotWritten, never> => E.left({ line, failed: true });
   if (verdict.outcome === 'promote') {
     const entry = promotionEntry(verdict, options, nowMs);
-    const text = renderFleetPromotion(withPromotion(from?.promotions ?? [], entry, nowMs));
+    const promotions = withPromotion(from?.promotions ?? [], entry, nowMs);
+    const text = renderFleetPromotion(promotions);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_PROMOTION_BYTES)
+      return failed(
+        `not written: the promotion document would be ${bytes} bytes (${promotions.length} promotion(s)), more than the ${MAX_PROMOTION_BYTES} bytes an edge reads; prune it: a shorter --expires, or a --from without superseded entries`,
+      );
     const checked = parseFleetPromotion(text, nowMs);
-    if (E.isLeft(checked)) return E.left(`the edges would refuse this promotion: ${checked.left}`);
+    if (E.isLeft(checked)) return failed(`the edges would refuse this promotion: ${checked.left}`);
     return E.right({
       text,
       kind: 'promotion',
@@ -117,10 +137,16 @@ const document = (
     });
   }
   const halt = options.haltOnRollback ? haltDraft(verdict, options) : undefined;
-  if (halt === undefined) return E.left(`nothing written: the verdict is ${verdict.outcome}, not promote`);
+  if (halt === undefined)
+    return E.left({ line: `nothing written: the verdict is ${verdict.outcome}, not promote`, failed: false });
   const text = renderFleetHalt(halt);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_HALT_BYTES)
+    return failed(
+      `not written: the fleet halt would be ${bytes} bytes (${Object.keys(halt.repositories).length} repositories), more than the ${MAX_HALT_BYTES} bytes an edge reads; write fewer repositories per halt with halt render`,
+    );
   const checked = parseFleetHalt(text, nowMs);
-  if (E.isLeft(checked)) return E.left(`the edges would refuse this halt: ${checked.left}`);
+  if (E.isLeft(checked)) return failed(`the edges would refuse this halt: ${checked.left}`);
   return E.right({
     text,
     kind: 'halt',
@@ -182,7 +208,10 @@ export const promote = async (
   let exitCode: number = verdict.exitCode;
   if (o.out !== undefined) {
     const toWrite = document(verdict, o, from?.right, nowMs);
-    if (E.isLeft(toWrite)) aside(`${o.out}: ${toWrite.left}`);
+    if (E.isLeft(toWrite) && toWrite.left.failed) {
+      complain(`${o.out}: ${toWrite.left.line}`);
+      exitCode = 1;
+    } else if (E.isLeft(toWrite)) aside(`${o.out}: ${toWrite.left.line}`);
     else {
       const wrote = writeAtomically(o.out, toWrite.right.text);
       if (E.isLeft(wrote)) {

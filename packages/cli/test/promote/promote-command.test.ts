@@ -183,6 +183,36 @@ describe('image-refresh promote, the verdict', () => {
   });
 });
 
+describe('image-refresh promote, a document the edges would not read', () => {
+  it('--from with too many entries: over MAX_PROMOTION_BYTES nothing is written, the size, the cap and how to prune said, exit 1', async () => {
+    fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
+    const from = join(dir, 'published.json');
+    const soon = new Date(Date.now() + 5 * 24 * HOUR * 1_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // 60 other digests of api, each with the evidence line promote writes: ~19 KiB.
+    writeFileSync(
+      from,
+      renderFleetPromotion(
+        Array.from({ length: 60 }, (_, i) => ({
+          image: 'api',
+          digest: `sha256:${i.toString(16).padStart(64, '0')}`,
+          ring: 1,
+          expires: soon,
+          evidence: `3 edge(s) of rings < 1 ran it for >= 2h clean (min 3); https://prometheus.example:9090 at 2026-12-01T12:00:00Z`,
+        })),
+      ),
+    );
+    const out = join(dir, 'promotion.json');
+    for (const extra of [[], ['--json']]) {
+      const run = await ask('--from', from, '--out', out, ...extra);
+      expect(run.exitCode).toBe(1);
+      expect(theLine(run.stderr, 'not written')).toMatch(
+        /promote: .*promotion\.json: not written: the promotion document would be \d+ bytes \(61 promotion\(s\)\), more than the 16384 bytes an edge reads; prune it: a shorter --expires, or a --from without superseded entries$/,
+      );
+      expect(readdirSync(dir)).toEqual(['published.json']);
+    }
+  });
+});
+
 describe('image-refresh promote, too thin to say (exit 3)', () => {
   it('fewer counted edges than --min-edges', async () => {
     fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
