@@ -182,9 +182,10 @@ export const promote = async (
   if (E.isLeft(edges) || E.isLeft(image)) {
     const errors = [edges, image].flatMap((answer): PrometheusError[] => (E.isLeft(answer) ? [answer.left] : []));
     const error = errors.find((e) => e.kind === 'Interrupted') ?? (errors[0] as PrometheusError);
-    if (o.json) say(verdictJson(o, nowMs, { error }));
+    const exitCode = error.kind === 'Interrupted' ? exitOfInterrupt(error.reason) : 3;
+    if (o.json) say(verdictJson(o, nowMs, { error, exitCode }));
     complain(`no evidence: Prometheus ${o.prometheus.url}: ${error.kind}: ${error.message}`);
-    return { exitCode: error.kind === 'Interrupted' ? exitOfInterrupt(error.reason) : 3 };
+    return { exitCode };
   }
 
   const verdict = verdictOf(evidenceOf(edges.right, image.right), {
@@ -224,6 +225,6 @@ export const promote = async (
       }
     }
   }
-  if (o.json) say(verdictJson(o, nowMs, { verdict, written }));
+  if (o.json) say(verdictJson(o, nowMs, { verdict, written, exitCode }));
   return { exitCode };
 };

@@ -105,11 +105,17 @@ export interface Written {
   readonly kind: 'promotion' | 'halt';
 }
 
-/** The one JSON object of --json. */
+/**
+ * The one JSON object of --json. Its exitCode is the process's: the
+ * verdict's, or 1 when --out could not be written (docs/fleet-promotion.md,
+ * "Exit codes").
+ */
 export const verdictJson = (
   options: PromoteOptions,
   nowMs: number,
-  result: { verdict: Verdict; written: Written | undefined } | { error: PrometheusError },
+  result:
+    | { verdict: Verdict; written: Written | undefined; exitCode: number }
+    | { error: PrometheusError; exitCode: number },
 ): string => {
   const question = {
     image: options.image,
@@ -123,15 +129,15 @@ export const verdictJson = (
   if ('error' in result)
     return JSON.stringify({
       verdict: 'unknown',
-      exitCode: 3,
+      exitCode: result.exitCode,
       summary: `no evidence: Prometheus ${result.error.kind}: ${result.error.message}`,
       ...question,
       error: { kind: result.error.kind, message: result.error.message },
     });
-  const { verdict, written } = result;
+  const { verdict, written, exitCode } = result;
   return JSON.stringify({
     verdict: verdict.outcome,
-    exitCode: verdict.exitCode,
+    exitCode,
     summary: verdict.summary,
     ...question,
     edgesCounted: verdict.countedEdges.length,

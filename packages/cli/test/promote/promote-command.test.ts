@@ -209,7 +209,19 @@ describe('image-refresh promote, a document the edges would not read', () => {
         /promote: .*promotion\.json: not written: the promotion document would be \d+ bytes \(61 promotion\(s\)\), more than the 16384 bytes an edge reads; prune it: a shorter --expires, or a --from without superseded entries$/,
       );
       expect(readdirSync(dir)).toEqual(['published.json']);
+      if (extra.length > 0) expect(JSON.parse(run.stdout[0] ?? '')).toMatchObject({ exitCode: 1, wrote: null });
     }
+  });
+});
+
+describe('image-refresh promote --json, an --out that is not written', () => {
+  it('the JSON object’s exitCode is the process’s: 1, not the verdict’s 0, with wrote null', async () => {
+    fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
+    const run = await ask('--json', '--out', join(dir, 'no-such-dir', 'promotion.json'));
+    expect(run.exitCode).toBe(1);
+    expect(theLine(run.stderr, 'could not write')).toContain('no-such-dir');
+    expect(run.stdout).toHaveLength(1);
+    expect(JSON.parse(run.stdout[0] ?? '')).toMatchObject({ verdict: 'promote', exitCode: 1, wrote: null });
   });
 });
 
@@ -287,12 +299,13 @@ describe('image-refresh promote, no evidence (exit 3), the real cause named', ()
     setTimeout(() => stop.abort(interruptedBy('SIGTERM')), 100);
     const started = Date.now();
     const run = await runPromote(
-      ['--prometheus', prometheus.url, '--image', 'web', '--digest', D, '--ring', '1', '--for', '2h'],
+      ['--prometheus', prometheus.url, '--image', 'web', '--digest', D, '--ring', '1', '--for', '2h', '--json'],
       stop.signal,
     );
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(run.exitCode).toBe(143);
     expect(theLine(run.stderr, 'no evidence')).toContain('Interrupted: interrupted by a signal');
+    expect(JSON.parse(run.stdout[0] ?? '')).toMatchObject({ verdict: 'unknown', exitCode: 143 });
   });
 });
 
