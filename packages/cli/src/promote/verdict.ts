@@ -89,11 +89,19 @@ const judge = (
     );
   const notYet: string[] = [];
   const recorded = group.recorded;
+  // docs/fleet-promotion.md, "The rules": the run is counted up to the edge's
+  // last push, the last time it said anything; a silent edge's evidence ends there.
+  const lastSaidMs = Math.min(group.pushedAtMs ?? question.nowMs, question.nowMs);
+  const ran = (sinceMs: number): { ms: number; said: string } => {
+    const ms = Math.max(0, lastSaidMs - sinceMs);
+    return { ms, said: `ran it ${age(ms)} to its last push (${age(question.nowMs - lastSaidMs)} ago)` };
+  };
   if (recorded === undefined) notYet.push(`has recorded no digest of ${question.image}`);
   else if (recorded.digest !== question.digest) notYet.push(`runs ${shortDigest(recorded.digest)}…, not this digest`);
   else {
-    const ranMs = question.nowMs - recorded.sinceMs;
-    if (ranMs < question.forMs) notYet.push(`recorded it ${age(ranMs)} ago, needs ${window}`);
+    const { ms, said } = ran(recorded.sinceMs);
+    if (ms < question.forMs)
+      notYet.push(`recorded it ${age(question.nowMs - recorded.sinceMs)} ago, ${said}, needs ${window}`);
     // Failures count while it runs the digest: a failed tick of another build is not this build's.
     if (group.failedExitCode !== undefined) no.push(`a tick exited ${group.failedExitCode} within the last ${window}`);
     if (group.rolledBack !== undefined)
@@ -102,10 +110,7 @@ const judge = (
   }
   if (no.length > 0) return { verdict: 'no', why: [...no, ...notYet] };
   if (notYet.length > 0) return { verdict: 'not yet', why: notYet };
-  return {
-    verdict: 'yes',
-    why: [`ran it ${age(question.nowMs - (recorded?.sinceMs ?? question.nowMs))}, clean`],
-  };
+  return { verdict: 'yes', why: [`${ran(recorded?.sinceMs ?? lastSaidMs).said}, clean`] };
 };
 
 const named = (group: { edge: string | undefined; labels: Readonly<Record<string, string>> }): string =>

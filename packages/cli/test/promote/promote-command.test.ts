@@ -53,7 +53,7 @@ describe('image-refresh promote, the verdict', () => {
     );
     expect(theLine(run.stdout, 'EDGE')).toMatch(/^EDGE\s+RING\s+RECORDED DIGEST\s+RECORDED SINCE\s+VERDICT\s+WHY$/);
     expect(theLine(run.stdout, 'canary-2')).toMatch(
-      /^canary-2\s+0\s+sha256:d{12}…\s+\S+Z \(3h ago\)\s+yes\s+ran it 3h, clean$/,
+      /^canary-2\s+0\s+sha256:d{12}…\s+\S+Z \(3h ago\)\s+yes\s+ran it 2h59m to its last push \(1m ago\), clean$/,
     );
     const doc = parseFleetPromotion(readFileSync(out, 'utf8'), Date.now());
     if (E.isLeft(doc)) throw new Error(doc.left);
@@ -111,7 +111,12 @@ describe('image-refresh promote, the verdict', () => {
       'NO, NOT YET',
       'runs sha256:000000000000…, not this digest',
     ],
-    ['too short', { recorded: ran(HOUR) }, 'NO, NOT YET', 'recorded it 1h ago, needs 2h'],
+    [
+      'too short',
+      { recorded: ran(HOUR) },
+      'NO, NOT YET',
+      'recorded it 1h ago, ran it 59m to its last push (1m ago), needs 2h',
+    ],
     ['locked out', { recorded: ran(), lockedOut: true }, 'NO:', 'flap-locked-out within the last 2h'],
     ['failed tick', { recorded: ran(), failedExitCode: 1 }, 'NO:', 'a tick exited 1 within the last 2h'],
     ['rollback', { recorded: ran(), rolledBack: 1 }, 'NO:', 'a tick rolled back 1 workload(s) within the last 2h'],

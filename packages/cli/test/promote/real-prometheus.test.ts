@@ -129,7 +129,9 @@ describe.skipIf(prometheusBinariesMissing !== undefined)(
       ]);
       expect(run.exitCode).toBe(1);
       expect(theLine(run.stdout, 'NOT YET')).toContain('2 of 2 edge(s) of rings < 1 have not run it for 4h');
-      expect(theLine(run.stdout, 'canary-1 ')).toMatch(/not yet\s+recorded it 3h.* ago, needs 4h/);
+      expect(theLine(run.stdout, 'canary-1 ')).toMatch(
+        /not yet\s+recorded it 3h\S* ago, ran it \S+ to its last push \(\d+s ago\), needs 4h/,
+      );
     });
 
     it('a canary rolled api@D2 back: no, naming the edge and the tick; --halt-on-rollback writes its halt', async () => {

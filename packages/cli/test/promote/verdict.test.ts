@@ -41,7 +41,7 @@ describe('the verdict', () => {
     const v = verdictOf(of([group('a'), group('b')]), Q);
     expect([v.outcome, v.exitCode]).toEqual(['promote', 0]);
     expect(v.countedEdges).toEqual(['a', 'b']);
-    expect(rowOf(v, 'a')).toMatchObject({ verdict: 'yes', why: ['ran it 3h, clean'] });
+    expect(rowOf(v, 'a')).toMatchObject({ verdict: 'yes', why: ['ran it 2h59m to its last push (1m ago), clean'] });
   });
 
   it('an edge that runs another digest says no, not yet (exit 1)', () => {
@@ -59,9 +59,21 @@ describe('the verdict', () => {
   it('an edge that recorded it for less than --for says no, not yet; exactly --for is enough', () => {
     const short = verdictOf(of([group('a', { recorded: { digest: D, sinceMs: NOW - 2 * HOUR + 60_000 } })]), Q);
     expect([short.outcome, short.exitCode]).toEqual(['not yet', 1]);
-    expect(rowOf(short, 'a')?.why).toEqual(['recorded it 1h59m ago, needs 2h']);
-    const exact = verdictOf(of([group('a', { recorded: { digest: D, sinceMs: NOW - 2 * HOUR } })]), Q);
+    expect(rowOf(short, 'a')?.why).toEqual(['recorded it 1h59m ago, ran it 1h58m to its last push (1m ago), needs 2h']);
+    const exact = verdictOf(of([group('a', { pushedAtMs: NOW, recorded: { digest: D, sinceMs: NOW - 2 * HOUR } })]), Q);
     expect(exact.outcome).toBe('promote');
+  });
+
+  it('a silent edge ran it only up to its last push: recorded 2h30m ago, last pushed 59m ago, is not yet', () => {
+    const silent = group('a', { pushedAtMs: NOW - 59 * 60_000, recorded: { digest: D, sinceMs: NOW - 150 * 60_000 } });
+    const v = verdictOf(of([silent]), Q);
+    expect([v.outcome, v.exitCode]).toEqual(['not yet', 1]);
+    expect(rowOf(v, 'a')?.why).toEqual(['recorded it 2h30m ago, ran it 1h31m to its last push (59m ago), needs 2h']);
+    const covered = group('a', { pushedAtMs: NOW - 30 * 60_000, recorded: { digest: D, sinceMs: NOW - 150 * 60_000 } });
+    expect(rowOf(verdictOf(of([covered]), Q), 'a')).toMatchObject({
+      verdict: 'yes',
+      why: ['ran it 2h to its last push (30m ago), clean'],
+    });
   });
 
   it('a failed tick (exit ≠ 0) within --for says no', () => {
