@@ -38,7 +38,7 @@ export interface Verdict {
   readonly rows: readonly Row[];
   /** The distinct edges whose groupings were counted. */
   readonly countedEdges: readonly string[];
-  /** Every rollback of the digest by a grouping with an edge label, of any ring: each says no. */
+  /** Every rollback of the digest, of any ring, by any grouping (an edge label or not): each says no. */
   readonly rollbacks: readonly RollbackEvidence[];
   /** Groupings of rings ≥ N, consistent and labelled: not asked. */
   readonly higherRings: number;
@@ -113,13 +113,14 @@ const judge = (
   return { verdict: 'yes', why: [`${ran(recorded?.sinceMs ?? lastSaidMs).said}, clean`] };
 };
 
-const named = (group: { edge: string | undefined; labels: Readonly<Record<string, string>> }): string =>
+/** An edge by its label; a grouping without one by its other labels (instance left out). */
+export const named = (group: { edge: string | undefined; labels: Readonly<Record<string, string>> }): string =>
   group.edge !== undefined
     ? `edge ${group.edge}`
-    : Object.entries(group.labels)
+    : `grouping ${Object.entries(group.labels)
         .filter(([name]) => name !== 'instance')
         .map(([name, value]) => `${name}=${value}`)
-        .join(',');
+        .join(',')}`;
 
 /** The verdict the evidence gives on promoting `image@digest` to `ring`. */
 export const verdictOf = (evidence: Evidence, question: Question): Verdict => {
@@ -131,8 +132,9 @@ export const verdictOf = (evidence: Evidence, question: Question): Verdict => {
     ringsOfEdge.set(group.edge, rings);
   }
   const ringOf = new Map(evidence.groups.map((g) => [g.key, g.ring]));
-  // A rollback names its edge; one without an edge label is nobody's evidence (it is named as a row).
-  const rollbacks = evidence.rollbacks.filter((r) => r.edge !== undefined);
+  // docs/fleet-promotion.md, "The verdict": any rollback of the build says no, an edge label or not —
+  // a grouping that lacks one is not counted, but what it rolled back was rolled back.
+  const rollbacks = evidence.rollbacks;
   const rows: Row[] = [];
   let higherRings = 0;
   for (const group of evidence.groups) {
@@ -164,7 +166,7 @@ export const verdictOf = (evidence: Evidence, question: Question): Verdict => {
       ...base,
       outcome: 'no',
       exitCode: 1,
-      summary: `NO: ${named(first)} (ring ${ringOf.get(first.key) ?? '?'}) rolled it back and quarantined it at ${rfc3339(first.atMs)}${rollbacks.length > 1 ? ` (and ${rollbacks.length - 1} more rollback(s))` : ''}`,
+      summary: `NO: ${named(first)} (ring ${ringOf.get(first.key) ?? '?'}${first.edge === undefined ? ', no edge label' : ''}) rolled it back and quarantined it at ${rfc3339(first.atMs)}${rollbacks.length > 1 ? ` (and ${rollbacks.length - 1} more rollback(s))` : ''}`,
     };
   }
   if (saysNo.length > 0)

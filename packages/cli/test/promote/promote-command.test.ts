@@ -162,6 +162,36 @@ describe('image-refresh promote, the verdict', () => {
     expect(halt.right.expiresAtMs - Date.now()).toBeGreaterThan(24 * HOUR * 1_000 - 60_000);
   });
 
+  it('a rollback by a grouping without an edge label says no, and --halt-on-rollback writes its halt', async () => {
+    fleet(
+      { edge: 'canary-1', ring: 0, recorded: ran() },
+      { ring: 0, quarantined: { digest: D, repository: 'shop/web', agoS: 600 } },
+    );
+    const out = join(dir, 'halt.json');
+    const run = await ask('--halt-on-rollback', '--out', out);
+    expect(run.exitCode).toBe(1);
+    expect(theLine(run.stdout, 'NO:')).toMatch(
+      /NO: grouping job=image-refresh,namespace=orphan-1 \(ring 0, no edge label\) rolled it back and quarantined it at \d{4}-/,
+    );
+    expect(theLine(run.stdout, 'rollback: grouping')).toMatch(
+      /^rollback: grouping job=image-refresh,namespace=orphan-1 \(no edge label\) rolled shop\/web@sha256:d{12}… back and quarantined it; first seen \d{4}-/,
+    );
+    const halt = parseFleetHalt(readFileSync(out, 'utf8'), Date.now());
+    if (E.isLeft(halt)) throw new Error(halt.left);
+    expect(halt.right.repositories).toEqual({ 'shop/web': { digests: [D], pin: undefined } });
+    expect(halt.right.reason).toMatch(/ on grouping job=image-refresh,namespace=orphan-1 at /);
+    const json = JSON.parse((await ask('--json')).stdout[0] ?? '');
+    expect(json).toMatchObject({ verdict: 'no', exitCode: 1 });
+    expect(json.rollbacks).toEqual([
+      {
+        edge: null,
+        grouping: { instance: '127.0.0.1:9091', job: 'image-refresh', namespace: 'orphan-1' },
+        repository: 'shop/web',
+        at: expect.any(String),
+      },
+    ]);
+  });
+
   it('--from keeps another image’s entry, drops the expired and replaces this digest’s', async () => {
     fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
     const from = join(dir, 'published.json');

@@ -119,10 +119,14 @@ describe('the verdict', () => {
     expect(verdictOf(of([group('b'), old], [rollback(old)]), Q).outcome).toBe('no');
   });
 
-  it('a quarantine of a grouping without an edge label is nobody’s evidence', () => {
+  it('a quarantine by a grouping without an edge label says no too, naming the grouping by its labels', () => {
     const orphan = group(undefined);
     const v = verdictOf(of([group('a'), orphan], [rollback(orphan)]), Q);
-    expect(v.outcome).toBe('promote');
+    expect([v.outcome, v.exitCode]).toEqual(['no', 1]);
+    expect(v.summary).toBe(
+      'NO: grouping job=image-refresh,namespace=orphan (ring 0, no edge label) rolled it back and quarantined it at 2026-12-01T11:00:00Z',
+    );
+    expect(v.rollbacks).toHaveLength(1);
     expect(v.rows.find((r) => r.group.edge === undefined)).toMatchObject({
       verdict: 'not counted',
       why: ['no edge label (METRICS_GROUPING needs edge=<id>)'],
