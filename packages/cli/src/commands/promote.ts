@@ -42,9 +42,10 @@ export const PROMOTE_HELP = `Usage: image-refresh promote --prometheus URL --ima
          [--expires DURATION|TIME] [--timeout DURATION]
 
 Asks Prometheus whether every edge of rings < N that pushed within the last
-hour runs NAME at the digest, recorded for at least --for, with no rollback,
-quarantine, flap lockout or failed tick since; prints the verdict and the
-evidence per edge. Run by CI or an operator, not on the edges.
+hour runs NAME at the digest, recorded for at least --for up to its last
+push, with no rollback, quarantine, flap lockout, failed tick or unsettled
+gate (skipped ticks) since; prints the verdict and the evidence per edge.
+Run by CI or an operator, not on the edges.
 
   --prometheus        Prometheus's URL (its HTTP API: /api/v1/query)
   --image             the image's name as the edges' profile names it (web)

@@ -107,6 +107,10 @@ const judge = (
     if (group.rolledBack !== undefined)
       no.push(`a tick rolled back ${group.rolledBack} workload(s) within the last ${window}`);
     if (group.lockedOut) no.push(`flap-locked-out within the last ${window}`);
+    // An unsettled gate skips the tick and exits 0 until MAX_SKIP_TICKS: a crash-looping build looks clean otherwise.
+    if (group.skipStreak !== undefined)
+      no.push(`its gate was unsettled — skipped ticks, up to ${group.skipStreak} in a row — within the last ${window}`);
+    if (group.frozen) no.push(`frozen — its gate unsettled for MAX_SKIP_TICKS ticks — within the last ${window}`);
   }
   if (no.length > 0) return { verdict: 'no', why: [...no, ...notYet] };
   if (notYet.length > 0) return { verdict: 'not yet', why: notYet };

@@ -119,6 +119,18 @@ describe('image-refresh promote, the verdict', () => {
     ],
     ['locked out', { recorded: ran(), lockedOut: true }, 'NO:', 'flap-locked-out within the last 2h'],
     ['failed tick', { recorded: ran(), failedExitCode: 1 }, 'NO:', 'a tick exited 1 within the last 2h'],
+    [
+      'unsettled',
+      { recorded: ran(), skipStreak: 2 },
+      'NO:',
+      'its gate was unsettled — skipped ticks, up to 2 in a row — within the last 2h',
+    ],
+    [
+      'frozen',
+      { recorded: ran(), frozen: true },
+      'NO:',
+      'frozen — its gate unsettled for MAX_SKIP_TICKS ticks — within the last 2h',
+    ],
     ['rollback', { recorded: ran(), rolledBack: 1 }, 'NO:', 'a tick rolled back 1 workload(s) within the last 2h'],
     [
       'quarantined',

@@ -23,6 +23,8 @@ const group = (edge: string | undefined, over: Partial<GroupEvidence> = {}): Gro
     failedExitCode: undefined,
     rolledBack: undefined,
     lockedOut: false,
+    skipStreak: undefined,
+    frozen: false,
     ...over,
   };
 };
@@ -95,9 +97,32 @@ describe('the verdict', () => {
     expect(rowOf(v, 'a')?.why).toEqual(['flap-locked-out within the last 2h']);
   });
 
+  it('an unsettled gate (skipped ticks) within --for says no', () => {
+    const v = verdictOf(of([group('a'), group('b', { skipStreak: 3 })]), Q);
+    expect([v.outcome, v.exitCode]).toEqual(['no', 1]);
+    expect(rowOf(v, 'b')).toMatchObject({
+      verdict: 'no',
+      why: ['its gate was unsettled — skipped ticks, up to 3 in a row — within the last 2h'],
+    });
+  });
+
+  it('a frozen tick (unsettled for MAX_SKIP_TICKS ticks) within --for says no', () => {
+    const v = verdictOf(of([group('a', { frozen: true })]), Q);
+    expect([v.outcome, v.exitCode]).toEqual(['no', 1]);
+    expect(rowOf(v, 'a')?.why).toEqual(['frozen — its gate unsettled for MAX_SKIP_TICKS ticks — within the last 2h']);
+  });
+
   it('failures of an edge that does not run the digest are not its: no, not yet', () => {
     const v = verdictOf(
-      of([group('a', { recorded: { digest: OLD, sinceMs: NOW - HOUR }, failedExitCode: 1, lockedOut: true })]),
+      of([
+        group('a', {
+          recorded: { digest: OLD, sinceMs: NOW - HOUR },
+          failedExitCode: 1,
+          lockedOut: true,
+          skipStreak: 2,
+          frozen: true,
+        }),
+      ]),
       Q,
     );
     expect(v.outcome).toBe('not yet');

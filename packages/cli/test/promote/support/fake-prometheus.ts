@@ -110,6 +110,10 @@ export interface FakeEdge {
   readonly failedExitCode?: number;
   readonly rolledBack?: number;
   readonly lockedOut?: boolean;
+  /** The highest image_refresh_skip_streak within --for, where > 0. */
+  readonly skipStreak?: number;
+  /** A tick_outcome{outcome="frozen"} within --for. */
+  readonly frozen?: boolean;
   readonly ringChanged?: boolean;
   readonly quarantined?: { readonly digest: string; readonly repository: string; readonly agoS: number };
 }
@@ -129,6 +133,8 @@ export const seriesOf = (edges: readonly FakeEdge[], nowS: number): Series[] =>
       ...(e.failedExitCode === undefined ? [] : [{ part: 'failed_tick', labels, value: e.failedExitCode }]),
       ...(e.rolledBack === undefined ? [] : [{ part: 'rolled_back', labels, value: e.rolledBack }]),
       ...(e.lockedOut === true ? [{ part: 'locked_out', labels, value: 1 }] : []),
+      ...(e.skipStreak === undefined ? [] : [{ part: 'unsettled', labels, value: e.skipStreak }]),
+      ...(e.frozen === true ? [{ part: 'unsettled', labels: { ...labels, outcome: 'frozen' }, value: 1 }] : []),
       ...(e.recorded === undefined
         ? []
         : [
