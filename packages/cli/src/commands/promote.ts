@@ -16,7 +16,12 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import { edgesQuery, evidenceOf, imageQuery } from '../promote/evidence-queries.js';
 import { type PrometheusError, queryPrometheus, withoutCredentials } from '../promote/prometheus-client.js';
-import { type PromoteFlags, type PromoteOptions, promoteOptionsOf } from '../promote/promote-options.js';
+import {
+  type CredentialsFile,
+  type PromoteFlags,
+  type PromoteOptions,
+  promoteOptionsOf,
+} from '../promote/promote-options.js';
 import {
   haltDraft,
   promotionEntry,
@@ -38,7 +43,7 @@ import type { CommandResult, Output } from './command.js';
 // judge by, 2 its own usage errors.
 
 export const PROMOTE_HELP = `Usage: image-refresh promote --prometheus URL --image NAME --digest sha256:… --ring N --for DURATION
-         [--min-edges K] [--json] [--out FILE] [--from FILE] [--halt-on-rollback]
+         [--bearer-token-file FILE | --basic-auth-file FILE] [--min-edges K] [--json] [--out FILE] [--from FILE] [--halt-on-rollback]
          [--expires DURATION|TIME] [--timeout DURATION]
 
 Asks Prometheus whether every edge of rings < N that pushed within the last
@@ -47,7 +52,10 @@ push, with no rollback, quarantine, flap lockout, failed tick or unsettled
 gate (skipped ticks) since; prints the verdict and the evidence per edge.
 Run by CI or an operator, not on the edges.
 
-  --prometheus        Prometheus's URL (its HTTP API: /api/v1/query)
+  --prometheus        Prometheus's URL (its HTTP API: /api/v1/query); no
+                      user:password@ in it: credentials never ride in argv
+  --bearer-token-file a file holding a token: sent as Authorization: Bearer
+  --basic-auth-file   a file holding user:password on one line: Basic auth
   --image             the image's name as the edges' profile names it (web)
   --digest            sha256:<64 hex>: the build to promote
   --ring              the ring to open it to (1..100): rings < N are the evidence
@@ -82,6 +90,34 @@ const readFrom = (file: string, nowMs: number): E.Either<string, FleetPromotion>
   }
   const parsed = parseFleetPromotion(text, nowMs);
   return E.isLeft(parsed) ? E.left(`--from ${file}: not a promotion document: ${parsed.left}`) : parsed;
+};
+
+/** A credential: one line of visible ASCII, as a header carries it (a control character would end up in an error line). */
+const HEADER_SAFE = /^[\x20-\x7e]+$/;
+
+/**
+ * The Authorization a credentials file gives (docs/fleet-promotion.md, "The
+ * verdict"), or why it gives none (a usage error: exit 2). A line names the
+ * flag and the file, never what is in it.
+ */
+const authorizationOf = (credentials: CredentialsFile): E.Either<string, string> => {
+  const { flag, file } = credentials;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    // fs's message names the file and the errno, never its contents.
+    return E.left(`${flag} ${file}: cannot read it: ${(error as Error).message}`);
+  }
+  const secret = text.trim();
+  if (secret === '') return E.left(`${flag} ${file}: it is empty`);
+  if (flag === '--bearer-token-file')
+    return HEADER_SAFE.test(secret) && !secret.includes(' ')
+      ? E.right(`Bearer ${secret}`)
+      : E.left(`${flag} ${file}: not a token on one line`);
+  return HEADER_SAFE.test(secret) && secret.indexOf(':') > 0
+    ? E.right(`Basic ${Buffer.from(secret).toString('base64')}`)
+    : E.left(`${flag} ${file}: not user:password on one line`);
 };
 
 /** Replaced atomically: an edge or a publisher never reads half a document. */
@@ -168,7 +204,16 @@ export const promote = async (
     for (const problem of options.left) complain(problem);
     return { exitCode: 2 };
   }
-  const o = options.right;
+  const authorization =
+    options.right.credentials === undefined ? undefined : authorizationOf(options.right.credentials);
+  if (authorization !== undefined && E.isLeft(authorization)) {
+    complain(authorization.left);
+    return { exitCode: 2 };
+  }
+  const o: PromoteOptions = {
+    ...options.right,
+    prometheus: { ...options.right.prometheus, authorization: authorization?.right },
+  };
   const from = o.from === undefined ? undefined : readFrom(o.from, nowMs);
   if (from !== undefined && E.isLeft(from)) {
     complain(from.left);

@@ -25,17 +25,20 @@ export interface PromSample {
   readonly value: number;
 }
 
-/** Where Prometheus is: the URL without its userinfo, and the Authorization that userinfo meant. */
+/** Where Prometheus is: its URL (no userinfo), and the Authorization a credentials file gives. */
 export interface PrometheusEndpoint {
   /** Printable: no userinfo. */
   readonly url: string;
+  /** Never printed. */
   readonly authorization: string | undefined;
 }
 
 /**
  * The endpoint of a --prometheus URL, or why it is not one. A URL with
- * `user:pass@` is accepted: the userinfo becomes Basic auth (fetch refuses a
- * URL that carries it) and the URL kept for printing has none.
+ * `user:pass@` is refused (docs/fleet-promotion.md, "The verdict"): a
+ * credential in argv is in `ps` and in CI logs; it comes from a file
+ * (--bearer-token-file, --basic-auth-file). The userinfo is never decoded
+ * nor repeated.
  */
 export const endpointOf = (text: string): E.Either<string, PrometheusEndpoint> => {
   let url: URL;
@@ -46,15 +49,13 @@ export const endpointOf = (text: string): E.Either<string, PrometheusEndpoint> =
     return E.left(`--prometheus is not a URL (http://host:9090): ${(error as Error).message}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return E.left('--prometheus must be an http(s) URL');
-  const authorization =
-    url.username === '' && url.password === ''
-      ? undefined
-      : `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-  url.username = '';
-  url.password = '';
+  if (url.username !== '' || url.password !== '')
+    return E.left(
+      '--prometheus carries credentials (user:password@): credentials never ride in argv (ps, CI logs); give --bearer-token-file FILE or --basic-auth-file FILE',
+    );
   url.search = '';
   url.hash = '';
-  return E.right({ url: url.toString().replace(/\/+$/, ''), authorization });
+  return E.right({ url: url.toString().replace(/\/+$/, ''), authorization: undefined });
 };
 
 /** A text with every userinfo of an http(s) URL in it removed: the last guard on every printed line. */

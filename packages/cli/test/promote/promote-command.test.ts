@@ -356,75 +356,92 @@ describe('image-refresh promote, no evidence (exit 3), the real cause named', ()
   });
 });
 
-describe('image-refresh promote, credentials in the URL', () => {
-  it('user:pass@ becomes Basic auth and appears in no line, answer or error', async () => {
+describe('image-refresh promote, credentials never in argv', () => {
+  const base = ['--image', 'web', '--digest', D, '--ring', '1', '--for', '2h'];
+  const secretFree = (run: { stdout: readonly string[]; stderr: readonly string[] }) =>
+    expect([...run.stdout, ...run.stderr].join('\n')).not.toMatch(/s3cret|ops:|tok-123/);
+
+  it.each([
+    ['user:pass@', 'http://ops:s3cret-pw@127.0.0.1:1'],
+    ['a stray % in the password', 'http://ops:s3cret%zz@127.0.0.1:1'],
+  ])('a --prometheus URL with %s is refused: exit 2, the alternatives named, nothing asked', async (_, url) => {
+    const run = await runPromote(['--prometheus', url, ...base]);
+    expect(run.exitCode).toBe(2);
+    expect(theLine(run.stderr, '--prometheus')).toContain(
+      '--prometheus carries credentials (user:password@): credentials never ride in argv (ps, CI logs); give --bearer-token-file FILE or --basic-auth-file FILE',
+    );
+    secretFree(run);
+    expect(prometheus.requests).toEqual([]);
+  });
+
+  it('--bearer-token-file sends Authorization: Bearer <the file, trimmed>, printed nowhere', async () => {
     fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
-    const withCredentials = prometheus.url.replace('http://', 'http://ops:s3cret-pw@');
+    const file = join(dir, 'token');
+    writeFileSync(file, '  tok-123\n');
     const out = join(dir, 'promotion.json');
     const runs = [
-      await runPromote([
-        '--prometheus',
-        withCredentials,
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        '2h',
-        '--out',
-        out,
-      ]),
-      await runPromote([
-        '--prometheus',
-        withCredentials,
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        '2h',
-        '--json',
-      ]),
+      await ask('--bearer-token-file', file, '--out', out),
+      await ask('--bearer-token-file', file, '--json'),
     ];
-    prometheus.mode = 'status500';
-    runs.push(
-      await runPromote([
-        '--prometheus',
-        withCredentials,
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        '2h',
-      ]),
-    );
-    const closed = await startFakePrometheus();
-    await closed.close();
-    runs.push(
-      await runPromote([
-        '--prometheus',
-        closed.url.replace('http://', 'http://ops:s3cret-pw@'),
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        'x',
-      ]),
-    );
-    expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 3, 2]);
-    for (const run of runs) expect([...run.stdout, ...run.stderr].join('\n')).not.toMatch(/s3cret|ops:/);
-    expect(readFileSync(out, 'utf8')).not.toMatch(/s3cret|ops:/);
+    prometheus.mode = 'status403';
+    runs.push(await ask('--bearer-token-file', file));
+    expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 3]);
+    for (const run of runs) secretFree(run);
+    expect(readFileSync(out, 'utf8')).not.toContain('tok-123');
+    expect(new Set(prometheus.requests.map((r) => r.authorization))).toEqual(new Set(['Bearer tok-123']));
+  });
+
+  it('--basic-auth-file sends user:password on its one line as Basic auth, printed nowhere', async () => {
+    fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
+    const file = join(dir, 'basic');
+    writeFileSync(file, 'ops:s3cret-pw\n');
+    const run = await ask('--basic-auth-file', file);
+    expect(run.exitCode).toBe(0);
+    secretFree(run);
     expect(prometheus.requests[0]?.authorization).toBe(`Basic ${Buffer.from('ops:s3cret-pw').toString('base64')}`);
+  });
+
+  it.each([
+    [
+      'a missing --bearer-token-file',
+      () => ['--bearer-token-file', join(dir, 'nope')],
+      /--bearer-token-file \S+nope: cannot read it: ENOENT/,
+    ],
+    [
+      'an empty --bearer-token-file',
+      () => {
+        writeFileSync(join(dir, 'empty'), ' \n');
+        return ['--bearer-token-file', join(dir, 'empty')];
+      },
+      /--bearer-token-file \S+empty: it is empty$/,
+    ],
+    [
+      'a missing --basic-auth-file',
+      () => ['--basic-auth-file', join(dir, 'nope')],
+      /--basic-auth-file \S+nope: cannot read it: ENOENT/,
+    ],
+    [
+      'a --basic-auth-file without user:password on one line',
+      () => {
+        writeFileSync(join(dir, 'bad'), 'ops-s3cret\nmore\n');
+        return ['--basic-auth-file', join(dir, 'bad')];
+      },
+      /--basic-auth-file \S+bad: not user:password on one line$/,
+    ],
+    [
+      'both',
+      () => {
+        writeFileSync(join(dir, 't'), 'tok-123');
+        return ['--bearer-token-file', join(dir, 't'), '--basic-auth-file', join(dir, 't')];
+      },
+      /--bearer-token-file and --basic-auth-file: give one$/,
+    ],
+  ])('%s: exit 2 naming the flag and the file, never its contents, nothing asked', async (_, flags, said) => {
+    const run = await ask(...flags());
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.join('\n')).toMatch(said);
+    secretFree(run);
+    expect(prometheus.requests).toEqual([]);
   });
 });
 
