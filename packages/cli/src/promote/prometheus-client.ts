@@ -116,6 +116,29 @@ const classifyStatus = (status: number, body: string): PrometheusError => {
   return { kind: 'Transport', message: `answered ${status}${said}` };
 };
 
+/**
+ * The answer's text, read chunk by chunk; undefined once it passes
+ * MAX_ANSWER_BYTES, the rest cancelled. A chunked answer has no
+ * content-length to check first: it is counted as it arrives.
+ */
+const readCapped = async (response: Response): Promise<string | undefined> => {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+};
+
 /** One instant query: its samples, or the classified reason there are none. */
 export const queryPrometheus = async (
   endpoint: PrometheusEndpoint,
@@ -158,7 +181,9 @@ const ask = async (
       await response.body?.cancel();
       return E.left({ kind: 'Malformed', message: `an answer of ${length} bytes, more than ${MAX_ANSWER_BYTES}` });
     }
-    const text = await response.text();
+    const text = await readCapped(response);
+    if (text === undefined)
+      return E.left({ kind: 'Malformed', message: `an answer of more than ${MAX_ANSWER_BYTES} bytes` });
     if (!response.ok) return E.left(classifyStatus(response.status, text.slice(0, 2_000)));
     let body: unknown;
     try {

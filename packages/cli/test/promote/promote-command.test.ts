@@ -312,6 +312,15 @@ describe('image-refresh promote, no evidence (exit 3), the real cause named', ()
     });
   });
 
+  it('a chunked answer past the cap (no content-length) stops at the cap: Malformed, not read until the timeout', async () => {
+    prometheus.mode = 'endless';
+    const started = Date.now();
+    const run = await ask('--timeout', '5s');
+    expect(run.exitCode).toBe(3);
+    expect(theLine(run.stderr, 'no evidence')).toContain('Malformed: an answer of more than 67108864 bytes');
+    expect(Date.now() - started).toBeLessThan(4_000);
+  }, 30_000);
+
   it('unreachable: Transport, naming the refused connection', async () => {
     const closed = await startFakePrometheus();
     await closed.close();
