@@ -46,9 +46,9 @@ export interface Verdict {
 
 export const shortDigest = (digest: string): string => digest.slice(0, 19);
 
-/** An age as a line says it: whole seconds under a minute, whole minutes above (3h7m, not 3h7.502s). */
+/** An age as a line says it: whole seconds under a minute (0s, not 0ms), whole minutes above (3h7m, not 3h7.502s). */
 export const age = (ms: number): string =>
-  formatDuration(ms < 60_000 ? Math.floor(Math.max(0, ms) / 1_000) * 1_000 : Math.floor(ms / 60_000) * 60_000);
+  ms < 1_000 ? '0s' : formatDuration(ms < 60_000 ? Math.floor(ms / 1_000) * 1_000 : Math.floor(ms / 60_000) * 60_000);
 
 export const rfc3339 = (ms: number): string =>
   new Date(Math.floor(ms / 1_000) * 1_000).toISOString().replace('.000Z', 'Z');

@@ -78,6 +78,11 @@ describe('the verdict', () => {
     });
   });
 
+  it('an edge that pushed the instant it recorded it ran it 0s, not 0ms', () => {
+    const v = verdictOf(of([group('a', { pushedAtMs: NOW - 500, recorded: { digest: D, sinceMs: NOW - 900 } })]), Q);
+    expect(rowOf(v, 'a')?.why).toEqual(['recorded it 0s ago, ran it 0s to its last push (0s ago), needs 2h']);
+  });
+
   it('a failed tick (exit ≠ 0) within --for says no', () => {
     const v = verdictOf(of([group('a'), group('b', { failedExitCode: 143 })]), Q);
     expect([v.outcome, v.exitCode]).toEqual(['no', 1]);
