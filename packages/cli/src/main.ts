@@ -193,6 +193,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     help: PROMOTE_HELP,
     options: {
       prometheus: { type: 'string' },
+      'bearer-token-file': { type: 'string' },
+      'basic-auth-file': { type: 'string' },
       image: { type: 'string' },
       digest: { type: 'string' },
       ring: { type: 'string' },
@@ -209,6 +211,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       promote(
         {
           prometheus: text(v.prometheus),
+          bearerTokenFile: text(v['bearer-token-file']),
+          basicAuthFile: text(v['basic-auth-file']),
           image: text(v.image),
           digest: text(v.digest),
           ring: text(v.ring),

@@ -4,6 +4,8 @@ import {
   FLEET_PROMOTION_MEDIA_TYPE,
   type FleetPromotion,
   INTERRUPTED_EXIT,
+  MAX_HALT_BYTES,
+  MAX_PROMOTION_BYTES,
   parseFleetHalt,
   parseFleetPromotion,
   renderFleetHalt,
@@ -14,7 +16,12 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import { edgesQuery, evidenceOf, imageQuery } from '../promote/evidence-queries.js';
 import { type PrometheusError, queryPrometheus, withoutCredentials } from '../promote/prometheus-client.js';
-import { type PromoteFlags, type PromoteOptions, promoteOptionsOf } from '../promote/promote-options.js';
+import {
+  type CredentialsFile,
+  type PromoteFlags,
+  type PromoteOptions,
+  promoteOptionsOf,
+} from '../promote/promote-options.js';
 import {
   haltDraft,
   promotionEntry,
@@ -36,15 +43,19 @@ import type { CommandResult, Output } from './command.js';
 // judge by, 2 its own usage errors.
 
 export const PROMOTE_HELP = `Usage: image-refresh promote --prometheus URL --image NAME --digest sha256:… --ring N --for DURATION
-         [--min-edges K] [--json] [--out FILE] [--from FILE] [--halt-on-rollback]
+         [--bearer-token-file FILE | --basic-auth-file FILE] [--min-edges K] [--json] [--out FILE] [--from FILE] [--halt-on-rollback]
          [--expires DURATION|TIME] [--timeout DURATION]
 
 Asks Prometheus whether every edge of rings < N that pushed within the last
-hour runs NAME at the digest, recorded for at least --for, with no rollback,
-quarantine, flap lockout or failed tick since; prints the verdict and the
-evidence per edge. Run by CI or an operator, not on the edges.
+hour runs NAME at the digest, recorded for at least --for up to its last
+push, with no rollback, quarantine, flap lockout, failed tick or unsettled
+gate (skipped ticks) since; prints the verdict and the evidence per edge.
+Run by CI or an operator, not on the edges.
 
-  --prometheus        Prometheus's URL (its HTTP API: /api/v1/query)
+  --prometheus        Prometheus's URL (its HTTP API: /api/v1/query); no
+                      user:password@ in it: credentials never ride in argv
+  --bearer-token-file a file holding a token: sent as Authorization: Bearer
+  --basic-auth-file   a file holding user:password on one line: Basic auth
   --image             the image's name as the edges' profile names it (web)
   --digest            sha256:<64 hex>: the build to promote
   --ring              the ring to open it to (1..100): rings < N are the evidence
@@ -81,6 +92,34 @@ const readFrom = (file: string, nowMs: number): E.Either<string, FleetPromotion>
   return E.isLeft(parsed) ? E.left(`--from ${file}: not a promotion document: ${parsed.left}`) : parsed;
 };
 
+/** A credential: one line of visible ASCII, as a header carries it (a control character would end up in an error line). */
+const HEADER_SAFE = /^[\x20-\x7e]+$/;
+
+/**
+ * The Authorization a credentials file gives (docs/fleet-promotion.md, "The
+ * verdict"), or why it gives none (a usage error: exit 2). A line names the
+ * flag and the file, never what is in it.
+ */
+const authorizationOf = (credentials: CredentialsFile): E.Either<string, string> => {
+  const { flag, file } = credentials;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    // fs's message names the file and the errno, never its contents.
+    return E.left(`${flag} ${file}: cannot read it: ${(error as Error).message}`);
+  }
+  const secret = text.trim();
+  if (secret === '') return E.left(`${flag} ${file}: it is empty`);
+  if (flag === '--bearer-token-file')
+    return HEADER_SAFE.test(secret) && !secret.includes(' ')
+      ? E.right(`Bearer ${secret}`)
+      : E.left(`${flag} ${file}: not a token on one line`);
+  return HEADER_SAFE.test(secret) && secret.indexOf(':') > 0
+    ? E.right(`Basic ${Buffer.from(secret).toString('base64')}`)
+    : E.left(`${flag} ${file}: not user:password on one line`);
+};
+
 /** Replaced atomically: an edge or a publisher never reads half a document. */
 const writeAtomically = (file: string, text: string): E.Either<string, void> => {
   const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
@@ -98,18 +137,36 @@ const exitOfInterrupt = (reason: unknown): number => {
   return signal === 'SIGINT' || signal === 'SIGTERM' ? INTERRUPTED_EXIT[signal] : INTERRUPTED_EXIT.SIGTERM;
 };
 
-/** What --out receives for this verdict, checked by the parser the edges use; or a line why nothing. */
+/** Why nothing goes to --out: the verdict wrote nothing (its exit stands), or a document that cannot be written (exit 1). */
+interface NotWritten {
+  readonly line: string;
+  readonly failed: boolean;
+}
+
+/**
+ * What --out receives for this verdict, checked by the parser the edges use
+ * and against the bytes an edge reads of it (docs/fleet-promotion.md,
+ * "--from and --out": a larger document is one every edge refuses, which
+ * holds every change); or why nothing.
+ */
 const document = (
   verdict: Verdict,
   options: PromoteOptions,
   from: FleetPromotion | undefined,
   nowMs: number,
-): E.Either<string, { text: string; kind: Written['kind']; said: string }> => {
+): E.Either<NotWritten, { text: string; kind: Written['kind']; said: string }> => {
+  const failed = (line: string): E.Either<NotWritten, never> => E.left({ line, failed: true });
   if (verdict.outcome === 'promote') {
     const entry = promotionEntry(verdict, options, nowMs);
-    const text = renderFleetPromotion(withPromotion(from?.promotions ?? [], entry, nowMs));
+    const promotions = withPromotion(from?.promotions ?? [], entry, nowMs);
+    const text = renderFleetPromotion(promotions);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_PROMOTION_BYTES)
+      return failed(
+        `not written: the promotion document would be ${bytes} bytes (${promotions.length} promotion(s)), more than the ${MAX_PROMOTION_BYTES} bytes an edge reads; prune it: a shorter --expires, or a --from without superseded entries`,
+      );
     const checked = parseFleetPromotion(text, nowMs);
-    if (E.isLeft(checked)) return E.left(`the edges would refuse this promotion: ${checked.left}`);
+    if (E.isLeft(checked)) return failed(`the edges would refuse this promotion: ${checked.left}`);
     return E.right({
       text,
       kind: 'promotion',
@@ -117,10 +174,16 @@ const document = (
     });
   }
   const halt = options.haltOnRollback ? haltDraft(verdict, options) : undefined;
-  if (halt === undefined) return E.left(`nothing written: the verdict is ${verdict.outcome}, not promote`);
+  if (halt === undefined)
+    return E.left({ line: `nothing written: the verdict is ${verdict.outcome}, not promote`, failed: false });
   const text = renderFleetHalt(halt);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_HALT_BYTES)
+    return failed(
+      `not written: the fleet halt would be ${bytes} bytes (${Object.keys(halt.repositories).length} repositories), more than the ${MAX_HALT_BYTES} bytes an edge reads; write fewer repositories per halt with halt render`,
+    );
   const checked = parseFleetHalt(text, nowMs);
-  if (E.isLeft(checked)) return E.left(`the edges would refuse this halt: ${checked.left}`);
+  if (E.isLeft(checked)) return failed(`the edges would refuse this halt: ${checked.left}`);
   return E.right({
     text,
     kind: 'halt',
@@ -141,7 +204,16 @@ export const promote = async (
     for (const problem of options.left) complain(problem);
     return { exitCode: 2 };
   }
-  const o = options.right;
+  const authorization =
+    options.right.credentials === undefined ? undefined : authorizationOf(options.right.credentials);
+  if (authorization !== undefined && E.isLeft(authorization)) {
+    complain(authorization.left);
+    return { exitCode: 2 };
+  }
+  const o: PromoteOptions = {
+    ...options.right,
+    prometheus: { ...options.right.prometheus, authorization: authorization?.right },
+  };
   const from = o.from === undefined ? undefined : readFrom(o.from, nowMs);
   if (from !== undefined && E.isLeft(from)) {
     complain(from.left);
@@ -156,9 +228,10 @@ export const promote = async (
   if (E.isLeft(edges) || E.isLeft(image)) {
     const errors = [edges, image].flatMap((answer): PrometheusError[] => (E.isLeft(answer) ? [answer.left] : []));
     const error = errors.find((e) => e.kind === 'Interrupted') ?? (errors[0] as PrometheusError);
-    if (o.json) say(verdictJson(o, nowMs, { error }));
+    const exitCode = error.kind === 'Interrupted' ? exitOfInterrupt(error.reason) : 3;
+    if (o.json) say(verdictJson(o, nowMs, { error, exitCode }));
     complain(`no evidence: Prometheus ${o.prometheus.url}: ${error.kind}: ${error.message}`);
-    return { exitCode: error.kind === 'Interrupted' ? exitOfInterrupt(error.reason) : 3 };
+    return { exitCode };
   }
 
   const verdict = verdictOf(evidenceOf(edges.right, image.right), {
@@ -182,7 +255,10 @@ export const promote = async (
   let exitCode: number = verdict.exitCode;
   if (o.out !== undefined) {
     const toWrite = document(verdict, o, from?.right, nowMs);
-    if (E.isLeft(toWrite)) aside(`${o.out}: ${toWrite.left}`);
+    if (E.isLeft(toWrite) && toWrite.left.failed) {
+      complain(`${o.out}: ${toWrite.left.line}`);
+      exitCode = 1;
+    } else if (E.isLeft(toWrite)) aside(`${o.out}: ${toWrite.left.line}`);
     else {
       const wrote = writeAtomically(o.out, toWrite.right.text);
       if (E.isLeft(wrote)) {
@@ -195,6 +271,6 @@ export const promote = async (
       }
     }
   }
-  if (o.json) say(verdictJson(o, nowMs, { verdict, written }));
+  if (o.json) say(verdictJson(o, nowMs, { verdict, written, exitCode }));
   return { exitCode };
 };

@@ -4,7 +4,7 @@ import type { PromSample } from './prometheus-client.js';
 // the answers (docs/fleet-promotion.md, "The queries"). Two instant queries,
 // one round-trip each, whatever the number of edges: the edges' own state
 // (ring, its changes, the last push, failed ticks, rollbacks, the flap
-// lockout), and what they recorded and quarantined of the one image and
+// lockout, an unsettled gate), and what they recorded and quarantined of the one image and
 // digest asked about. Each query is an `or` of vectors told apart by a
 // `promote_evidence` label; rows are joined here, in the client, on a
 // grouping's labels — every series of one Pushgateway grouping carries the
@@ -30,8 +30,9 @@ const part = (name: string, vector: string): string => `label_replace(${vector},
 /**
  * The edges' state, every grouping that pushes a ring: its ring, whether it
  * changed in the last hour, its last push, and over the --for window its
- * worst exit code, most workloads rolled back and any flap lockout (each
- * only where it is not 0, so a clean fleet answers little).
+ * worst exit code, most workloads rolled back, any flap lockout and any
+ * unsettled gate — skipped ticks or a frozen one (each only where it is not
+ * 0, so a clean fleet answers little).
  */
 export const edgesQuery = (forMs: number): string =>
   [
@@ -42,6 +43,11 @@ export const edgesQuery = (forMs: number): string =>
     part('failed_tick', `max_over_time(image_refresh_exit_code[${seconds(forMs)}]) != 0`),
     part('rolled_back', `max_over_time(image_refresh_rolled_back[${seconds(forMs)}]) > 0`),
     part('locked_out', `max_over_time(image_refresh_flap_locked_out[${seconds(forMs)}]) > 0`),
+    // One part, two series: the skip streak's, and the frozen outcome's (told apart by its `outcome` label).
+    part(
+      'unsettled',
+      `(max_over_time(image_refresh_skip_streak[${seconds(forMs)}]) > 0 or max_over_time(image_refresh_tick_outcome{outcome="frozen"}[${seconds(forMs)}]) > 0)`,
+    ),
   ].join(' or ');
 
 /**
@@ -82,6 +88,10 @@ export interface GroupEvidence {
   /** The most workloads a tick rolled back in the --for window, where any did. */
   readonly rolledBack: number | undefined;
   readonly lockedOut: boolean;
+  /** The longest skip streak (unsettled ticks in a row) in the --for window, where one was > 0. */
+  readonly skipStreak: number | undefined;
+  /** A tick in the --for window ended frozen (unsettled for MAX_SKIP_TICKS ticks). */
+  readonly frozen: boolean;
 }
 
 /** A grouping that rolled the digest back and quarantined it. */
@@ -118,6 +128,8 @@ interface Building {
   failedExitCode?: number;
   rolledBack?: number;
   lockedOut: boolean;
+  skipStreak?: number;
+  frozen: boolean;
 }
 
 /** The evidence rows of the two answers, one per grouping, in a stable order (edge, then key). */
@@ -128,7 +140,7 @@ export const evidenceOf = (edges: readonly PromSample[], image: readonly PromSam
     const key = keyOf(grouping);
     const found = groups.get(key);
     if (found !== undefined) return found;
-    const fresh: Building = { labels: grouping, ringChanged: false, lockedOut: false };
+    const fresh: Building = { labels: grouping, ringChanged: false, lockedOut: false, frozen: false };
     groups.set(key, fresh);
     return fresh;
   };
@@ -152,6 +164,10 @@ export const evidenceOf = (edges: readonly PromSample[], image: readonly PromSam
         break;
       case 'locked_out':
         at(labels).lockedOut = true;
+        break;
+      case 'unsettled':
+        if (labels.outcome === 'frozen') at(labels).frozen = true;
+        else at(labels).skipStreak = value;
         break;
       case 'recorded': {
         const group = at(labels);
@@ -196,6 +212,8 @@ export const evidenceOf = (edges: readonly PromSample[], image: readonly PromSam
           failedExitCode: g.failedExitCode,
           rolledBack: g.rolledBack,
           lockedOut: g.lockedOut,
+          skipStreak: g.skipStreak,
+          frozen: g.frozen,
         }),
       )
       .sort(order),

@@ -25,17 +25,20 @@ export interface PromSample {
   readonly value: number;
 }
 
-/** Where Prometheus is: the URL without its userinfo, and the Authorization that userinfo meant. */
+/** Where Prometheus is: its URL (no userinfo), and the Authorization a credentials file gives. */
 export interface PrometheusEndpoint {
   /** Printable: no userinfo. */
   readonly url: string;
+  /** Never printed. */
   readonly authorization: string | undefined;
 }
 
 /**
  * The endpoint of a --prometheus URL, or why it is not one. A URL with
- * `user:pass@` is accepted: the userinfo becomes Basic auth (fetch refuses a
- * URL that carries it) and the URL kept for printing has none.
+ * `user:pass@` is refused (docs/fleet-promotion.md, "The verdict"): a
+ * credential in argv is in `ps` and in CI logs; it comes from a file
+ * (--bearer-token-file, --basic-auth-file). The userinfo is never decoded
+ * nor repeated.
  */
 export const endpointOf = (text: string): E.Either<string, PrometheusEndpoint> => {
   let url: URL;
@@ -46,15 +49,13 @@ export const endpointOf = (text: string): E.Either<string, PrometheusEndpoint> =
     return E.left(`--prometheus is not a URL (http://host:9090): ${(error as Error).message}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return E.left('--prometheus must be an http(s) URL');
-  const authorization =
-    url.username === '' && url.password === ''
-      ? undefined
-      : `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-  url.username = '';
-  url.password = '';
+  if (url.username !== '' || url.password !== '')
+    return E.left(
+      '--prometheus carries credentials (user:password@): credentials never ride in argv (ps, CI logs); give --bearer-token-file FILE or --basic-auth-file FILE',
+    );
   url.search = '';
   url.hash = '';
-  return E.right({ url: url.toString().replace(/\/+$/, ''), authorization });
+  return E.right({ url: url.toString().replace(/\/+$/, ''), authorization: undefined });
 };
 
 /** A text with every userinfo of an http(s) URL in it removed: the last guard on every printed line. */
@@ -115,6 +116,29 @@ const classifyStatus = (status: number, body: string): PrometheusError => {
   return { kind: 'Transport', message: `answered ${status}${said}` };
 };
 
+/**
+ * The answer's text, read chunk by chunk; undefined once it passes
+ * MAX_ANSWER_BYTES, the rest cancelled. A chunked answer has no
+ * content-length to check first: it is counted as it arrives.
+ */
+const readCapped = async (response: Response): Promise<string | undefined> => {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+};
+
 /** One instant query: its samples, or the classified reason there are none. */
 export const queryPrometheus = async (
   endpoint: PrometheusEndpoint,
@@ -157,7 +181,9 @@ const ask = async (
       await response.body?.cancel();
       return E.left({ kind: 'Malformed', message: `an answer of ${length} bytes, more than ${MAX_ANSWER_BYTES}` });
     }
-    const text = await response.text();
+    const text = await readCapped(response);
+    if (text === undefined)
+      return E.left({ kind: 'Malformed', message: `an answer of more than ${MAX_ANSWER_BYTES} bytes` });
     if (!response.ok) return E.left(classifyStatus(response.status, text.slice(0, 2_000)));
     let body: unknown;
     try {

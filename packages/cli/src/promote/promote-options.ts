@@ -12,8 +12,16 @@ import { endpointOf, type PrometheusEndpoint } from './prometheus-client.js';
 // once (exit 2, docs/fleet-promotion.md, "Exit codes"): nothing is asked of
 // Prometheus on flags that cannot make a verdict.
 
+/** Where Prometheus's credentials are read from: a file, never argv (docs/fleet-promotion.md, "The verdict"). */
+export interface CredentialsFile {
+  readonly flag: '--bearer-token-file' | '--basic-auth-file';
+  readonly file: string;
+}
+
 export interface PromoteOptions {
+  /** Its authorization is undefined here: the command reads `credentials` into it. */
   readonly prometheus: PrometheusEndpoint;
+  readonly credentials: CredentialsFile | undefined;
   readonly image: string;
   readonly digest: string;
   readonly ring: number;
@@ -33,6 +41,8 @@ export interface PromoteOptions {
 /** The flags as main's parseArgs gives them. */
 export interface PromoteFlags {
   readonly prometheus?: string | undefined;
+  readonly bearerTokenFile?: string | undefined;
+  readonly basicAuthFile?: string | undefined;
   readonly image?: string | undefined;
   readonly digest?: string | undefined;
   readonly ring?: string | undefined;
@@ -88,6 +98,14 @@ export const promoteOptionsOf = (flags: PromoteFlags, nowMs: number): E.Either<r
   const prometheusText = required('prometheus', flags.prometheus);
   const prometheus = prometheusText === '' ? undefined : endpointOf(prometheusText);
   if (prometheus !== undefined && E.isLeft(prometheus)) problems.push(prometheus.left);
+  const credentialFiles: CredentialsFile[] = [
+    ...(flags.bearerTokenFile === undefined
+      ? []
+      : [{ flag: '--bearer-token-file' as const, file: flags.bearerTokenFile }]),
+    ...(flags.basicAuthFile === undefined ? [] : [{ flag: '--basic-auth-file' as const, file: flags.basicAuthFile }]),
+  ];
+  for (const { flag, file } of credentialFiles) if (file === '') problems.push(`${flag} names no file`);
+  if (credentialFiles.length > 1) problems.push('--bearer-token-file and --basic-auth-file: give one');
   const image = required('image', flags.image);
   if (image !== '' && (image.length > 63 || !IMAGE_NAME.test(image)))
     problems.push(
@@ -126,6 +144,7 @@ export const promoteOptionsOf = (flags: PromoteFlags, nowMs: number): E.Either<r
     return E.left(problems);
   return E.right({
     prometheus: prometheus.right,
+    credentials: credentialFiles[0],
     image,
     digest,
     ring,

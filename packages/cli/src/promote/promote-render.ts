@@ -7,7 +7,7 @@ import {
 } from '@image-refresh/core';
 import type { PrometheusError } from './prometheus-client.js';
 import type { PromoteOptions } from './promote-options.js';
-import { age, type Row, rfc3339, shortDigest, type Verdict } from './verdict.js';
+import { age, named, type Row, rfc3339, shortDigest, type Verdict } from './verdict.js';
 
 // What `image-refresh promote` prints and writes, from a verdict
 // (docs/fleet-promotion.md, "The table", "--json", "--out"): the table of
@@ -48,11 +48,11 @@ export const tableLines = (verdict: Verdict, nowMs: number): string[] => {
   return [header, ...body].map((cells) => pad(cells, widths));
 };
 
-/** Each rollback, a line: who, when, what a halt would name. */
+/** Each rollback, a line: who (an edge, or a grouping without an edge label), when, what a halt would name. */
 export const rollbackLines = (verdict: Verdict, digest: string): string[] =>
   verdict.rollbacks.map(
     (r) =>
-      `rollback: edge ${r.edge ?? '?'} rolled ${r.repository}@${shortDigest(digest)}… back and quarantined it; first seen ${rfc3339(r.atMs)}`,
+      `rollback: ${named(r)}${r.edge === undefined ? ' (no edge label)' : ''} rolled ${r.repository}@${shortDigest(digest)}… back and quarantined it; first seen ${rfc3339(r.atMs)}`,
   );
 
 /** The promotion entry's evidence line (at most 512 characters, one line). */
@@ -79,7 +79,7 @@ export const haltDraft = (verdict: Verdict, options: PromoteOptions): FleetHaltD
   );
   return {
     reason:
-      `${options.image}@${shortDigest(options.digest)}... rolled back and quarantined on edge ${first.edge ?? '?'} at ${rfc3339(first.atMs)} (image-refresh promote)`.slice(
+      `${options.image}@${shortDigest(options.digest)}... rolled back and quarantined on ${named(first)} at ${rfc3339(first.atMs)} (image-refresh promote)`.slice(
         0,
         256,
       ),
@@ -105,11 +105,17 @@ export interface Written {
   readonly kind: 'promotion' | 'halt';
 }
 
-/** The one JSON object of --json. */
+/**
+ * The one JSON object of --json. Its exitCode is the process's: the
+ * verdict's, or 1 when --out could not be written (docs/fleet-promotion.md,
+ * "Exit codes").
+ */
 export const verdictJson = (
   options: PromoteOptions,
   nowMs: number,
-  result: { verdict: Verdict; written: Written | undefined } | { error: PrometheusError },
+  result:
+    | { verdict: Verdict; written: Written | undefined; exitCode: number }
+    | { error: PrometheusError; exitCode: number },
 ): string => {
   const question = {
     image: options.image,
@@ -123,15 +129,15 @@ export const verdictJson = (
   if ('error' in result)
     return JSON.stringify({
       verdict: 'unknown',
-      exitCode: 3,
+      exitCode: result.exitCode,
       summary: `no evidence: Prometheus ${result.error.kind}: ${result.error.message}`,
       ...question,
       error: { kind: result.error.kind, message: result.error.message },
     });
-  const { verdict, written } = result;
+  const { verdict, written, exitCode } = result;
   return JSON.stringify({
     verdict: verdict.outcome,
-    exitCode: verdict.exitCode,
+    exitCode,
     summary: verdict.summary,
     ...question,
     edgesCounted: verdict.countedEdges.length,
@@ -144,7 +150,12 @@ export const verdictJson = (
       verdict: row.verdict,
       why: row.why,
     })),
-    rollbacks: verdict.rollbacks.map((r) => ({ edge: r.edge ?? null, repository: r.repository, at: rfc3339(r.atMs) })),
+    rollbacks: verdict.rollbacks.map((r) => ({
+      edge: r.edge ?? null,
+      grouping: r.labels,
+      repository: r.repository,
+      at: rfc3339(r.atMs),
+    })),
     higherRings: verdict.higherRings,
     wrote: written ?? null,
   });

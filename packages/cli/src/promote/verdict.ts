@@ -38,7 +38,7 @@ export interface Verdict {
   readonly rows: readonly Row[];
   /** The distinct edges whose groupings were counted. */
   readonly countedEdges: readonly string[];
-  /** Every rollback of the digest by a grouping with an edge label, of any ring: each says no. */
+  /** Every rollback of the digest, of any ring, by any grouping (an edge label or not): each says no. */
   readonly rollbacks: readonly RollbackEvidence[];
   /** Groupings of rings ≥ N, consistent and labelled: not asked. */
   readonly higherRings: number;
@@ -46,9 +46,9 @@ export interface Verdict {
 
 export const shortDigest = (digest: string): string => digest.slice(0, 19);
 
-/** An age as a line says it: whole seconds under a minute, whole minutes above (3h7m, not 3h7.502s). */
+/** An age as a line says it: whole seconds under a minute (0s, not 0ms), whole minutes above (3h7m, not 3h7.502s). */
 export const age = (ms: number): string =>
-  formatDuration(ms < 60_000 ? Math.floor(Math.max(0, ms) / 1_000) * 1_000 : Math.floor(ms / 60_000) * 60_000);
+  ms < 1_000 ? '0s' : formatDuration(ms < 60_000 ? Math.floor(ms / 1_000) * 1_000 : Math.floor(ms / 60_000) * 60_000);
 
 export const rfc3339 = (ms: number): string =>
   new Date(Math.floor(ms / 1_000) * 1_000).toISOString().replace('.000Z', 'Z');
@@ -89,32 +89,42 @@ const judge = (
     );
   const notYet: string[] = [];
   const recorded = group.recorded;
+  // docs/fleet-promotion.md, "The rules": the run is counted up to the edge's
+  // last push, the last time it said anything; a silent edge's evidence ends there.
+  const lastSaidMs = Math.min(group.pushedAtMs ?? question.nowMs, question.nowMs);
+  const ran = (sinceMs: number): { ms: number; said: string } => {
+    const ms = Math.max(0, lastSaidMs - sinceMs);
+    return { ms, said: `ran it ${age(ms)} to its last push (${age(question.nowMs - lastSaidMs)} ago)` };
+  };
   if (recorded === undefined) notYet.push(`has recorded no digest of ${question.image}`);
   else if (recorded.digest !== question.digest) notYet.push(`runs ${shortDigest(recorded.digest)}…, not this digest`);
   else {
-    const ranMs = question.nowMs - recorded.sinceMs;
-    if (ranMs < question.forMs) notYet.push(`recorded it ${age(ranMs)} ago, needs ${window}`);
+    const { ms, said } = ran(recorded.sinceMs);
+    if (ms < question.forMs)
+      notYet.push(`recorded it ${age(question.nowMs - recorded.sinceMs)} ago, ${said}, needs ${window}`);
     // Failures count while it runs the digest: a failed tick of another build is not this build's.
     if (group.failedExitCode !== undefined) no.push(`a tick exited ${group.failedExitCode} within the last ${window}`);
     if (group.rolledBack !== undefined)
       no.push(`a tick rolled back ${group.rolledBack} workload(s) within the last ${window}`);
     if (group.lockedOut) no.push(`flap-locked-out within the last ${window}`);
+    // An unsettled gate skips the tick and exits 0 until MAX_SKIP_TICKS: a crash-looping build looks clean otherwise.
+    if (group.skipStreak !== undefined)
+      no.push(`its gate was unsettled — skipped ticks, up to ${group.skipStreak} in a row — within the last ${window}`);
+    if (group.frozen) no.push(`frozen — its gate unsettled for MAX_SKIP_TICKS ticks — within the last ${window}`);
   }
   if (no.length > 0) return { verdict: 'no', why: [...no, ...notYet] };
   if (notYet.length > 0) return { verdict: 'not yet', why: notYet };
-  return {
-    verdict: 'yes',
-    why: [`ran it ${age(question.nowMs - (recorded?.sinceMs ?? question.nowMs))}, clean`],
-  };
+  return { verdict: 'yes', why: [`${ran(recorded?.sinceMs ?? lastSaidMs).said}, clean`] };
 };
 
-const named = (group: { edge: string | undefined; labels: Readonly<Record<string, string>> }): string =>
+/** An edge by its label; a grouping without one by its other labels (instance left out). */
+export const named = (group: { edge: string | undefined; labels: Readonly<Record<string, string>> }): string =>
   group.edge !== undefined
     ? `edge ${group.edge}`
-    : Object.entries(group.labels)
+    : `grouping ${Object.entries(group.labels)
         .filter(([name]) => name !== 'instance')
         .map(([name, value]) => `${name}=${value}`)
-        .join(',');
+        .join(',')}`;
 
 /** The verdict the evidence gives on promoting `image@digest` to `ring`. */
 export const verdictOf = (evidence: Evidence, question: Question): Verdict => {
@@ -126,8 +136,9 @@ export const verdictOf = (evidence: Evidence, question: Question): Verdict => {
     ringsOfEdge.set(group.edge, rings);
   }
   const ringOf = new Map(evidence.groups.map((g) => [g.key, g.ring]));
-  // A rollback names its edge; one without an edge label is nobody's evidence (it is named as a row).
-  const rollbacks = evidence.rollbacks.filter((r) => r.edge !== undefined);
+  // docs/fleet-promotion.md, "The verdict": any rollback of the build says no, an edge label or not —
+  // a grouping that lacks one is not counted, but what it rolled back was rolled back.
+  const rollbacks = evidence.rollbacks;
   const rows: Row[] = [];
   let higherRings = 0;
   for (const group of evidence.groups) {
@@ -159,7 +170,7 @@ export const verdictOf = (evidence: Evidence, question: Question): Verdict => {
       ...base,
       outcome: 'no',
       exitCode: 1,
-      summary: `NO: ${named(first)} (ring ${ringOf.get(first.key) ?? '?'}) rolled it back and quarantined it at ${rfc3339(first.atMs)}${rollbacks.length > 1 ? ` (and ${rollbacks.length - 1} more rollback(s))` : ''}`,
+      summary: `NO: ${named(first)} (ring ${ringOf.get(first.key) ?? '?'}${first.edge === undefined ? ', no edge label' : ''}) rolled it back and quarantined it at ${rfc3339(first.atMs)}${rollbacks.length > 1 ? ` (and ${rollbacks.length - 1} more rollback(s))` : ''}`,
     };
   }
   if (saysNo.length > 0)

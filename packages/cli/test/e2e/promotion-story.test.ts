@@ -144,7 +144,11 @@ describe.skipIf(missing !== undefined)(
     const promote = (args: readonly string[]): Promise<BundleRun> =>
       runBundle(['promote', '--prometheus', stack.prometheusUrl, '--image', IMAGE, ...args], { HOME: dir });
 
-    /** Until `edges` have recorded `jm` for `SOAK` on the wall clock, and Prometheus has scraped since. */
+    /**
+     * Until `edges` have recorded `jm` for `SOAK` on the wall clock, then a
+     * steady tick of each (promote counts a run only up to the edge's last
+     * push), and Prometheus has scraped since.
+     */
     const soaked = async (names: readonly Edge[]) => {
       const since = Math.max(
         ...names.map((e) => Date.parse(e.stage.bookkeeping()[RECORDED_AT_JM]?.split(' ')[1] ?? '')),
@@ -153,6 +157,7 @@ describe.skipIf(missing !== undefined)(
       // The recorded time is whole seconds; the failure window (`--for`) must also be past the tick's own push.
       const wait = since + SOAK_MS + 1_500 - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      for (const e of names) expect((await e.tick()).exitCode).toBe(0);
       await stack.scraped();
     };
 
@@ -185,7 +190,9 @@ describe.skipIf(missing !== undefined)(
         const early = await promote(['--digest', digest.jm2 ?? '', '--ring', '1', '--for', '1h']);
         expect(early.exitCode).toBe(1);
         expect(theLine(early.stdout, 'NOT YET')).toContain('to ring 1: NO, NOT YET');
-        expect(theLine(early.stdout, 'canary-1 ')).toMatch(/not yet\s+recorded it \d+s ago, needs 1h/);
+        expect(theLine(early.stdout, 'canary-1 ')).toMatch(
+          /not yet\s+recorded it \d+s ago, ran it \d+s to its last push \(\d+s ago\), needs 1h/,
+        );
 
         await soaked([canary()]);
         const out = join(dir, 'promotion.json');

@@ -53,7 +53,7 @@ describe('image-refresh promote, the verdict', () => {
     );
     expect(theLine(run.stdout, 'EDGE')).toMatch(/^EDGE\s+RING\s+RECORDED DIGEST\s+RECORDED SINCE\s+VERDICT\s+WHY$/);
     expect(theLine(run.stdout, 'canary-2')).toMatch(
-      /^canary-2\s+0\s+sha256:d{12}…\s+\S+Z \(3h ago\)\s+yes\s+ran it 3h, clean$/,
+      /^canary-2\s+0\s+sha256:d{12}…\s+\S+Z \(3h ago\)\s+yes\s+ran it 2h59m to its last push \(1m ago\), clean$/,
     );
     const doc = parseFleetPromotion(readFileSync(out, 'utf8'), Date.now());
     if (E.isLeft(doc)) throw new Error(doc.left);
@@ -111,9 +111,26 @@ describe('image-refresh promote, the verdict', () => {
       'NO, NOT YET',
       'runs sha256:000000000000…, not this digest',
     ],
-    ['too short', { recorded: ran(HOUR) }, 'NO, NOT YET', 'recorded it 1h ago, needs 2h'],
+    [
+      'too short',
+      { recorded: ran(HOUR) },
+      'NO, NOT YET',
+      'recorded it 1h ago, ran it 59m to its last push (1m ago), needs 2h',
+    ],
     ['locked out', { recorded: ran(), lockedOut: true }, 'NO:', 'flap-locked-out within the last 2h'],
     ['failed tick', { recorded: ran(), failedExitCode: 1 }, 'NO:', 'a tick exited 1 within the last 2h'],
+    [
+      'unsettled',
+      { recorded: ran(), skipStreak: 2 },
+      'NO:',
+      'its gate was unsettled — skipped ticks, up to 2 in a row — within the last 2h',
+    ],
+    [
+      'frozen',
+      { recorded: ran(), frozen: true },
+      'NO:',
+      'frozen — its gate unsettled for MAX_SKIP_TICKS ticks — within the last 2h',
+    ],
     ['rollback', { recorded: ran(), rolledBack: 1 }, 'NO:', 'a tick rolled back 1 workload(s) within the last 2h'],
     [
       'quarantined',
@@ -157,6 +174,36 @@ describe('image-refresh promote, the verdict', () => {
     expect(halt.right.expiresAtMs - Date.now()).toBeGreaterThan(24 * HOUR * 1_000 - 60_000);
   });
 
+  it('a rollback by a grouping without an edge label says no, and --halt-on-rollback writes its halt', async () => {
+    fleet(
+      { edge: 'canary-1', ring: 0, recorded: ran() },
+      { ring: 0, quarantined: { digest: D, repository: 'shop/web', agoS: 600 } },
+    );
+    const out = join(dir, 'halt.json');
+    const run = await ask('--halt-on-rollback', '--out', out);
+    expect(run.exitCode).toBe(1);
+    expect(theLine(run.stdout, 'NO:')).toMatch(
+      /NO: grouping job=image-refresh,namespace=orphan-1 \(ring 0, no edge label\) rolled it back and quarantined it at \d{4}-/,
+    );
+    expect(theLine(run.stdout, 'rollback: grouping')).toMatch(
+      /^rollback: grouping job=image-refresh,namespace=orphan-1 \(no edge label\) rolled shop\/web@sha256:d{12}… back and quarantined it; first seen \d{4}-/,
+    );
+    const halt = parseFleetHalt(readFileSync(out, 'utf8'), Date.now());
+    if (E.isLeft(halt)) throw new Error(halt.left);
+    expect(halt.right.repositories).toEqual({ 'shop/web': { digests: [D], pin: undefined } });
+    expect(halt.right.reason).toMatch(/ on grouping job=image-refresh,namespace=orphan-1 at /);
+    const json = JSON.parse((await ask('--json')).stdout[0] ?? '');
+    expect(json).toMatchObject({ verdict: 'no', exitCode: 1 });
+    expect(json.rollbacks).toEqual([
+      {
+        edge: null,
+        grouping: { instance: '127.0.0.1:9091', job: 'image-refresh', namespace: 'orphan-1' },
+        repository: 'shop/web',
+        at: expect.any(String),
+      },
+    ]);
+  });
+
   it('--from keeps another image’s entry, drops the expired and replaces this digest’s', async () => {
     fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
     const from = join(dir, 'published.json');
@@ -180,6 +227,48 @@ describe('image-refresh promote, the verdict', () => {
       ['web', 1, '1 edge(s'],
     ]);
     expect(theLine(run.stdout, `wrote ${out}`)).toContain('(2 promotion(s) in the document)');
+  });
+});
+
+describe('image-refresh promote, a document the edges would not read', () => {
+  it('--from with too many entries: over MAX_PROMOTION_BYTES nothing is written, the size, the cap and how to prune said, exit 1', async () => {
+    fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
+    const from = join(dir, 'published.json');
+    const soon = new Date(Date.now() + 5 * 24 * HOUR * 1_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // 60 other digests of api, each with the evidence line promote writes: ~19 KiB.
+    writeFileSync(
+      from,
+      renderFleetPromotion(
+        Array.from({ length: 60 }, (_, i) => ({
+          image: 'api',
+          digest: `sha256:${i.toString(16).padStart(64, '0')}`,
+          ring: 1,
+          expires: soon,
+          evidence: `3 edge(s) of rings < 1 ran it for >= 2h clean (min 3); https://prometheus.example:9090 at 2026-12-01T12:00:00Z`,
+        })),
+      ),
+    );
+    const out = join(dir, 'promotion.json');
+    for (const extra of [[], ['--json']]) {
+      const run = await ask('--from', from, '--out', out, ...extra);
+      expect(run.exitCode).toBe(1);
+      expect(theLine(run.stderr, 'not written')).toMatch(
+        /promote: .*promotion\.json: not written: the promotion document would be \d+ bytes \(61 promotion\(s\)\), more than the 16384 bytes an edge reads; prune it: a shorter --expires, or a --from without superseded entries$/,
+      );
+      expect(readdirSync(dir)).toEqual(['published.json']);
+      if (extra.length > 0) expect(JSON.parse(run.stdout[0] ?? '')).toMatchObject({ exitCode: 1, wrote: null });
+    }
+  });
+});
+
+describe('image-refresh promote --json, an --out that is not written', () => {
+  it('the JSON object’s exitCode is the process’s: 1, not the verdict’s 0, with wrote null', async () => {
+    fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
+    const run = await ask('--json', '--out', join(dir, 'no-such-dir', 'promotion.json'));
+    expect(run.exitCode).toBe(1);
+    expect(theLine(run.stderr, 'could not write')).toContain('no-such-dir');
+    expect(run.stdout).toHaveLength(1);
+    expect(JSON.parse(run.stdout[0] ?? '')).toMatchObject({ verdict: 'promote', exitCode: 1, wrote: null });
   });
 });
 
@@ -223,6 +312,15 @@ describe('image-refresh promote, no evidence (exit 3), the real cause named', ()
     });
   });
 
+  it('a chunked answer past the cap (no content-length) stops at the cap: Malformed, not read until the timeout', async () => {
+    prometheus.mode = 'endless';
+    const started = Date.now();
+    const run = await ask('--timeout', '5s');
+    expect(run.exitCode).toBe(3);
+    expect(theLine(run.stderr, 'no evidence')).toContain('Malformed: an answer of more than 67108864 bytes');
+    expect(Date.now() - started).toBeLessThan(4_000);
+  }, 30_000);
+
   it('unreachable: Transport, naming the refused connection', async () => {
     const closed = await startFakePrometheus();
     await closed.close();
@@ -257,84 +355,102 @@ describe('image-refresh promote, no evidence (exit 3), the real cause named', ()
     setTimeout(() => stop.abort(interruptedBy('SIGTERM')), 100);
     const started = Date.now();
     const run = await runPromote(
-      ['--prometheus', prometheus.url, '--image', 'web', '--digest', D, '--ring', '1', '--for', '2h'],
+      ['--prometheus', prometheus.url, '--image', 'web', '--digest', D, '--ring', '1', '--for', '2h', '--json'],
       stop.signal,
     );
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(run.exitCode).toBe(143);
     expect(theLine(run.stderr, 'no evidence')).toContain('Interrupted: interrupted by a signal');
+    expect(JSON.parse(run.stdout[0] ?? '')).toMatchObject({ verdict: 'unknown', exitCode: 143 });
   });
 });
 
-describe('image-refresh promote, credentials in the URL', () => {
-  it('user:pass@ becomes Basic auth and appears in no line, answer or error', async () => {
+describe('image-refresh promote, credentials never in argv', () => {
+  const base = ['--image', 'web', '--digest', D, '--ring', '1', '--for', '2h'];
+  const secretFree = (run: { stdout: readonly string[]; stderr: readonly string[] }) =>
+    expect([...run.stdout, ...run.stderr].join('\n')).not.toMatch(/s3cret|ops:|tok-123/);
+
+  it.each([
+    ['user:pass@', 'http://ops:s3cret-pw@127.0.0.1:1'],
+    ['a stray % in the password', 'http://ops:s3cret%zz@127.0.0.1:1'],
+  ])('a --prometheus URL with %s is refused: exit 2, the alternatives named, nothing asked', async (_, url) => {
+    const run = await runPromote(['--prometheus', url, ...base]);
+    expect(run.exitCode).toBe(2);
+    expect(theLine(run.stderr, '--prometheus')).toContain(
+      '--prometheus carries credentials (user:password@): credentials never ride in argv (ps, CI logs); give --bearer-token-file FILE or --basic-auth-file FILE',
+    );
+    secretFree(run);
+    expect(prometheus.requests).toEqual([]);
+  });
+
+  it('--bearer-token-file sends Authorization: Bearer <the file, trimmed>, printed nowhere', async () => {
     fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
-    const withCredentials = prometheus.url.replace('http://', 'http://ops:s3cret-pw@');
+    const file = join(dir, 'token');
+    writeFileSync(file, '  tok-123\n');
     const out = join(dir, 'promotion.json');
     const runs = [
-      await runPromote([
-        '--prometheus',
-        withCredentials,
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        '2h',
-        '--out',
-        out,
-      ]),
-      await runPromote([
-        '--prometheus',
-        withCredentials,
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        '2h',
-        '--json',
-      ]),
+      await ask('--bearer-token-file', file, '--out', out),
+      await ask('--bearer-token-file', file, '--json'),
     ];
-    prometheus.mode = 'status500';
-    runs.push(
-      await runPromote([
-        '--prometheus',
-        withCredentials,
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        '2h',
-      ]),
-    );
-    const closed = await startFakePrometheus();
-    await closed.close();
-    runs.push(
-      await runPromote([
-        '--prometheus',
-        closed.url.replace('http://', 'http://ops:s3cret-pw@'),
-        '--image',
-        'web',
-        '--digest',
-        D,
-        '--ring',
-        '1',
-        '--for',
-        'x',
-      ]),
-    );
-    expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 3, 2]);
-    for (const run of runs) expect([...run.stdout, ...run.stderr].join('\n')).not.toMatch(/s3cret|ops:/);
-    expect(readFileSync(out, 'utf8')).not.toMatch(/s3cret|ops:/);
+    prometheus.mode = 'status403';
+    runs.push(await ask('--bearer-token-file', file));
+    expect(runs.map((r) => r.exitCode)).toEqual([0, 0, 3]);
+    for (const run of runs) secretFree(run);
+    expect(readFileSync(out, 'utf8')).not.toContain('tok-123');
+    expect(new Set(prometheus.requests.map((r) => r.authorization))).toEqual(new Set(['Bearer tok-123']));
+  });
+
+  it('--basic-auth-file sends user:password on its one line as Basic auth, printed nowhere', async () => {
+    fleet({ edge: 'canary-1', ring: 0, recorded: ran() });
+    const file = join(dir, 'basic');
+    writeFileSync(file, 'ops:s3cret-pw\n');
+    const run = await ask('--basic-auth-file', file);
+    expect(run.exitCode).toBe(0);
+    secretFree(run);
     expect(prometheus.requests[0]?.authorization).toBe(`Basic ${Buffer.from('ops:s3cret-pw').toString('base64')}`);
+  });
+
+  it.each([
+    [
+      'a missing --bearer-token-file',
+      () => ['--bearer-token-file', join(dir, 'nope')],
+      /--bearer-token-file \S+nope: cannot read it: ENOENT/,
+    ],
+    [
+      'an empty --bearer-token-file',
+      () => {
+        writeFileSync(join(dir, 'empty'), ' \n');
+        return ['--bearer-token-file', join(dir, 'empty')];
+      },
+      /--bearer-token-file \S+empty: it is empty$/,
+    ],
+    [
+      'a missing --basic-auth-file',
+      () => ['--basic-auth-file', join(dir, 'nope')],
+      /--basic-auth-file \S+nope: cannot read it: ENOENT/,
+    ],
+    [
+      'a --basic-auth-file without user:password on one line',
+      () => {
+        writeFileSync(join(dir, 'bad'), 'ops-s3cret\nmore\n');
+        return ['--basic-auth-file', join(dir, 'bad')];
+      },
+      /--basic-auth-file \S+bad: not user:password on one line$/,
+    ],
+    [
+      'both',
+      () => {
+        writeFileSync(join(dir, 't'), 'tok-123');
+        return ['--bearer-token-file', join(dir, 't'), '--basic-auth-file', join(dir, 't')];
+      },
+      /--bearer-token-file and --basic-auth-file: give one$/,
+    ],
+  ])('%s: exit 2 naming the flag and the file, never its contents, nothing asked', async (_, flags, said) => {
+    const run = await ask(...flags());
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.join('\n')).toMatch(said);
+    secretFree(run);
+    expect(prometheus.requests).toEqual([]);
   });
 });
 

@@ -61,6 +61,18 @@ describe.skipIf(prometheusBinariesMissing !== undefined)(
         edge('ring1-a'),
         expositionOf({ ring: 1, recorded: { web: { digest: OLD, sinceSeconds: now - 9 * HOUR } } }, now),
       );
+      // Ring 1, running jobs@D: one unsettled (skipped ticks), one frozen; the evidence for a promotion of jobs to ring 2.
+      await stack.push(
+        edge('settling'),
+        expositionOf({ ring: 1, skipStreak: 3, recorded: { jobs: { digest: D, sinceSeconds: now - 3 * HOUR } } }, now),
+      );
+      await stack.push(
+        edge('icebox'),
+        expositionOf(
+          { ring: 1, outcome: 'frozen', recorded: { jobs: { digest: D, sinceSeconds: now - 3 * HOUR } } },
+          now,
+        ),
+      );
       // A grouping without an edge label: named, not counted.
       await stack.push('/job/image-refresh/namespace/orphan', expositionOf({ ring: 0 }, now));
       // An edge whose ring changes between two scrapes: refused.
@@ -129,7 +141,31 @@ describe.skipIf(prometheusBinariesMissing !== undefined)(
       ]);
       expect(run.exitCode).toBe(1);
       expect(theLine(run.stdout, 'NOT YET')).toContain('2 of 2 edge(s) of rings < 1 have not run it for 4h');
-      expect(theLine(run.stdout, 'canary-1 ')).toMatch(/not yet\s+recorded it 3h.* ago, needs 4h/);
+      expect(theLine(run.stdout, 'canary-1 ')).toMatch(
+        /not yet\s+recorded it 3h\S* ago, ran it \S+ to its last push \(\d+s ago\), needs 4h/,
+      );
+    });
+
+    it('an unsettled and a frozen edge say no, by the real PromQL of the one `unsettled` part', async () => {
+      const run = await runPromote([
+        '--prometheus',
+        stack.prometheusUrl,
+        '--image',
+        'jobs',
+        '--digest',
+        D,
+        '--ring',
+        '2',
+        '--for',
+        '2h',
+      ]);
+      expect(run.exitCode).toBe(1);
+      expect(theLine(run.stdout, 'settling ')).toMatch(
+        /\sno\s+its gate was unsettled — skipped ticks, up to 3 in a row — within the last 2h$/,
+      );
+      expect(theLine(run.stdout, 'icebox ')).toMatch(
+        /\sno\s+frozen — its gate unsettled for MAX_SKIP_TICKS ticks — within the last 2h$/,
+      );
     });
 
     it('a canary rolled api@D2 back: no, naming the edge and the tick; --halt-on-rollback writes its halt', async () => {

@@ -23,6 +23,8 @@ const group = (edge: string | undefined, over: Partial<GroupEvidence> = {}): Gro
     failedExitCode: undefined,
     rolledBack: undefined,
     lockedOut: false,
+    skipStreak: undefined,
+    frozen: false,
     ...over,
   };
 };
@@ -41,7 +43,7 @@ describe('the verdict', () => {
     const v = verdictOf(of([group('a'), group('b')]), Q);
     expect([v.outcome, v.exitCode]).toEqual(['promote', 0]);
     expect(v.countedEdges).toEqual(['a', 'b']);
-    expect(rowOf(v, 'a')).toMatchObject({ verdict: 'yes', why: ['ran it 3h, clean'] });
+    expect(rowOf(v, 'a')).toMatchObject({ verdict: 'yes', why: ['ran it 2h59m to its last push (1m ago), clean'] });
   });
 
   it('an edge that runs another digest says no, not yet (exit 1)', () => {
@@ -59,9 +61,26 @@ describe('the verdict', () => {
   it('an edge that recorded it for less than --for says no, not yet; exactly --for is enough', () => {
     const short = verdictOf(of([group('a', { recorded: { digest: D, sinceMs: NOW - 2 * HOUR + 60_000 } })]), Q);
     expect([short.outcome, short.exitCode]).toEqual(['not yet', 1]);
-    expect(rowOf(short, 'a')?.why).toEqual(['recorded it 1h59m ago, needs 2h']);
-    const exact = verdictOf(of([group('a', { recorded: { digest: D, sinceMs: NOW - 2 * HOUR } })]), Q);
+    expect(rowOf(short, 'a')?.why).toEqual(['recorded it 1h59m ago, ran it 1h58m to its last push (1m ago), needs 2h']);
+    const exact = verdictOf(of([group('a', { pushedAtMs: NOW, recorded: { digest: D, sinceMs: NOW - 2 * HOUR } })]), Q);
     expect(exact.outcome).toBe('promote');
+  });
+
+  it('a silent edge ran it only up to its last push: recorded 2h30m ago, last pushed 59m ago, is not yet', () => {
+    const silent = group('a', { pushedAtMs: NOW - 59 * 60_000, recorded: { digest: D, sinceMs: NOW - 150 * 60_000 } });
+    const v = verdictOf(of([silent]), Q);
+    expect([v.outcome, v.exitCode]).toEqual(['not yet', 1]);
+    expect(rowOf(v, 'a')?.why).toEqual(['recorded it 2h30m ago, ran it 1h31m to its last push (59m ago), needs 2h']);
+    const covered = group('a', { pushedAtMs: NOW - 30 * 60_000, recorded: { digest: D, sinceMs: NOW - 150 * 60_000 } });
+    expect(rowOf(verdictOf(of([covered]), Q), 'a')).toMatchObject({
+      verdict: 'yes',
+      why: ['ran it 2h to its last push (30m ago), clean'],
+    });
+  });
+
+  it('an edge that pushed the instant it recorded it ran it 0s, not 0ms', () => {
+    const v = verdictOf(of([group('a', { pushedAtMs: NOW - 500, recorded: { digest: D, sinceMs: NOW - 900 } })]), Q);
+    expect(rowOf(v, 'a')?.why).toEqual(['recorded it 0s ago, ran it 0s to its last push (0s ago), needs 2h']);
   });
 
   it('a failed tick (exit ≠ 0) within --for says no', () => {
@@ -83,9 +102,32 @@ describe('the verdict', () => {
     expect(rowOf(v, 'a')?.why).toEqual(['flap-locked-out within the last 2h']);
   });
 
+  it('an unsettled gate (skipped ticks) within --for says no', () => {
+    const v = verdictOf(of([group('a'), group('b', { skipStreak: 3 })]), Q);
+    expect([v.outcome, v.exitCode]).toEqual(['no', 1]);
+    expect(rowOf(v, 'b')).toMatchObject({
+      verdict: 'no',
+      why: ['its gate was unsettled — skipped ticks, up to 3 in a row — within the last 2h'],
+    });
+  });
+
+  it('a frozen tick (unsettled for MAX_SKIP_TICKS ticks) within --for says no', () => {
+    const v = verdictOf(of([group('a', { frozen: true })]), Q);
+    expect([v.outcome, v.exitCode]).toEqual(['no', 1]);
+    expect(rowOf(v, 'a')?.why).toEqual(['frozen — its gate unsettled for MAX_SKIP_TICKS ticks — within the last 2h']);
+  });
+
   it('failures of an edge that does not run the digest are not its: no, not yet', () => {
     const v = verdictOf(
-      of([group('a', { recorded: { digest: OLD, sinceMs: NOW - HOUR }, failedExitCode: 1, lockedOut: true })]),
+      of([
+        group('a', {
+          recorded: { digest: OLD, sinceMs: NOW - HOUR },
+          failedExitCode: 1,
+          lockedOut: true,
+          skipStreak: 2,
+          frozen: true,
+        }),
+      ]),
       Q,
     );
     expect(v.outcome).toBe('not yet');
@@ -107,10 +149,14 @@ describe('the verdict', () => {
     expect(verdictOf(of([group('b'), old], [rollback(old)]), Q).outcome).toBe('no');
   });
 
-  it('a quarantine of a grouping without an edge label is nobody’s evidence', () => {
+  it('a quarantine by a grouping without an edge label says no too, naming the grouping by its labels', () => {
     const orphan = group(undefined);
     const v = verdictOf(of([group('a'), orphan], [rollback(orphan)]), Q);
-    expect(v.outcome).toBe('promote');
+    expect([v.outcome, v.exitCode]).toEqual(['no', 1]);
+    expect(v.summary).toBe(
+      'NO: grouping job=image-refresh,namespace=orphan (ring 0, no edge label) rolled it back and quarantined it at 2026-12-01T11:00:00Z',
+    );
+    expect(v.rollbacks).toHaveLength(1);
     expect(v.rows.find((r) => r.group.edge === undefined)).toMatchObject({
       verdict: 'not counted',
       why: ['no edge label (METRICS_GROUPING needs edge=<id>)'],

@@ -6,7 +6,16 @@ import type { AddressInfo } from 'node:net';
 // queries (the `promote_evidence` label the real queries carry), or misbehaves
 // as told — hangs, answers 500, 404 or garbage. It records every request.
 
-export type Mode = 'answer' | 'hang' | 'status500' | 'status404' | 'status403' | 'notJson' | 'notVector';
+export type Mode =
+  | 'answer'
+  | 'hang'
+  | 'status500'
+  | 'status404'
+  | 'status403'
+  | 'notJson'
+  | 'notVector'
+  /** 200, chunked (no content-length): 80 MiB of a JSON string, then it hangs without ending the answer. */
+  | 'endless';
 
 export interface Series {
   readonly part: string;
@@ -73,6 +82,24 @@ export const startFakePrometheus = async (): Promise<FakePrometheus> => {
       case 'notJson':
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"success","data":');
         return;
+      case 'endless': {
+        hanging.add(response);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"status":"success","data":"');
+        const chunk = 'x'.repeat(1_024 * 1_024);
+        let sent = 0;
+        const more = (): void => {
+          while (sent < 80 && !response.destroyed) {
+            sent += 1;
+            if (!response.write(chunk)) {
+              response.once('drain', more);
+              return;
+            }
+          }
+        };
+        more();
+        return;
+      }
       case 'notVector':
         response
           .writeHead(200, { 'content-type': 'application/json' })
@@ -110,6 +137,10 @@ export interface FakeEdge {
   readonly failedExitCode?: number;
   readonly rolledBack?: number;
   readonly lockedOut?: boolean;
+  /** The highest image_refresh_skip_streak within --for, where > 0. */
+  readonly skipStreak?: number;
+  /** A tick_outcome{outcome="frozen"} within --for. */
+  readonly frozen?: boolean;
   readonly ringChanged?: boolean;
   readonly quarantined?: { readonly digest: string; readonly repository: string; readonly agoS: number };
 }
@@ -129,6 +160,8 @@ export const seriesOf = (edges: readonly FakeEdge[], nowS: number): Series[] =>
       ...(e.failedExitCode === undefined ? [] : [{ part: 'failed_tick', labels, value: e.failedExitCode }]),
       ...(e.rolledBack === undefined ? [] : [{ part: 'rolled_back', labels, value: e.rolledBack }]),
       ...(e.lockedOut === true ? [{ part: 'locked_out', labels, value: 1 }] : []),
+      ...(e.skipStreak === undefined ? [] : [{ part: 'unsettled', labels, value: e.skipStreak }]),
+      ...(e.frozen === true ? [{ part: 'unsettled', labels: { ...labels, outcome: 'frozen' }, value: 1 }] : []),
       ...(e.recorded === undefined
         ? []
         : [

@@ -119,6 +119,10 @@ export interface EdgePush {
   readonly exitCode?: number;
   readonly lockedOut?: boolean;
   readonly rolledBack?: number;
+  /** image_refresh_skip_streak: the unsettled ticks in a row (default 0). */
+  readonly skipStreak?: number;
+  /** The last tick's outcome= (image_refresh_tick_outcome{outcome} 1); default complete. */
+  readonly outcome?: string;
   /** image → the recorded digest and since when (Unix seconds). */
   readonly recorded?: Readonly<Record<string, { digest: string; sinceSeconds: number }>>;
   /** image → the quarantined digest and its repository. */
@@ -138,6 +142,10 @@ export const expositionOf = (edge: EdgePush, nowSeconds: number): string => {
     `image_refresh_flap_locked_out ${edge.lockedOut === true ? 1 : 0}`,
     '# TYPE image_refresh_rolled_back gauge',
     `image_refresh_rolled_back ${edge.rolledBack ?? 0}`,
+    '# TYPE image_refresh_skip_streak gauge',
+    `image_refresh_skip_streak ${edge.skipStreak ?? 0}`,
+    '# TYPE image_refresh_tick_outcome gauge',
+    `image_refresh_tick_outcome{outcome="${edge.outcome ?? 'complete'}"} 1`,
     '# TYPE image_refresh_digest_recorded_timestamp_seconds gauge',
     ...Object.entries(edge.recorded ?? {}).map(
       ([image, r]) =>
