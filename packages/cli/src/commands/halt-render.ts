@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { renameSync, writeFileSync } from 'node:fs';
 import {
   FLEET_HALT_MEDIA_TYPE,
   type FleetHaltDraft,
@@ -11,6 +9,7 @@ import {
 } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './command.js';
+import { writeAtomically } from './write-atomically.js';
 
 // `image-refresh halt render`: the fleet halt document (docs/behaviour.md
 // §3.4b) written from flags, checked by the very parser every edge reads it
@@ -114,12 +113,9 @@ export const haltRender = (options: HaltRenderOptions, out: Output): CommandResu
     out.stderr(`[image-refresh] ERROR: halt render: the edges would refuse this halt: ${checked.left}`);
     return { exitCode: 2 };
   }
-  const temporary = `${options.out}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temporary, text, { mode: 0o644 });
-    renameSync(temporary, options.out);
-  } catch (error) {
-    out.stderr(`[image-refresh] ERROR: halt render: could not write ${options.out}: ${(error as Error).message}`);
+  const wrote = writeAtomically(options.out, text);
+  if (E.isLeft(wrote)) {
+    out.stderr(`[image-refresh] ERROR: halt render: ${wrote.left}`);
     return { exitCode: 1 };
   }
   const repos = Object.keys(checked.right.repositories);

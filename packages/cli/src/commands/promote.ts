@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   FLEET_PROMOTION_MEDIA_TYPE,
   type FleetPromotion,
@@ -33,6 +32,7 @@ import {
 } from '../promote/promote-render.js';
 import { shortDigest, type Verdict, verdictOf } from '../promote/verdict.js';
 import type { CommandResult, Output } from './command.js';
+import { writeAtomically } from './write-atomically.js';
 
 // `image-refresh promote` (docs/fleet-promotion.md, "The verdict"): run by CI
 // or an operator, never on an edge. It asks Prometheus what the edges of
@@ -118,18 +118,6 @@ const authorizationOf = (credentials: CredentialsFile): E.Either<string, string>
   return HEADER_SAFE.test(secret) && secret.indexOf(':') > 0
     ? E.right(`Basic ${Buffer.from(secret).toString('base64')}`)
     : E.left(`${flag} ${file}: not user:password on one line`);
-};
-
-/** Replaced atomically: an edge or a publisher never reads half a document. */
-const writeAtomically = (file: string, text: string): E.Either<string, void> => {
-  const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temporary, text, { mode: 0o644 });
-    renameSync(temporary, file);
-    return E.right(undefined);
-  } catch (error) {
-    return E.left(`could not write ${file}: ${(error as Error).message}`);
-  }
 };
 
 const exitOfInterrupt = (reason: unknown): number => {
