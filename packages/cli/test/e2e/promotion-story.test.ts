@@ -6,6 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryBinaryMissing } from '../../../k8s-adapter/test/parity/support/parity-registry.js';
 import { JOBS_MANAGER, REQUESTS_PROXY } from '../../../k8s-adapter/test/support/fake-api-chart.js';
+import { publishFleetPromotion } from '../../../k8s-adapter/test/support/fleet-halt-publish.js';
 import {
   newSigningKey,
   pushSigTag,
@@ -15,7 +16,6 @@ import {
 import { prometheusBinariesMissing, type Stack, startStack } from '../promote/support/prometheus.js';
 import { JM, pinned, RECORD } from './support/chart-facts.js';
 import { type Stage, type StageRun, startStage } from './support/cluster-stage.js';
-import { publishFleetPromotion } from './support/promotion-publish.js';
 import { type BundleRun, linesWith, runBundle, theLine } from './support/run-bundle.js';
 import { STORY_SETUP_TIMEOUT_MS, type StoryRegistry, startStoryRegistry } from './support/story-registry.js';
 
