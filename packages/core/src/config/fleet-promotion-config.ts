@@ -1,4 +1,3 @@
-import { MAX_PROMOTION_RING } from '../domain/fleet-promotion.js';
 import { ENV, type Environment } from './environment.js';
 import { parseFleetHaltReference } from './fleet-halt-config.js';
 import type { ConfigError } from './tick-config.js';
@@ -7,6 +6,9 @@ import type { ConfigError } from './tick-config.js';
 // promotion is published. Unset (the default) the rings wait on the clock,
 // ROLLOUT_RING × RING_DELAY, and nothing is read; set, an edge of ring ≥ 1
 // acts on a changed digest only once the promotion names it for its ring.
+
+/** The highest ring a promotion may name (docs/fleet-promotion.md): rings are small numbers. */
+export const MAX_PROMOTION_RING = 100;
 
 /** FLEET_PROMOTION_REF, parsed: the promotion's tag on its registry. */
 export interface FleetPromotionConfig {

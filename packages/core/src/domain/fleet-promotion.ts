@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { MAX_PROMOTION_RING } from '../config/fleet-promotion-config.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
 
 // The fleet promotion (docs/fleet-promotion.md): one signed document,
@@ -25,8 +26,7 @@ export const MAX_PROMOTION_MS = 30 * 24 * 60 * 60 * 1_000;
 /** At most this many bytes of document are read: the adapter stops reading past it. */
 export const MAX_PROMOTION_BYTES = 16 * 1_024;
 
-/** The highest ring a promotion may name: rings are small numbers (ROLLOUT_RING's own ceiling). */
-export const MAX_PROMOTION_RING = 100;
+export { MAX_PROMOTION_RING };
 
 const MAX_EVIDENCE = 512;
 const MAX_IMAGE = 63;
