@@ -126,14 +126,17 @@ export const promotedRing = (promotion: FleetPromotion, image: string, digest: s
     0,
   );
 
-/** May an edge of `ring` act on `image@digest` at `nowMs`? Ring 0 always may: it makes the evidence. */
+/**
+ * May an edge of `ring` act on `image@digest` at `nowMs`? Ring 0 always may
+ * (it makes the evidence): the ring opened is never below 0.
+ */
 export const isPromotedFor = (
   promotion: FleetPromotion,
   image: string,
   digest: string,
   ring: number,
   nowMs: number,
-): boolean => ring === 0 || promotedRing(promotion, image, digest, nowMs) >= ring;
+): boolean => promotedRing(promotion, image, digest, nowMs) >= ring;
 
 /** One entry as `image-refresh promote` writes it, before it is checked: parse the rendered text to check it. */
 export interface PromotionDraft {
