@@ -204,9 +204,9 @@ describe('fail closed: a promotion that cannot be read or verified opens nothing
 describe('withdrawn, and beside a halt', () => {
   it('404 where a promotion was kept: its record removed, changes wait again', async () => {
     const edge = await aSteadyRingOneEdge();
-    edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
+    const kept = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     await edge.tick();
-    expect(edge.world.annotations[ANNOTATION.fleetPromotionDigest]).toBeDefined();
+    expect(edge.world.annotations[ANNOTATION.fleetPromotionDigest]).toBe(kept);
     edge.withdrawPromotion();
     edge.world.publish(JM, JM2);
     const outcome = await edge.tick();

@@ -33,7 +33,7 @@ const MAX_IMAGE = 63;
 
 /** One promotion: this digest of this image may be acted on by rings 1..`ring`, until `expires`. */
 export interface Promotion {
-  /** The image's name as the edges' profile and metrics name it (`web`, `jobs-manager`). */
+  /** The image's name as the edges' profile and metrics name it (`web`). */
   readonly image: string;
   readonly digest: Digest;
   /** The highest ring it opens (≥ 1): a promotion to ring N opens rings 1..N. */
