@@ -16,7 +16,7 @@ part() {
   echo "$name: $(( $(date +%s) - started )) s"
 }
 part config 'packages/core/src/config/**/*.ts'
-part rest 'packages/core/src/shell/**/*.ts,packages/core/src/ports/**/*.ts,packages/core/src/run-tick.ts,packages/core/src/read-fleet-halt.ts,packages/core/src/dry-run.ts'
+part rest 'packages/core/src/shell/**/*.ts,packages/core/src/ports/**/*.ts,packages/core/src/*.ts,!packages/core/src/index.ts'
 part domain 'packages/core/src/domain/**/*.ts'
 part machine 'packages/core/src/machine/**/*.ts,!packages/core/src/machine/diagram.ts'
 node tools/mutation-score.mjs reports/mutation/parts/{machine,domain,config,rest}.json
