@@ -12,8 +12,11 @@ import { haltDocumentTarget, haltLiftWrite, haltRecordWrite, haltSignatureTarget
 export const judgingFleetHalt = tickSetup.createStateConfig({
   initial: 'decidingFleetHalt',
   states: {
+    // Off, the phase is left in the step that enters it (a switch that is off
+    // costs the tick no step of its own, README.md, Benchmarks); nothing
+    // resolved with the halt off never comes here (hasNothingToJudge).
     decidingFleetHalt: {
-      always: [{ guard: 'isFleetHaltOff', target: 'leavingFleetHalt' }, { target: 'readingHaltClock' }],
+      always: [{ guard: 'isFleetHaltOff', target: '#tick.judgingFleetPromotion' }, { target: 'readingHaltClock' }],
     },
     // The halt's expiry is judged at the tick's own clock read (I20: the machine reads none).
     readingHaltClock: {

@@ -19,8 +19,9 @@ import {
 export const judgingFleetPromotion = tickSetup.createStateConfig({
   initial: 'decidingFleetPromotion',
   states: {
+    // Off, the phase is left in the step that enters it, as the halt's is.
     decidingFleetPromotion: {
-      always: [{ guard: 'isFleetPromotionOff', target: 'leavingFleetPromotion' }, { target: 'readingPromotionClock' }],
+      always: [{ guard: 'isFleetPromotionOff', target: '#tick.admittingDigests' }, { target: 'readingPromotionClock' }],
     },
     // Each promotion's expiry is judged at the tick's own clock read (I20: the machine reads none).
     readingPromotionClock: {
