@@ -160,21 +160,31 @@ describe('I23, RECONCILE_LIVE pin markers: only when every managed container of 
       'jobs-manager': J2,
     }));
 
-  it('a record and no drift: api re-pinned, the proxy already on the record, the marker names the record', () =>
+  it('a record and no drift: api re-pinned (its revert is one because the image was marked), the proxy already on the record, the marker names the record', () =>
     expect(
       markPins([resolved('jobs-manager', J1)], records(J1), {
         live: [finding('jobs-manager', 'api', 'jobs-manager', `docker.io/${JM}:stg`, J1, 'reverted')],
         liveImages: { ...ON_BUILD_1, 'jobs-manager': { api: `docker.io/${JM}:stg` } },
+        markedBefore: records(J1),
       }).pins,
     ).toEqual({ 'jobs-manager': J1 }));
 
-  it('the proxy repaired alone while api already runs the record: the marker is written', () =>
+  it('the proxy repaired alone while api already runs the record, the image marked before: the marker is written', () =>
+    expect(
+      markPins([], records(J1), {
+        live: [finding('requests-proxy', 'proxy', 'jobs-manager', at(JM, J2), J1, 'otherDigest')],
+        liveImages: ON_BUILD_1,
+        markedBefore: records(J2),
+      }).pins,
+    ).toEqual({ 'jobs-manager': J1 }));
+
+  it('the proxy repaired alone while api runs the record, no marker before: api may have been set by hand, so no marker (I23)', () =>
     expect(
       markPins([], records(J1), {
         live: [finding('requests-proxy', 'proxy', 'jobs-manager', at(JM, J2), J1, 'otherDigest')],
         liveImages: ON_BUILD_1,
       }).pins,
-    ).toEqual({ 'jobs-manager': J1 }));
+    ).toEqual({}));
 
   it('the proxy repaired alone while api is still on its tag since install: no marker (#569)', () => {
     const plan = markPins([resolved('pods-monitor', P2)], records(J1, P1), {

@@ -159,6 +159,22 @@ describe('RECONCILE_LIVE: requests-proxy / jobs-manager skew', () => {
     expect(edge.world.workload('jobs-manager').images.api).toBe('docker.io/tracebloc/jobs-manager:stg');
   });
 
+  it('a container set by hand to the recorded digest was never pinned: back on its tag after a Helm re-render, it stays there (I23)', async () => {
+    const edge = await aSteadyEdge({ RECONCILE_LIVE: '1' });
+    edge.world.setLiveImage('requests-proxy', 'proxy', at(JM, 1));
+    edge.world.setLiveImage('jobs-manager', 'api', at(JM, 7));
+    await edge.tick();
+    expect(edge.world.workload('jobs-manager').images.api).toBe(at(JM, 1));
+    // The api was re-pinned, the proxy only found on the digest: no marker says the image's containers are ours.
+    expect(edge.world.annotations[JM_PIN]).toBeUndefined();
+    edge.world.helmRerender('requests-proxy');
+    edge.world.calls.length = 0;
+    const next = await edge.tick();
+    expect(next.events.map((e) => e.code)).not.toContain('LIVE_DRIFT');
+    expect(edge.ops()).not.toContain('setImages');
+    expect(edge.world.workload('requests-proxy').images.proxy).toBe('docker.io/tracebloc/jobs-manager:stg');
+  });
+
   it('never when requests-proxy is pinned', async () => {
     const edge = await aSteadyEdge({ RECONCILE_LIVE: '1', REQUESTS_PROXY_PINNED: '1' });
     edge.world.setLiveImage('requests-proxy', 'proxy', at(JM, 7));

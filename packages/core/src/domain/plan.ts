@@ -1,4 +1,4 @@
-import type { Option } from 'fp-ts/lib/Option.js';
+import * as O from 'fp-ts/lib/Option.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { type DigestsByImage, type RecordedDigests, recordOf } from './bookkeeping.js';
 import type { Digest } from './digest.js';
@@ -33,7 +33,7 @@ export type ImageResolution =
       readonly _tag: 'Resolved';
       readonly image: string;
       readonly digest: Digest;
-      readonly rateLimitRemaining: Option<number>;
+      readonly rateLimitRemaining: O.Option<number>;
     };
 
 export type ImageVerdict =
@@ -69,6 +69,8 @@ export interface PlanScope {
   readonly repairLive?: boolean;
   /** RECONCILE_LIVE on: record pin markers for what this tick pins. */
   readonly markPins?: boolean;
+  /** RECONCILE_LIVE on: the pin markers as the tick found them (I23: an image marked before had every container pinned once). */
+  readonly markedBefore?: RecordedDigests;
   /** RECONCILE_LIVE: what each observed workload runs now, container → image. */
   readonly liveImages?: Readonly<Partial<Record<string, Readonly<Record<string, string>>>>>;
   /**
@@ -101,7 +103,7 @@ export const imageReference = (config: TickConfig, image: string, digest: Digest
 /** A workload's identity alone: what a patch and a rollout name. */
 const refOf = ({ id, kind, name, namespace }: WorkloadRef): WorkloadRef => ({ id, kind, name, namespace });
 
-export const verdictOf = (resolved: Digest, recorded: Option<string>, image: string): ImageVerdict => {
+export const verdictOf = (resolved: Digest, recorded: O.Option<string>, image: string): ImageVerdict => {
   // Empty counts as absent, as in the reference's `[ -z "$recorded" ]`.
   if (recorded._tag === 'None' || recorded.value === '') {
     return { _tag: 'FirstObservation', image, digest: resolved };
@@ -176,16 +178,21 @@ export const planRefresh = (
   // digest — one workload converged alone must not make another container
   // of the image, still on its tag since install, look like a reverted pin (#569).
   // What a container runs after this tick is its patch, or else what it runs
-  // now. And a marker only beside a record: a drift always has one (a Drift
-  // verdict needs it), a live repair has one when its finding came from it.
+  // now. A container this tick does not patch is ours only if the image
+  // was marked before: one someone set to the digest by hand was never
+  // pinned, and Helm putting it back on its tag is the first-tick contract,
+  // not a revert (I23). And a marker only beside a record: a drift always
+  // has one (a Drift verdict needs it), a live repair has one when its
+  // finding came from it.
   if (scope.markPins === true) {
     for (const { name } of topology.images) {
       const mine = managedOf(topology, name);
       const patched = (m: ManagedContainer) => patchOf(m.workload).find((c) => c.container === m.container)?.image;
       const target = mine.map(patched).find((image) => image !== undefined);
       if (target === undefined) continue;
+      const markedBefore = O.isSome(recordOf(scope.markedBefore ?? {}, name));
       const endsOnTarget = (m: ManagedContainer) =>
-        (patched(m) ?? scope.liveImages?.[m.workload]?.[m.container]) === target;
+        (patched(m) ?? (markedBefore ? scope.liveImages?.[m.workload]?.[m.container] : undefined)) === target;
       const digest = target.slice(target.indexOf('@') + 1);
       if (mine.every(endsOnTarget) && recordOf(recorded, name)._tag === 'Some') pins[name] = digest as Digest;
     }

@@ -2,7 +2,13 @@ import type { Topology } from '../config/profile/topology.js';
 import type { TickConfig } from '../config/tick-config.js';
 import { type Holds, heldImages } from './admission.js';
 import type { BookkeepingChanges } from './bookkeeping.js';
-import { type Annotations, quarantinedDigestsOf, type RecordedDigests, recordChanges } from './bookkeeping.js';
+import {
+  type Annotations,
+  pinMarkersOf,
+  quarantinedDigestsOf,
+  type RecordedDigests,
+  recordChanges,
+} from './bookkeeping.js';
 import { type DecoupledPass, decoupledScopeOf } from './decoupled-pass.js';
 import type { HaltScope } from './fleet-halt-admission.js';
 import { liveFindings } from './live-drift.js';
@@ -90,6 +96,7 @@ export const planTick = ({
     // Outside the maintenance window a live re-pin waits as a re-image does (§3.4d).
     repairLive: config.reconcileLive === 'repair' && !halt.stopsEveryReimage && !windowHolds,
     markPins: config.reconcileLive !== 'off',
+    markedBefore: pinMarkersOf(config.topology, bookkeeping),
     liveImages: Object.fromEntries(Object.entries(seen).map(([id, w]) => [id, w.images])),
     ...(scope === undefined ? {} : { decoupled: { settled: new Set(scope) } }),
     held: heldImages(holds),
