@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { DOCKER_HUB, repositoryName } from '../config/profile/image-reference.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
+import { CONTROL_CHARACTERS, isObject, parseVersionOne, RFC_3339, unknownFields } from './strict-document.js';
 
 // The fleet halt (docs/behaviour.md §3.4b): one signed document, published to
 // the registry under FLEET_HALT_REF, that every edge reads on every tick. It
@@ -65,15 +66,6 @@ const TOP_LEVEL = new Set(['version', 'reason', 'expires', 'repositories']);
 const PER_REPOSITORY = new Set(['digests', 'pin']);
 /** A repository path as the distribution spec's grammar has it, at least `namespace/name`. */
 const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$/;
-const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: a reason is printed in log lines and Events; no control characters may ride in on it.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const unknownKeys = (value: Record<string, unknown>, known: ReadonlySet<string>): string[] =>
-  Object.keys(value).filter((key) => !known.has(key));
 
 /**
  * How a halt names an image's repository: Docker Hub's by the short name
@@ -95,7 +87,7 @@ const repositoryHalt = (repo: string, value: unknown): E.Either<string, Reposito
   if (canonicalKey(repo) === undefined)
     return E.left(`"${repo}" is not a repository path (namespace/name on Docker Hub, or host[:port]/path)`);
   if (!isObject(value)) return E.left(`repositories["${repo}"] is not an object`);
-  const unknown = unknownKeys(value, PER_REPOSITORY);
+  const unknown = unknownFields(value, PER_REPOSITORY);
   if (unknown.length > 0) return E.left(`repositories["${repo}"] has unknown field(s) ${unknown.join(', ')}`);
   const { digests, pin } = value;
   if (pin !== undefined && (typeof pin !== 'string' || !isWellFormedDigest(pin))) {
@@ -122,20 +114,12 @@ const repositoryHalt = (repo: string, value: unknown): E.Either<string, Reposito
  * parses: an expired halt is ignored, and said so (haltIsInForce).
  */
 export const parseFleetHalt = (text: string, nowMs: number): E.Either<string, FleetHalt> => {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    return E.left(`not JSON (${(error as Error).message})`);
-  }
-  if (!isObject(document)) return E.left('not a JSON object');
-  const unknown = unknownKeys(document, TOP_LEVEL);
-  if (unknown.length > 0) return E.left(`unknown field(s) ${unknown.join(', ')}`);
-  if (document.version !== 1) return E.left(`version ${JSON.stringify(document.version)} is not 1`);
-  const { reason, expires, repositories } = document;
+  const parsed = parseVersionOne(text, TOP_LEVEL);
+  if (E.isLeft(parsed)) return parsed;
+  const { reason, expires, repositories } = parsed.right;
   if (typeof reason !== 'string' || reason.trim() === '') return E.left('no reason');
   if (reason.length > MAX_REASON) return E.left(`reason longer than ${MAX_REASON} characters`);
-  if (CONTROL.test(reason)) return E.left('reason holds control characters');
+  if (CONTROL_CHARACTERS.test(reason)) return E.left('reason holds control characters');
   if (typeof expires !== 'string' || !RFC_3339.test(expires)) return E.left('expires is not an RFC 3339 time');
   const expiresAtMs = Date.parse(expires);
   if (!Number.isFinite(expiresAtMs)) return E.left('expires is not an RFC 3339 time');

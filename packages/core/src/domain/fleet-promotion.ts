@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { MAX_PROMOTION_RING } from '../config/fleet-promotion-config.js';
 import { type Digest, isWellFormedDigest } from './digest.js';
+import { CONTROL_CHARACTERS, isObject, parseVersionOne, RFC_3339, unknownFields } from './strict-document.js';
 
 // The fleet promotion (docs/fleet-promotion.md): one signed document,
 // published to the registry under FLEET_PROMOTION_REF, that lists which
@@ -52,19 +53,13 @@ export interface FleetPromotion {
 
 const TOP_LEVEL = new Set(['version', 'promotions']);
 const PER_PROMOTION = new Set(['image', 'digest', 'ring', 'expires', 'evidence']);
-const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** An image name as a profile declares it (DNS-1123 label). */
 const IMAGE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: evidence is printed in log lines; no control characters may ride in on it.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const promotionAt = (index: number, value: unknown, nowMs: number): E.Either<string, Promotion> => {
   const at = `promotions[${index}]`;
   if (!isObject(value)) return E.left(`${at} is not an object`);
-  const unknown = Object.keys(value).filter((key) => !PER_PROMOTION.has(key));
+  const unknown = unknownFields(value, PER_PROMOTION);
   if (unknown.length > 0) return E.left(`${at} has unknown field(s) ${unknown.join(', ')}`);
   const { image, digest, ring, expires, evidence } = value;
   if (typeof image !== 'string' || image.length > MAX_IMAGE || !IMAGE_NAME.test(image))
@@ -77,7 +72,7 @@ const promotionAt = (index: number, value: unknown, nowMs: number): E.Either<str
     return E.left(`${at}.expires is not an RFC 3339 time`);
   const expiresAtMs = Date.parse(expires);
   if (expiresAtMs - nowMs > MAX_PROMOTION_MS) return E.left(`${at}.expires ${expires} is more than 30 days ahead`);
-  if (typeof evidence !== 'string' || evidence.length > MAX_EVIDENCE || CONTROL.test(evidence))
+  if (typeof evidence !== 'string' || evidence.length > MAX_EVIDENCE || CONTROL_CHARACTERS.test(evidence))
     return E.left(`${at}.evidence must be a line of at most ${MAX_EVIDENCE} characters without control characters`);
   return E.right({ image, digest, ring, expires, expiresAtMs, evidence });
 };
@@ -88,16 +83,9 @@ const promotionAt = (index: number, value: unknown, nowMs: number): E.Either<str
  * expiry already past parses: that entry opens nothing ({@link promotedRing}).
  */
 export const parseFleetPromotion = (text: string, nowMs: number): E.Either<string, FleetPromotion> => {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    return E.left(`not JSON (${(error as Error).message})`);
-  }
-  if (!isObject(document)) return E.left('not a JSON object');
-  const unknown = Object.keys(document).filter((key) => !TOP_LEVEL.has(key));
-  if (unknown.length > 0) return E.left(`unknown field(s) ${unknown.join(', ')}`);
-  if (document.version !== 1) return E.left(`version ${JSON.stringify(document.version)} is not 1`);
+  const parsed = parseVersionOne(text, TOP_LEVEL);
+  if (E.isLeft(parsed)) return parsed;
+  const document = parsed.right;
   if (!Array.isArray(document.promotions)) return E.left('promotions is not a list');
   const promotions: Promotion[] = [];
   for (const [index, value] of document.promotions.entries()) {
