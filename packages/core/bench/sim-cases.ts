@@ -4,7 +4,24 @@ import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 // The two ticks the benchmarks fold, on the simulator's default edge: each a
 // reset that puts a world, reused for the whole run, back where the tick starts.
 
-export const benchConfig = simConfig();
+/**
+ * BENCH_ENV: the variables the benchmarked edge runs with, `NAME=value`
+ * separated by spaces (`BENCH_ENV=OWNERSHIP_CHECK=off` measures a tick
+ * without one switch's steps); unset, every switch at its default.
+ */
+const benchEnvironment = (text = process.env.BENCH_ENV ?? ''): Record<string, string> =>
+  Object.fromEntries(
+    text
+      .split(/\s+/)
+      .filter((pair) => pair !== '')
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        if (at < 1) throw new Error(`BENCH_ENV: "${pair}" is not NAME=value`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+  );
+
+export const benchConfig = simConfig(benchEnvironment());
 
 /** A tick to measure: what the world is reset to before each one. */
 export interface BenchCase {
