@@ -73,6 +73,14 @@ describe('the grammar', () => {
     expect('problems' in parsed && parsed.problems[0]).toContain(`window 1 "${text}"`);
   });
 
+  it('a trailing ";" closes the list; nothing at all, or only ";", is an empty window', () => {
+    expect(windows('Mon 01:00-02:00 UTC;').map((w) => w.text)).toEqual(['Mon 01:00-02:00 UTC']);
+    for (const text of ['', ';', ' ; '])
+      expect(parseMaintenanceWindows(text)).toEqual({
+        problems: ['window 1 is empty (windows are separated by ";")'],
+      });
+  });
+
   it('names every malformed window at once, by its place', () => {
     const parsed = parseMaintenanceWindows('Mon 01:00-02:00 UTC; Tue 3-4 UTC;; Thu 01:00-02:00 Mars/Base');
     expect('problems' in parsed && parsed.problems.map((p) => p.slice(0, 9))).toEqual([

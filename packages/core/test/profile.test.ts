@@ -343,6 +343,29 @@ describe('bookkeeping of images a profile no longer declares', () => {
       ]),
     ).toEqual(['web', 'old-web']);
   });
+
+  it('only a whole key under this very prefix: no prefix glued to it or one of the same length, nothing before its kind or after -digest', () => {
+    expect(
+      imagesWithBookkeeping('shop.example.com', [
+        'shop.example.comlast-refreshed-glued-digest',
+        'shop.example.org/last-refreshed-elsewhere-digest',
+        'shop.example.com/x-last-refreshed-before-digest',
+        'shop.example.com/last-refreshed-after-digest-old',
+        'shop.example.com/pinned-log-digest',
+      ]),
+    ).toEqual(['log']);
+  });
+});
+
+describe('the tick-wide keys, under the prefix', () => {
+  it('names the fleet documents each edge keeps beside its digest', () => {
+    const { keys } = topologyOf(accepted(SHOP), { imageTag: 'prod', isPinned: () => false });
+    expect([keys.fleetHaltDocument, keys.fleetPromotionDigest, keys.fleetPromotionDocument]).toEqual([
+      'shop.example.com/fleet-halt-document',
+      'shop.example.com/fleet-promotion-digest',
+      'shop.example.com/fleet-promotion-document',
+    ]);
+  });
 });
 
 describe('did you mean', () => {
