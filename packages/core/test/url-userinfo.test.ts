@@ -16,6 +16,7 @@ describe('a URL that carries credentials', () => {
     ['xhttps://robot:s3cret@registry.example', false],
     ['ftp://robot:s3cret@registry.example', false],
     ['https://registry.example', false],
+    ['https://robot:p@ss@registry.example/v2/', true],
   ])('%s names a user: %s', (url, named) => expect(hasUserinfo(url)).toBe(named));
 
   it('is shown with the user and password replaced, the rest kept', () => {
@@ -24,5 +25,8 @@ describe('a URL that carries credentials', () => {
     );
     expect(withoutUserinfo('HTTP://robot@127.0.0.1:5000')).toBe('HTTP://…@127.0.0.1:5000');
     expect(withoutUserinfo('https://registry.example/v2/a@b')).toBe('https://registry.example/v2/a@b');
+    // A password with a raw "@": all of it goes, as a URL parser reads it (host registry.example).
+    expect(withoutUserinfo('https://robot:p@ss@registry.example/v2/')).toBe('https://…@registry.example/v2/');
+    expect(new URL('https://robot:p@ss@registry.example/v2/').host).toBe('registry.example');
   });
 });

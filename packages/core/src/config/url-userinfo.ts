@@ -3,7 +3,10 @@
 // Event or an error message, so every place that shows such a URL shows it
 // through this (docs/behaviour.md §2, the registry's credentials).
 
-const USERINFO = /^(https?:\/\/)[^/?#@]*@/i;
+// Up to the authority's last "@": a password may hold a raw "@", which URL
+// parsers take as part of the userinfo (https://u:p@ss@host is user u,
+// password p@ss, host `host`).
+const USERINFO = /^(https?:\/\/)[^/?#]*@/i;
 
 /** True when `url` names a user (and maybe a password) before its host. */
 export const hasUserinfo = (url: string): boolean => USERINFO.test(url);
