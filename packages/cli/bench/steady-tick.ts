@@ -211,15 +211,15 @@ writeFileSync(
 
 const env = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',
-  // glibc's malloc raises its trim threshold each time it frees a large
-  // mmap'd chunk, and memory freed below a live chunk at the top of its heap
-  // then stays resident: on this Debian host two builds a few bytes apart
+  // glibc's malloc raises its mmap and trim thresholds each time it frees a
+  // large mmap'd chunk, so later large blocks come from its heap and stay
+  // resident once freed: on this Debian host two bundles 1.9 KB apart
   // measured 59.7 and 69.8 MiB of peak RSS for the same steady tick, the
   // difference all in the malloc heap ([heap] in /proc/self/smaps, 4 vs 18
-  // MiB), gone with any fixed threshold (2026-12-06). Fixed at glibc's own
-  // default, the bench measures the tick, not where glibc's threshold
-  // happened to drift; the image runs on Alpine, whose musl has no such
-  // threshold.
+  // MiB), gone with any fixed threshold (2026-12-06). Setting one turns that
+  // adjustment off (its starting value here, glibc's default), so the bench
+  // measures the tick, not where glibc's thresholds drifted; the image runs
+  // on Alpine, whose musl has no such thresholds.
   MALLOC_TRIM_THRESHOLD_: '131072',
   // The image sets it (Node >= 22.1 reads and fills the V8 compile cache there).
   ...(compileCache === undefined ? {} : { NODE_COMPILE_CACHE: compileCache }),

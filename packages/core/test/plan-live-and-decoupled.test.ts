@@ -186,13 +186,17 @@ describe('I23, RECONCILE_LIVE pin markers: only when every managed container of 
       }).pins,
     ).toEqual({}));
 
-  it('the proxy repaired alone while api is still on its tag since install: no marker (#569)', () => {
+  it.each([
+    ['unmarked', undefined],
+    ['marked before', records(J2)],
+  ])('the proxy repaired alone while api is on its tag, %s: no marker (#569)', (_, markedBefore) => {
     const plan = markPins([resolved('pods-monitor', P2)], records(J1, P1), {
       live: [finding('requests-proxy', 'proxy', 'jobs-manager', at(JM, J2), J1, 'otherDigest')],
       liveImages: {
         ...ON_BUILD_1,
         'jobs-manager': { api: `docker.io/${JM}:stg`, 'pods-monitor-container': at(PM, P1) },
       },
+      ...(markedBefore === undefined ? {} : { markedBefore }),
     });
     expect(patches(plan)).toEqual([
       ['jobs-manager', `pods-monitor-container=${at(PM, P2)}`],
@@ -227,6 +231,7 @@ describe('I23, RECONCILE_LIVE pin markers: only when every managed container of 
       markPins([], records(), {
         live: [finding('requests-proxy', 'proxy', 'jobs-manager', at(JM, J2), J1, 'otherDigest')],
         liveImages: ON_BUILD_1,
+        markedBefore: records(J1),
       }).pins,
     ).toEqual({}));
 

@@ -347,7 +347,7 @@ describe('bookkeeping of images a profile no longer declares', () => {
   it('only a whole key under this very prefix: no prefix glued to it or one of the same length, nothing before its kind or after -digest', () => {
     expect(
       imagesWithBookkeeping('shop.example.com', [
-        'shop.example.comlast-refreshed-glued-digest',
+        'shop.example.comXlast-refreshed-glued-digest',
         'shop.example.org/last-refreshed-elsewhere-digest',
         'shop.example.com/x-last-refreshed-before-digest',
         'shop.example.com/last-refreshed-after-digest-old',

@@ -69,7 +69,7 @@ export interface PlanScope {
   readonly repairLive?: boolean;
   /** RECONCILE_LIVE on: record pin markers for what this tick pins. */
   readonly markPins?: boolean;
-  /** RECONCILE_LIVE on: the pin markers as the tick found them (I23: an image marked before had every container pinned once). */
+  /** RECONCILE_LIVE on: the pin markers as the tick found them (I23: a marker was written when the tick had set every container of the image, or one was there before). */
   readonly markedBefore?: RecordedDigests;
   /** RECONCILE_LIVE: what each observed workload runs now, container → image. */
   readonly liveImages?: Readonly<Partial<Record<string, Readonly<Record<string, string>>>>>;

@@ -12,8 +12,8 @@ import { haltDocumentTarget, haltLiftWrite, haltRecordWrite, haltSignatureTarget
 export const judgingFleetHalt = tickSetup.createStateConfig({
   initial: 'decidingFleetHalt',
   states: {
-    // Off, the phase is left in the step that enters it (a switch that is off
-    // costs the tick no step of its own, README.md, Benchmarks); nothing
+    // Off, the phase is left by its first step, not through leavingFleetHalt
+    // (README.md, Benchmarks: one step per switch that is off); nothing
     // resolved with the halt off never comes here (hasNothingToJudge).
     decidingFleetHalt: {
       always: [{ guard: 'isFleetHaltOff', target: '#tick.judgingFleetPromotion' }, { target: 'readingHaltClock' }],

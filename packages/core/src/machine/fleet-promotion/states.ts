@@ -19,7 +19,7 @@ import {
 export const judgingFleetPromotion = tickSetup.createStateConfig({
   initial: 'decidingFleetPromotion',
   states: {
-    // Off, the phase is left in the step that enters it, as the halt's is.
+    // Off, the phase is left by its first step, as the halt's is.
     decidingFleetPromotion: {
       always: [{ guard: 'isFleetPromotionOff', target: '#tick.admittingDigests' }, { target: 'readingPromotionClock' }],
     },
