@@ -4,7 +4,7 @@ import { topologyFingerprint } from '../src/domain/topology-fingerprint.js';
 import { imageOf } from '../src/domain/workloads.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
 import { SHOP_PROFILE, simConfig, simDigest } from '../src/sim/index.js';
-import { anEdge, aSteadyEdge, JM, RM } from './support/edge.js';
+import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
 
 // docs/behaviour.md §3.4c, OWNERSHIP_CHECK: a container is set, and an
 // image's digest recorded, only while every container the tick would touch
@@ -30,6 +30,12 @@ describe('runsFollowedImage: what counts as the followed image', () => {
     ['another repository altogether', 'docker.io/library/nginx:1.27', false],
     ['an official image by its short name', 'nginx:1.27', false],
   ])('%s: %s → %s', (_, reference, ours) => expect(runsFollowedImage(jm, reference)).toBe(ours));
+
+  it('following latest, a reference with no tag is the followed tag', () => {
+    const latest = imageOf(simConfig({ IMAGE_TAG: 'latest' }).topology, 'jobs-manager');
+    expect(runsFollowedImage(latest, 'docker.io/tracebloc/jobs-manager')).toBe(true);
+    expect(runsFollowedImage(latest, 'docker.io/tracebloc/jobs-manager:stg')).toBe(false);
+  });
 });
 
 describe('OWNERSHIP_CHECK=on (the default)', () => {
@@ -69,6 +75,38 @@ describe('OWNERSHIP_CHECK=on (the default)', () => {
     expect(ops.findIndex((c) => c.startsWith('readOwnedWorkload'))).toBeLessThan(
       ops.findIndex((c) => c.startsWith('writeRefreshAttempt')),
     );
+  });
+
+  it('only the containers the plan sets are judged: a sidecar of the same workload on another image, its own image unchanged, stops nothing', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setLiveImage('jobs-manager', 'pods-monitor-container', 'docker.io/library/nginx:1.27');
+    edge.world.publish(JM, JM2);
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['complete', 0]);
+    expect(edge.world.workload('jobs-manager').images).toEqual({
+      api: ref(JM, JM2),
+      'pods-monitor-container': 'docker.io/library/nginx:1.27',
+    });
+  });
+
+  it('every container the plan sets is judged, not only the first: the second one on another image stops the tick', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setLiveImage('resource-monitor', 'tracebloc-resource-monitor', 'docker.io/library/nginx:1.27');
+    edge.world.publish(JM, JM2);
+    edge.world.publish(RM, RM2);
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['foreignImage', 1]);
+    expect(edge.writes()).toEqual([]);
+  });
+
+  it('each container of one workload is judged: the gate’s second container on another image stops the tick', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.setLiveImage('jobs-manager', 'pods-monitor-container', 'docker.io/library/nginx:1.27');
+    edge.world.publish(JM, JM2);
+    edge.world.publish(PM, simDigest(`${PM}#2`));
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['foreignImage', 1]);
+    expect(edge.writes()).toEqual([]);
   });
 
   it('a container someone set to another image is a finding: exit 1, no attempt, no set image, nothing recorded', async () => {
