@@ -219,8 +219,11 @@ const env = {
   // MiB), gone with any fixed threshold (2026-12-06). Setting one turns that
   // adjustment off (its starting value here, glibc's default), so the bench
   // measures the tick, not where glibc's thresholds drifted; the image runs
-  // on Alpine, whose musl has no such thresholds.
-  MALLOC_TRIM_THRESHOLD_: '131072',
+  // on Alpine, whose musl has no such thresholds. BENCH_MALLOC_TRIM= (empty)
+  // leaves glibc's dynamic thresholds on, to see the drift.
+  ...(process.env.BENCH_MALLOC_TRIM === ''
+    ? {}
+    : { MALLOC_TRIM_THRESHOLD_: process.env.BENCH_MALLOC_TRIM ?? '131072' }),
   // The image sets it (Node >= 22.1 reads and fills the V8 compile cache there).
   ...(compileCache === undefined ? {} : { NODE_COMPILE_CACHE: compileCache }),
   HOME: dir,

@@ -24,6 +24,8 @@ const measure = async ({ label, reset }: BenchCase, seconds = 2): Promise<void> 
   }
   const perSecond = Math.round((ticks * 1000) / (performance.now() - started));
   console.log(`${label}: ${perSecond} ticks/s`);
+  // The world's call log holds the last tick's port calls (the reset empties it).
+  console.log(`${label}: ${world.calls.length} port calls a tick`);
 };
 
 await measure(steadyTick);
