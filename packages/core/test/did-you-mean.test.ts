@@ -20,6 +20,21 @@ describe('editDistance', () => {
   });
 });
 
+describe('editDistance with a ceiling', () => {
+  it('is exact up to the ceiling', () => {
+    expect(editDistance('gaet', 'gate', 2)).toBe(2);
+    expect(editDistance('gate', 'gates', 1)).toBe(1);
+    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
+  });
+
+  it('answers a distance above the ceiling once every cell of a row is above it, without counting on', () => {
+    expect(editDistance('ab', 'cd', 1)).toBe(2);
+    // Exactly 6 apart; the third row is all above 2, and the count stops there.
+    expect(editDistance('abcdef', 'uvwxyz', 2)).toBe(3);
+    expect(editDistance('abcdef', 'uvwxyz')).toBe(6);
+  });
+});
+
 describe('closestName', () => {
   it('offers the nearest known name, not merely the first or the last within reach', () => {
     expect(closestName('gate', ['gates', 'gate', 'gat'])).toBe('gate');
@@ -38,5 +53,8 @@ describe('closestName', () => {
     expect(closestName('gate', ['g'], 3)).toBe('g');
     expect(closestName('gate', ['ga'], 1)).toBeUndefined();
     expect(closestName('gate', [])).toBeUndefined();
+    // Lengths two apart are still within reach; three apart never are.
+    expect(closestName('gate', ['gateway'])).toBeUndefined();
+    expect(closestName('gate', ['gatewa'])).toBe('gatewa');
   });
 });

@@ -1,4 +1,3 @@
-import { readFile, stat } from 'node:fs/promises';
 import { type ConfigError, ENV } from '@image-refresh/core';
 import * as E from 'fp-ts/lib/Either.js';
 
@@ -7,9 +6,10 @@ import * as E from 'fp-ts/lib/Either.js';
 // which checks it whole. A file that is missing, unreadable, too large or not
 // YAML is a configuration error naming the variable, the file and where in it
 // (exit 2, before any request), like every other problem of the environment.
-// The YAML parser (profile-yaml.ts, a file of its own in the build) is loaded
-// only when a profile is given: a tick on the chart's topology reads no file
-// and loads no parser.
+// The YAML parser (profile-yaml.ts, a file of its own in the build) and
+// node:fs/promises are loaded only when a profile is given: a tick on the
+// chart's topology reads no file and loads neither (node:fs/promises alone,
+// loaded at start, cost the CLI's steady tick 2 ms: README.md, Benchmarks).
 
 /** A profile is a few dozen lines; anything this large is not one (and is not read whole into memory). */
 export const MAX_PROFILE_BYTES = 256 * 1024;
@@ -36,6 +36,7 @@ const unreadable = (error: unknown): string => {
 export const readProfileDocument = async (env: Env): Promise<E.Either<readonly ConfigError[], unknown>> => {
   const file = env[ENV.profile];
   if (file === undefined || file === '') return E.right(undefined);
+  const { readFile, stat } = await import('node:fs/promises');
   let text: string;
   try {
     const { size } = await stat(file);
