@@ -1,6 +1,7 @@
 import { changesNothing } from '../../domain/bookkeeping.js';
 import { hasNoDigestAgeToJudge } from '../../domain/digest-age.js';
 import { haltInForce, isHaltUnverified } from '../../domain/fleet-halt-reading.js';
+import { hasNothingToAdmit } from '../../domain/nothing-to-admit.js';
 import { needsOwnershipCheck } from '../../domain/ownership.js';
 import { hasDrift } from '../../domain/plan.js';
 import { isDigestAgeOff, isPlatformCheckOff, isSignatureCheckOff } from '../../domain/switches.js';
@@ -20,6 +21,9 @@ export const admitGuards = {
   isFleetHaltUnverified: ({ context }: GuardArgs) => isHaltUnverified(context.halt.reading),
   /** §3.4b — a verified, unexpired halt: the digests it names are held, a container running one sent to its pin. */
   isFleetHaltInForce: ({ context }: GuardArgs) => haltInForce(context.halt.reading, context.halt.nowMs) !== undefined,
+  /** §3.4a — no digest changed or first observed, no pending record to clear: every check passes at once. */
+  hasNothingToAdmit: ({ context: { config, resolve, admit } }: GuardArgs) =>
+    hasNothingToAdmit(config, admit.answers, resolve.recorded, admit.holds, resolve.bookkeeping),
   /** §3.4a — a changed digest is the one quarantined for its image: held, not re-applied (I30). */
   isChangedDigestQuarantined: ({ context }: GuardArgs) => context.admit.quarantined.length > 0,
   /** decidingDigestAge: straight on to the signature check. */

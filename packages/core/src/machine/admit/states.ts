@@ -9,7 +9,7 @@ import { stagingAhead } from './window-actions.js';
 // §3.4a Admission: each changed digest passes the checks in this order;
 // a check that holds an image back adds to context.admit.holds, and the plan is
 // made once, after the last check. A check that is
-// switched off passes at once.
+// switched off passes at once; a tick with nothing to admit passes them all.
 export const admittingDigests = tickSetup.createStateConfig({
   initial: 'checkingHalt',
   entry: 'takeAnswers',
@@ -23,6 +23,8 @@ export const admittingDigests = tickSetup.createStateConfig({
       always: [
         { guard: 'isFleetHaltUnverified', target: 'checkingQuarantine', actions: 'holdEveryAnswerForHalt' },
         { guard: 'isFleetHaltInForce', target: 'checkingQuarantine', actions: 'admitByFleetHalt' },
+        // A steady tick: no check has anything to judge (domain/nothing-to-admit.ts).
+        { guard: 'hasNothingToAdmit', target: '#tick.comparingDigests' },
         { target: 'checkingQuarantine' },
       ],
     },
