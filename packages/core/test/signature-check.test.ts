@@ -118,6 +118,16 @@ describe('VERIFY_SIGNATURES=enforce', () => {
     expect(outcome.events.filter((e) => e.code.startsWith('SIGNATURE'))).toEqual([]);
   });
 
+  it('checks no signature while the pull budget is low: the re-image is deferred anyway (I7b), the digest checked when it can act', async () => {
+    const edge = await aSteadyEdge(ENFORCE);
+    edge.world.rateLimitRemaining = 3;
+    edge.world.publish(JM, JM2);
+    const outcome = await edge.tick();
+    expect(edge.ops()).not.toContain('verifySignature');
+    expect(edge.codes()).toContain('REGISTRY_BUDGET_LOW');
+    expect(outcome.reimages).toEqual([]);
+  });
+
   it('once signed, the next tick re-images it', async () => {
     const edge = await aSteadyEdge(ENFORCE);
     edge.world.publish(JM, JM2);

@@ -132,12 +132,12 @@ export const unjudgedHold = (change: ChangedDigest): Hold => ({
   digest: change.to,
 });
 
-/** §3.4a — no changed digest to judge and no pending record to clear: nothing to read. */
-export const hasNoDigestAgeToJudge = (
+/** §3.4a — a changed digest to judge, or a pending record to clear: the pending records are read. */
+export const hasDigestAgeToJudge = (
   topology: Topology,
   changed: readonly ChangedDigest[],
   annotations: Annotations,
-): boolean => changed.length === 0 && !hasPendingDigests(topology, annotations);
+): boolean => changed.length > 0 || hasPendingDigests(topology, annotations);
 
 /** The soak's holds: every too-young digest held back (its line says why and until when). */
 export const withSoakingHolds = (holds: Holds, decision: DigestAgeDecision): Holds =>

@@ -94,6 +94,7 @@ export const admitActions = {
       ),
     },
   })),
+  /** Each quarantined digest held and said; with none, nothing changes. */
   holdQuarantinedDigests: tickAssign(({ context }) => {
     const { admit } = context;
     return {

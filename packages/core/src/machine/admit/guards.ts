@@ -1,5 +1,5 @@
 import { changesNothing } from '../../domain/bookkeeping.js';
-import { hasNoDigestAgeToJudge } from '../../domain/digest-age.js';
+import { hasDigestAgeToJudge } from '../../domain/digest-age.js';
 import { haltInForce, isHaltUnverified } from '../../domain/fleet-halt-reading.js';
 import { hasNothingToAdmit } from '../../domain/nothing-to-admit.js';
 import { needsOwnershipCheck } from '../../domain/ownership.js';
@@ -24,23 +24,33 @@ export const admitGuards = {
   /** §3.4a — no digest changed or first observed, no pending record to clear: every check passes at once. */
   hasNothingToAdmit: ({ context: { config, resolve, admit } }: GuardArgs) =>
     hasNothingToAdmit(config, admit.answers, resolve.recorded, admit.holds, resolve.bookkeeping),
-  /** §3.4a — a changed digest is the one quarantined for its image: held, not re-applied (I30). */
-  isChangedDigestQuarantined: ({ context }: GuardArgs) => context.admit.quarantined.length > 0,
-  /** decidingDigestAge: straight on to the signature check. */
-  isDigestAgeOff: ({ context }: GuardArgs) => isDigestAgeOff(context.config),
-  /** choosingDigestsToAge: on to the signature check without reading the pending records. */
-  hasNoDigestAgeToJudge: ({ context: { config, resolve, admit } }: GuardArgs) =>
-    hasNoDigestAgeToJudge(config.topology, admit.changed, resolve.bookkeeping),
-  /** §3.4a — the decision writes no pending record (every changed digest already had its own). */
-  hasNoPendingDigestsToWrite: ({ context }: GuardArgs) => changesNothing(context.admit.pendingWrite),
-  /** The signature check is skipped: on to the platform check. */
-  isSignatureCheckOff: ({ context }: GuardArgs) => isSignatureCheckOff(context.config, context.admit.haltPins),
-  /** Nothing changed and nothing is first observed: no digest to check (an unchanged one was checked when it changed). */
-  hasNoSignaturesToCheck: ({ context }: GuardArgs) => context.admit.signatureSubjects.length === 0,
-  /** decidingPlatformCheck: straight on to comparingDigests. */
-  isPlatformCheckOff: ({ context }: GuardArgs) => isPlatformCheckOff(context.config),
-  /** No changed digest left by the earlier checks: nothing to compare (a steady tick reads no manifest). */
-  hasNoPlatformsToCheck: ({ context }: GuardArgs) => context.admit.platformSubjects.length === 0,
+  /** §3.4a step 2 — MIN_DIGEST_AGE + ROLLOUT_RING × RING_DELAY above 0: the soak is entered. */
+  isDigestAgeOn: ({ context }: GuardArgs) => !isDigestAgeOff(context.config),
+  /** choosingDigestsToAge: a changed digest to judge, or a pending record to clear — the records are read. */
+  hasDigestAgeToJudge: ({ context: { config, resolve, admit } }: GuardArgs) =>
+    hasDigestAgeToJudge(config.topology, admit.changed, resolve.bookkeeping),
+  /** §3.4a — the decision writes a pending record (a digest seen for the first time, or one superseded). */
+  hasPendingDigestsToWrite: ({ context }: GuardArgs) => !changesNothing(context.admit.pendingWrite),
+  /** VERIFY_SIGNATURES ≠ off, or a halt's pin to check whatever it says (§3.4b): the signature check is entered. */
+  isSignatureCheckOn: ({ context }: GuardArgs) => !isSignatureCheckOff(context.config, context.admit.haltPins),
+  /**
+   * A digest changed or first observed to check (an unchanged one was checked
+   * when it changed), and the pull budget not low: with it low, the flap
+   * back-off defers every re-image this tick anyway (I7b), so the check's
+   * manifest GETs would be pulls spent for nothing; the digest stays
+   * unrecorded and is checked on the tick that can act on it.
+   */
+  hasSignaturesToCheckWithinBudget: ({ context }: GuardArgs) =>
+    context.admit.signatureSubjects.length > 0 && !context.resolve.budget.low,
+  /** PLATFORM_CHECK=on: the platform check is entered. */
+  isPlatformCheckOn: ({ context }: GuardArgs) => !isPlatformCheckOff(context.config),
+  /**
+   * A changed digest left by the earlier checks (a steady tick reads no
+   * manifest), and the pull budget not low: the manifest GETs are pulls on
+   * Docker Hub, and a low budget defers every re-image anyway (I7b).
+   */
+  hasPlatformsToCheckWithinBudget: ({ context }: GuardArgs) =>
+    context.admit.platformSubjects.length > 0 && !context.resolve.budget.low,
   /**
    * The pull budget is low this tick (I7b): the signature and platform checks
    * skip their manifest reads, and act defers the re-image. Judged once, from

@@ -10,8 +10,8 @@ import { tickAssign } from '../tick-assign.js';
 // names it for this edge's ring. Its verdict is said in each image's line.
 
 export const promotionGuards = {
-  /** checkingPromotion: FLEET_PROMOTION_REF unset, or a canary — straight on to the window. */
-  isPromotionGateOff: ({ context }: GuardArgs) => isPromotionGateOff(context.config),
+  /** FLEET_PROMOTION_REF set on an edge of ring ≥ 1: the promotion check is entered (a canary's rings run by the clock). */
+  isPromotionGateOn: ({ context }: GuardArgs) => !isPromotionGateOff(context.config),
 };
 
 export const promotionActions = {

@@ -1,4 +1,5 @@
 import { bookkeepingRead, withPortError, written } from '../step-params.js';
+import type { SignatureAnswers } from '../tick-actors.js';
 import { tickSetup } from '../tick-setup.js';
 import { pendingDigestsWrite, platformTargets, signatureTargets } from './inputs.js';
 import { stagingAhead } from './window-actions.js';
@@ -6,10 +7,38 @@ import { stagingAhead } from './window-actions.js';
 // Phase 3, admit (docs/behaviour.md §3.4a, §3.4): fleet halt, quarantine, digest age, promotion, window, signature,
 // platforms — each changed digest in that order — and then the plan, made once. Its steps.
 
+/** Where each admission check sends the tick on: the next one switched on, or the plan. */
+const ADMIT = '#tick.admittingDigests';
+const toPlatformCheck = [
+  { guard: 'isPlatformCheckOn', target: `${ADMIT}.checkingPlatforms` },
+  { target: '#tick.comparingDigests' },
+] as const;
+const toSignatureCheck = [
+  { guard: 'isSignatureCheckOn', target: `${ADMIT}.checkingSignatures` },
+  ...toPlatformCheck,
+] as const;
+const toWindowCheck = [
+  { guard: 'isMaintenanceWindowOn', target: `${ADMIT}.checkingWindow` },
+  ...toSignatureCheck,
+] as const;
+const toPromotionCheck = [
+  { guard: 'isPromotionGateOn', target: `${ADMIT}.checkingPromotion` },
+  ...toWindowCheck,
+] as const;
+const toDigestAgeCheck = [
+  { guard: 'isDigestAgeOn', target: `${ADMIT}.checkingDigestAge` },
+  ...toPromotionCheck,
+] as const;
+
+/** A route taken by a transition that acts as it leaves: every branch carries its actions. */
+const acting = <const Route extends readonly object[], const Actions>(route: Route, actions: Actions) =>
+  route.map((branch) => ({ ...branch, actions })) as { [K in keyof Route]: Route[K] & { actions: Actions } };
+
 // §3.4a Admission: each changed digest passes the checks in this order;
 // a check that holds an image back adds to context.admit.holds, and the plan is
-// made once, after the last check. A check that is
-// switched off passes at once; a tick with nothing to admit passes them all.
+// made once, after the last check. A check that is switched off is never
+// entered — the check before it routes past it, so it costs a tick no step —
+// and a tick with nothing to admit passes them all (README.md, Benchmarks).
 export const admittingDigests = tickSetup.createStateConfig({
   initial: 'checkingHalt',
   entry: 'takeAnswers',
@@ -28,29 +57,18 @@ export const admittingDigests = tickSetup.createStateConfig({
         { target: 'checkingQuarantine' },
       ],
     },
-    /** ON_ROLLOUT_FAILURE=revert: a digest that failed a rollout here is not re-applied (§3.4a step 1, I30). */
+    /** A digest that failed a rollout here is not re-applied (§3.4a step 1, I30): each quarantined one held, and said. */
     checkingQuarantine: {
-      entry: 'findQuarantinedDigests',
-      always: [
-        { guard: 'isChangedDigestQuarantined', target: 'checkingDigestAge', actions: 'holdQuarantinedDigests' },
-        { target: 'checkingDigestAge' },
-      ],
+      entry: ['findQuarantinedDigests', 'holdQuarantinedDigests'],
+      always: [...toDigestAgeCheck],
     },
     /** MIN_DIGEST_AGE, ROLLOUT_RING: the digest must be old enough on this edge (§3.4a step 2, I32). */
     checkingDigestAge: {
-      initial: 'decidingDigestAge',
+      initial: 'choosingDigestsToAge',
+      entry: 'findChangedDigests',
       states: {
-        decidingDigestAge: {
-          always: [
-            { guard: 'isDigestAgeOff', target: '#tick.admittingDigests.checkingPromotion' },
-            { target: 'choosingDigestsToAge', actions: 'findChangedDigests' },
-          ],
-        },
         choosingDigestsToAge: {
-          always: [
-            { guard: 'hasNoDigestAgeToJudge', target: '#tick.admittingDigests.checkingPromotion' },
-            { target: 'readingPendingDigests' },
-          ],
+          always: [{ guard: 'hasDigestAgeToJudge', target: 'readingPendingDigests' }, ...toPromotionCheck],
         },
         // The pending records, read fail-closed: an unreadable one never counts as old enough.
         readingPendingDigests: {
@@ -64,10 +82,10 @@ export const admittingDigests = tickSetup.createStateConfig({
                 params: ({ event }) => ({ annotations: event.output.annotations }),
               },
             },
-            onError: {
-              target: '#tick.admittingDigests.checkingPromotion',
-              actions: ['holdEveryChangedDigest', { type: 'warnPendingDigestsUnreadable', params: withPortError }],
-            },
+            onError: acting(toPromotionCheck, [
+              'holdEveryChangedDigest',
+              { type: 'warnPendingDigestsUnreadable', params: withPortError },
+            ]),
           },
         },
         readingClock: {
@@ -75,30 +93,26 @@ export const admittingDigests = tickSetup.createStateConfig({
             src: 'readClock',
             input: () => undefined,
             onDone: {
-              target: 'writingPendingDigests',
+              target: 'choosingPendingWrite',
               actions: { type: 'judgeDigestAges', params: ({ event }) => ({ nowMs: event.output }) },
             },
-            onError: {
-              target: '#tick.admittingDigests.checkingPromotion',
-              actions: ['holdEveryChangedDigest', { type: 'warnClockUnavailable', params: withPortError }],
-            },
+            onError: acting(toPromotionCheck, [
+              'holdEveryChangedDigest',
+              { type: 'warnClockUnavailable', params: withPortError },
+            ]),
           },
         },
         // One write on the tick a digest is first seen, none while it waits.
+        choosingPendingWrite: {
+          always: [{ guard: 'hasPendingDigestsToWrite', target: 'writingPendingDigests' }, ...toPromotionCheck],
+        },
         writingPendingDigests: {
-          always: { guard: 'hasNoPendingDigestsToWrite', target: '#tick.admittingDigests.checkingPromotion' },
           invoke: {
             src: 'patchBookkeeping',
             input: pendingDigestsWrite,
-            onDone: {
-              target: '#tick.admittingDigests.checkingPromotion',
-              actions: { type: 'noteWrite', params: written },
-            },
+            onDone: acting(toPromotionCheck, { type: 'noteWrite', params: written }),
             // The digests stay held (they are young by definition); the next tick sees them first again.
-            onError: {
-              target: '#tick.admittingDigests.checkingPromotion',
-              actions: { type: 'warnPendingDigestsWriteFailed', params: withPortError },
-            },
+            onError: acting(toPromotionCheck, { type: 'warnPendingDigestsWriteFailed', params: withPortError }),
           },
         },
       },
@@ -110,10 +124,7 @@ export const admittingDigests = tickSetup.createStateConfig({
      * signature or platform request. A halt's pin is never held.
      */
     checkingPromotion: {
-      always: [
-        { guard: 'isPromotionGateOff', target: 'checkingWindow' },
-        { target: 'checkingWindow', actions: 'holdUnpromotedDigests' },
-      ],
+      always: acting(toWindowCheck, 'holdUnpromotedDigests'),
     },
     /**
      * MAINTENANCE_WINDOW (§3.4d): outside every window each changed digest is
@@ -121,33 +132,22 @@ export const admittingDigests = tickSetup.createStateConfig({
      * about. A steady tick reads no clock; a halt's pin is never held.
      */
     checkingWindow: {
-      initial: 'decidingWindow',
+      initial: 'choosingDigestsToWindow',
+      entry: 'findDigestsToWindow',
       states: {
-        decidingWindow: {
-          always: [
-            { guard: 'isMaintenanceWindowOff', target: '#tick.admittingDigests.checkingSignatures' },
-            { target: 'choosingDigestsToWindow', actions: 'findDigestsToWindow' },
-          ],
-        },
         choosingDigestsToWindow: {
-          always: [
-            { guard: 'hasNoDigestsToWindow', target: '#tick.admittingDigests.checkingSignatures' },
-            { target: 'readingWindowClock' },
-          ],
+          always: [{ guard: 'hasDigestsToWindow', target: 'readingWindowClock' }, ...toSignatureCheck],
         },
         readingWindowClock: {
           invoke: {
             src: 'readClock',
             input: () => undefined,
-            onDone: {
-              target: '#tick.admittingDigests.checkingSignatures',
-              actions: { type: 'judgeWindowAtAdmission', params: ({ event }) => ({ nowMs: event.output }) },
-            },
+            onDone: acting(toSignatureCheck, {
+              type: 'judgeWindowAtAdmission',
+              params: ({ event }: { event: { output: number } }) => ({ nowMs: event.output }),
+            }),
             // Where the tick stands is unknown: nothing starts (fail closed).
-            onError: {
-              target: '#tick.admittingDigests.checkingSignatures',
-              actions: { type: 'holdDigestsForUnreadWindow', params: withPortError },
-            },
+            onError: acting(toSignatureCheck, { type: 'holdDigestsForUnreadWindow', params: withPortError }),
           },
         },
       },
@@ -158,37 +158,21 @@ export const admittingDigests = tickSetup.createStateConfig({
      * attempt: an unverified digest never spends one.
      */
     checkingSignatures: {
-      initial: 'decidingSignatureCheck',
+      initial: 'choosingSignatureSubjects',
+      entry: 'findSignatureSubjects',
       states: {
-        decidingSignatureCheck: {
-          always: [
-            { guard: 'isSignatureCheckOff', target: '#tick.admittingDigests.checkingPlatforms' },
-            { target: 'choosingSignatureSubjects', actions: 'findSignatureSubjects' },
-          ],
-        },
         choosingSignatureSubjects: {
-          always: [
-            { guard: 'hasNoSignaturesToCheck', target: '#tick.admittingDigests.checkingPlatforms' },
-            // The pull budget is spent: the flap back-off defers every re-image
-            // this tick anyway (I7b), so the check's manifest GETs would be
-            // pulls spent for nothing; the digest stays unrecorded and is
-            // checked on the tick that can act on it.
-            { guard: 'isRegistryBudgetLow', target: '#tick.admittingDigests.checkingPlatforms' },
-            { target: 'verifyingSignatures' },
-          ],
+          always: [{ guard: 'hasSignaturesToCheckWithinBudget', target: 'verifyingSignatures' }, ...toPlatformCheck],
         },
         verifyingSignatures: {
           invoke: {
             src: 'verifySignatures',
             input: signatureTargets,
-            onDone: {
-              target: '#tick.admittingDigests.checkingPlatforms',
-              actions: { type: 'admitBySignature', params: ({ event }) => ({ answers: event.output }) },
-            },
-            onError: {
-              target: '#tick.admittingDigests.checkingPlatforms',
-              actions: { type: 'holdUncheckedSignatures', params: withPortError },
-            },
+            onDone: acting(toPlatformCheck, {
+              type: 'admitBySignature',
+              params: ({ event }: { event: { output: SignatureAnswers } }) => ({ answers: event.output }),
+            }),
+            onError: acting(toPlatformCheck, { type: 'holdUncheckedSignatures', params: withPortError }),
           },
         },
       },
@@ -200,22 +184,13 @@ export const admittingDigests = tickSetup.createStateConfig({
      * spends one. Two manifest reads per changed digest; none on a steady tick.
      */
     checkingPlatforms: {
-      initial: 'decidingPlatformCheck',
+      initial: 'choosingPlatformSubjects',
+      entry: 'findPlatformSubjects',
       states: {
-        decidingPlatformCheck: {
-          always: [
-            { guard: 'isPlatformCheckOff', target: '#tick.comparingDigests' },
-            { target: 'choosingPlatformSubjects', actions: 'findPlatformSubjects' },
-          ],
-        },
         choosingPlatformSubjects: {
           always: [
-            { guard: 'hasNoPlatformsToCheck', target: '#tick.comparingDigests' },
-            // The manifest GETs are pulls on Docker Hub, and the flap back-off
-            // defers every re-image of this tick anyway (I7b): checked on the
-            // tick that can act on the digest.
-            { guard: 'isRegistryBudgetLow', target: '#tick.comparingDigests' },
-            { target: 'readingPlatforms' },
+            { guard: 'hasPlatformsToCheckWithinBudget', target: 'readingPlatforms' },
+            { target: '#tick.comparingDigests' },
           ],
         },
         readingPlatforms: {

@@ -118,15 +118,16 @@ export const windowGuards = {
     !isFlapLockedOutNow(context) &&
     stagingAhead({ context }).request.targets.length > 0,
   /**
-   * checkingWindow: MAINTENANCE_WINDOW unset (the default): any time, no clock
-   * read. With PREPULL_OUTSIDE_WINDOW=on the window is judged after the plan
-   * only: a digest staged ahead must have passed the signature and platform
-   * checks first (fail closed: no node pulls what could not be verified).
+   * MAINTENANCE_WINDOW set: the window check is entered (unset, the default:
+   * any time, no clock read). With PREPULL_OUTSIDE_WINDOW=on the window is
+   * judged after the plan only: a digest staged ahead must have passed the
+   * signature and platform checks first (fail closed: no node pulls what
+   * could not be verified).
    */
-  isMaintenanceWindowOff: ({ context }: GuardArgs) =>
-    maintenanceWindowOf(context.config) === undefined || context.config.maintenanceWindow?.stageOutside === true,
-  /** No changed digest left by the earlier checks (a halt's pin aside): a steady tick reads no clock. */
-  hasNoDigestsToWindow: ({ context }: GuardArgs) => context.admit.windowed.length === 0,
+  isMaintenanceWindowOn: ({ context }: GuardArgs) =>
+    maintenanceWindowOf(context.config) !== undefined && context.config.maintenanceWindow?.stageOutside !== true,
+  /** A changed digest left by the earlier checks (a halt's pin aside): the clock is read (a steady tick reads none). */
+  hasDigestsToWindow: ({ context }: GuardArgs) => context.admit.windowed.length > 0,
   /**
    * After the plan: a window is set, the plan re-images something the window
    * may hold, and no earlier judgement already held it.
