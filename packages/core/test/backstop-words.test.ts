@@ -33,6 +33,7 @@ describe("the backstop's words for a call that never answers", () => {
     ['waitForRollout', 'waiting for a rollout'],
     ['watchStability', 'watching a rollout stay complete'],
     ['observeWorkload', 'reading a workload'],
+    ['observeOwnedWorkloads', 'reading the workloads the ownership check needs'],
     ['verifySignatures', 'checking signatures'],
     ['readFleetHalt', "reading the fleet halt's document"],
     ['readClock', 'reading the clock'],

@@ -389,6 +389,14 @@ describe('an interrupted outcome from parts the machine does not send today', ()
     );
   });
 
+  it('a signal during the ownership check names every workload its one read asked for', () => {
+    const proxy = { id: 'requests-proxy', kind: 'Deployment', name: 'stg-requests-proxy', namespace: 'tracebloc' };
+    const agent = { id: 'resource-monitor', kind: 'DaemonSet', name: 'stg-resource-monitor', namespace: 'agents' };
+    expect(say('observeOwnedWorkloads', { workloads: [proxy, agent] }, {}, 'during')).toBe(
+      'interrupted by SIGTERM while reading deployment/stg-requests-proxy, daemonset/stg-resource-monitor for the ownership check (nothing was set): refresh-attempt unchanged, digests not recorded',
+    );
+  });
+
   it.each([
     ['writeSkipStreak', 'writing refresh-skip-streak'],
     ['clearSkipStreak', 'clearing refresh-skip-streak'],

@@ -175,6 +175,37 @@ describe('OWNERSHIP_CHECK=on (the default)', () => {
     );
   });
 
+  it('reads every workload it needs at once, and names each one it cannot read', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, JM2);
+    edge.world.publish(RM, RM2);
+    edge.world.injectClusterFault('observeWorkload', 'Forbidden', 2);
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['ownershipUnchecked', 1]);
+    expect(edge.writes()).toEqual([]);
+    expect(outcome.events.filter((e) => e.code === 'OWNERSHIP_UNCHECKED').map((e) => e.message)).toEqual([
+      expect.stringMatching(/^ERROR: cannot read deployment\/stg-requests-proxy in tracebloc \(Forbidden/),
+      expect.stringMatching(/^ERROR: cannot read daemonset\/stg-resource-monitor in tracebloc-node-agents \(Forbidden/),
+    ]);
+    // Unread, nothing is judged: no container is said to run a foreign image.
+    expect(edge.codes()).not.toContain('FOREIGN_IMAGE');
+  });
+
+  it('one workload unread among those read: only it is named, and still nothing is written', async () => {
+    const edge = await aSteadyEdge();
+    edge.world.publish(JM, JM2);
+    edge.world.publish(RM, RM2);
+    edge.world.setLiveImage('resource-monitor', 'tracebloc-resource-monitor', 'docker.io/library/nginx:1.27');
+    edge.world.injectClusterFault('observeWorkload', 'Forbidden', 1);
+    const outcome = await edge.tick();
+    expect([outcome.result, outcome.exitCode]).toEqual(['ownershipUnchecked', 1]);
+    expect(outcome.events.filter((e) => e.code === 'OWNERSHIP_UNCHECKED').map((e) => e.message)).toEqual([
+      expect.stringMatching(/^ERROR: cannot read deployment\/stg-requests-proxy in tracebloc/),
+    ]);
+    expect(edge.codes()).not.toContain('FOREIGN_IMAGE');
+    expect(edge.writes()).toEqual([]);
+  });
+
   it('a tick locked out by the flap guard says FLAP DETECTED first: it writes nothing but its marker anyway', async () => {
     const edge = await aSteadyEdge({ MAX_REFRESH_ATTEMPTS: '1' });
     edge.world.setAnnotation('tracebloc.io/refresh-attempt', '1');

@@ -61,6 +61,10 @@ const workloadOf = (input: unknown): WorkloadRef | undefined =>
   (input as { change?: WorkloadChange } | undefined)?.change?.workload ??
   (input as { workload?: WorkloadRef } | undefined)?.workload;
 
+/** The workloads the ownership check's one read asked for, as a line names them. */
+const workloadsOf = (input: unknown): string =>
+  ((input as { workloads?: readonly WorkloadRef[] } | undefined)?.workloads ?? []).map(describeWorkload).join(', ');
+
 /** What an interrupted tick's outcome is made of: the part of the machine's context it reads. */
 export interface InterruptedContext {
   readonly config: TickConfig;
@@ -146,6 +150,8 @@ const whereOf = (point: InterruptPoint, context: InterruptedContext): string => 
       return point.phase === 'before' ? `before set image ${named}` : `${when} setting the image of ${named}`;
     case 'observeWorkload':
       return `${when} reading ${named}`;
+    case 'observeOwnedWorkloads':
+      return `${when} reading ${workloadsOf(point.input)} for the ownership check (nothing was set)`;
     case 'resolveDigests':
       return `${when} resolving digests from the registry`;
     case 'verifySignatures':

@@ -21,6 +21,8 @@ import type { AnnotationWrite } from './tick-outcome.js';
 export type ResolveAnswers = readonly Either<RegistryError, Resolution>[];
 /** One answer per signature target, in request order (VERIFY_SIGNATURES, docs/behaviour.md §3.4a step 3). */
 export type SignatureAnswers = readonly Either<RegistryError, SignatureVerdict>[];
+/** One answer per workload, in request order (the ownership check, docs/behaviour.md §3.4c). */
+export type OwnedWorkloadAnswers = readonly Either<PortError, LiveWorkload>[];
 /** One answer per platform target, in request order (PLATFORM_CHECK, docs/behaviour.md §3.4a step 4). */
 export type PlatformAnswers = readonly Either<RegistryError, PlatformAnswer>[];
 
@@ -36,9 +38,13 @@ export const tickActors = {
   waitForRollout: fromPromise<void, { change: WorkloadChange; timeoutMs: number }>(unprovided('waitForRollout')),
   /** ROLLOUT_STABLE_FOR (§3.6): the completed workload must stay complete for the window. */
   watchStability: fromPromise<void, { change: WorkloadChange; stableForMs: number }>(unprovided('watchStability')),
-  /** A workload as it runs now; `settleWithinMs` 0 reads it once (the ownership check), absent watches the settle window. */
+  /** A workload as it runs now, watched for the settle window (the decoupled and live passes). */
   observeWorkload: fromPromise<LiveWorkload, { workload: WorkloadRef; settleWithinMs?: number }>(
     unprovided('observeWorkload'),
+  ),
+  /** The ownership check (docs/behaviour.md §3.4c): each workload it needs read once, all at once. */
+  observeOwnedWorkloads: fromPromise<OwnedWorkloadAnswers, { workloads: readonly WorkloadRef[] }>(
+    unprovided('observeOwnedWorkloads'),
   ),
   /** VERIFY_SIGNATURES ≠ off: one signature check per digest, in order. */
   verifySignatures: fromPromise<SignatureAnswers, { targets: readonly SignatureTarget[] }>(

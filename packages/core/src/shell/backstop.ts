@@ -15,6 +15,7 @@ const OPERATION_WORDS: Readonly<Record<string, string>> = {
   waitForRollout: 'waiting for a rollout',
   watchStability: 'watching a rollout stay complete',
   observeWorkload: 'reading a workload',
+  observeOwnedWorkloads: 'reading the workloads the ownership check needs',
   verifySignatures: 'checking signatures',
   readFleetHalt: "reading the fleet halt's document",
   readClock: 'reading the clock',

@@ -14,6 +14,7 @@ import type { DigestRequest } from '../ports/registry-port.js';
 import type { SignatureTarget } from '../ports/signature-port.js';
 import type { StagingRequest } from '../ports/staging-port.js';
 import { bounded } from './backstop.js';
+import { readEachWorkload } from './read-each-workload.js';
 import { NO_STAGING_PORT, readPlatformsOfEach } from './staging-calls.js';
 import type { TickPorts, Timers } from './tick-ports.js';
 import { verifyEach } from './verify-each.js';
@@ -50,12 +51,12 @@ export const portCalls = (ports: TickPorts, bounds: PortBounds) => {
           ? TE.left(transport('this ClusterPort has no watchStability, which ROLLOUT_STABLE_FOR above 0s needs'))
           : cluster.watchStability(input.change.workload, input.stableForMs),
       ] as const,
-    // A read the settle window may stretch, or one request (the ownership check's).
+    // A read the settle window may stretch.
     observeWorkload: (input: { workload: WorkloadRef; settleWithinMs?: number }) =>
-      [
-        input.settleWithinMs === 0 ? bounds.apiMs : bounds.observeMs,
-        cluster.observeWorkload(input.workload, input.settleWithinMs),
-      ] as const,
+      [bounds.observeMs, cluster.observeWorkload(input.workload, input.settleWithinMs)] as const,
+    // One request each, all at once: one request's bound.
+    observeOwnedWorkloads: (input: { workloads: readonly WorkloadRef[] }) =>
+      [bounds.apiMs, readEachWorkload(cluster, input.workloads)] as const,
     verifySignatures: (input: { targets: readonly SignatureTarget[] }) =>
       [bounds.verifyMs(input.targets.length), verifyEach(ports.signatures, input.targets)] as const,
     // FLEET_HALT_REF: a registry failure is the answer (a Left inside), as a resolve's is.

@@ -15,18 +15,10 @@ export const topologyChanged = (context: TickContext): boolean =>
   !context.observe.decoupled.begun &&
   topologyChangedSince(context.config, context.observe.topologyFingerprint);
 
-/** The next workload the check reads; undefined once every one was read. */
-export const nextOwnedWorkload = (context: TickContext): string | undefined =>
-  context.ownership.toRead[Object.keys(context.ownership.read).length];
-
-/** The workload the check reads after the next one; undefined when the next is the last. */
-export const ownedWorkloadAfterNext = (context: TickContext): string | undefined =>
-  context.ownership.toRead[Object.keys(context.ownership.read).length + 1];
-
-/** One read of what the workload runs now: no settle window, the check needs its images, not its rollout. */
-export const ownedWorkloadRead = ({ context }: InputArgs) => {
-  const id = nextOwnedWorkload(context);
-  if (id === undefined) throw new RangeError('no workload left to read for the ownership check');
-  const { kind, name, namespace } = workloadOf(context.config.topology, id);
-  return { workload: { id, kind, name, namespace }, settleWithinMs: 0 };
-};
+/** The one read of every workload the check needs: no settle window, the check needs their images, not their rollouts. */
+export const ownedWorkloadsRead = ({ context }: InputArgs) => ({
+  workloads: context.ownership.toRead.map((id) => {
+    const { kind, name, namespace } = workloadOf(context.config.topology, id);
+    return { id, kind, name, namespace };
+  }),
+});

@@ -1,7 +1,7 @@
 import { topologyFingerprint } from '../../domain/topology-fingerprint.js';
 import { outcome, withPortError, write, written } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
-import { ownedWorkloadRead } from './inputs.js';
+import { ownedWorkloadsRead } from './inputs.js';
 
 // Phase 3c, ownership (docs/behaviour.md §3.4c): before anything is set or
 // recorded, every container the plan stakes must run the image it follows.
@@ -18,46 +18,34 @@ const goingOnAsPlanned = [
 ] as const;
 
 export const checkingOwnership = tickSetup.createStateConfig({
-  initial: 'choosingOwnedWorkload',
+  initial: 'choosingOwnedWorkloads',
   entry: 'findWorkloadsToCheck',
   states: {
-    // Is there anything this tick has not read yet? Asked once: each read then
-    // says itself whether another follows, so a re-image tick pays one step per
-    // read, not three (README.md, Benchmarks).
-    choosingOwnedWorkload: {
-      always: [
-        { guard: 'hasOwnedWorkloadToRead', target: 'readingOwnedWorkload' },
-        { target: 'judgingOwnership', actions: 'judgeOwnership' },
-      ],
+    // Is there anything this tick has not read yet? All of it is then read in
+    // one call, each workload at once (README.md, Benchmarks).
+    choosingOwnedWorkloads: {
+      always: [{ guard: 'hasOwnedWorkloadsToRead', target: 'readingOwnedWorkloads' }, { target: 'judgingOwnership' }],
     },
-    readingOwnedWorkload: {
+    readingOwnedWorkloads: {
       invoke: {
-        src: 'observeWorkload',
-        input: ownedWorkloadRead,
-        onDone: [
-          {
-            guard: 'hasAnotherOwnedWorkloadToRead',
-            target: 'readingOwnedWorkload',
-            reenter: true,
-            actions: { type: 'rememberOwnedWorkload', params: ({ event }) => ({ workload: event.output }) },
-          },
-          {
-            target: 'judgingOwnership',
-            actions: [
-              { type: 'rememberOwnedWorkload', params: ({ event }) => ({ workload: event.output }) },
-              'judgeOwnership',
-            ],
-          },
-        ],
+        src: 'observeOwnedWorkloads',
+        input: ownedWorkloadsRead,
+        onDone: {
+          target: 'judgingOwnership',
+          actions: { type: 'rememberOwnedWorkloads', params: ({ event }) => ({ answers: event.output }) },
+        },
         // Fail closed: what cannot be checked is not set.
         onError: {
-          target: '#tick.ownershipUnchecked',
-          actions: { type: 'reportOwnershipUnchecked', params: withPortError },
+          target: 'judgingOwnership',
+          actions: { type: 'rememberOwnedWorkloadsUnread', params: withPortError },
         },
       },
     },
     judgingOwnership: {
+      entry: 'judgeOwnership',
       always: [
+        // Fail closed: what cannot be checked is not set.
+        { guard: 'hasUnreadOwnedWorkloads', target: '#tick.ownershipUnchecked', actions: 'reportOwnershipUnchecked' },
         { guard: 'hasForeignContainers', target: '#tick.foreignImage' },
         { guard: 'hasTopologyFingerprintToRecord', target: 'recordingTopologyFingerprint' },
         ...goingOnAsPlanned,
