@@ -36,6 +36,12 @@ import { referenceScript } from './reference-script.js';
 // naming the build it runs for ring 1) — requests counted: the gate's steady
 // cost is meant to be the one HEAD of the tag.
 //
+// BENCH_AGAINST names another build of the bundle (an older tree's
+// dist/image-refresh.mjs, built by that tree): `--version` and the same steady
+// tick of both, interleaved run for run, with their medians and ratios — the
+// comparison beside an earlier tree in one run, on the same machine at the
+// same moments.
+//
 // Side by side with the script: BENCH_REFERENCE names the chart's
 // client/templates/image-refresh-cronjob.yaml, which the operator fetches
 // (never committed here, README "Benchmarks"). Its shell script then runs
@@ -54,6 +60,8 @@ const NODE_FLAGS = (
   .filter((f) => f !== '');
 // Run from the repository root (pnpm bench:cli); the bench itself is bundled elsewhere.
 const BUNDLE = process.env.BENCH_BUNDLE ?? join(process.cwd(), 'packages/cli/dist/image-refresh.mjs');
+/** BENCH_AGAINST: another build to run beside this one, interleaved. */
+const AGAINST = process.env.BENCH_AGAINST;
 const DIGESTS: Record<string, string> = {
   'tracebloc/jobs-manager': `sha256:${'1'.repeat(64)}`,
   'tracebloc/pods-monitor': `sha256:${'2'.repeat(64)}`,
@@ -85,11 +93,13 @@ const dir = mkdtempSync(join(tmpdir(), 'image-refresh-bench-'));
  */
 const fillCompileCache = (): string => {
   const cache = join(dir, 'compile-cache');
-  for (const args of [['--version'], ['diagram']]) {
-    execFileSync(NODE, [...NODE_FLAGS, BUNDLE, ...args], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_COMPILE_CACHE: cache },
-      stdio: 'ignore',
-    });
+  for (const bundle of [BUNDLE, ...(AGAINST === undefined ? [] : [AGAINST])]) {
+    for (const args of [['--version'], ['diagram']]) {
+      execFileSync(NODE, [...NODE_FLAGS, bundle, ...args], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_COMPILE_CACHE: cache },
+        stdio: 'ignore',
+      });
+    }
   }
   return cache;
 };
@@ -99,10 +109,11 @@ const preload = join(process.cwd(), 'packages/cli/bench/report-memory.mjs');
 const run = (
   args: string[],
   env: Record<string, string>,
+  bundle = BUNDLE,
 ): Promise<{ ms: number; rssKb: number; code: number; stderr: string }> =>
   new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(NODE, [...NODE_FLAGS, '--import', preload, BUNDLE, ...args], { env });
+    const child = spawn(NODE, [...NODE_FLAGS, '--import', preload, bundle, ...args], { env });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -376,14 +387,55 @@ const benchTick = async (): Promise<void> => {
   }
 };
 
+/** BENCH_AGAINST: `--version` and the steady tick of both bundles, interleaved run for run. */
+const benchAgainst = async (other: string): Promise<void> => {
+  const bundles = [BUNDLE, other];
+  const results = bundles.map(() => ({ version: [] as number[], ms: [] as number[], rssKb: [] as number[] }));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [index, bundle] of bundles.entries()) {
+      const r = results[index];
+      if (r === undefined) continue;
+      r.version.push((await run(['--version'], env, bundle)).ms);
+      const result = await run(['tick'], env, bundle);
+      if (result.code !== 0 || !result.stderr.includes('outcome=complete exit=0 findings=0 writes=0 re-images=0')) {
+        throw new Error(`${bundle}: the tick was not steady (exit ${result.code}):\n${result.stderr}`);
+      }
+      r.ms.push(result.ms);
+      r.rssKb.push(result.rssKb);
+    }
+  }
+  console.log(
+    `node ${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()} ${NODE_FLAGS.join(' ')}, ${RUNS} interleaved runs each${compileCache === undefined ? '' : `, compile cache ${compileCache}`}`,
+  );
+  const [mine, theirs] = results.map((r) => ({
+    version: median(r.version),
+    ms: median(r.ms),
+    mib: median(r.rssKb) / 1024,
+  }));
+  if (mine === undefined || theirs === undefined) return;
+  for (const [label, m] of [
+    [BUNDLE, mine],
+    [other, theirs],
+  ] as const) {
+    console.log(
+      `${label}: --version median ${m.version.toFixed(0)} ms; steady-state tick median ${m.ms.toFixed(0)} ms, peak RSS median ${m.mib.toFixed(1)} MiB`,
+    );
+  }
+  console.log(
+    `ratio (this bundle / the other): --version ${(mine.version / theirs.version).toFixed(2)}×, tick ${(mine.ms / theirs.ms).toFixed(2)}×, peak RSS ${(mine.mib / theirs.mib).toFixed(2)}×`,
+  );
+};
+
 try {
-  await (FLEET_HALT
-    ? benchFleetHalt()
-    : PROMOTION
-      ? benchPromotion()
-      : process.env.BENCH_WINDOW === '1'
-        ? benchWindow()
-        : benchTick());
+  await (AGAINST !== undefined
+    ? benchAgainst(AGAINST)
+    : FLEET_HALT
+      ? benchFleetHalt()
+      : PROMOTION
+        ? benchPromotion()
+        : process.env.BENCH_WINDOW === '1'
+          ? benchWindow()
+          : benchTick());
 } finally {
   await promotionCluster?.close();
   await haltCluster?.close();

@@ -4,9 +4,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { CommandResult, Output } from './commands/command.js';
 import { DIAGRAM_HELP, diagram } from './commands/diagram.js';
 import { HALT_HELP, haltRender } from './commands/halt-render.js';
-import { PROMOTE_HELP, promote } from './commands/promote.js';
+import { PROMOTE_HELP } from './commands/promote-help.js';
 import { REARM_HELP, rearm } from './commands/rearm.js';
-import { SIMULATE_HELP, simulate } from './commands/simulate.js';
 import { STATUS_HELP, status } from './commands/status.js';
 import { statusJson } from './commands/status-json.js';
 import { TICK_HELP, tick } from './commands/tick.js';
@@ -14,6 +13,8 @@ import type { Connect } from './connection.js';
 import { type Configuration, type ConfigurationParts, readConfiguration } from './wiring/read-configuration.js';
 
 // `image-refresh <command>`: the CronJob entrypoint and an operator's tool.
+// simulate and promote, never run on an edge's tick, are loaded when they
+// run: evaluated at start they cost every tick (README.md, Benchmarks).
 // Exit codes: 0 ok, 1 a finding, 2 a usage or configuration error (promote:
 // 3 when Prometheus gave no evidence to judge by).
 
@@ -63,7 +64,8 @@ const strings = (value: Values[string]): string[] =>
 const text = (value: Values[string]): string | undefined => (typeof value === 'string' ? value : undefined);
 
 interface Command {
-  readonly help: string;
+  /** Its help; a command loaded only when it runs is loaded to print it. */
+  readonly help: string | (() => Promise<string>);
   /** A command of one verb (`halt render`): the word that must follow the command's name. */
   readonly verb?: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
@@ -147,15 +149,16 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       ),
   },
   simulate: {
-    help: SIMULATE_HELP,
+    // Its help lists the simulator's scenarios: read from the command, loaded to say it.
+    help: async () => (await import('./commands/simulate.js')).SIMULATE_HELP,
     options: {
       scenario: { type: 'string' },
       profile: { type: 'string' },
       list: { type: 'boolean' },
       verbose: { type: 'boolean' },
     },
-    run: (v, out) =>
-      simulate(
+    run: async (v, out) =>
+      (await import('./commands/simulate.js')).simulate(
         {
           scenario: typeof v.scenario === 'string' ? v.scenario : undefined,
           profile: typeof v.profile === 'string' ? v.profile : undefined,
@@ -207,8 +210,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       expires: { type: 'string' },
       timeout: { type: 'string' },
     },
-    run: (v, out, p) =>
-      promote(
+    run: async (v, out, p) =>
+      (await import('./commands/promote.js')).promote(
         {
           prometheus: text(v.prometheus),
           bearerTokenFile: text(v['bearer-token-file']),
@@ -231,6 +234,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       ),
   },
 };
+
+const helpOf = async (command: Command): Promise<string> =>
+  typeof command.help === 'string' ? command.help : command.help();
 
 const usageError = (out: Output, message: string): CommandResult => {
   out.stderr(`image-refresh: ${message}`);
@@ -256,7 +262,7 @@ export const main = async (argv: readonly string[], out: Output, platform: Envir
     if (name === 'help' && topic !== undefined) {
       const about = COMMANDS[topic];
       if (about === undefined) return usageError(out, `help: unknown command '${topic}'`);
-      out.stdout(about.help);
+      out.stdout(await helpOf(about));
       return { exitCode: 0 };
     }
     out.stdout(HELP);
@@ -290,7 +296,7 @@ export const main = async (argv: readonly string[], out: Output, platform: Envir
     throw error;
   }
   if (values.help === true) {
-    out.stdout(command.help);
+    out.stdout(await helpOf(command));
     return { exitCode: 0 };
   }
   return command.run(values, out, platform);
