@@ -367,6 +367,10 @@ describe('an interrupted outcome from parts the machine does not send today', ()
       'interrupted by SIGTERM before waiting for a workload: refresh-attempt unchanged, digests not recorded',
     );
     expect(say('observeWorkload', undefined)).toMatch(/^interrupted by SIGTERM before reading a workload: /);
+    expect(say('observeOwnedWorkloads', undefined)).toMatch(
+      /^interrupted by SIGTERM before reading the workloads for the ownership check \(nothing was set\): /,
+    );
+    expect(say('observeOwnedWorkloads', {})).toMatch(/^interrupted by SIGTERM before reading the workloads for /);
     expect(say('patchBookkeeping', undefined)).toMatch(/^interrupted by SIGTERM before a bookkeeping write: /);
     expect(say('patchBookkeeping', {})).toMatch(/^interrupted by SIGTERM before a bookkeeping write: /);
     expect(say('readGate', undefined)).toMatch(

@@ -76,6 +76,36 @@ describe('outside every window', () => {
     expect(clockReads(e.world)).toBe(0);
   });
 
+  it('a changed digest is held before the signature check: no signature is asked about outside the window', async () => {
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', VERIFY_SIGNATURES: 'enforce', ...SIM_HALT_KEYS });
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = 12 * HOUR;
+    e.world.calls.length = 0;
+    const held = await e.tick();
+    expect(held.result).toBe('outsideWindow');
+    expect(e.world.calls.filter((c) => c.op === 'verifySignature')).toEqual([]);
+    expect(held.events.filter((e) => e.code.startsWith('SIGNATURE'))).toEqual([]);
+  });
+
+  it('the clock unreadable as the window is judged: nothing is asked about either, the tick holds (fail closed)', async () => {
+    const e = await edge(
+      { MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', VERIFY_SIGNATURES: 'enforce', ...SIM_HALT_KEYS },
+      (ports) => ({
+        ...ports,
+        clock: {
+          ...(ports.clock as NonNullable<TickPorts['clock']>),
+          now: () => () => Promise.resolve(E.left(transport('clock gone'))),
+        },
+      }),
+    );
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.calls.length = 0;
+    const held = await e.tick();
+    expect(held.reimages).toEqual([]);
+    expect(e.world.calls.filter((c) => c.op === 'verifySignature')).toEqual([]);
+    expect(lines(held, 'CLOCK_UNAVAILABLE')).toHaveLength(1);
+  });
+
   it('the clock unreadable: nothing starts (fail closed), said as a WARN', async () => {
     const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' }, (ports) => ({
       ...ports,

@@ -61,9 +61,11 @@ const workloadOf = (input: unknown): WorkloadRef | undefined =>
   (input as { change?: WorkloadChange } | undefined)?.change?.workload ??
   (input as { workload?: WorkloadRef } | undefined)?.workload;
 
-/** The workloads the ownership check's one read asked for, as a line names them. */
-const workloadsOf = (input: unknown): string =>
-  ((input as { workloads?: readonly WorkloadRef[] } | undefined)?.workloads ?? []).map(describeWorkload).join(', ');
+/** The workloads the ownership check's one read asked for, as a line names them ("the workloads" without its input). */
+const workloadsOf = (input: unknown): string => {
+  const workloads = (input as { workloads?: readonly WorkloadRef[] } | undefined)?.workloads ?? [];
+  return workloads.length === 0 ? 'the workloads' : workloads.map(describeWorkload).join(', ');
+};
 
 /** What an interrupted tick's outcome is made of: the part of the machine's context it reads. */
 export interface InterruptedContext {
