@@ -7,8 +7,6 @@ import { topologyChanged } from './inputs.js';
 export const ownershipGuards = {
   // Whether the check runs at all: admit's question, asked again past the lockout.
   needsOwnershipCheck: admitGuards.needsOwnershipCheck,
-  /** The check needs a workload no earlier step of this tick read. */
-  hasOwnedWorkloadsToRead: ({ context }: GuardArgs) => context.ownership.toRead.length > 0,
   /** A workload the check needs could not be read: what it runs is unknown (fail closed, nothing is written). */
   hasUnreadOwnedWorkloads: ({ context }: GuardArgs) => context.ownership.unread.length > 0,
   /** Every mapped container checked after the topology changed, none foreign: its fingerprint is recorded (§3.4c). */

@@ -18,14 +18,13 @@ const goingOnAsPlanned = [
 ] as const;
 
 export const checkingOwnership = tickSetup.createStateConfig({
-  initial: 'choosingOwnedWorkloads',
+  initial: 'readingOwnedWorkloads',
   entry: 'findWorkloadsToCheck',
   states: {
-    // Is there anything this tick has not read yet? All of it is then read in
-    // one call, each workload at once (README.md, Benchmarks).
-    choosingOwnedWorkloads: {
-      always: [{ guard: 'hasOwnedWorkloadsToRead', target: 'readingOwnedWorkloads' }, { target: 'judgingOwnership' }],
-    },
+    // What this tick has not read yet, all of it in one call, each workload at
+    // once (README.md, Benchmarks); with nothing left to read (the gate's own
+    // containers, or workloads a pass read) the call asks for nothing and
+    // makes no request.
     readingOwnedWorkloads: {
       invoke: {
         src: 'observeOwnedWorkloads',
