@@ -8,8 +8,8 @@ import * as E from 'fp-ts/lib/Either.js';
 // (exit 2, before any request), like every other problem of the environment.
 // The YAML parser (profile-yaml.ts, a file of its own in the build) and
 // node:fs/promises are loaded only when a profile is given: a tick on the
-// chart's topology reads no file and loads neither (node:fs/promises alone,
-// loaded at start, cost the CLI's steady tick 2 ms: README.md, Benchmarks).
+// chart's topology reads no file and loads neither (loaded at start, they
+// cost every steady tick: README.md, Benchmarks).
 
 /** A profile is a few dozen lines; anything this large is not one (and is not read whole into memory). */
 export const MAX_PROFILE_BYTES = 256 * 1024;

@@ -26,7 +26,7 @@ const fileOf = (env: Env, variable: string): string | undefined => {
 };
 
 const readText = async (variable: string, file: string): Promise<E.Either<ConfigError, string>> => {
-  // Loaded only when a file is named: at start it cost the CLI's steady tick 2 ms (README.md, Benchmarks).
+  // Loaded only when a file is named: loaded at start, it cost every steady tick (README.md, Benchmarks).
   const { readFile } = await import('node:fs/promises');
   try {
     return E.right(await readFile(file, 'utf8'));

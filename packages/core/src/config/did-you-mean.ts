@@ -31,7 +31,7 @@ export const closestName = (name: string, known: readonly string[], within = 2):
     // Names whose lengths differ by more than `within` are further apart than
     // that: the environment's many variables (a pod's service links add seven
     // each) are mostly ruled out here, before the quadratic distance
-    // (README.md, Benchmarks: it cost the CLI's steady tick 6 ms).
+    // (README.md, Benchmarks).
     if (Math.abs(name.length - candidate.length) > within) continue;
     const distance = editDistance(name, candidate, within);
     if (distance <= within && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
