@@ -7,15 +7,18 @@ import type { Digest } from '../src/domain/digest.js';
 import type { RefreshPlan } from '../src/domain/plan.js';
 import {
   expectedRollouts,
+  holdsReimages,
   judgeWindowRoom,
   onlyPinBacks,
   recordedRolloutSeconds,
   rolloutSecondsWrite,
+  type WindowJudgement,
+  waitsForAWindow,
   windowedDigests,
   windowedWorkloads,
   withWindowHolds,
 } from '../src/domain/window-room.js';
-import { simConfig } from '../src/sim/index.js';
+import { SHOP_PROFILE, simConfig } from '../src/sim/index.js';
 
 // The window's pieces one by one (docs/behaviour.md §3.4d): its variables as
 // the tick reads them, what a plan is expected to take, the boundaries of
@@ -181,6 +184,37 @@ describe("the window's word on a plan", () => {
   });
 });
 
+describe('what each judgement means for the plan', () => {
+  const judgements: readonly [WindowJudgement | undefined, boolean, boolean][] = [
+    // judgement, holds the plan's re-images, a wait staging ahead may fill
+    [undefined, false, false],
+    [{ _tag: 'Open' } as WindowJudgement, false, false],
+    [{ _tag: 'Room', nowMs: 0, needsMs: 1, leftMs: 2 }, false, false],
+    [{ _tag: 'Closed', nowMs: 0, opensMs: 1 }, true, true],
+    [{ _tag: 'NoRoom', nowMs: 0, needsMs: 2, leftMs: 1, opensMs: 3 }, true, true],
+    [{ _tag: 'TooShort', needsMs: 2, longestMs: 1, windows: 'w' }, true, false],
+    [{ _tag: 'Unread' }, true, false],
+  ];
+
+  it.each(judgements)('%o: holds %s; waits for a window %s', (judgement, holds, waits) => {
+    expect(holdsReimages(judgement)).toBe(holds);
+    expect(waitsForAWindow(judgement)).toBe(waits);
+  });
+
+  it('a plan too long for every window names them all', () => {
+    const parsed = parseMaintenanceWindows('Mon 01:00-01:10 UTC; Sat 02:00-02:05 UTC');
+    const windows = 'windows' in parsed ? parsed.windows : [];
+    const judgement = judgeWindowRoom(
+      simConfig({}),
+      { windows, marginMs: 0, stageOutside: false },
+      Date.UTC(2026, 11, 7, 1),
+      ['jobs-manager'],
+      { [KEY('jobs-manager')]: '3600' },
+    );
+    expect(judgement).toMatchObject({ _tag: 'TooShort', windows: 'Mon 01:00-01:10 UTC; Sat 02:00-02:05 UTC' });
+  });
+});
+
 describe('which changes the window holds', () => {
   const config = simConfig({});
   const change = (id: string, containers: string[]): RefreshPlan['changes'][number] => {
@@ -219,6 +253,67 @@ describe('which changes the window holds', () => {
       { image: 'jobs-manager', to: D2 },
       { image: 'resource-monitor', to: D2 },
     ]);
+  });
+});
+
+describe('which changes the window holds, on a topology whose containers share names', () => {
+  // The shop: web runs containers web and log, worker runs the web image in its container worker.
+  const config = simConfig(
+    {},
+    {
+      ...SHOP_PROFILE,
+      workloads: [...SHOP_PROFILE.workloads.map((w) => (w.id === 'worker' ? { ...w, containers: { log: 'web' } } : w))],
+    },
+  );
+  const workload = (id: string) => {
+    const found = config.topology.workloads.find((w) => w.id === id);
+    if (found === undefined) throw new Error(`no workload ${id}`);
+    return found;
+  };
+  const change = (id: string, containers: string[]): RefreshPlan['changes'][number] => ({
+    workload: workload(id),
+    images: containers.map((container) => ({ container, image: `docker.io/x@${D2}` })),
+  });
+  const plan = (changes: RefreshPlan['changes'], verdicts: RefreshPlan['verdicts']): RefreshPlan => ({
+    verdicts,
+    live: [],
+    firstObservations: {},
+    drift: {},
+    changes,
+    pins: {},
+  });
+
+  it("a container is the image of its own workload's container of that name, not another workload's", () => {
+    // worker's container `log` runs the web image; web's container `log` runs the log image.
+    const p = plan([change('worker', ['log'])], [{ _tag: 'Drift', image: 'web', from: D1, to: D2 }]);
+    const webPinned = { web: { image: 'web', from: D1, to: D2 } };
+    expect(windowedWorkloads(config.topology, p, webPinned)).toEqual([]);
+    expect(windowedWorkloads(config.topology, p, { log: { image: 'log', from: D1, to: D2 } })).toEqual(['worker']);
+  });
+
+  it("a change is the window's when any of its containers moves an image no halt pins, not only when all do", () => {
+    const p = plan(
+      [change('web', ['web', 'log'])],
+      [
+        { _tag: 'Drift', image: 'web', from: D1, to: D2 },
+        { _tag: 'Drift', image: 'log', from: D1, to: D2 },
+      ],
+    );
+    const webPinned = { web: { image: 'web', from: D1, to: D2 } };
+    expect(windowedWorkloads(config.topology, p, webPinned)).toEqual(['web']);
+    expect(windowedDigests(config.topology, p, webPinned)).toEqual([{ image: 'log', to: D2 }]);
+  });
+
+  it('only the drift of an image a windowed change moves is held: not a first observation, not an image it does not move', () => {
+    const p = plan(
+      [change('web', ['log'])],
+      [
+        { _tag: 'FirstObservation', image: 'log', digest: D2 },
+        { _tag: 'Drift', image: 'agent', from: D1, to: D2 },
+      ],
+    );
+    expect(windowedWorkloads(config.topology, p, {})).toEqual(['web']);
+    expect(windowedDigests(config.topology, p, {})).toEqual([]);
   });
 });
 
