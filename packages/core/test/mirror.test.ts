@@ -173,6 +173,47 @@ describe('what the mirror is asked, and its answers', () => {
     expect(mirrorQuestions(simConfig({}, PROFILE), [resolved('web', D2)], { web: O.some(D1) })).toEqual([]);
   });
 
+  it('asks nothing of an image the registry did not answer, nor of one whose record is empty', () => {
+    const failed = { _tag: 'Unresolved', image: 'web', error: { _tag: 'Timeout', message: 'slow' } } as const;
+    expect(mirrorQuestions(config, [failed], { web: O.some(D1) })).toEqual([]);
+    expect(mirrorQuestions(config, [resolved('web', D2)], { web: O.some('') })).toEqual([]);
+    // The mirror's host and the image's own repository, whatever the image's name.
+    expect(mirrorQuestions(config, [resolved('log', D2)], { log: O.some(D1) })).toEqual([
+      { image: 'log', request: { host: MIRROR, repo: 'shop/log', tag: D2 } },
+    ]);
+  });
+
+  it('each miss says what the mirror did: another digest (at most a digest long), or not served and why', () => {
+    const question = { image: 'web', request: { host: MIRROR, repo: 'shop/web', tag: D2 } };
+    const other = { _tag: 'Right', right: { digest: `${D1}${'x'.repeat(200)}`, rateLimitRemaining: O.none } } as const;
+    const [mismatch] = servedThroughMirror([resolved('web', D2)], [question], [other as never]);
+    expect(mismatch).toEqual({
+      _tag: 'Unresolved',
+      image: 'web',
+      error: {
+        _tag: 'Malformed',
+        message: `mirror ${MIRROR} answered ${`${D1}${'x'.repeat(200)}`.slice(0, 100)} for ${D2}`,
+      },
+      unservedBy: { mirror: MIRROR, digest: D2, answered: `${D1}${'x'.repeat(200)}`.slice(0, 100) },
+    });
+    const notFound = { _tag: 'Left', left: { _tag: 'NotFound', message: 'manifest unknown' } } as const;
+    const [missing] = servedThroughMirror([resolved('web', D2)], [question], [notFound]);
+    expect(missing).toMatchObject({
+      _tag: 'Unresolved',
+      error: { _tag: 'NotFound', message: `mirror ${MIRROR} has not served ${D2} (NotFound: manifest unknown)` },
+      unservedBy: { mirror: MIRROR, digest: D2 },
+    });
+    const served = { _tag: 'Right', right: { digest: D2, rateLimitRemaining: O.none } } as const;
+    expect(servedThroughMirror([resolved('web', D2)], [question], [served as never])).toEqual([resolved('web', D2)]);
+  });
+
+  it('an image it asked nothing of, or that the registry did not answer, passes as it was', () => {
+    const question = { image: 'web', request: { host: MIRROR, repo: 'shop/web', tag: D2 } };
+    const failed = { _tag: 'Unresolved', image: 'web', error: { _tag: 'Timeout', message: 'slow' } } as const;
+    expect(servedThroughMirror([failed], [question], [])).toEqual([failed]);
+    expect(servedThroughMirror([resolved('log', D2)], [question], [])).toEqual([resolved('log', D2)]);
+  });
+
   it('an answer the port never gave is a miss (fail closed), never a pin', () => {
     const question = { image: 'web', request: { host: MIRROR, repo: 'shop/web', tag: D2 } };
     const [web] = servedThroughMirror([resolved('web', D2)], [question], []);

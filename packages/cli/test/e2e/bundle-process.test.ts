@@ -107,8 +107,8 @@ describe("the bundle's stderr holds only image-refresh's own lines, the summary 
   });
 });
 
-const builtinsLoadedBy = async (args: string[]): Promise<string[]> => {
-  const run = await runBundle(args, { HOME: home, NODE_OPTIONS: `--import=${PRELOAD}` });
+const builtinsLoadedBy = async (args: string[], env: Record<string, string> = {}): Promise<string[]> => {
+  const run = await runBundle(args, { HOME: home, NODE_OPTIONS: `--import=${PRELOAD}`, ...env });
   const line = run.stderr.find((l) => l.startsWith('builtins-loaded '));
   if (line === undefined) throw new Error(`no builtins report:\n${run.stderr.join('\n')}`);
   return JSON.parse(line.slice('builtins-loaded '.length)) as string[];
@@ -123,5 +123,14 @@ describe('the bundle loads what a command needs, when it needs it', () => {
   it('the control: a tick, which talks HTTP, is seen loading http and https', async () => {
     const loaded = await builtinsLoadedBy(['tick']);
     expect(loaded).toEqual(expect.arrayContaining(['http', 'https']));
+  });
+
+  // A tick on the chart's topology reads no file of its own: node:fs/promises,
+  // loaded at start, cost every steady tick (README.md, Benchmarks).
+  it('a tick that names no file loads no fs/promises; one that names a profile does', async () => {
+    expect(await builtinsLoadedBy(['tick'])).not.toContain('fs/promises');
+    const profile = join(home, 'profile.yaml');
+    writeFileSync(profile, 'annotationPrefix: shop.example.com\n');
+    expect(await builtinsLoadedBy(['tick'], { IMAGE_REFRESH_PROFILE: profile })).toContain('fs/promises');
   });
 });

@@ -52,9 +52,9 @@ export const admitGuards = {
   hasPlatformsToCheckWithinBudget: ({ context }: GuardArgs) =>
     context.admit.platformSubjects.length > 0 && !context.resolve.budget.low,
   /**
-   * The pull budget is low this tick (I7b): the signature and platform checks
-   * skip their manifest reads, and act defers the re-image. Judged once, from
-   * the registry's answers (registryBudgetOf); act's guard too.
+   * The pull budget is low this tick (I7b): act defers the re-image (the
+   * signature and platform checks skip their reads by their own guards).
+   * Judged once, from the registry's answers (registryBudgetOf).
    */
   isRegistryBudgetLow: ({ context }: GuardArgs) => context.resolve.budget.low,
   /**
