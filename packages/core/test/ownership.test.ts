@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { runsFollowedImage } from '../src/domain/ownership.js';
+import type { Digest } from '../src/domain/digest.js';
+import {
+  containersToJudge,
+  needsOwnershipCheck,
+  ownershipFindings,
+  runsFollowedImage,
+} from '../src/domain/ownership.js';
+import { EMPTY_PLAN, type RefreshPlan } from '../src/domain/plan.js';
 import { topologyFingerprint } from '../src/domain/topology-fingerprint.js';
 import { imageOf } from '../src/domain/workloads.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
@@ -14,6 +21,44 @@ import { anEdge, aSteadyEdge, JM, PM, RM } from './support/edge.js';
 const ref = (repo: string, digest: string) => `docker.io/${repo}@${digest}`;
 const JM2 = simDigest(`${JM}#2`);
 const RM2 = simDigest(`${RM}#2`);
+
+describe('the containers a plan stakes, each once', () => {
+  const config = simConfig();
+  const jobsManager = config.topology.workloads.find((w) => w.id === 'jobs-manager');
+  if (jobsManager === undefined) throw new Error('no jobs-manager in the chart');
+  const setsApi: RefreshPlan = {
+    ...EMPTY_PLAN,
+    changes: [{ workload: jobsManager, images: [{ container: 'api', image: ref(JM, JM2) }] }],
+  };
+  const names = (plan: RefreshPlan) => containersToJudge(config, plan).map((m) => `${m.workload}/${m.container}`);
+
+  it('a container set and also a baseline of a first observation is judged once; two of one workload both', () => {
+    const alsoBaselines = {
+      ...setsApi,
+      firstObservations: { 'jobs-manager': JM2 as Digest, 'pods-monitor': JM2 as Digest },
+    };
+    expect(names(alsoBaselines)).toEqual([
+      'jobs-manager/api',
+      'requests-proxy/proxy',
+      'jobs-manager/pods-monitor-container',
+    ]);
+  });
+
+  it('nothing staked, nothing to check: an empty plan needs no ownership check', () => {
+    expect(needsOwnershipCheck(config, EMPTY_PLAN)).toBe(false);
+    expect(needsOwnershipCheck(config, setsApi)).toBe(true);
+    expect(needsOwnershipCheck(simConfig({ OWNERSHIP_CHECK: 'off' }), setsApi)).toBe(false);
+  });
+
+  it('judges only what was read, and names a mapped container the workload lacks', () => {
+    // requests-proxy unread: not judged here (the check says it unread).
+    expect(ownershipFindings(config, setsApi, {})).toEqual([]);
+    const live = { settledness: { _tag: 'Settled', message: 'ready' }, images: { web: 'x' }, imageOwners: {} } as const;
+    expect(ownershipFindings(config, setsApi, { 'jobs-manager': live })).toEqual([
+      { _tag: 'Missing', workload: jobsManager, container: 'api', image: 'jobs-manager', has: ['web'] },
+    ]);
+  });
+});
 
 describe('runsFollowedImage: what counts as the followed image', () => {
   const jm = imageOf(simConfig().topology, 'jobs-manager');
