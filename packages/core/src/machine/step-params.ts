@@ -30,6 +30,10 @@ export const write = (kind: WriteKind, annotations: BookkeepingChanges): { write
 /** Remember a write the port accepted: the very object it was handed. */
 export const written = ({ event }: { event: { output: AnnotationWrite } }) => ({ write: event.output });
 
+/** A route taken by a transition that acts as it leaves: every branch carries its actions. */
+export const acting = <const Route extends readonly object[], const Actions>(route: Route, actions: Actions) =>
+  route.map((branch) => ({ ...branch, actions })) as { [K in keyof Route]: Route[K] & { actions: Actions } };
+
 /** Each final state hands out its own outcome (xstate 5: the root's output would see the previous state). */
 export const outcome =
   (result: TickResult) =>

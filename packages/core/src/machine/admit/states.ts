@@ -1,4 +1,4 @@
-import { bookkeepingRead, withPortError, written } from '../step-params.js';
+import { acting, bookkeepingRead, withPortError, written } from '../step-params.js';
 import type { SignatureAnswers } from '../tick-actors.js';
 import { tickSetup } from '../tick-setup.js';
 import { pendingDigestsWrite, platformTargets, signatureTargets } from './inputs.js';
@@ -29,10 +29,6 @@ const toDigestAgeCheck = [
   { guard: 'isDigestAgeOn', target: `${ADMIT}.checkingDigestAge` },
   ...toPromotionCheck,
 ] as const;
-
-/** A route taken by a transition that acts as it leaves: every branch carries its actions. */
-const acting = <const Route extends readonly object[], const Actions>(route: Route, actions: Actions) =>
-  route.map((branch) => ({ ...branch, actions })) as { [K in keyof Route]: Route[K] & { actions: Actions } };
 
 // §3.4a Admission: each changed digest passes the checks in this order;
 // a check that holds an image back adds to context.admit.holds, and the plan is

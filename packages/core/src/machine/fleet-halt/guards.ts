@@ -4,15 +4,14 @@ import {
   isHaltLifted,
   needsHaltDocument,
 } from '../../domain/fleet-halt-reading.js';
-import { isFleetHaltOff } from '../../domain/switches.js';
 import { resolveGuards } from '../resolve/guards.js';
 import type { GuardArgs } from '../tick-assign.js';
 
 // The fleet halt phase's named guards (docs/behaviour.md §3.4b), each one question to domain/.
 
 export const fleetHaltGuards = {
-  /** decidingFleetHalt: the phase is left at once, before the clock read. */
-  isFleetHaltOff: ({ context }: GuardArgs) => isFleetHaltOff(context.config),
+  // Past the halt, the promotion when it is on (fleet-routes.ts): resolve's question, asked again.
+  isFleetPromotionOn: resolveGuards.isFleetPromotionOn,
   /** The tag answers a digest this edge has not verified (or whose kept document no longer parses): read it. */
   needsHaltDocument: ({ context }: GuardArgs) => needsHaltDocument(context.halt.reading),
   /** decidingHaltSignature: on to verifyingHaltSignature. */

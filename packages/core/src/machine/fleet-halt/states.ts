@@ -1,3 +1,4 @@
+import { toFleetPromotion } from '../fleet-routes.js';
 import { withPortError, written } from '../step-params.js';
 import { tickSetup } from '../tick-setup.js';
 import { haltDocumentTarget, haltLiftWrite, haltRecordWrite, haltSignatureTargets } from './inputs.js';
@@ -5,19 +6,14 @@ import { haltDocumentTarget, haltLiftWrite, haltRecordWrite, haltSignatureTarget
 // The fleet halt, between resolve and admit (docs/behaviour.md §3.4b): FLEET_HALT_REF's tag, as
 // the resolve batch's HEAD answered it, judged against what this edge
 // recorded; a new digest read and its signature checked; the verdict kept
-// (or a lifted halt's record removed) and said. Off, it passes at once and
+// (or a lifted halt's record removed) and said. Off, it is not entered and
 // says nothing (I35). It never ends a tick: an unverified halt is a finding
 // that holds every change back at admission (I37).
 
 export const judgingFleetHalt = tickSetup.createStateConfig({
-  initial: 'decidingFleetHalt',
+  // Entered only when on (fleet-routes.ts): off, the tick is routed past it.
+  initial: 'readingHaltClock',
   states: {
-    // Off, the phase is left by its first step, not through leavingFleetHalt
-    // (README.md, Benchmarks: one step per switch that is off); nothing
-    // resolved with the halt off never comes here (hasNothingToJudge).
-    decidingFleetHalt: {
-      always: [{ guard: 'isFleetHaltOff', target: '#tick.judgingFleetPromotion' }, { target: 'readingHaltClock' }],
-    },
     // The halt's expiry is judged at the tick's own clock read (I20: the machine reads none).
     readingHaltClock: {
       invoke: {
@@ -112,7 +108,7 @@ export const judgingFleetHalt = tickSetup.createStateConfig({
     announcingFleetHalt: { entry: 'announceFleetHalt', always: { target: 'leavingFleetHalt' } },
     // Nothing resolved (all pinned or all failed): the halt is said, there is nothing to admit.
     leavingFleetHalt: {
-      always: [{ guard: 'isNothingResolved', target: '#tick.complete' }, { target: '#tick.judgingFleetPromotion' }],
+      always: [{ guard: 'isNothingResolved', target: '#tick.complete' }, ...toFleetPromotion],
     },
   },
 });

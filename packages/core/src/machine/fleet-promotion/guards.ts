@@ -1,11 +1,8 @@
-import { isPromotionGateOff } from '../../domain/promotion-admission.js';
 import type { GuardArgs } from '../tick-assign.js';
 
 // The fleet promotion phase's named guards (docs/fleet-promotion.md), each one question to domain/.
 
 export const fleetPromotionGuards = {
-  /** FLEET_PROMOTION_REF unset, or a canary (ring 0): the phase is left at once, before the clock read. */
-  isFleetPromotionOff: ({ context }: GuardArgs) => isPromotionGateOff(context.config),
   /** The tag answers a digest this edge has not verified (or whose kept document no longer parses): read it. */
   needsPromotionDocument: ({ context }: GuardArgs) => context.promotion.reading._tag === 'Fetching',
   /** Its document read and parsed: its signature is checked next. */

@@ -12,17 +12,14 @@ import {
 // HEAD answered it, judged against what this edge kept; a new digest read and
 // its signature checked; the verdict kept (or a withdrawn promotion's record
 // removed) and said — the halt's steps (docs/behaviour.md §3.4b). Off, or on
-// a canary (ring 0), it passes at once and says nothing. It never ends a
+// a canary (ring 0), it is not entered and says nothing. It never ends a
 // tick: an unverified promotion is a finding that holds every change back at
 // admission.
 
 export const judgingFleetPromotion = tickSetup.createStateConfig({
-  initial: 'decidingFleetPromotion',
+  // Entered only when on (fleet-routes.ts): off, or on a canary, the tick is routed past it.
+  initial: 'readingPromotionClock',
   states: {
-    // Off, the phase is left by its first step, as the halt's is.
-    decidingFleetPromotion: {
-      always: [{ guard: 'isFleetPromotionOff', target: '#tick.admittingDigests' }, { target: 'readingPromotionClock' }],
-    },
     // Each promotion's expiry is judged at the tick's own clock read (I20: the machine reads none).
     readingPromotionClock: {
       invoke: {

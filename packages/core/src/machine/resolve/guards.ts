@@ -1,8 +1,9 @@
 import { decoupledScopeOf } from '../../domain/decoupled-pass.js';
+import { isPromotionGateOff } from '../../domain/promotion-admission.js';
 import { judgeRegistrySilence } from '../../domain/registry-silence.js';
 import { acceptResolutions, hasNothingToJudge, isNothingResolved } from '../../domain/resolutions.js';
 import { hasNoStartJitter } from '../../domain/start-jitter.js';
-import { followsUpstreamThroughMirror, isLiveReconcileOn } from '../../domain/switches.js';
+import { followsUpstreamThroughMirror, isFleetHaltOff, isLiveReconcileOn } from '../../domain/switches.js';
 import { nextLive } from '../../domain/tick-plan.js';
 import type { ResolveAnswers } from '../tick-actors.js';
 import type { GuardArgs } from '../tick-assign.js';
@@ -10,6 +11,10 @@ import type { GuardArgs } from '../tick-assign.js';
 // The resolve phase's named guards (docs/behaviour.md §3.3, §5), each one question to domain/.
 
 export const resolveGuards = {
+  /** FLEET_HALT_REF set: the halt's phase is entered (unset, the default: routed past it, I35; fleet-routes.ts). */
+  isFleetHaltOn: ({ context }: GuardArgs) => !isFleetHaltOff(context.config),
+  /** FLEET_PROMOTION_REF set on an edge of ring ≥ 1: the promotion's phase is entered (unset, or a canary: routed past it). */
+  isFleetPromotionOn: ({ context }: GuardArgs) => !isPromotionGateOff(context.config),
   /** §3.3 — MIRROR_MODE=follow-upstream: the registry's answers go to the mirror step first. */
   followsUpstreamThroughMirror: ({ context }: GuardArgs) => followsUpstreamThroughMirror(context.config),
   /** §3.3 — no digest changed since the gate's records: the mirror is asked nothing. */

@@ -1,7 +1,13 @@
-import { pinMarkersOf, resolveFailureStreakRemoved, resolveFailureStreakSet } from '../../domain/bookkeeping.js';
+import {
+  type Annotations,
+  pinMarkersOf,
+  resolveFailureStreakRemoved,
+  resolveFailureStreakSet,
+} from '../../domain/bookkeeping.js';
 import { nextLive } from '../../domain/tick-plan.js';
+import { toFleetHalt } from '../fleet-routes.js';
 import { nextWorkloadInput, observingWorkload } from '../observing-workload.js';
-import { bookkeepingRead, outcome, withPortError, write, written } from '../step-params.js';
+import { acting, bookkeepingRead, outcome, withPortError, write, written } from '../step-params.js';
 import type { TickContext } from '../tick-context.js';
 import { tickSetup } from '../tick-setup.js';
 import { digestRequests, jitterWait, mirrorRequests } from './inputs.js';
@@ -163,13 +169,12 @@ export const readingRecordedDigests = tickSetup.createStateConfig({
           params: ({ event }) => ({ annotations: event.output.annotations }),
         },
       },
-      {
-        target: 'judgingFleetHalt',
-        actions: {
-          type: 'rememberRecorded',
-          params: ({ event }) => ({ annotations: event.output.annotations }),
-        },
-      },
+      ...acting(toFleetHalt, {
+        type: 'rememberRecorded',
+        params: ({ event }: { event: { output: { annotations: Annotations } } }) => ({
+          annotations: event.output.annotations,
+        }),
+      }),
     ],
     onError: {
       target: 'recordedDigestsUnreadable',
@@ -195,18 +200,12 @@ export const reconcilingLive = tickSetup.createStateConfig({
             params: ({ context, event }) => ({ pins: pinMarkersOf(context.config.topology, event.output.annotations) }),
           },
         },
-        onError: {
-          target: '#tick.judgingFleetHalt',
-          actions: { type: 'warnPinMarkersUnreadable', params: withPortError },
-        },
+        onError: acting(toFleetHalt, { type: 'warnPinMarkersUnreadable', params: withPortError }),
       },
     },
     // The gate, then every other workload with something to follow, one after another.
     choosingLiveWorkload: {
-      always: [
-        { guard: 'hasLiveWorkloadToObserve', target: 'observingLiveWorkload' },
-        { target: '#tick.judgingFleetHalt' },
-      ],
+      always: [{ guard: 'hasLiveWorkloadToObserve', target: 'observingLiveWorkload' }, ...toFleetHalt],
     },
     observingLiveWorkload: observingWorkload('choosingLiveWorkload', {
       input: nextWorkloadInput((context) => nextLive(context.config.topology, context.resolve.live)),
