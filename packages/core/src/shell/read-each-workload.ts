@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import { type PortError, transport } from '../domain/port-error.js';
+import type { PortError } from '../domain/port-error.js';
 import type { LiveWorkload, WorkloadRef } from '../domain/workloads.js';
-import type { OwnedWorkloadAnswers } from '../machine/tick-actors.js';
+import { type OwnedWorkloadAnswers, portErrorOf } from '../machine/tick-actors.js';
 import type { ClusterPort } from '../ports/cluster-port.js';
 
 // The machine's one `observeOwnedWorkloads` call as the cluster port's reads
@@ -16,7 +16,7 @@ const readOne = async (cluster: ClusterPort, workload: WorkloadRef): Promise<E.E
   try {
     return await cluster.observeWorkload(workload, 0)();
   } catch (defect) {
-    return E.left(transport(`unexpected failure: ${String(defect)}`));
+    return E.left(portErrorOf({ error: defect }));
   }
 };
 

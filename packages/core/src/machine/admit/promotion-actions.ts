@@ -1,6 +1,6 @@
 import { withoutHaltPins } from '../../domain/fleet-halt-admission.js';
-import { isPromotionGateOff, promotionSubjects, withPromotionHolds } from '../../domain/promotion-admission.js';
-import type { GuardArgs } from '../tick-assign.js';
+import { promotionSubjects, withPromotionHolds } from '../../domain/promotion-admission.js';
+import { resolveGuards } from '../resolve/guards.js';
 import { tickAssign } from '../tick-assign.js';
 
 // The promotion check's guard and action (docs/fleet-promotion.md), right
@@ -10,8 +10,8 @@ import { tickAssign } from '../tick-assign.js';
 // names it for this edge's ring. Its verdict is said in each image's line.
 
 export const promotionGuards = {
-  /** FLEET_PROMOTION_REF set on an edge of ring ≥ 1: the promotion check is entered (a canary's rings run by the clock). */
-  isPromotionGateOn: ({ context }: GuardArgs) => !isPromotionGateOff(context.config),
+  // The promotion check is entered when the promotion is on, as its phase is (fleet-routes.ts): resolve's question, asked again.
+  isFleetPromotionOn: resolveGuards.isFleetPromotionOn,
 };
 
 export const promotionActions = {

@@ -22,7 +22,7 @@ const toWindowCheck = [
   ...toSignatureCheck,
 ] as const;
 const toPromotionCheck = [
-  { guard: 'isPromotionGateOn', target: `${ADMIT}.checkingPromotion` },
+  { guard: 'isFleetPromotionOn', target: `${ADMIT}.checkingPromotion` },
   ...toWindowCheck,
 ] as const;
 const toDigestAgeCheck = [
