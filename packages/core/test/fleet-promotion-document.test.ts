@@ -355,35 +355,38 @@ describe('parseFleetPromotion: the list', () => {
 });
 
 describe('promotedRing', () => {
-  const document = parsedOf(
-    documentText([
-      entry({ ring: 2, expires: IN_A_DAY }),
-      entry({ image: 'jobs', ring: 9 }),
-      entry({ digest: DIGEST_B, ring: 7 }),
-    ]),
-  );
+  // Parsed inside each test, not while the file loads: a parser that throws
+  // then fails these tests instead of leaving the file without any.
+  const document = (): FleetPromotion =>
+    parsedOf(
+      documentText([
+        entry({ ring: 2, expires: IN_A_DAY }),
+        entry({ image: 'jobs', ring: 9 }),
+        entry({ digest: DIGEST_B, ring: 7 }),
+      ]),
+    );
 
   it('is the ring of the entry for that image and digest', () => {
-    expect(promotedRing(document, 'web', DIGEST_A, NOW)).toBe(2);
-    expect(promotedRing(document, 'web', DIGEST_B, NOW)).toBe(7);
-    expect(promotedRing(document, 'jobs', DIGEST_A, NOW)).toBe(9);
+    expect(promotedRing(document(), 'web', DIGEST_A, NOW)).toBe(2);
+    expect(promotedRing(document(), 'web', DIGEST_B, NOW)).toBe(7);
+    expect(promotedRing(document(), 'jobs', DIGEST_A, NOW)).toBe(9);
   });
 
   it('is 0 when no entry names the image and digest', () => {
-    expect(promotedRing(document, 'jobs', DIGEST_B, NOW)).toBe(0);
-    expect(promotedRing(document, 'other', DIGEST_A, NOW)).toBe(0);
+    expect(promotedRing(document(), 'jobs', DIGEST_B, NOW)).toBe(0);
+    expect(promotedRing(document(), 'other', DIGEST_A, NOW)).toBe(0);
     expect(promotedRing({ promotions: [] }, 'web', DIGEST_A, NOW)).toBe(0);
   });
 
   it('counts an entry until, not at, its expiry', () => {
-    expect(promotedRing(document, 'web', DIGEST_A, IN_A_DAY_MS - 1)).toBe(2);
-    expect(promotedRing(document, 'web', DIGEST_A, IN_A_DAY_MS)).toBe(0);
-    expect(promotedRing(document, 'web', DIGEST_A, IN_A_DAY_MS + 1)).toBe(0);
+    expect(promotedRing(document(), 'web', DIGEST_A, IN_A_DAY_MS - 1)).toBe(2);
+    expect(promotedRing(document(), 'web', DIGEST_A, IN_A_DAY_MS)).toBe(0);
+    expect(promotedRing(document(), 'web', DIGEST_A, IN_A_DAY_MS + 1)).toBe(0);
   });
 
   it('is the highest unexpired ring among the entries that name it', () => {
     // Duplicates do not parse; the query is on values, so build them directly.
-    const [a] = document.promotions;
+    const [a] = document().promotions;
     if (a === undefined) throw new Error('no entry');
     const many: FleetPromotion = {
       promotions: [
@@ -402,30 +405,30 @@ describe('promotedRing', () => {
 });
 
 describe('isPromotedFor', () => {
-  const document = parsedOf(documentText([entry({ ring: 3 })]));
+  const document = (): FleetPromotion => parsedOf(documentText([entry({ ring: 3 })]));
 
   it('lets ring 0 act always, even on an empty document or an expired entry', () => {
     expect(isPromotedFor({ promotions: [] }, 'web', DIGEST_A, 0, NOW)).toBe(true);
-    expect(isPromotedFor(document, 'web', DIGEST_A, 0, IN_A_DAY_MS + 1)).toBe(true);
-    expect(isPromotedFor(document, 'jobs', DIGEST_B, 0, NOW)).toBe(true);
+    expect(isPromotedFor(document(), 'web', DIGEST_A, 0, IN_A_DAY_MS + 1)).toBe(true);
+    expect(isPromotedFor(document(), 'jobs', DIGEST_B, 0, NOW)).toBe(true);
   });
 
   it('lets ring R act iff the promoted ring is at least R', () => {
-    expect(isPromotedFor(document, 'web', DIGEST_A, 1, NOW)).toBe(true);
-    expect(isPromotedFor(document, 'web', DIGEST_A, 2, NOW)).toBe(true);
-    expect(isPromotedFor(document, 'web', DIGEST_A, 3, NOW)).toBe(true);
-    expect(isPromotedFor(document, 'web', DIGEST_A, 4, NOW)).toBe(false);
+    expect(isPromotedFor(document(), 'web', DIGEST_A, 1, NOW)).toBe(true);
+    expect(isPromotedFor(document(), 'web', DIGEST_A, 2, NOW)).toBe(true);
+    expect(isPromotedFor(document(), 'web', DIGEST_A, 3, NOW)).toBe(true);
+    expect(isPromotedFor(document(), 'web', DIGEST_A, 4, NOW)).toBe(false);
   });
 
   it('holds ring 1 back with nothing promoted', () => {
     expect(isPromotedFor({ promotions: [] }, 'web', DIGEST_A, 1, NOW)).toBe(false);
-    expect(isPromotedFor(document, 'web', DIGEST_B, 1, NOW)).toBe(false);
-    expect(isPromotedFor(document, 'jobs', DIGEST_A, 1, NOW)).toBe(false);
+    expect(isPromotedFor(document(), 'web', DIGEST_B, 1, NOW)).toBe(false);
+    expect(isPromotedFor(document(), 'jobs', DIGEST_A, 1, NOW)).toBe(false);
   });
 
   it('holds every ring ≥ 1 back at the expiry instant', () => {
-    expect(isPromotedFor(document, 'web', DIGEST_A, 1, IN_A_DAY_MS - 1)).toBe(true);
-    expect(isPromotedFor(document, 'web', DIGEST_A, 1, IN_A_DAY_MS)).toBe(false);
+    expect(isPromotedFor(document(), 'web', DIGEST_A, 1, IN_A_DAY_MS - 1)).toBe(true);
+    expect(isPromotedFor(document(), 'web', DIGEST_A, 1, IN_A_DAY_MS)).toBe(false);
   });
 });
 
