@@ -64,8 +64,6 @@ export interface FleetHalt {
 
 const TOP_LEVEL = new Set(['version', 'reason', 'expires', 'repositories']);
 const PER_REPOSITORY = new Set(['digests', 'pin']);
-/** A repository path as the distribution spec's grammar has it, at least `namespace/name`. */
-const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$/;
 
 /**
  * How a halt names an image's repository: Docker Hub's by the short name
@@ -77,10 +75,10 @@ export const haltKeyOf = ({ host, repo }: { readonly host: string; readonly repo
 
 /** A document's key, as {@link haltKeyOf} names it; undefined when it names no repository. */
 const canonicalKey = (key: string): string | undefined => {
+  // repositoryName holds each path part to the distribution grammar and gives
+  // a Docker Hub name its namespace (`web` is `library/web`), as halts always had.
   const name = repositoryName(key);
-  // Docker Hub's at least namespace/name, as halts always were; another registry's any path (`registry:5000/app`).
-  if (name === undefined || (name.host === DOCKER_HUB && !REPOSITORY.test(name.path))) return undefined;
-  return haltKeyOf({ host: name.host, repo: name.path });
+  return name === undefined ? undefined : haltKeyOf({ host: name.host, repo: name.path });
 };
 
 const repositoryHalt = (repo: string, value: unknown): E.Either<string, RepositoryHalt> => {

@@ -99,7 +99,7 @@ export type HeldResult =
 export const heldResultOf = (
   held: readonly HeldDigest[],
   haltUnverified: boolean,
-  promotionUnverified = false,
+  promotionUnverified: boolean,
 ): HeldResult | undefined => {
   const reasons = new Set(held.map((h) => h.reason));
   if (haltUnverified || reasons.has('haltUnverified')) return 'haltUnverified';

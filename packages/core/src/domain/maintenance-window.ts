@@ -20,7 +20,7 @@ const DAY_MS = 86_400_000;
 
 /** The instants one window is open on the local date it opens. */
 const occurrence = (window: MaintenanceWindow, date: LocalDate): OpenStretch => {
-  const crossesMidnight = window.endMinute <= window.startMinute;
+  const crossesMidnight = window.endMinute < window.startMinute;
   return {
     fromMs: instantOf(window.zone, date, window.startMinute),
     toMs: instantOf(window.zone, crossesMidnight ? addDays(date, 1) : date, window.endMinute),

@@ -61,7 +61,7 @@ export interface TickPlanInputs {
   /** The fleet halt (docs/behaviour.md §3.4b): the halt in force, or none; unverified, nothing moves. */
   readonly halt: HaltScope;
   /** MAINTENANCE_WINDOW: the window holds this tick's re-images (§3.4d); a live re-pin waits too. */
-  readonly windowHolds?: boolean;
+  readonly windowHolds: boolean;
 }
 
 export const planTick = ({
@@ -73,7 +73,7 @@ export const planTick = ({
   decoupled,
   holds,
   halt,
-  windowHolds = false,
+  windowHolds,
 }: TickPlanInputs): RefreshPlan => {
   const scope = decoupledScopeOf(decoupled);
   // Pin markers are read only on a settled RECONCILE_LIVE tick, so their

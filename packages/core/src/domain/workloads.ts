@@ -35,10 +35,6 @@ export const describeWorkload = (ref: WorkloadRef): string =>
 export const managedOf = (topology: Topology, image: string): readonly ManagedContainer[] =>
   topology.managed.filter((m) => m.image === image);
 
-/** The managed containers of one workload. */
-export const managedIn = (topology: Topology, workload: string): readonly ManagedContainer[] =>
-  topology.managed.filter((m) => m.workload === workload);
-
 /** A workload with something to follow: a container neither it nor its image pins. */
 export const isManagedWorkload = (topology: Topology, workload: string): boolean =>
   topology.managed.some((m) => m.workload === workload);
