@@ -89,6 +89,15 @@ describe('what a tick reports of the promotion', () => {
     const outcome = await edge.tick();
     expect(outcome.promotion).toEqual({ state: 'withdrawn', reference: REF, digest: kept, why: null });
   });
+  // docs/fleet-promotion.md: the report is of a reading; a tick that ends
+  // before the promotion phase read nothing, so it reports nothing.
+  it('a tick that skipped before the promotion phase reports no promotion', async () => {
+    const edge = await aSteadyRingOneEdge();
+    edge.world.setBehaviour('jobs-manager', 'neverReady');
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('skipped');
+    expect(outcome.promotion).toBeUndefined();
+  });
 });
 
 describe('I13: an image that only pinned workloads run', () => {
