@@ -37,6 +37,11 @@ describe('what each switch adds to the worst-case tick', () => {
     }
   });
 
+  it('MAINTENANCE_WINDOW adds two clock reads, one per workload for its rollout time, and two Events', () => {
+    const workloads = base.topology.workloads.length;
+    expect(growthOf({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' })).toBe((2 + workloads + 2) * apiMs);
+  });
+
   it('ROLLOUT_STABLE_FOR adds the way back’s worst case, never takes it away', () => {
     const config = simConfig({ ROLLOUT_STABLE_FOR: '2m' });
     const wayBack = wayBackWorstCaseMs(config, portBounds(config), 3);
