@@ -36,9 +36,8 @@ for (const [file, { mutants }] of Object.entries(scoped.files)) {
       console.error(`${file}: ${keyOf(mutant)} has no twin in ${partPath}: the code differs between the runs`);
       process.exit(1);
     }
-    const before = target.mutants[at].status;
-    if (before !== mutant.status)
-      changed[`${before} → ${mutant.status}`] = (changed[`${before} → ${mutant.status}`] ?? 0) + 1;
+    const move = `${target.mutants[at].status} → ${mutant.status}`;
+    if (target.mutants[at].status !== mutant.status) changed[move] = (changed[move] ?? 0) + 1;
     target.mutants[at] = {
       ...target.mutants[at],
       status: mutant.status,
