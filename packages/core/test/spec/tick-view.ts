@@ -550,4 +550,6 @@ export const BENIGN_FAILURES: ReadonlySet<string> = new Set([
   'readPlatforms',
   'stageImage',
   'stageImages',
+  // The ownership check's record (§3.4c): a fingerprint the gate refuses is a WARN, and the next tick checks again.
+  'recordTopologyFingerprint',
 ]);
