@@ -205,6 +205,25 @@ const onOffWord = (
 };
 const onOff = switchOf('"1" (on) or "0" (off)');
 
+/**
+ * DECOUPLED_REFRESH (I24, docs/profiles.md): on, it refreshes the profile's
+ * `decoupled: true` workloads past an unsettled gate. Over a profile that
+ * marks none it would refresh nothing while its line named no workload: a
+ * switch with nothing to act on is refused, as PREPULL_OUTSIDE_WINDOW
+ * without PREPULL=on is. The chart's profile marks its two.
+ */
+const decoupledRefreshOf = (env: Environment, problems: Problems, profile: Profile | undefined): boolean => {
+  const on = onOff(env, problems, ENV.decoupledRefresh);
+  if (on && profile !== undefined && !profile.workloads.some((workload) => workload.decoupled === true)) {
+    problems.add(
+      ENV.decoupledRefresh,
+      read(env, ENV.decoupledRefresh),
+      'refreshes the workloads the profile marks decoupled: true past an unsettled gate, and it marks none',
+    );
+  }
+  return on;
+};
+
 /** The chart's mirror: IMAGE_REGISTRY when it is not Docker Hub (I14). */
 const chartMirror = (env: Environment): string | undefined => {
   const registry = read(env, ENV.imageRegistry) ?? DEFAULTS.imageRegistry;
@@ -426,7 +445,7 @@ export const parseTickConfig = (env: Environment, profile?: unknown): E.Either<r
     registryBudgetGuard: budgetFloor !== 'off',
     kubernetesEvents: onOff(env, problems, ENV.kubernetesEvents, true),
     reconcileLive: reconcileMode(env, problems, ENV.reconcileLive),
-    decoupledRefresh: onOff(env, problems, ENV.decoupledRefresh),
+    decoupledRefresh: decoupledRefreshOf(env, problems, followed),
     onRolloutFailure: rolloutFailureMode(env, problems, ENV.onRolloutFailure),
     rolloutStableForMs: duration(env, problems, ENV.rolloutStableFor, DEFAULTS.rolloutStableFor, TICK_WAIT, 'allowed'),
     // Off, the config is the one it always was (I28); a fleet halt keeps the trust it verifies with.

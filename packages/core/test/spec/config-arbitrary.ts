@@ -61,5 +61,10 @@ export const profileEnvironmentArbitrary = (profile: Profile): fc.Arbitrary<Envi
   const pins = [...profile.images, ...profile.workloads].flatMap((p) => (p.pinnedBy === undefined ? [] : [p.pinnedBy]));
   return fc
     .tuple(switchesArbitrary, fc.tuple(...pins.map(() => pinValue)))
-    .map(([switches, values]) => ({ ...switches, ...Object.fromEntries(pins.map((pin, i) => [pin, values[i]])) }));
+    .map(([switches, values]) => ({
+      ...switches,
+      // DECOUPLED_REFRESH=1 over a profile that marks no workload decoupled is a configuration error (I24).
+      ...(profile.workloads.some((w) => w.decoupled === true) ? {} : { DECOUPLED_REFRESH: '0' }),
+      ...Object.fromEntries(pins.map((pin, i) => [pin, values[i]])),
+    }));
 };

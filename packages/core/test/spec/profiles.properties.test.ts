@@ -156,8 +156,8 @@ const SHAPES: readonly Shape[] = [
   {
     name: 'a gate without decoupled workloads',
     has: ({ profile }) => shapeOf(profile).decoupled === 0,
-    atStake: 'DECOUPLED_REFRESH=1 past an unsettled gate with a new build published (I22, I24)',
-    when: (t) => t.config.decoupledRefresh && t.unsettledButReadable && t.images.some((i) => republished(t, i.repo)),
+    atStake: 'an unsettled gate with a new build published, and no pass past it (I22)',
+    when: (t) => t.unsettledButReadable && t.images.some((i) => republished(t, i.repo)),
   },
 ];
 
