@@ -59,12 +59,10 @@ export const environmentArbitrary: fc.Arbitrary<Environment> = fc
  */
 export const profileEnvironmentArbitrary = (profile: Profile): fc.Arbitrary<Environment> => {
   const pins = [...profile.images, ...profile.workloads].flatMap((p) => (p.pinnedBy === undefined ? [] : [p.pinnedBy]));
-  return fc
-    .tuple(switchesArbitrary, fc.tuple(...pins.map(() => pinValue)))
-    .map(([switches, values]) => ({
-      ...switches,
-      // DECOUPLED_REFRESH=1 over a profile that marks no workload decoupled is a configuration error (I24).
-      ...(profile.workloads.some((w) => w.decoupled === true) ? {} : { DECOUPLED_REFRESH: '0' }),
-      ...Object.fromEntries(pins.map((pin, i) => [pin, values[i]])),
-    }));
+  return fc.tuple(switchesArbitrary, fc.tuple(...pins.map(() => pinValue))).map(([switches, values]) => ({
+    ...switches,
+    // DECOUPLED_REFRESH=1 over a profile that marks no workload decoupled is a configuration error (I24).
+    ...(profile.workloads.some((w) => w.decoupled === true) ? {} : { DECOUPLED_REFRESH: '0' }),
+    ...Object.fromEntries(pins.map((pin, i) => [pin, values[i]])),
+  }));
 };
