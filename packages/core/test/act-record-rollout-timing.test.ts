@@ -90,3 +90,21 @@ describe('ROLLOUT_STABLE_FOR without MAINTENANCE_WINDOW', () => {
     expect(JSON.stringify(outcome.writes)).not.toContain('rollout-seconds');
   });
 });
+
+describe('ROLLOUT_STABLE_FOR under MAINTENANCE_WINDOW', () => {
+  it('a rollout proven stable is timed: each workload’s rollout duration is recorded for the window', async () => {
+    const e = await anEdgeWithClock(
+      simConfig({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', ROLLOUT_STABLE_FOR: '1m' }),
+      () => false,
+    );
+    e.world.publish(JM, simDigest('jm 2'));
+    e.world.clockMs = FRIDAY_1AM;
+    const outcome = await e.tick();
+    expect(outcome.result).toBe('complete');
+    expect(ops(e.world, 'watchStability').length).toBe(2);
+    expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    // The simulator's rollout takes 30 s and the stability watch its minute: the span timed holds both.
+    expect(e.world.annotations[SECONDS('jobs-manager')]).toBe('90');
+    expect(e.world.annotations[SECONDS('requests-proxy')]).toBe('90');
+  });
+});
