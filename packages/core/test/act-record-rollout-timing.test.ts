@@ -59,8 +59,13 @@ describe('a rollout whose end the clock cannot read (MAINTENANCE_WINDOW)', () =>
     const outcome = await e.tick();
     expect(outcome.result).toBe('complete');
     expect(outcome.exitCode).toBe(0);
-    expect(outcome.events.filter((ev) => ev.code === 'CLOCK_UNAVAILABLE').map((ev) => ev.message)).toEqual([
-      'WARN: could not read the clock to time the rollout of jobs-manager (Transport: clock gone); its duration is not recorded for the maintenance window.',
+    expect(outcome.events.filter((ev) => ev.code === 'CLOCK_UNAVAILABLE')).toEqual([
+      {
+        level: 'warn',
+        code: 'CLOCK_UNAVAILABLE',
+        message:
+          'WARN: could not read the clock to time the rollout of jobs-manager (Transport: clock gone); its duration is not recorded for the maintenance window.',
+      },
     ]);
     expect(outcome.events.filter((ev) => ev.code === 'ROLLOUT_COMPLETE').map((ev) => ev.message)).toEqual([
       'deployment/stg-jobs-manager rollout complete',
@@ -81,13 +86,17 @@ describe('a rollout whose end the clock cannot read (MAINTENANCE_WINDOW)', () =>
 describe('ROLLOUT_STABLE_FOR without MAINTENANCE_WINDOW', () => {
   it('a rollout proven stable is counted without reading the clock: nothing is timed outside a window', async () => {
     const e = await anEdgeWithClock(simConfig({ ROLLOUT_STABLE_FOR: '30s' }), () => true);
-    e.world.publish(JM, simDigest('jm 2'));
+    const jm2 = simDigest('jm 2');
+    e.world.publish(JM, jm2);
     const outcome = await e.tick();
     expect(outcome.result).toBe('complete');
     expect(ops(e.world, 'watchStability').map((c) => c.detail)).toEqual(['jobs-manager', 'requests-proxy']);
     expect(e.reads).toEqual([]);
     expect(outcome.events.filter((ev) => ev.code === 'CLOCK_UNAVAILABLE')).toEqual([]);
-    expect(JSON.stringify(outcome.writes)).not.toContain('rollout-seconds');
+    // The record is the digest alone: no rollout-seconds key beside it.
+    expect(outcome.writes.find((w) => w.kind === 'recordDigests')?.annotations).toEqual({
+      'tracebloc.io/last-refreshed-jobs-manager-digest': jm2,
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import { aSteadyEdge, RM } from './support/edge.js';
 
 // The plan's own lines beside the window's (docs/behaviour.md §3.4): a workload
 // pinned on its own is named when an image it runs drifts (I13, #569), and a
-// live drift says "skew" only where the gate runs the same image (§6, I23).
+// live drift says "skew" only where the gate runs the same image (docs/events.md).
 
 const at = (repo: string, build: number) => `docker.io/${repo}@${simDigest(`${repo}#${build}`)}`;
 

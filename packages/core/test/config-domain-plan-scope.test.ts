@@ -13,7 +13,7 @@ import { aSteadyEdge } from './support/edge.js';
 // What a plan stakes and waits for, at the edges of the topology and the
 // clock: containers named alike in two workloads (docs/behaviour.md §3.4c),
 // a window open all week at the end of its look-ahead (§3.4d), and the live
-// pass's own read of the gate (§6).
+// pass's own read of the gate.
 
 const D = `sha256:${'1'.repeat(64)}` as Digest;
 

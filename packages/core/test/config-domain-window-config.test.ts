@@ -66,7 +66,7 @@ describe('the list of windows', () => {
     });
   });
 
-  it('an empty window between two is a mistake, the last one kept', () => {
+  it('an empty window between two is named by its place', () => {
     expect(parseMaintenanceWindows('Mon 01:00-02:00 UTC;; Tue 03:00-04:00 UTC')).toEqual({
       problems: ['window 2 is empty (windows are separated by ";")'],
     });

@@ -5,9 +5,10 @@ import { runTick } from '../src/index.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import { SimWorld, simConfig, simPorts } from '../src/sim/index.js';
 
-// The tick's first lines (docs/behaviour.md §3, "every tick opens naming…"): the
-// gate, the images it follows and where, the workloads reconciled beside the
-// gate, and a profile's ignored chart variables — each read whole from a tick.
+// The tick's first lines (docs/profiles.md: the release and the topology are
+// said in the tick's first line): the gate, the images it follows and where,
+// the workloads reconciled beside the gate, and a profile's ignored chart
+// variables — each read whole from a tick.
 
 const WEB: ProfileWorkload = {
   id: 'web',

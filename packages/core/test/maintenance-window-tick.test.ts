@@ -223,25 +223,43 @@ describe('RECONCILE_LIVE=1 outside the window', () => {
   });
 });
 
+/**
+ * Build 2 of jobs-manager rolled out in the last window; twelve hours later,
+ * outside it, the fleet halts that build with build 1 as the pin while
+ * resource-monitor publishes a build 2: the edge, build 1, and that tick.
+ */
+const haltedOutsideTheWindow = async (env: Record<string, string> = {}) => {
+  const edge = aHaltEdge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', ...env });
+  const jm1 = simDigest(`${JM}#1`);
+  const jm2 = simDigest(`${JM}#2`);
+  expect((await edge.tick()).exitCode).toBe(0);
+  edge.world.clockMs = FRIDAY_1AM;
+  edge.world.publish(JM, jm2);
+  expect((await edge.tick()).reimages).toHaveLength(2);
+  edge.world.clockMs = FRIDAY_1AM + 12 * HOUR;
+  edge.world.sign(JM, jm1);
+  edge.publishHalt({ [JM]: { digests: [jm2], pin: jm1 } });
+  edge.world.publish(RM, simDigest(`${RM}#2`));
+  return { edge, jm1, outcome: await edge.tick() };
+};
+
 describe('safety actions are never held', () => {
   it("a fleet halt's pin-back goes outside the window, while another image's new build waits", async () => {
-    const edge = aHaltEdge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' });
-    const jm1 = simDigest(`${JM}#1`);
-    const jm2 = simDigest(`${JM}#2`);
-    expect((await edge.tick()).exitCode).toBe(0);
-    // Build 2 rolled out in the last window; the fleet then halted it, with build 1 as the pin.
-    edge.world.clockMs = FRIDAY_1AM;
-    edge.world.publish(JM, jm2);
-    expect((await edge.tick()).reimages).toHaveLength(2);
-    edge.world.clockMs = FRIDAY_1AM + 12 * HOUR;
-    edge.world.sign(JM, jm1);
-    edge.publishHalt({ [JM]: { digests: [jm2], pin: jm1 } });
-    edge.world.publish(RM, simDigest(`${RM}#2`));
-    const outcome = await edge.tick();
+    const { edge, jm1, outcome } = await haltedOutsideTheWindow();
     expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
     expect(edge.world.workload('jobs-manager').images.api).toBe(`docker.io/${JM}@${jm1}`);
     expect(outcome.held).toEqual([expect.objectContaining({ image: 'resource-monitor', reason: 'outsideWindow' })]);
     expect(edge.line('WINDOW_CLOSED')).toBe('outside the maintenance window: next opens 2026-01-09T01:00:00Z');
+  });
+
+  it("staging ahead of the window (PREPULL_OUTSIDE_WINDOW=on) pulls only the held build; the halt's pin-back is staged in its own re-image", async () => {
+    const { edge, outcome } = await haltedOutsideTheWindow({ PREPULL: 'on', PREPULL_OUTSIDE_WINDOW: 'on' });
+    expect(outcome.reimages.map((r) => r.workload.id)).toEqual(['jobs-manager', 'requests-proxy']);
+    expect(outcome.held).toEqual([expect.objectContaining({ image: 'resource-monitor', reason: 'outsideWindow' })]);
+    expect(edge.calls().filter((c) => c.startsWith('stageImages'))).toEqual([
+      'stageImages resource-monitor',
+      'stageImages jobs-manager requests-proxy',
+    ]);
   });
 });
 

@@ -8,6 +8,7 @@ import type { Digest } from '../src/domain/digest.js';
 import { mirrorQuestions, servedThroughMirror } from '../src/domain/mirror.js';
 import { runTick } from '../src/index.js';
 import { SIM_ENVIRONMENT, SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { MIRROR, MIRRORED_SHOP } from './support/mirrored-shop.js';
 
 // Follow upstream, pull through the mirror (MIRROR_MODE=follow-upstream,
 // docs/behaviour.md §3.3): tags are resolved upstream, a changed digest is
@@ -15,19 +16,7 @@ import { SIM_ENVIRONMENT, SimWorld, simConfig, simDigest, simPorts } from '../sr
 // pinned — at <mirror>/<path>@<digest>. Unset, a tick behind a mirror stays
 // inert, as the script (I14).
 
-const MIRROR = 'mirror.local:5000';
-const PROFILE: Profile = {
-  annotationPrefix: 'shop.example.com',
-  gate: 'web',
-  mirror: MIRROR,
-  images: [
-    { name: 'web', repository: 'registry.example/shop/web' },
-    { name: 'log', repository: 'shop/log' },
-  ],
-  workloads: [
-    { id: 'web', kind: 'Deployment', namespace: 'shop', name: 'web', containers: { web: 'web', log: 'log' } },
-  ],
-};
+const PROFILE = MIRRORED_SHOP;
 
 const anEdge = (env: Record<string, string> = { MIRROR_MODE: 'follow-upstream' }, profile: Profile = PROFILE) => {
   const config = simConfig(env, profile);

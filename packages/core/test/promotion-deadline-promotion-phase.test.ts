@@ -57,11 +57,14 @@ describe('a promotion verified this tick', () => {
         message: `fleet promotion: ${REF} answers ${short(digest)}, signature verified: 1 promotion(s)`,
       },
     ]);
-    // The outcome's writes are those the port accepted (I21's account of the gate).
+    // The outcome's writes are those the port accepted: the digest and the document as published.
     expect(outcome.writes).toEqual([
       {
         kind: 'recordFleetPromotion',
-        annotations: { [DIGEST_KEY]: digest, [DOCUMENT_KEY]: edge.world.annotations[DOCUMENT_KEY] },
+        annotations: {
+          [DIGEST_KEY]: digest,
+          [DOCUMENT_KEY]: JSON.stringify(JSON.parse(edge.world.haltDocuments.get(digest) ?? '')),
+        },
       },
     ]);
     expect(edge.world.annotations[DIGEST_KEY]).toBe(digest);
@@ -169,11 +172,11 @@ describe('fail closed: nothing of an unverified promotion is kept', () => {
     const digest = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }], { signed: false });
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
-    const [line] = said(outcome, 'FLEET_PROMOTION_UNVERIFIED');
-    expect(line?.hints).toEqual([HINT]);
-    expect(line?.message).toMatch(
-      /^ERROR: PROMOTION UNVERIFIED: docker\.io\/tracebloc\/fleet-control:stg-promotion: its signature did not verify: /,
-    );
+    expect(said(outcome, 'FLEET_PROMOTION_UNVERIFIED')).toEqual([
+      unverified(
+        `its signature did not verify: no signature of ${digest} in either format (.sig tag, sigstore bundle)`,
+      ),
+    ]);
     // From the signature check on: only its finding's Event, no patch of the gate.
     const calls = edge.calls();
     expect(calls.slice(calls.indexOf(`verifySignature ${SIM_HALT_REPO}@${digest}`))).toEqual([

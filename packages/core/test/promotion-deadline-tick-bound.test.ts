@@ -3,7 +3,7 @@ import { type PortBounds, portBounds } from '../src/machine/port-bounds.js';
 import { worstCaseTickMs } from '../src/machine/tick-deadline.js';
 import { SIM_HALT_ENVIRONMENT, SIM_PROMOTION_ENVIRONMENT, simConfig } from '../src/sim/index.js';
 
-// What FLEET_PROMOTION_REF and the other late switches add to the worst-case tick
+// What FLEET_PROMOTION_REF adds to the worst-case tick
 // (docs/behaviour.md §3, Bounds; docs/fleet-promotion.md): the Job's deadline is
 // sized from this sum, so a share dropped, doubled or subtracted leaves it wrong.
 
@@ -19,22 +19,6 @@ const promotionShare = (bounds: PortBounds, reposBefore: number) =>
   bounds.haltReadMs +
   bounds.verifyMs(1) +
   2 * apiMs;
-
-describe('the worst-case tick at the defaults', () => {
-  it('each workload read, set and waited for, the images resolved, twelve API requests, an Event per reason and the resolve-failure streak', () => {
-    const bounds = portBounds(base);
-    const workloads = base.topology.workloads.length;
-    const images = base.topology.images.length;
-    expect(worstCaseTickMs(base)).toBe(
-      workloads * bounds.observeMs +
-        bounds.resolveMs(images) +
-        workloads * (apiMs + bounds.rolloutMs) +
-        12 * apiMs +
-        (18 + workloads - 1) * apiMs +
-        2 * apiMs,
-    );
-  });
-});
 
 describe('what a fleet promotion adds to the worst-case tick', () => {
   const images = base.topology.images.length;
@@ -68,64 +52,5 @@ describe('what a fleet promotion adds to the worst-case tick', () => {
   it('on a canary (ring 0) it reads no promotion and adds nothing', () => {
     const canary = { ...SIM_PROMOTION_ENVIRONMENT, ROLLOUT_RING: '0' };
     expect(growthOf(canary, { SIGNATURE_PUBLIC_KEYS: SIM_PROMOTION_ENVIRONMENT.SIGNATURE_PUBLIC_KEYS })).toBe(0);
-  });
-});
-
-describe('what the other late switches add to the worst-case tick', () => {
-  it('FLEET_HALT_REF adds its HEAD, document, signature, the pins’ checks under VERIFY_SIGNATURES=off, and two requests and two Events', () => {
-    const keysOnly = { SIGNATURE_PUBLIC_KEYS: SIM_HALT_ENVIRONMENT.SIGNATURE_PUBLIC_KEYS };
-    const bounds = portBounds(simConfig(SIM_HALT_ENVIRONMENT));
-    const images = base.topology.images.length;
-    expect(growthOf(SIM_HALT_ENVIRONMENT, keysOnly)).toBe(
-      bounds.resolveMs(images + 1) -
-        bounds.resolveMs(images) +
-        bounds.haltReadMs +
-        bounds.verifyMs(1) +
-        bounds.verifyMs(images) +
-        4 * apiMs,
-    );
-  });
-
-  it('VERIFY_SIGNATURES=enforce adds each image’s check and one Event', () => {
-    const env = { VERIFY_SIGNATURES: 'enforce', SIGNATURE_PUBLIC_KEYS: SIM_HALT_ENVIRONMENT.SIGNATURE_PUBLIC_KEYS };
-    const bounds = portBounds(simConfig(env));
-    expect(growthOf(env)).toBe(bounds.verifyMs(base.topology.images.length) + apiMs);
-  });
-
-  it('ROLLOUT_STABLE_FOR adds the way back’s watch, never takes it away', () => {
-    expect(growthOf({ ROLLOUT_STABLE_FOR: '2m' })).toBeGreaterThan(0);
-  });
-
-  it('PUSHGATEWAY_URL adds the record’s clock read, one API request', () => {
-    expect(growthOf({ PUSHGATEWAY_URL: 'http://127.0.0.1:9091' })).toBe(apiMs);
-  });
-
-  it('MAX_RESOLVE_FAILURE_TICKS=off takes away the streak’s write and its Event', () => {
-    expect(growthOf({ MAX_RESOLVE_FAILURE_TICKS: 'off' })).toBe(-2 * apiMs);
-  });
-
-  it('PLATFORM_CHECK=on adds two manifest reads per image and one Event', () => {
-    const config = simConfig({ PLATFORM_CHECK: 'on' });
-    expect(growthOf({ PLATFORM_CHECK: 'on' })).toBe(
-      portBounds(config).platformMs(2 * base.topology.images.length) + apiMs,
-    );
-  });
-
-  it('PREPULL=on adds its staging call and two Events', () => {
-    const config = simConfig({ PREPULL: 'on' });
-    expect(portBounds(config).stagingMs).toBeGreaterThan(0);
-    expect(growthOf({ PREPULL: 'on' })).toBe(portBounds(config).stagingMs + 2 * apiMs);
-  });
-
-  it('MAINTENANCE_WINDOW adds two clock reads, one per workload, and two Events', () => {
-    const workloads = base.topology.workloads.length;
-    expect(growthOf({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' })).toBe((2 + workloads + 2) * apiMs);
-  });
-
-  it('PREPULL_OUTSIDE_WINDOW=on adds a held plan’s staging call on top of the window’s and PREPULL’s shares', () => {
-    const window = { MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', PREPULL: 'on' };
-    const ahead = { ...window, PREPULL_OUTSIDE_WINDOW: 'on' };
-    expect(growthOf(ahead, window)).toBe(portBounds(simConfig(ahead)).stagingMs);
-    expect(portBounds(simConfig(ahead)).stagingMs).toBeGreaterThan(0);
   });
 });

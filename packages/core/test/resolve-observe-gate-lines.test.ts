@@ -6,7 +6,7 @@ import type { TickEvent } from '../src/machine/tick-event.js';
 import { SimWorld, simConfig, simPorts } from '../src/sim/index.js';
 
 // What the observe phase says of a gate under a profile's own topology
-// (docs/behaviour.md §3.1, §3.2): a gate it may not read, a gate frozen with
+// (docs/behaviour.md §3.2): a gate it may not read, a gate frozen with
 // no hint of the profile's, and the DECOUPLED_REFRESH line (I24) for one
 // decoupled workload, for several, and for gate images that wait or not.
 

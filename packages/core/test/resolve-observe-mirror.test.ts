@@ -1,32 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { Profile } from '../src/config/profile/profile.js';
 import { runTick } from '../src/index.js';
 import type { TickEvent } from '../src/machine/tick-event.js';
 import type { TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { MIRROR, MIRRORED_SHOP } from './support/mirrored-shop.js';
 
 // What a tick says and does when it pulls through the mirror
 // (MIRROR_MODE=follow-upstream, docs/behaviour.md §3.3): the mirror's batch
 // failing as a whole (fail closed), an upstream failure beside a served
 // digest, and each miss's whole line.
 
-const MIRROR = 'mirror.local:5000';
 const STREAK = 'shop.example.com/refresh-resolve-failure-streak';
-const PROFILE: Profile = {
-  annotationPrefix: 'shop.example.com',
-  gate: 'web',
-  mirror: MIRROR,
-  images: [
-    { name: 'web', repository: 'registry.example/shop/web' },
-    { name: 'log', repository: 'shop/log' },
-  ],
-  workloads: [
-    { id: 'web', kind: 'Deployment', namespace: 'shop', name: 'web', containers: { web: 'web', log: 'log' } },
-  ],
-};
+const PROFILE = MIRRORED_SHOP;
 
 /** The shop behind the mirror, whose batches may fail as a whole (a port rejecting its promise). */
-const anEdge = (options: { mirrorBatchFails?: boolean } = {}) => {
+const aMirroredEdge = (options: { mirrorBatchFails?: boolean } = {}) => {
   const config = simConfig({ MIRROR_MODE: 'follow-upstream' }, PROFILE);
   const world = new SimWorld(config);
   const sim = simPorts(world);
@@ -43,8 +31,8 @@ const anEdge = (options: { mirrorBatchFails?: boolean } = {}) => {
 };
 
 /** An edge past its first tick: digests recorded, nothing pending. */
-const aSteadyEdge = async (options: { mirrorBatchFails?: boolean } = {}) => {
-  const edge = anEdge(options);
+const aSteadyMirroredEdge = async (options: { mirrorBatchFails?: boolean } = {}) => {
+  const edge = aMirroredEdge(options);
   const first = await edge.tick();
   if (first.result !== 'complete') throw new Error(`setup: the first tick ended ${first.result}`);
   return edge;
@@ -54,7 +42,7 @@ const eventsOf = (events: readonly TickEvent[], code: TickEvent['code']) => even
 
 describe('the mirror asked for a changed digest (MIRROR_MODE=follow-upstream)', () => {
   it('a mirror batch that fails as a whole leaves the changed image waiting (fail closed): said with the failure, counted, never re-imaged', async () => {
-    const edge = await aSteadyEdge({ mirrorBatchFails: true });
+    const edge = await aSteadyMirroredEdge({ mirrorBatchFails: true });
     const web2 = simDigest('web 2');
     edge.world.publish('shop/web', web2);
     const outcome = await edge.tick();
@@ -75,7 +63,7 @@ describe('the mirror asked for a changed digest (MIRROR_MODE=follow-upstream)', 
   });
 
   it('an image the upstream did not answer passes the mirror step as its own failure while the served one is pinned', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyMirroredEdge();
     const web2 = simDigest('web 2');
     edge.world.publish('shop/web', web2);
     edge.world.injectRegistryFault('shop/log', 'Timeout');
@@ -90,7 +78,7 @@ describe('the mirror asked for a changed digest (MIRROR_MODE=follow-upstream)', 
   });
 
   it('a mirror serving another digest is said as MIRROR MISMATCH with what to check', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyMirroredEdge();
     const web2 = simDigest('web 2');
     edge.world.publish('shop/web', web2);
     edge.world.mirrorCorrupt.add('shop/web');

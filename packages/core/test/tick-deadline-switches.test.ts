@@ -42,6 +42,18 @@ describe('what each switch adds to the worst-case tick', () => {
     expect(growthOf({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' })).toBe((2 + workloads + 2) * apiMs);
   });
 
+  it('PUSHGATEWAY_URL adds the record’s clock read, one API request', () => {
+    expect(growthOf({ PUSHGATEWAY_URL: 'http://127.0.0.1:9091' })).toBe(apiMs);
+  });
+
+  it('PREPULL_OUTSIDE_WINDOW=on adds a held plan’s staging call on top of the window’s and PREPULL’s shares', () => {
+    const window = { MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', PREPULL: 'on' };
+    const ahead = { ...window, PREPULL_OUTSIDE_WINDOW: 'on' };
+    const stagingMs = portBounds(simConfig(ahead)).stagingMs;
+    expect(stagingMs).toBeGreaterThan(0);
+    expect(worstCaseTickMs(simConfig(ahead)) - worstCaseTickMs(simConfig(window))).toBe(stagingMs);
+  });
+
   it('ROLLOUT_STABLE_FOR adds the way back’s worst case, never takes it away', () => {
     const config = simConfig({ ROLLOUT_STABLE_FOR: '2m' });
     const wayBack = wayBackWorstCaseMs(config, portBounds(config), 3);
