@@ -1,11 +1,10 @@
-import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../src/config/profile/profile.js';
-import { transport } from '../src/domain/port-error.js';
-import { runTick, type TickPorts } from '../src/run-tick.js';
+import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { SHOP_PROFILE } from '../src/sim/sim-shop.js';
 import { aSteadyEdge, JM } from './support/edge.js';
+import { withFailingClock } from './support/failing-clock.js';
 
 // The attempt a re-image persists (docs/behaviour.md §3.5, I9) and the one
 // digest record that ends a re-image tick (§3.8): its line, and its times
@@ -55,16 +54,8 @@ describe('the record’s times when the clock cannot be read (PUSHGATEWAY_URL se
   it('records the digests without their times, said as a WARN, and the tick completes', async () => {
     const config = simConfig({ PUSHGATEWAY_URL: 'http://127.0.0.1:9091' });
     const world = new SimWorld(config);
-    const sim = simPorts(world);
-    const clock = sim.clock as NonNullable<TickPorts['clock']>;
     let clockGone = false;
-    const ports: TickPorts = {
-      ...sim,
-      clock: {
-        ...clock,
-        now: () => () => (clockGone ? Promise.resolve(E.left(transport('clock gone'))) : clock.now()()),
-      },
-    };
+    const ports = withFailingClock(simPorts(world), () => clockGone);
     expect((await runTick(config, ports)).result).toBe('complete');
     clockGone = true;
     const build2 = simDigest('jm 2');

@@ -1,9 +1,8 @@
-import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import type { TickConfig } from '../src/config/tick-config.js';
-import { transport } from '../src/domain/port-error.js';
-import { runTick, type TickPorts } from '../src/run-tick.js';
+import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { withFailingClock } from './support/failing-clock.js';
 
 // Timing each rollout for MAINTENANCE_WINDOW (docs/behaviour.md §3.4d) and
 // what a clock that cannot be read then does: the re-image still counts, only
@@ -21,23 +20,15 @@ const SECONDS = (workload: string) => `tracebloc.io/rollout-seconds-${workload}`
  */
 const anEdgeWithClock = async (config: TickConfig, failing: (world: SimWorld) => boolean) => {
   const world = new SimWorld(config);
-  const sim = simPorts(world);
-  const clock = sim.clock as NonNullable<TickPorts['clock']>;
   let armed = false;
   /** Every clock read of the armed ticks, answered or failed. */
   const reads: ('answered' | 'failed')[] = [];
-  const ports: TickPorts = {
-    ...sim,
-    clock: {
-      ...clock,
-      now: () => () => {
-        if (!armed) return clock.now()();
-        const fails = failing(world);
-        reads.push(fails ? 'failed' : 'answered');
-        return fails ? Promise.resolve(E.left(transport('clock gone'))) : clock.now()();
-      },
-    },
-  };
+  const ports = withFailingClock(simPorts(world), () => {
+    if (!armed) return false;
+    const fails = failing(world);
+    reads.push(fails ? 'failed' : 'answered');
+    return fails;
+  });
   expect((await runTick(config, ports)).result).toBe('complete');
   world.calls.length = 0;
   armed = true;

@@ -1,8 +1,7 @@
-import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { transport } from '../src/domain/port-error.js';
-import { runTick, type TickPorts } from '../src/run-tick.js';
+import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { CLOCK_GONE, withFailingClock } from './support/failing-clock.js';
 
 // The maintenance window's operator lines, whole (docs/behaviour.md §3.4d):
 // the level a log shipper keys on, the code, the phrase operators grep for and
@@ -15,7 +14,6 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 /** Friday 2026-01-02, 01:00Z on the simulator's clock (0 is Thursday 2026-01-01T00:00Z). */
 const FRIDAY_1AM = 25 * HOUR;
-const CLOCK_GONE = 'clock gone';
 
 type Outcome = Awaited<ReturnType<typeof runTick>>;
 
@@ -23,19 +21,11 @@ type Outcome = Awaited<ReturnType<typeof runTick>>;
 const edge = async (env: Record<string, string>, failingReads: readonly number[] = []) => {
   const config = simConfig(env);
   const world = new SimWorld(config);
-  const sim = simPorts(world);
-  const clock = sim.clock as NonNullable<TickPorts['clock']>;
   let reads = 0;
-  const ports: TickPorts = {
-    ...sim,
-    clock: {
-      ...clock,
-      now: () => () => {
-        reads += 1;
-        return failingReads.includes(reads) ? Promise.resolve(E.left(transport(CLOCK_GONE))) : clock.now()();
-      },
-    },
-  };
+  const ports = withFailingClock(simPorts(world), () => {
+    reads += 1;
+    return failingReads.includes(reads);
+  });
   const first = await runTick(config, ports);
   expect(first.result).toBe('complete');
   reads = 0;

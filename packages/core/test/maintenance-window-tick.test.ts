@@ -1,10 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parseTickConfig } from '../src/config/parse-config.js';
-import { transport } from '../src/domain/port-error.js';
 import { kubernetesEventsFor } from '../src/machine/kubernetes-events.js';
 import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SIM_HALT_ENVIRONMENT, SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
+import { withFailingClock } from './support/failing-clock.js';
 import { aHaltEdge } from './support/halt-edge.js';
 
 // docs/behaviour.md §3.4d, on the simulator's virtual clock (0 is Thursday
@@ -90,13 +90,7 @@ describe('outside every window', () => {
   it('the clock unreadable as the window is judged: nothing is asked about either, the tick holds (fail closed)', async () => {
     const e = await edge(
       { MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC', VERIFY_SIGNATURES: 'enforce', ...SIM_HALT_KEYS },
-      (ports) => ({
-        ...ports,
-        clock: {
-          ...(ports.clock as NonNullable<TickPorts['clock']>),
-          now: () => () => Promise.resolve(E.left(transport('clock gone'))),
-        },
-      }),
+      (ports) => withFailingClock(ports, () => true),
     );
     e.world.publish(JM, simDigest('jm 2'));
     e.world.calls.length = 0;
@@ -107,13 +101,7 @@ describe('outside every window', () => {
   });
 
   it('the clock unreadable: nothing starts (fail closed), said as a WARN', async () => {
-    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' }, (ports) => ({
-      ...ports,
-      clock: {
-        ...(ports.clock as NonNullable<TickPorts['clock']>),
-        now: () => () => Promise.resolve(E.left(transport('clock gone'))),
-      },
-    }));
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' }, (ports) => withFailingClock(ports, () => true));
     e.world.publish(JM, simDigest('jm 2'));
     e.world.clockMs = FRIDAY_1AM;
     const held = await e.tick();
@@ -389,20 +377,13 @@ describe('what a review found, held', () => {
 describe('the clock or the staging failing after the plan', () => {
   it("the clock read for the plan's room fails: nothing starts (fail closed), said as a WARN", async () => {
     let reads = 0;
-    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' }, (ports) => {
-      const clock = ports.clock as NonNullable<TickPorts['clock']>;
-      return {
-        ...ports,
-        // The admission check's read answers; the plan's does not.
-        clock: {
-          ...clock,
-          now: () => () => {
-            reads += 1;
-            return reads === 2 ? Promise.resolve(E.left(transport('clock gone'))) : clock.now()();
-          },
-        },
-      };
-    });
+    // The admission check's read answers; the plan's does not.
+    const e = await edge({ MAINTENANCE_WINDOW: 'Fri 01:00-04:00 UTC' }, (ports) =>
+      withFailingClock(ports, () => {
+        reads += 1;
+        return reads === 2;
+      }),
+    );
     reads = 0;
     e.world.publish(JM, simDigest('jm 2'));
     e.world.clockMs = FRIDAY_1AM;
