@@ -8,7 +8,7 @@ import { runTick } from '../src/run-tick.js';
 import { SIM_HALT_REPO, simDigest } from '../src/sim/index.js';
 import { SIM_EPOCH_MS } from '../src/sim/sim-ports.js';
 import { ANNOTATION } from './support/chart.js';
-import { aPromotionEdge, HOUR } from './support/promotion-edge.js';
+import { aPromotionEdge, aSteadyPromotionEdge, HOUR } from './support/promotion-edge.js';
 
 // Each step of reading the fleet promotion on a simulated ring-1 edge
 // (docs/fleet-promotion.md, "The gate on the edges"), as the tick says it:
@@ -19,17 +19,11 @@ const JM = 'tracebloc/jobs-manager';
 const JM2 = simDigest(`${JM}#2`) as Digest;
 const REF = 'docker.io/tracebloc/fleet-control:stg-promotion';
 
-const aSteadyEdge = async () => {
-  const edge = aPromotionEdge();
-  await edge.tick();
-  return edge;
-};
-
 const unverifiedLine = (edge: ReturnType<typeof aPromotionEdge>) => edge.lines('FLEET_PROMOTION_UNVERIFIED')[0] ?? '';
 
 describe('reading a new promotion', () => {
   it('says it reads it, reads its artifact and checks the signature of that very digest, keeps it', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const digest = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     const outcome = await edge.tick();
     expect(edge.lines('FLEET_PROMOTION_READ')).toEqual([
@@ -48,7 +42,7 @@ describe('reading a new promotion', () => {
   });
 
   it('seen before: no write at all, and no line that it reads it', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     await edge.tick();
     await edge.tick();
@@ -57,7 +51,7 @@ describe('reading a new promotion', () => {
   });
 
   it('a kept document that no longer parses is read again, and says why', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const digest = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     await edge.tick();
     edge.world.setAnnotation(ANNOTATION.fleetPromotionDocument, '{"version":2}');
@@ -70,7 +64,7 @@ describe('reading a new promotion', () => {
 
 describe('a step that cannot be taken fails closed, named', () => {
   it('the document read fails', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     edge.world.injectHaltDocumentFault('Forbidden');
     const outcome = await edge.tick();
@@ -82,7 +76,7 @@ describe('a step that cannot be taken fails closed, named', () => {
   });
 
   it('the signature check fails as a call', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     edge.world.injectSignatureFault(SIM_HALT_REPO, 'Transport');
     await edge.tick();
@@ -90,7 +84,7 @@ describe('a step that cannot be taken fails closed, named', () => {
   });
 
   it('no clock: a promotion’s expiry cannot be judged', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const { clock: _none, ...ports } = edge.ports;
     const outcome = await runTick(edge.config, ports);
     expect(outcome.exitCode).toBe(1);
@@ -100,7 +94,7 @@ describe('a step that cannot be taken fails closed, named', () => {
   });
 
   it('no promotion port: unverified, nothing moves', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     edge.world.publish(JM, JM2);
     const { fleetPromotion: _none, ...ports } = edge.ports;
@@ -115,7 +109,7 @@ describe('a step that cannot be taken fails closed, named', () => {
 
 describe('a write that fails', () => {
   it('recording a verified promotion: a WARN, it counts this tick, the next reads it again', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.world.publish(JM, JM2);
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.fleetPromotionDigest}=`);
@@ -127,7 +121,7 @@ describe('a write that fails', () => {
   });
 
   it('removing a withdrawn one’s record: a WARN, it opens nothing', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     await edge.tick();
     edge.withdrawPromotion();
@@ -147,7 +141,7 @@ describe('a write that fails', () => {
 
 describe('readFleetPromotion, for status', () => {
   it('judges as a tick of this ring would, writes nothing; nothing on a canary', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.world.calls.length = 0;
     const now = SIM_EPOCH_MS + edge.world.clockMs;
     expect(await readFleetPromotion(edge.config, edge.ports, {}, now)).toEqual({

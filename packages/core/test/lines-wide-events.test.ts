@@ -7,7 +7,7 @@ import { runTick } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM } from './support/edge.js';
-import { aPromotionEdge } from './support/promotion-edge.js';
+import { aSteadyPromotionEdge } from './support/promotion-edge.js';
 
 // The Kubernetes Event a tick records for a held window, an unverifiable fleet
 // promotion and its failed bookkeeping write (docs/events.md: type and reason are
@@ -62,14 +62,8 @@ describe('a plan without room in the maintenance window (§3.4d)', () => {
 });
 
 describe("a fleet promotion's Events (docs/fleet-promotion.md)", () => {
-  const aRingOneEdge = async () => {
-    const edge = aPromotionEdge();
-    await edge.tick();
-    return edge;
-  };
-
   it('a promotion whose document cannot be read records a Warning RefreshPromotionUnverified Event', async () => {
-    const edge = await aRingOneEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     edge.world.injectHaltDocumentFault('Forbidden');
     const outcome = await edge.tick();
@@ -82,7 +76,7 @@ describe("a fleet promotion's Events (docs/fleet-promotion.md)", () => {
   });
 
   it('a verified promotion that cannot be recorded records a Warning RefreshBookkeepingWriteFailed Event', async () => {
-    const edge = await aRingOneEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.world.publish(JM, JM2);
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${ANNOTATION.fleetPromotionDigest}=`);

@@ -8,7 +8,7 @@ import { runTick, type TickPorts } from '../src/run-tick.js';
 import { SimWorld, simConfig, simDigest, simPorts } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
 import { aSteadyEdge, JM } from './support/edge.js';
-import { aPromotionEdge } from './support/promotion-edge.js';
+import { aSteadyPromotionEdge } from './support/promotion-edge.js';
 
 // The INTERRUPTED line (docs/behaviour.md §3, Signals) names the bookkeeping write or
 // the read a SIGTERM cut short: the registry-silence streak, the topology
@@ -72,14 +72,8 @@ describe('a signal during a bookkeeping write names that write', () => {
 
 describe("a signal during the fleet promotion's bookkeeping (docs/fleet-promotion.md)", () => {
   const JM2 = simDigest(`${JM}#2`) as Digest;
-  const aRingOneEdge = async () => {
-    const edge = aPromotionEdge();
-    await edge.tick();
-    return edge;
-  };
-
   it('recording a verified promotion', async () => {
-    const edge = await aRingOneEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     const outcome = await tickCutOffAt(edge.config, edge.ports, ANNOTATION.fleetPromotionDigest);
     expect(interruptedLine(outcome)).toBe(
@@ -88,7 +82,7 @@ describe("a signal during the fleet promotion's bookkeeping (docs/fleet-promotio
   });
 
   it('removing the record of a withdrawn promotion', async () => {
-    const edge = await aRingOneEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     await edge.tick();
     edge.withdrawPromotion();
@@ -99,7 +93,7 @@ describe("a signal during the fleet promotion's bookkeeping (docs/fleet-promotio
   });
 
   it("reading a new promotion's document: nothing of it was acted on", async () => {
-    const edge = await aRingOneEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     const { fleetPromotion } = edge.ports;
     if (fleetPromotion === undefined) throw new Error('setup: a ring-1 edge reads its promotion');

@@ -6,7 +6,7 @@ import type { TickOutcome } from '../src/machine/tick-outcome.js';
 import { runTick } from '../src/run-tick.js';
 import { SIM_HALT_REPO, SIM_PROMOTION_ENVIRONMENT, simConfig, simDigest } from '../src/sim/index.js';
 import { ANNOTATION } from './support/chart.js';
-import { aPromotionEdge } from './support/promotion-edge.js';
+import { aSteadyPromotionEdge } from './support/promotion-edge.js';
 
 // The fleet promotion phase on a ring-1 edge (docs/fleet-promotion.md): the writes
 // it hands the gate, the level, code and whole line of each verdict it says, and
@@ -19,12 +19,6 @@ const GATE = 'deployment/stg-jobs-manager';
 const DIGEST_KEY = ANNOTATION.fleetPromotionDigest;
 const DOCUMENT_KEY = ANNOTATION.fleetPromotionDocument;
 const short = (digest: string) => `${digest.slice(0, 19)}…`;
-
-const aSteadyEdge = async () => {
-  const edge = aPromotionEdge();
-  expect((await edge.tick()).exitCode).toBe(0);
-  return edge;
-};
 
 /** The events of one code this tick, whole: level, code, message (and hints). */
 const said = (outcome: TickOutcome, code: TickEvent['code']) => outcome.events.filter((e) => e.code === code);
@@ -40,7 +34,7 @@ const unverified = (why: string) => ({
 
 describe('a promotion verified this tick', () => {
   it('is said as read, then verified, at info level, and kept with one write of kind recordFleetPromotion', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const digest = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     const outcome = await edge.tick();
     expect(said(outcome, 'FLEET_PROMOTION_READ')).toEqual([
@@ -71,7 +65,7 @@ describe('a promotion verified this tick', () => {
   });
 
   it('is read from the host and repository FLEET_PROMOTION_REF names, document and signature alike', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const digest = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     const asked: unknown[] = [];
     const { fleetPromotion, signatures } = edge.ports;
@@ -100,7 +94,7 @@ describe('a promotion verified this tick', () => {
 
 describe('a promotion withdrawn (404 where one was kept)', () => {
   it('is said at info level, and its record removed with one write of kind withdrawFleetPromotion', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const digest = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     await edge.tick();
     edge.withdrawPromotion();
@@ -118,7 +112,7 @@ describe('a promotion withdrawn (404 where one was kept)', () => {
   });
 
   it('with only its document kept (no digest), the line names no promotion and only the document goes', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.world.setAnnotation(DOCUMENT_KEY, '{"version":1,"promotions":[]}');
     const outcome = await edge.tick();
     expect(said(outcome, 'FLEET_PROMOTION_WITHDRAWN')).toEqual([
@@ -135,7 +129,7 @@ describe('a promotion withdrawn (404 where one was kept)', () => {
 
 describe('no promotion published', () => {
   it('is said at info level, naming the ring that waits; nothing is written', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const outcome = await edge.tick();
     expect(said(outcome, 'FLEET_PROMOTION_NONE')).toEqual([
       {
@@ -150,7 +144,7 @@ describe('no promotion published', () => {
 
 describe('recording a verified promotion fails', () => {
   it('is a warn-level line naming the gate and the error; the tick goes on', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     edge.world.injectClusterFault('patchBookkeeping', 'Forbidden', 1, `${DIGEST_KEY}=`);
     const outcome = await edge.tick();
@@ -168,7 +162,7 @@ describe('recording a verified promotion fails', () => {
 
 describe('fail closed: nothing of an unverified promotion is kept', () => {
   it('unsigned: the whole PROMOTION UNVERIFIED line with its hint, and no write after the signature check', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     const digest = edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }], { signed: false });
     const outcome = await edge.tick();
     expect(outcome.exitCode).toBe(1);
@@ -187,7 +181,7 @@ describe('fail closed: nothing of an unverified promotion is kept', () => {
   });
 
   it('a document that does not parse: its signature is never checked, nothing is written', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.publishRawPromotion('{"version":1,"promotions":[{"image":"jobs-manager"}]}');
     const outcome = await edge.tick();
     expect(outcome.result).toBe('promotionUnverified');
@@ -197,7 +191,7 @@ describe('fail closed: nothing of an unverified promotion is kept', () => {
   });
 
   it('a signature port that fails as a whole: unverified, naming the signature step; exit 1, nothing moves', async () => {
-    const edge = await aSteadyEdge();
+    const edge = await aSteadyPromotionEdge();
     edge.world.publish(JM, JM2);
     edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
     const outcome = await runTick(edge.config, {

@@ -38,3 +38,11 @@ export const aPromotionEdge = (env: Environment = {}) => {
     },
   };
 };
+
+/** That edge after its first tick: build 1 of everything recorded, exit 0, nothing promoted yet. */
+export const aSteadyPromotionEdge = async (env: Environment = {}) => {
+  const edge = aPromotionEdge(env);
+  const first = await edge.tick();
+  if (first.exitCode !== 0) throw new Error(`setup: the first tick exited ${first.exitCode} (${first.result})`);
+  return edge;
+};
