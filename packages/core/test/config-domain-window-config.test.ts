@@ -36,6 +36,17 @@ describe('a malformed window is named at MAINTENANCE_WINDOW, with the whole valu
     ]);
   });
 
+  it('a range whose first day is not one, though its last is', () => {
+    expect(problemsOf({ ...CHART, MAINTENANCE_WINDOW: 'Xyz-Fri 01:00-04:00 UTC' })).toEqual([
+      {
+        variable: 'MAINTENANCE_WINDOW',
+        value: 'Xyz-Fri 01:00-04:00 UTC',
+        problem:
+          'window 1 "Xyz-Fri 01:00-04:00 UTC": "Xyz-Fri" is not a day (Mon, Tue, Wed, Thu, Fri, Sat, Sun) or a range of days (Mon-Fri)',
+      },
+    ]);
+  });
+
   it('a time without its leading zero', () => {
     expect(problemsOf({ ...CHART, MAINTENANCE_WINDOW: 'Mon 1:00-04:00 UTC' })).toEqual([
       {
