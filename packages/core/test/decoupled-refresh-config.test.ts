@@ -37,6 +37,15 @@ describe('DECOUPLED_REFRESH over a profile', () => {
     expect(problemsOf({ IMAGE_TAG: 'stg' }, NOTHING_DECOUPLED)).toEqual([]);
   });
 
+  it('on, over a profile refused for its own problems, says those alone: nothing is judged of a profile not understood', () => {
+    const broken = shopWith((doc) => {
+      doc.gate = 'nowhere';
+    });
+    expect(problemsOf({ IMAGE_TAG: 'stg', DECOUPLED_REFRESH: '1' }, broken)).toEqual([
+      'IMAGE_REFRESH_PROFILE: gate: "nowhere" is not a declared workload; declared: web, worker, agent',
+    ]);
+  });
+
   it('on, over the chart’s own topology (its two decoupled workloads), is accepted', () => {
     expect(problemsOf({ ...CHART, DECOUPLED_REFRESH: '1' })).toEqual([]);
   });
