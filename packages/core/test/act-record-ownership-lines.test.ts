@@ -44,6 +44,23 @@ describe('a topology checked whole (the first tick, or a changed profile)', () =
 });
 
 describe('a staked container the workload does not have', () => {
+  it('a workload with other containers names each of them', async () => {
+    const edge = anEdge();
+    edge.world.workload('requests-proxy').images = {
+      envoy: 'docker.io/library/envoy:1.31',
+      shell: 'docker.io/library/busybox:1.37',
+    };
+    const outcome = await edge.tick();
+    expect(outcome.result).toBe('foreignImage');
+    expect(outcome.writes).toEqual([]);
+    expect(edge.line('FOREIGN_IMAGE')).toBe(
+      [
+        'ERROR: deployment/stg-requests-proxy in tracebloc has no container proxy (it has envoy, shell), which the profile maps to image "jobs-manager"; nothing is re-imaged or recorded this tick',
+        'a set image would add one: fix the profile\'s containers of workload "requests-proxy"',
+      ].join('\n'),
+    );
+  });
+
   it('a workload with no containers at all is said to have none, and nothing is written', async () => {
     const edge = anEdge();
     edge.world.workload('requests-proxy').images = {};
