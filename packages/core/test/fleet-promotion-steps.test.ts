@@ -172,6 +172,22 @@ describe('readFleetPromotion, for status', () => {
   });
 });
 
+describe('readFleetPromotion asks no more than it needs', () => {
+  it('with nothing published, only the tag; of a promotion this edge recorded, no document and no signature again', async () => {
+    const edge = await aSteadyPromotionEdge();
+    const now = () => SIM_EPOCH_MS + edge.world.clockMs;
+    const asked = () => edge.world.calls.map((c) => c.op).filter((op) => op !== 'resolveDigest');
+    edge.world.calls.length = 0;
+    expect((await readFleetPromotion(edge.config, edge.ports, edge.world.annotations, now()))?.state).toBe('none');
+    expect(asked()).toEqual([]);
+    edge.publishPromotion([{ image: 'jobs-manager', digest: JM2, ring: 1 }]);
+    expect((await edge.tick()).exitCode).toBe(0);
+    edge.world.calls.length = 0;
+    expect((await readFleetPromotion(edge.config, edge.ports, edge.world.annotations, now()))?.state).toBe('verified');
+    expect(asked()).toEqual([]);
+  });
+});
+
 describe('the record time’s spelling', () => {
   it('reads back `<digest> <RFC 3339>` only', () => {
     expect(parseRecordedAt(`${JM2} 2026-01-01T00:00:00Z`)).toEqual({
