@@ -7,11 +7,18 @@
 // (packages/core/test/spec/README.md says which figures are overlays). The
 // files' code must be the same in both runs: a mutant of the scoped run with
 // no twin in the part stops the overlay instead of being added.
+//
+// `--whole`: the scoped run mutated each of its files whole, on code that
+// changed since the part (a defensive branch that went, a line that moved);
+// each of its files then replaces the part's file of that name entirely,
+// every mutant of it judged on the new code.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const [partPath, scopedPath, outPath] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const whole = args[0] === '--whole';
+const [partPath, scopedPath, outPath] = whole ? args.slice(1) : args;
 if (outPath === undefined) {
-  console.error('usage: node tools/mutation-overlay.mjs <part.json> <scoped.json> <out.json>');
+  console.error('usage: node tools/mutation-overlay.mjs [--whole] <part.json> <scoped.json> <out.json>');
   process.exit(2);
 }
 
@@ -28,6 +35,13 @@ for (const [file, { mutants }] of Object.entries(scoped.files)) {
   if (target === undefined) {
     console.error(`${file} is not in ${partPath}: nothing to lay the scoped run over`);
     process.exit(1);
+  }
+  if (whole) {
+    const before = target.mutants.length;
+    part.files[file] = scoped.files[file];
+    replaced += mutants.length;
+    changed[`${file}: ${before} mutants → ${mutants.length}`] = 1;
+    continue;
   }
   const index = new Map(target.mutants.map((m, i) => [keyOf(m), i]));
   for (const mutant of mutants) {
