@@ -37,10 +37,9 @@ for (const [file, { mutants }] of Object.entries(scoped.files)) {
     process.exit(1);
   }
   if (whole) {
-    const before = target.mutants.length;
+    console.log(`${file}: the part's ${target.mutants.length} mutants replaced by the scoped run's ${mutants.length}`);
     part.files[file] = scoped.files[file];
     replaced += mutants.length;
-    changed[`${file}: ${before} mutants → ${mutants.length}`] = 1;
     continue;
   }
   const index = new Map(target.mutants.map((m, i) => [keyOf(m), i]));
