@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { simDigest } from '../src/sim/index.js';
 import { anEdge } from './support/edge.js';
 
 // The ownership check's lines (docs/behaviour.md §3.4c): the topology found
@@ -36,7 +37,10 @@ describe('a topology checked whole (the first tick, or a changed profile)', () =
     expect(warnings.map((e) => e.message)).toEqual([
       `WARN: could not write ${FINGERPRINT} on deployment/stg-jobs-manager (Forbidden (HTTP 403): simulated Forbidden on patchBookkeeping); the next tick checks every mapped container again`,
     ]);
-    expect(edge.world.annotations['tracebloc.io/last-refreshed-jobs-manager-digest']).toBeDefined();
+    // The first observation records build 1, which the simulated registry publishes for every image.
+    expect(edge.world.annotations['tracebloc.io/last-refreshed-jobs-manager-digest']).toBe(
+      simDigest('tracebloc/jobs-manager#1'),
+    );
     const next = await edge.tick();
     expect(next.writes.map((w) => w.kind)).toEqual(['recordTopologyFingerprint']);
     expect(edge.codes()).toContain('TOPOLOGY_CHECKED');

@@ -126,7 +126,10 @@ describe("the rollout-seconds keys are judged only for a window setting that par
 
   it('a profile that is refused leaves no workload to judge: its problems are returned, nothing throws', () => {
     const refused = problemsOf({ IMAGE_TAG: 'stg', MAINTENANCE_WINDOW: 'Mon 01:00-04:00 UTC' }, { gate: 'web' });
-    expect(refused.length).toBeGreaterThan(0);
-    expect(refused.every((p) => p.variable === 'IMAGE_REFRESH_PROFILE')).toBe(true);
+    expect(refused.map((p) => `${p.variable}: ${p.problem}`)).toEqual([
+      'IMAGE_REFRESH_PROFILE: annotationPrefix: is required',
+      'IMAGE_REFRESH_PROFILE: images: is required: the images of the profile',
+      'IMAGE_REFRESH_PROFILE: workloads: is required: the workloads of the profile',
+    ]);
   });
 });
